@@ -1,0 +1,708 @@
+//! The run loop. It moves packets between hosts, links and switches and dispatches
+//! timers; it knows nothing of schemes, which live behind the switch's and the
+//! transport's traits.
+
+use crate::net::{self, NodeId, Packet, PacketKind, Routes};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::sim::{mix64, serialization, stream, EventQueue, Ps};
+use crate::stats::Counters;
+use crate::switch::Switch;
+use crate::transport::{cc, TcpConfig, TcpReceiver, TcpSender, UdpSource};
+use crate::workload::{self, FlowKind, FlowSpec};
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A link finished serializing its current packet.
+    TxDone(u32),
+    /// The oldest packet on a link's wire reaches the far end.
+    Arrive(u32),
+    /// The next flow in start order begins.
+    FlowStart,
+    /// A TCP flow's retransmission timer.
+    Timer(u32),
+    /// A UDP source sends its next packet.
+    UdpSend(u32),
+    /// Periodic occupancy sampling.
+    Sample,
+}
+
+/// A directed link: a transmitter that serializes one packet at a time, and a wire that
+/// holds packets in propagation (in arrival order, so only the oldest has an event).
+struct Link {
+    from: NodeId,
+    /// Port index at the sending switch (0 for a host NIC).
+    from_port: u32,
+    to: NodeId,
+    rate_bps: u64,
+    delay: Ps,
+    core: bool,
+    transmitting: Option<Packet>,
+    wire: VecDeque<(Ps, Packet)>,
+    tx_bytes: u64,
+}
+
+/// A host's NIC egress queue (tail drop at `capacity` bytes).
+struct Host {
+    link: u32,
+    queue: VecDeque<Packet>,
+    bytes: u64,
+    capacity: u64,
+}
+
+enum Endpoint {
+    Tcp { sender: TcpSender, receiver: TcpReceiver },
+    Udp { source: UdpSource, delivered_bytes: u64, delivered_packets: u64 },
+}
+
+struct Flow {
+    spec: FlowSpec,
+    endpoint: Option<Endpoint>,
+    /// Packet templates for each direction (ids, ECMP hash, priority).
+    forward: Packet,
+    reverse: Packet,
+    /// Time of the pending timer event that is current, if any.
+    timer_event_at: Option<Ps>,
+    finished_at: Option<Ps>,
+}
+
+/// One row of the per-flow results.
+#[derive(Clone, Debug)]
+pub struct FlowRecord {
+    pub id: u64,
+    pub src: u32,
+    pub dst: u32,
+    pub bytes: u64,
+    pub start: Ps,
+    pub finish: Option<Ps>,
+    pub ideal_fct: Option<Ps>,
+    pub retransmits: u32,
+    pub timeouts: u32,
+    pub priority: u8,
+    pub udp: bool,
+    pub delivered_bytes: u64,
+}
+
+/// One occupancy sample of a queue.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub time: Ps,
+    pub switch: u32,
+    pub port: u32,
+    pub queue: u32,
+    pub bytes: u64,
+    pub pool_bytes: u64,
+}
+
+pub struct Simulation {
+    now: Ps,
+    events: EventQueue<Event>,
+    links: Vec<Link>,
+    hosts: Vec<Host>,
+    switches: Vec<Switch>,
+    routes: Routes,
+    flows: Vec<Flow>,
+    /// Index of the next flow to start.
+    next_flow: usize,
+    tcp: TcpConfig,
+    udp_packet_bytes: u32,
+    counters: Counters,
+    stop_time: Option<Ps>,
+    sample_interval: Option<Ps>,
+    samples: Vec<Sample>,
+    events_processed: u64,
+    flows_finished: usize,
+    tcp_flows: usize,
+    finished: bool,
+    scratch: Vec<Packet>,
+}
+
+impl Simulation {
+    /// Validates `sc`, builds its network and generates its workload.
+    pub fn new(sc: &Scenario) -> Result<Simulation, ScenarioError> {
+        sc.validate()?;
+        let spec = net::build(&sc.topology);
+        let flows = workload::generate(sc, &spec)?;
+        Ok(Self::with_flows(sc, &spec, flows))
+    }
+
+    fn with_flows(sc: &Scenario, spec: &net::NetworkSpec, flow_specs: Vec<FlowSpec>) -> Simulation {
+        let seed = sc.run.seed;
+        let mut switch_links: Vec<Vec<u32>> = vec![Vec::new(); spec.switches as usize];
+        let mut host_link = vec![0u32; spec.hosts as usize];
+        let mut links = Vec::with_capacity(spec.links.len());
+        for (i, l) in spec.links.iter().enumerate() {
+            let from_port = match l.from {
+                NodeId::Switch(s) => {
+                    switch_links[s as usize].push(i as u32);
+                    switch_links[s as usize].len() as u32 - 1
+                }
+                NodeId::Host(h) => {
+                    host_link[h as usize] = i as u32;
+                    0
+                }
+            };
+            links.push(Link {
+                from: l.from,
+                from_port,
+                to: l.to,
+                rate_bps: l.rate_bps,
+                delay: l.delay,
+                core: l.core,
+                transmitting: None,
+                wire: VecDeque::new(),
+                tx_bytes: 0,
+            });
+        }
+        let routes = Routes::compute(spec, &switch_links, &host_link);
+        let switches = switch_links
+            .iter()
+            .enumerate()
+            .map(|(i, ports)| {
+                let salt = mix64(seed ^ mix64(0xec3f ^ i as u64));
+                Switch::new(&sc.switch, ports, salt, stream(seed, "switch", i as u64))
+            })
+            .collect();
+        let hosts = host_link
+            .iter()
+            .map(|&link| Host { link, queue: VecDeque::new(), bytes: 0, capacity: sc.host.nic_buffer.0 })
+            .collect();
+        let tcp = TcpConfig::from_scenario(&sc.transport);
+        let flows: Vec<Flow> = flow_specs
+            .into_iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let hash = mix64(seed ^ mix64(spec.id.wrapping_mul(0x9e37) ^ ((spec.src as u64) << 32 | spec.dst as u64)));
+                let template = Packet {
+                    flow: i as u32,
+                    seq: 0,
+                    size: 0,
+                    dst: spec.dst,
+                    hash: hash as u32,
+                    kind: PacketKind::Data,
+                    priority: spec.priority,
+                    ect: false,
+                    ce: false,
+                    ece: false,
+                    timestamp: 0,
+                };
+                let reverse = Packet { dst: spec.src, hash: (hash >> 32) as u32, ..template };
+                Flow { spec, endpoint: None, forward: template, reverse, timer_event_at: None, finished_at: None }
+            })
+            .collect();
+        let tcp_flows = flows.iter().filter(|f| f.spec.kind == FlowKind::Tcp).count();
+        let mut sim = Simulation {
+            now: 0,
+            events: EventQueue::new(),
+            links,
+            hosts,
+            switches,
+            routes,
+            flows,
+            next_flow: 0,
+            udp_packet_bytes: tcp.mss + tcp.header,
+            tcp,
+            counters: Counters::default(),
+            stop_time: sc.run.stop_time.map(|t| t.0),
+            sample_interval: sc.run.sample_interval.map(|t| t.0),
+            samples: Vec::new(),
+            events_processed: 0,
+            flows_finished: 0,
+            tcp_flows,
+            finished: false,
+            scratch: Vec::new(),
+        };
+        if let Some(first) = sim.flows.first() {
+            sim.events.push(first.spec.start, Event::FlowStart);
+        }
+        if sim.sample_interval.is_some() {
+            sim.events.push(0, Event::Sample);
+        }
+        sim
+    }
+
+    pub fn now(&self) -> Ps {
+        self.now
+    }
+
+    pub fn stop_time(&self) -> Option<Ps> {
+        self.stop_time
+    }
+
+    pub fn events_processed(&self) -> u64 {
+        self.events_processed
+    }
+
+    pub fn flows_total(&self) -> usize {
+        self.tcp_flows
+    }
+
+    /// TCP flows whose receiver holds every byte.
+    pub fn flows_finished(&self) -> usize {
+        self.flows_finished
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// Runs every event up to simulated time `until` (or the run's stop time). Returns
+    /// true when the run is over: no events are left or the stop time is reached.
+    pub fn run_until(&mut self, until: Ps) -> bool {
+        if self.finished {
+            return true;
+        }
+        let limit = self.stop_time.map_or(until, |s| s.min(until));
+        while let Some(t) = self.events.peek_time() {
+            if t > limit {
+                break;
+            }
+            let (t, event) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.events_processed += 1;
+            self.dispatch(event);
+        }
+        if self.events.is_empty() {
+            self.finished = true;
+        } else {
+            self.now = self.now.max(limit);
+            if self.stop_time.is_some_and(|s| limit >= s) {
+                self.finished = true;
+            }
+        }
+        self.finished
+    }
+
+    /// Runs to the end.
+    pub fn run(&mut self) {
+        while !self.run_until(Ps::MAX) {}
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::TxDone(link) => self.on_tx_done(link),
+            Event::Arrive(link) => self.on_arrive(link),
+            Event::FlowStart => self.on_flow_start(),
+            Event::Timer(flow) => self.on_timer(flow),
+            Event::UdpSend(flow) => self.on_udp_send(flow),
+            Event::Sample => self.on_sample(),
+        }
+    }
+
+    // ---- links -------------------------------------------------------------------
+
+    /// Starts serializing the next packet of an idle link, if its owner has one.
+    fn start_transmission(&mut self, link_id: u32) {
+        let link = &self.links[link_id as usize];
+        debug_assert!(link.transmitting.is_none());
+        let next = match link.from {
+            NodeId::Host(h) => {
+                let host = &mut self.hosts[h as usize];
+                host.queue.pop_front().inspect(|p| host.bytes -= p.size as u64)
+            }
+            NodeId::Switch(s) => self.switches[s as usize].dequeue(link.from_port as usize, self.now, &mut self.counters),
+        };
+        if let Some(pkt) = next {
+            let link = &mut self.links[link_id as usize];
+            let done = self.now + serialization(pkt.size as u64, link.rate_bps);
+            link.transmitting = Some(pkt);
+            self.events.push(done, Event::TxDone(link_id));
+        }
+    }
+
+    fn on_tx_done(&mut self, link_id: u32) {
+        let link = &mut self.links[link_id as usize];
+        let pkt = link.transmitting.take().expect("a link that finished was transmitting");
+        link.tx_bytes += pkt.size as u64;
+        let arrival = self.now + link.delay;
+        link.wire.push_back((arrival, pkt));
+        if link.wire.len() == 1 {
+            self.events.push(arrival, Event::Arrive(link_id));
+        }
+        self.start_transmission(link_id);
+    }
+
+    fn on_arrive(&mut self, link_id: u32) {
+        let link = &mut self.links[link_id as usize];
+        let (_, pkt) = link.wire.pop_front().expect("an arrival has a packet on the wire");
+        if let Some(&(next, _)) = link.wire.front() {
+            self.events.push(next, Event::Arrive(link_id));
+        }
+        match link.to {
+            NodeId::Switch(s) => self.switch_receive(s, pkt),
+            NodeId::Host(h) => self.host_receive(h, pkt),
+        }
+    }
+
+    // ---- switches ----------------------------------------------------------------
+
+    fn switch_receive(&mut self, s: u32, pkt: Packet) {
+        let hops = self.routes.next_hops(s, pkt.dst);
+        let switch = &mut self.switches[s as usize];
+        let port = match hops.len() {
+            1 => hops[0],
+            n => hops[(mix64(pkt.hash as u64 ^ switch.ecmp_salt) % n as u64) as usize],
+        } as usize;
+        if switch.enqueue(port, pkt, self.now, &mut self.counters) {
+            let link = switch.ports[port].link;
+            if self.links[link as usize].transmitting.is_none() {
+                self.start_transmission(link);
+            }
+        }
+    }
+
+    // ---- hosts ---------------------------------------------------------------------
+
+    /// Hands a packet to the sending host's NIC.
+    fn host_send(&mut self, h: u32, pkt: Packet) {
+        self.counters.created += 1;
+        if matches!(pkt.kind, PacketKind::Data | PacketKind::Udp) {
+            self.counters.data_packets_sent += 1;
+        }
+        let host = &mut self.hosts[h as usize];
+        if host.bytes + pkt.size as u64 > host.capacity {
+            self.counters.drop(crate::stats::DropReason::NicBuffer, pkt.size as u64);
+            return;
+        }
+        host.bytes += pkt.size as u64;
+        host.queue.push_back(pkt);
+        let link = host.link;
+        if self.links[link as usize].transmitting.is_none() {
+            self.start_transmission(link);
+        }
+    }
+
+    /// Sends the packets a transport produced, from host `h`.
+    fn send_all(&mut self, h: u32, packets: &mut Vec<Packet>) {
+        for pkt in packets.drain(..) {
+            self.host_send(h, pkt);
+        }
+    }
+
+    fn host_receive(&mut self, h: u32, pkt: Packet) {
+        self.counters.delivered += 1;
+        let fi = pkt.flow;
+        let mut out = std::mem::take(&mut self.scratch);
+        let flow = &mut self.flows[fi as usize];
+        let now = self.now;
+        let mut newly_finished = false;
+        match flow.endpoint.as_mut() {
+            Some(Endpoint::Tcp { sender, receiver }) => match pkt.kind {
+                PacketKind::Data | PacketKind::Syn => {
+                    debug_assert_eq!(h, flow.spec.dst);
+                    let was_done = receiver.finished_at.is_some();
+                    out.push(receiver.on_packet(&self.tcp, &pkt, flow.reverse, now));
+                    if !was_done && receiver.finished_at.is_some() {
+                        flow.finished_at = receiver.finished_at;
+                        newly_finished = true;
+                    }
+                }
+                PacketKind::Ack | PacketKind::SynAck => sender.on_ack(&self.tcp, &pkt, now, &mut out),
+                PacketKind::Udp => unreachable!("a TCP flow carries no UDP packets"),
+            },
+            Some(Endpoint::Udp { delivered_bytes, delivered_packets, .. }) => {
+                *delivered_bytes += (pkt.size - self.tcp.header) as u64;
+                *delivered_packets += 1;
+            }
+            None => unreachable!("packets only exist for started flows"),
+        }
+        if newly_finished {
+            self.flows_finished += 1;
+        }
+        self.send_all(h, &mut out);
+        self.scratch = out;
+        self.sync_timer(fi);
+    }
+
+    // ---- flows ---------------------------------------------------------------------
+
+    fn on_flow_start(&mut self) {
+        let fi = self.next_flow as u32;
+        self.next_flow += 1;
+        if let Some(next) = self.flows.get(self.next_flow) {
+            self.events.push(next.spec.start, Event::FlowStart);
+        }
+        let flow = &mut self.flows[fi as usize];
+        let src = flow.spec.src;
+        match flow.spec.kind {
+            FlowKind::Tcp => {
+                let mut sender = TcpSender::new(&self.tcp, flow.spec.bytes, flow.forward, cc::build(&self.tcp));
+                let receiver = TcpReceiver::new(&self.tcp, flow.spec.bytes);
+                let mut out = std::mem::take(&mut self.scratch);
+                sender.start(&self.tcp, self.now, &mut out);
+                flow.endpoint = Some(Endpoint::Tcp { sender, receiver });
+                self.send_all(src, &mut out);
+                self.scratch = out;
+                self.sync_timer(fi);
+            }
+            FlowKind::Udp { rate_bps, stop } => {
+                let packet_bytes = self.udp_packet_bytes;
+                let payload = (packet_bytes - self.tcp.header) as u64;
+                let source = UdpSource {
+                    start: self.now,
+                    stop: stop.unwrap_or(Ps::MAX),
+                    rate_bps,
+                    packet_bytes,
+                    packets_total: flow.spec.bytes.div_ceil(payload),
+                    sent: 0,
+                };
+                if let Some(t) = source.next_send() {
+                    self.events.push(t, Event::UdpSend(fi));
+                }
+                flow.endpoint = Some(Endpoint::Udp { source, delivered_bytes: 0, delivered_packets: 0 });
+            }
+        }
+    }
+
+    fn on_udp_send(&mut self, fi: u32) {
+        let flow = &mut self.flows[fi as usize];
+        let Some(Endpoint::Udp { source, .. }) = flow.endpoint.as_mut() else { unreachable!("a UDP event for a UDP flow") };
+        let pkt = Packet { kind: PacketKind::Udp, seq: source.sent as u32, size: source.packet_bytes, timestamp: self.now, ..flow.forward };
+        source.sent += 1;
+        if let Some(t) = source.next_send() {
+            self.events.push(t, Event::UdpSend(fi));
+        }
+        let src = flow.spec.src;
+        self.host_send(src, pkt);
+    }
+
+    /// Makes sure a timer event is pending for the flow's current RTO deadline. Timer
+    /// events are not cancelled: a stale one is recognized when it fires and ignored.
+    fn sync_timer(&mut self, fi: u32) {
+        let flow = &mut self.flows[fi as usize];
+        let Some(Endpoint::Tcp { sender, .. }) = flow.endpoint.as_ref() else { return };
+        if let Some(deadline) = sender.deadline {
+            if flow.timer_event_at.is_none_or(|t| deadline < t) {
+                flow.timer_event_at = Some(deadline);
+                self.events.push(deadline, Event::Timer(fi));
+            }
+        }
+    }
+
+    fn on_timer(&mut self, fi: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[fi as usize];
+        if flow.timer_event_at != Some(now) {
+            return; // stale
+        }
+        flow.timer_event_at = None;
+        let Some(Endpoint::Tcp { sender, .. }) = flow.endpoint.as_mut() else { return };
+        match sender.deadline {
+            Some(d) if d <= now => {
+                let mut out = std::mem::take(&mut self.scratch);
+                let before = sender.timeouts;
+                sender.on_timeout(&self.tcp, now, &mut out);
+                self.counters.timeouts += (sender.timeouts - before) as u64;
+                let src = flow.spec.src;
+                self.send_all(src, &mut out);
+                self.scratch = out;
+            }
+            _ => {}
+        }
+        self.sync_timer(fi);
+    }
+
+    fn on_sample(&mut self) {
+        let now = self.now;
+        for (si, switch) in self.switches.iter().enumerate() {
+            for (pi, port) in switch.ports.iter().enumerate() {
+                for (qi, q) in port.queues.iter().enumerate() {
+                    if q.occupancy.max() > 0 {
+                        self.samples.push(Sample {
+                            time: now,
+                            switch: si as u32,
+                            port: pi as u32,
+                            queue: qi as u32,
+                            bytes: q.account.bytes,
+                            pool_bytes: switch.pools[port.pool].occupancy.value(),
+                        });
+                    }
+                }
+            }
+        }
+        // Keep sampling only while something else can still happen.
+        if let (Some(interval), false) = (self.sample_interval, self.events.is_empty()) {
+            self.events.push(now + interval, Event::Sample);
+        }
+    }
+
+    // ---- results -------------------------------------------------------------------
+
+    /// Packets inside the network now: in NIC and switch queues, being serialized, or on
+    /// a wire.
+    pub fn packets_in_network(&self) -> u64 {
+        let hosts: usize = self.hosts.iter().map(|h| h.queue.len()).sum();
+        let switches: usize = self.switches.iter().map(|s| s.queued_packets()).sum();
+        let links: usize = self.links.iter().map(|l| l.wire.len() + l.transmitting.is_some() as usize).sum();
+        (hosts + switches + links) as u64
+    }
+
+    /// Conservation and buffer-accounting checks; each violation is described.
+    pub fn check_invariants(&self) -> Vec<String> {
+        let mut errors = Vec::new();
+        let c = &self.counters;
+        let in_network = self.packets_in_network();
+        if c.created != c.delivered + c.total_dropped() + in_network {
+            errors.push(format!(
+                "conservation: created {} != delivered {} + dropped {} + in network {in_network}",
+                c.created,
+                c.delivered,
+                c.total_dropped()
+            ));
+        }
+        for (i, s) in self.switches.iter().enumerate() {
+            errors.extend(s.check_accounting(i));
+        }
+        for (i, h) in self.hosts.iter().enumerate() {
+            let bytes: u64 = h.queue.iter().map(|p| p.size as u64).sum();
+            if bytes != h.bytes {
+                errors.push(format!("host {i}: NIC queue holds {bytes} B but accounts {} B", h.bytes));
+            }
+        }
+        if self.events.is_empty() {
+            if in_network != 0 {
+                errors.push(format!("drained network still holds {in_network} packets"));
+            }
+            for (i, s) in self.switches.iter().enumerate() {
+                for (p, pool) in s.pools.iter().enumerate() {
+                    if pool.shared_used != 0 || pool.occupancy.value() != 0 {
+                        errors.push(format!("switch {i} pool {p}: counters not back to zero after draining"));
+                    }
+                }
+            }
+        }
+        errors
+    }
+
+    /// The base one-way path of a flow: (total propagation delay, link rates in order).
+    fn path(&self, src: u32, dst: u32) -> (Ps, Vec<u64>) {
+        let mut link = &self.links[self.hosts[src as usize].link as usize];
+        let mut delay = link.delay;
+        let mut rates = vec![link.rate_bps];
+        while let NodeId::Switch(s) = link.to {
+            let port = self.routes.next_hops(s, dst)[0] as usize;
+            link = &self.links[self.switches[s as usize].ports[port].link as usize];
+            delay += link.delay;
+            rates.push(link.rate_bps);
+        }
+        (delay, rates)
+    }
+
+    /// The ideal FCT: the flow alone on an idle network with an unlimited window. Its
+    /// bytes with headers are serialized back to back at the first (host) link's rate;
+    /// the last packet then crosses every further store-and-forward hop; plus every
+    /// link's propagation delay; plus, with the handshake, one SYN / SYN-ACK round trip.
+    pub fn ideal_fct(&self, spec: &FlowSpec) -> Option<Ps> {
+        if spec.kind != FlowKind::Tcp || spec.bytes == workload::ENDLESS {
+            return None;
+        }
+        let cfg = &self.tcp;
+        let (delay, rates) = self.path(spec.src, spec.dst);
+        let segments = cfg.segments(spec.bytes) as u64;
+        let wire = spec.bytes + segments * cfg.header as u64;
+        let last = cfg.payload(spec.bytes, segments as u32 - 1) + cfg.header as u64;
+        let mut t = delay + serialization(wire, rates[0]);
+        t += rates[1..].iter().map(|&r| serialization(last, r)).sum::<Ps>();
+        if cfg.handshake {
+            t += 2 * (delay + rates.iter().map(|&r| serialization(cfg.ack_size as u64, r)).sum::<Ps>());
+        }
+        Some(t)
+    }
+
+    pub fn flow_records(&self) -> Vec<FlowRecord> {
+        self.flows
+            .iter()
+            .map(|f| {
+                let (retransmits, timeouts, delivered_bytes) = match &f.endpoint {
+                    Some(Endpoint::Tcp { sender, receiver }) => (
+                        sender.retransmits,
+                        sender.timeouts,
+                        self.tcp.payload_between(f.spec.bytes, 0, receiver.received_segments()),
+                    ),
+                    Some(Endpoint::Udp { delivered_bytes, .. }) => (0, 0, *delivered_bytes),
+                    None => (0, 0, 0),
+                };
+                FlowRecord {
+                    id: f.spec.id,
+                    src: f.spec.src,
+                    dst: f.spec.dst,
+                    bytes: f.spec.bytes,
+                    start: f.spec.start,
+                    finish: f.finished_at,
+                    ideal_fct: self.ideal_fct(&f.spec),
+                    retransmits,
+                    timeouts,
+                    priority: f.spec.priority,
+                    udp: matches!(f.spec.kind, FlowKind::Udp { .. }),
+                    delivered_bytes,
+                }
+            })
+            .collect()
+    }
+
+    pub fn samples(&self) -> &[Sample] {
+        &self.samples
+    }
+
+    /// Counters and occupancy statistics as JSON.
+    pub fn counters_json(&mut self) -> serde_json::Value {
+        use serde_json::json;
+        let now = self.now.max(1);
+        let c = &self.counters;
+        let drops: serde_json::Map<String, serde_json::Value> = crate::stats::DropReason::ALL
+            .iter()
+            .map(|r| (r.name().to_string(), json!(c.dropped[*r as usize])))
+            .collect();
+        let mut pools = Vec::new();
+        let mut queues = Vec::new();
+        for (si, s) in self.switches.iter_mut().enumerate() {
+            for (pi, pool) in s.pools.iter_mut().enumerate() {
+                pools.push(json!({
+                    "switch": si, "pool": pi, "size": pool.size,
+                    "mean": pool.occupancy.mean(now),
+                    "p50": pool.occupancy.quantile(now, 0.5),
+                    "p99": pool.occupancy.quantile(now, 0.99),
+                    "max": pool.occupancy.max(),
+                    "now": pool.occupancy.value(),
+                }));
+            }
+            for (pi, port) in s.ports.iter_mut().enumerate() {
+                for (qi, q) in port.queues.iter_mut().enumerate() {
+                    if q.occupancy.max() > 0 {
+                        queues.push(json!({
+                            "switch": si, "port": pi, "queue": qi,
+                            "mean": q.occupancy.mean(now), "max": q.occupancy.max(), "now": q.account.bytes,
+                        }));
+                    }
+                }
+            }
+        }
+        let utilization = |l: &Link| l.tx_bytes as f64 * 8.0 / (l.rate_bps as f64 * now as f64 / 1e12);
+        let stats = |it: Vec<f64>| {
+            let n = it.len().max(1) as f64;
+            json!({"mean": it.iter().sum::<f64>() / n, "max": it.iter().cloned().fold(0.0, f64::max)})
+        };
+        let down: Vec<f64> = self.links.iter().filter(|l| matches!(l.to, NodeId::Host(_))).map(utilization).collect();
+        let core: Vec<f64> = self.links.iter().filter(|l| l.core).map(utilization).collect();
+        let in_network = self.packets_in_network();
+        let c = &self.counters;
+        json!({
+            "packets": {"sent": c.created, "delivered": c.delivered, "dropped": c.total_dropped(), "in_network": in_network},
+            "data_packets_sent": c.data_packets_sent,
+            "bytes_dropped": c.bytes_dropped,
+            "drops": drops,
+            "ecn_marks": c.ecn_marks,
+            "timeouts": c.timeouts,
+            "pools": pools,
+            "queues": queues,
+            "links": {"host_downlinks": stats(down), "core": stats(core)},
+            "duration_ps": self.now,
+            "events": self.events_processed,
+            "flows": {"tcp": self.tcp_flows, "tcp_finished": self.flows_finished, "total": self.flows.len()},
+        })
+    }
+}

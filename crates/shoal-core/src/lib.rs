@@ -1,0 +1,22 @@
+//! Shoal's core: a packet-level simulator of datacenter networks built around the switch
+//! buffer. Pure Rust; the Python bindings live in `shoal-py`.
+//!
+//! Layers: `sim` (time, events, random streams), `net` (packets, topologies, routing),
+//! `switch` (MMU, admission, marking, scheduling), `transport` (TCP family, UDP),
+//! `workload` (flow sizes, arrivals, patterns, traces), `stats`, `scenario` (schema and
+//! validation) and `engine` (the run loop).
+
+pub mod engine;
+pub mod net;
+pub mod scenario;
+pub mod sim;
+pub mod stats;
+pub mod switch;
+pub mod transport;
+pub mod units;
+pub mod workload;
+
+pub use engine::{FlowRecord, Simulation};
+pub use scenario::{Scenario, ScenarioError};
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

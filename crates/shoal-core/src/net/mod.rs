@@ -1,0 +1,9 @@
+//! Packets, links and topologies.
+
+mod packet;
+mod routing;
+mod topology;
+
+pub use packet::{Packet, PacketKind};
+pub use routing::Routes;
+pub use topology::{build, LinkSpec, NetworkSpec, NodeId};

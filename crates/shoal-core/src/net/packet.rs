@@ -1,0 +1,38 @@
+use crate::sim::Ps;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PacketKind {
+    Data,
+    Ack,
+    Syn,
+    SynAck,
+    Udp,
+}
+
+/// A packet in flight. Small and `Copy`: queues hold packets by value, so nothing is
+/// allocated per packet.
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// Index of the flow this packet belongs to.
+    pub flow: u32,
+    /// Data: segment index. ACK: cumulative ACK (next segment expected).
+    pub seq: u32,
+    /// Wire size in bytes, headers included.
+    pub size: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// ECMP hash of the flow's 5-tuple in this packet's direction.
+    pub hash: u32,
+    pub kind: PacketKind,
+    /// Queue index requested at switches.
+    pub priority: u8,
+    /// ECN-capable transport.
+    pub ect: bool,
+    /// Congestion experienced (set by a switch).
+    pub ce: bool,
+    /// ECN echo (ACKs).
+    pub ece: bool,
+    /// Data: when the sender sent it. ACK: the echoed send time of the data packet.
+    pub timestamp: Ps,
+}

@@ -1,0 +1,733 @@
+//! The scenario: a serde schema with documented defaults (`defaults.toml`), and its
+//! validation. Every error names the key path, the value and what is accepted.
+
+use crate::units::{Bytes, Rate, Time};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The commented defaults file; `Scenario::default()` equals what it parses to.
+pub const DEFAULTS_TOML: &str = include_str!("defaults.toml");
+
+/// A user mistake in a scenario: the key path and a message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { path: path.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scenario {
+    pub topology: Topology,
+    pub host: HostConfig,
+    pub switch: SwitchConfig,
+    pub transport: TransportConfig,
+    pub workload: Workload,
+    pub run: RunConfig,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    Star,
+    LeafSpine,
+    FatTree,
+    Dumbbell,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Topology {
+    pub kind: TopologyKind,
+    pub hosts: u32,
+    pub hosts_right: u32,
+    pub leaves: u32,
+    pub spines: u32,
+    pub hosts_per_leaf: u32,
+    pub k: u32,
+    pub link_rate: Rate,
+    pub uplink_rate: Rate,
+    pub link_delay: Time,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uplink_delay: Option<Time>,
+}
+
+impl Default for Topology {
+    fn default() -> Self {
+        Topology {
+            kind: TopologyKind::Star,
+            hosts: 32,
+            hosts_right: 8,
+            leaves: 8,
+            spines: 8,
+            hosts_per_leaf: 16,
+            k: 4,
+            link_rate: Rate(100_000_000_000),
+            uplink_rate: Rate(100_000_000_000),
+            link_delay: Time(1_000_000),
+            uplink_delay: None,
+        }
+    }
+}
+
+impl Topology {
+    /// Number of hosts the topology builds.
+    pub fn host_count(&self) -> u64 {
+        match self.kind {
+            TopologyKind::Star => self.hosts as u64,
+            TopologyKind::Dumbbell => self.hosts as u64 + self.hosts_right as u64,
+            TopologyKind::LeafSpine => self.leaves as u64 * self.hosts_per_leaf as u64,
+            TopologyKind::FatTree => (self.k as u64).pow(3) / 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostConfig {
+    pub nic_buffer: Bytes,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig { nic_buffer: Bytes(10_000_000) }
+    }
+}
+
+/// One value for every queue, or one value per queue.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum PerQueue {
+    All(f64),
+    Each(Vec<f64>),
+}
+
+impl PerQueue {
+    pub fn get(&self, queue: usize) -> f64 {
+        match self {
+            PerQueue::All(v) => *v,
+            PerQueue::Each(values) => values.get(queue).copied().unwrap_or(values[values.len() - 1]),
+        }
+    }
+    fn values(&self) -> Vec<f64> {
+        match self {
+            PerQueue::All(v) => vec![*v],
+            PerQueue::Each(values) => values.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerKind {
+    Fifo,
+    StrictPriority,
+    Dwrr,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchConfig {
+    pub queues: u32,
+    pub ports_per_pool: u32,
+    pub pool_size: Bytes,
+    pub reserved: Bytes,
+    pub alpha: PerQueue,
+    pub scheduler: SchedulerKind,
+    pub dwrr_quantum: Bytes,
+    pub dwrr_weights: Vec<f64>,
+    pub ecn: EcnConfig,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig {
+            queues: 8,
+            ports_per_pool: 8,
+            pool_size: Bytes(3_000_000),
+            reserved: Bytes(128_000),
+            alpha: PerQueue::All(4.0),
+            scheduler: SchedulerKind::Fifo,
+            dwrr_quantum: Bytes(9_000),
+            dwrr_weights: vec![1.0],
+            ecn: EcnConfig::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkPoint {
+    Enqueue,
+    Dequeue,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct EcnConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<Bytes>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kmin: Option<Bytes>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kmax: Option<Bytes>,
+    pub pmax: f64,
+    pub at: MarkPoint,
+}
+
+impl Default for EcnConfig {
+    fn default() -> Self {
+        EcnConfig { k: None, kmin: None, kmax: None, pmax: 0.1, at: MarkPoint::Dequeue }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CcKind {
+    Newreno,
+    EcnStar,
+    Dctcp,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnCapable {
+    Auto,
+    On,
+    Off,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TransportConfig {
+    pub cc: CcKind,
+    pub mss: u32,
+    pub header: u32,
+    pub ack_size: u32,
+    pub init_cwnd: u32,
+    pub max_cwnd: Bytes,
+    pub rto_min: Time,
+    pub rto_init: Time,
+    pub rto_max: Time,
+    pub dupack_threshold: u32,
+    pub dctcp_g: f64,
+    pub dctcp_alpha_init: f64,
+    pub handshake: bool,
+    pub ecn: EcnCapable,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            cc: CcKind::Dctcp,
+            mss: 1460,
+            header: 54,
+            ack_size: 64,
+            init_cwnd: 10,
+            max_cwnd: Bytes(0),
+            rto_min: Time(5_000_000_000),
+            rto_init: Time(5_000_000_000),
+            rto_max: Time(1_000_000_000_000),
+            dupack_threshold: 3,
+            dctcp_g: 0.0625,
+            dctcp_alpha_init: 0.0,
+            handshake: false,
+            ecn: EcnCapable::Auto,
+        }
+    }
+}
+
+impl TransportConfig {
+    /// Whether data packets are ECN-capable (ECT).
+    pub fn ect(&self) -> bool {
+        match self.ecn {
+            EcnCapable::On => true,
+            EcnCapable::Off => false,
+            EcnCapable::Auto => self.cc != CcKind::Newreno,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Pattern {
+    AllToAll,
+    ManyToFew,
+    Incast,
+    LongLived,
+    Udp,
+    Trace,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadOn {
+    Access,
+    Core,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrival {
+    Poisson,
+    Lognormal,
+}
+
+/// A set of host indices: "0-23,30" or a list of indices and ranges.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum HostSet {
+    Text(String),
+    List(Vec<HostSetItem>),
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum HostSetItem {
+    Index(i64),
+    Text(String),
+}
+
+impl HostSet {
+    /// Expands to sorted, distinct host indices, each below `hosts`.
+    pub fn resolve(&self, hosts: u64, path: &str) -> Result<Vec<u32>, ScenarioError> {
+        let parts: Vec<String> = match self {
+            HostSet::Text(t) => t.split(',').map(|s| s.trim().to_string()).collect(),
+            HostSet::List(items) => items
+                .iter()
+                .map(|i| match i {
+                    HostSetItem::Index(n) => n.to_string(),
+                    HostSetItem::Text(t) => t.trim().to_string(),
+                })
+                .collect(),
+        };
+        let bad = |part: &str, why: &str| {
+            ScenarioError::new(
+                path,
+                format!("{part:?} {why} (accepted: host indices 0..={} as \"a-b,c\" or a list)", hosts.saturating_sub(1)),
+            )
+        };
+        let mut out = Vec::new();
+        for part in parts.iter().filter(|p| !p.is_empty()) {
+            let (lo, hi) = match part.split_once('-') {
+                Some((a, b)) if !a.trim().is_empty() => (a.trim(), b.trim()),
+                _ => (part.as_str(), part.as_str()),
+            };
+            let lo: u64 = lo.parse().map_err(|_| bad(part, "is not a host index or range"))?;
+            let hi: u64 = hi.parse().map_err(|_| bad(part, "is not a host index or range"))?;
+            if lo > hi {
+                return Err(bad(part, "is a decreasing range"));
+            }
+            if hi >= hosts {
+                return Err(bad(part, "is out of range"));
+            }
+            out.extend(lo as u32..=hi as u32);
+        }
+        out.sort_unstable();
+        out.dedup();
+        if out.is_empty() {
+            return Err(ScenarioError::new(path, "the host set is empty"));
+        }
+        Ok(out)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Workload {
+    pub pattern: Pattern,
+    pub cdf: String,
+    pub load: f64,
+    pub load_on: LoadOn,
+    pub arrival: Arrival,
+    pub lognormal_sigma: f64,
+    pub flows: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration: Option<Time>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub senders: Option<HostSet>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receivers: Option<HostSet>,
+    pub receiver: i64,
+    pub size: Bytes,
+    pub start: Time,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub period: Option<Time>,
+    pub repeats: u32,
+    pub rate: Rate,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Time>,
+    pub priority: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extra: Vec<Workload>,
+}
+
+impl Default for Workload {
+    fn default() -> Self {
+        Workload {
+            pattern: Pattern::AllToAll,
+            cdf: "websearch".into(),
+            load: 0.6,
+            load_on: LoadOn::Access,
+            arrival: Arrival::Poisson,
+            lognormal_sigma: 2.0,
+            flows: 1000,
+            duration: None,
+            senders: None,
+            receivers: None,
+            receiver: 0,
+            size: Bytes(64_000),
+            start: Time(0),
+            period: None,
+            repeats: 1,
+            rate: Rate(10_000_000_000),
+            stop: None,
+            priority: 0,
+            trace: None,
+            extra: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    pub seed: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_time: Option<Time>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample_interval: Option<Time>,
+    pub size_buckets: Vec<Bytes>,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            seed: 1,
+            stop_time: None,
+            sample_interval: None,
+            size_buckets: vec![Bytes(100_000), Bytes(10_000_000)],
+        }
+    }
+}
+
+/// Warnings: legal settings that are almost certainly a mistake.
+pub type Warnings = Vec<String>;
+
+impl Scenario {
+    /// Parses a scenario from TOML text; errors name the key path.
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = toml::Deserializer::new(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            ScenarioError::new(if path == "." { String::new() } else { path }, clean_serde_message(&inner.message().to_string()))
+        })
+    }
+
+    /// Parses a scenario from JSON text; errors name the key path.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let message = inner.to_string();
+            let message = match message.find(" at line ") {
+                Some(at) => message[..at].to_string(),
+                None => message,
+            };
+            ScenarioError::new(if path == "." { String::new() } else { path }, clean_serde_message(&message))
+        })
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a scenario always serializes")
+    }
+
+    /// Checks every value against its accepted range; returns warnings for legal but
+    /// suspicious settings.
+    pub fn validate(&self) -> Result<Warnings, ScenarioError> {
+        let mut warnings = Vec::new();
+        let t = &self.topology;
+        let err = |path: &str, msg: String| Err(ScenarioError::new(path, msg));
+        match t.kind {
+            TopologyKind::Star if t.hosts < 2 => {
+                return err("topology.hosts", format!("{} is too few (accepted: 2 or more hosts)", t.hosts))
+            }
+            TopologyKind::Dumbbell if t.hosts < 1 || t.hosts_right < 1 => {
+                return err(
+                    if t.hosts < 1 { "topology.hosts" } else { "topology.hosts_right" },
+                    "must be at least 1 for a dumbbell".into(),
+                )
+            }
+            TopologyKind::LeafSpine if t.leaves < 1 || t.spines < 1 || t.hosts_per_leaf < 1 => {
+                let key = if t.leaves < 1 { "topology.leaves" } else if t.spines < 1 { "topology.spines" } else { "topology.hosts_per_leaf" };
+                return err(key, "must be at least 1 (accepted: 1 or more)".into());
+            }
+            TopologyKind::LeafSpine if (t.leaves as u64) * (t.hosts_per_leaf as u64) < 2 => {
+                return err("topology.hosts_per_leaf", "the fabric needs at least 2 hosts".into())
+            }
+            TopologyKind::FatTree if t.k < 2 || t.k % 2 == 1 || t.k > 64 => {
+                return err("topology.k", format!("{} is not accepted (accepted: an even number from 2 to 64)", t.k))
+            }
+            _ => {}
+        }
+        if t.host_count() > 1_000_000 {
+            return err("topology", format!("{} hosts is too many (accepted: at most 1,000,000)", t.host_count()));
+        }
+        for (key, rate) in [("topology.link_rate", t.link_rate), ("topology.uplink_rate", t.uplink_rate)] {
+            if rate.0 == 0 {
+                return err(key, "must be positive (for example \"100Gbps\")".into());
+            }
+        }
+        let s = &self.switch;
+        if s.queues == 0 || s.queues > 64 {
+            return err("switch.queues", format!("{} is not accepted (accepted: 1 to 64)", s.queues));
+        }
+        if s.ports_per_pool == 0 {
+            return err("switch.ports_per_pool", "must be at least 1".into());
+        }
+        let alphas = s.alpha.values();
+        if alphas.is_empty() {
+            return err("switch.alpha", "the list is empty (accepted: a number > 0 or one per queue)".into());
+        }
+        for a in &alphas {
+            if !(a.is_finite() && *a > 0.0) {
+                return err("switch.alpha", format!("{a} is not accepted (accepted: a number > 0)"));
+            }
+        }
+        if alphas.len() > 1 && alphas.len() != s.queues as usize {
+            return err("switch.alpha", format!("has {} values but switch.queues = {} (accepted: one value, or one per queue)", alphas.len(), s.queues));
+        }
+        if s.dwrr_weights.is_empty() || s.dwrr_weights.iter().any(|w| !(w.is_finite() && *w > 0.0)) {
+            return err("switch.dwrr_weights", format!("{:?} is not accepted (accepted: numbers > 0)", s.dwrr_weights));
+        }
+        if s.dwrr_weights.len() > 1 && s.dwrr_weights.len() != s.queues as usize {
+            return err("switch.dwrr_weights", format!("has {} values but switch.queues = {}", s.dwrr_weights.len(), s.queues));
+        }
+        if s.dwrr_quantum.0 == 0 {
+            return err("switch.dwrr_quantum", "must be positive".into());
+        }
+        let e = &s.ecn;
+        if !(0.0..=1.0).contains(&e.pmax) {
+            return err("switch.ecn.pmax", format!("{} is outside [0, 1]", e.pmax));
+        }
+        match (e.k, e.kmin, e.kmax) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return err("switch.ecn.k", "set either k (cut-off) or kmin and kmax (RED), not both".into())
+            }
+            (None, Some(_), None) => return err("switch.ecn.kmax", "RED needs kmax as well as kmin".into()),
+            (None, None, Some(_)) => return err("switch.ecn.kmin", "RED needs kmin as well as kmax".into()),
+            (None, Some(lo), Some(hi)) if lo > hi => {
+                return err("switch.ecn.kmin", format!("{lo} is above switch.ecn.kmax = {hi} (accepted: kmin <= kmax)"))
+            }
+            _ => {}
+        }
+        let port_buffer = s.pool_size.0 + s.reserved.0;
+        if let Some(k) = e.k.or(e.kmin) {
+            if k.0 > port_buffer {
+                warnings.push(format!(
+                    "switch.ecn: threshold {k} is above the most a queue can hold ({} = pool + reserved); it will never mark",
+                    Bytes(port_buffer)
+                ));
+            }
+        }
+        let tr = &self.transport;
+        if tr.mss == 0 || tr.mss > 65_000 {
+            return err("transport.mss", format!("{} is not accepted (accepted: 1 to 65000 bytes)", tr.mss));
+        }
+        if tr.header > 1000 {
+            return err("transport.header", format!("{} is not accepted (accepted: 0 to 1000 bytes)", tr.header));
+        }
+        if tr.ack_size == 0 || tr.ack_size > 10_000 {
+            return err("transport.ack_size", format!("{} is not accepted (accepted: 1 to 10000 bytes)", tr.ack_size));
+        }
+        if tr.init_cwnd == 0 {
+            return err("transport.init_cwnd", "must be at least 1 packet".into());
+        }
+        if tr.rto_min.0 == 0 {
+            return err("transport.rto_min", "must be positive".into());
+        }
+        if tr.rto_init.0 == 0 {
+            return err("transport.rto_init", "must be positive".into());
+        }
+        if tr.rto_max < tr.rto_min {
+            return err("transport.rto_max", format!("{} is below transport.rto_min = {}", tr.rto_max, tr.rto_min));
+        }
+        if tr.dupack_threshold == 0 {
+            return err("transport.dupack_threshold", "must be at least 1".into());
+        }
+        if !(tr.dctcp_g > 0.0 && tr.dctcp_g <= 1.0) {
+            return err("transport.dctcp_g", format!("{} is not accepted (accepted: 0 < g <= 1)", tr.dctcp_g));
+        }
+        if !(0.0..=1.0).contains(&tr.dctcp_alpha_init) {
+            return err("transport.dctcp_alpha_init", format!("{} is outside [0, 1]", tr.dctcp_alpha_init));
+        }
+        if tr.max_cwnd.0 != 0 && tr.max_cwnd.0 < tr.mss as u64 {
+            return err("transport.max_cwnd", format!("{} is below one MSS ({} B); 0 means unlimited", tr.max_cwnd, tr.mss));
+        }
+        let hosts = t.host_count();
+        self.workload.validate("workload", hosts, self, &mut warnings)?;
+        if !self.workload.extra.is_empty() {
+            for (i, w) in self.workload.extra.iter().enumerate() {
+                let path = format!("workload.extra[{i}]");
+                if !w.extra.is_empty() {
+                    return err(&path, "extra workloads cannot nest further extra workloads".into());
+                }
+                w.validate(&path, hosts, self, &mut warnings)?;
+            }
+        }
+        let r = &self.run;
+        if r.stop_time == Some(Time(0)) {
+            return err("run.stop_time", "must be positive".into());
+        }
+        if r.sample_interval == Some(Time(0)) {
+            return err("run.sample_interval", "must be positive".into());
+        }
+        if r.size_buckets.len() != 2 || r.size_buckets[0] >= r.size_buckets[1] {
+            return err("run.size_buckets", "must be two increasing sizes, e.g. [\"100KB\", \"10MB\"]".into());
+        }
+        let endless = self.workloads().any(|w| {
+            w.pattern == Pattern::LongLived || (w.pattern == Pattern::Udp && w.stop.is_none())
+        });
+        if endless && r.stop_time.is_none() {
+            return err("run.stop_time", "is required with long_lived traffic or udp without workload.stop".into());
+        }
+        Ok(warnings)
+    }
+
+    /// The primary workload followed by the extra ones.
+    pub fn workloads(&self) -> impl Iterator<Item = &Workload> {
+        std::iter::once(&self.workload).chain(self.workload.extra.iter())
+    }
+}
+
+impl Workload {
+    fn validate(&self, path: &str, hosts: u64, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+        let key = |k: &str| format!("{path}.{k}");
+        let err = |k: &str, msg: String| Err(ScenarioError::new(key(k), msg));
+        if let Some(s) = &self.senders {
+            s.resolve(hosts, &key("senders"))?;
+        }
+        if let Some(r) = &self.receivers {
+            r.resolve(hosts, &key("receivers"))?;
+        }
+        if self.priority as u32 >= 64 {
+            return err("priority", format!("{} is not accepted (accepted: 0 to 63)", self.priority));
+        }
+        match self.pattern {
+            Pattern::AllToAll | Pattern::ManyToFew => {
+                if !(self.load.is_finite() && self.load > 0.0) {
+                    return err("load", format!("{} is not accepted (accepted: a number > 0, usually <= 1)", self.load));
+                }
+                if self.load > 1.0 {
+                    warnings.push(format!("{}: {} is above 100%; the network cannot carry it", key("load"), self.load));
+                }
+                match self.duration {
+                    Some(Time(0)) => return err("duration", "must be positive".into()),
+                    None if self.flows == 0 => return err("flows", "must be at least 1 (or set duration)".into()),
+                    _ => {}
+                }
+                if self.flows > 100_000_000 {
+                    return err("flows", format!("{} is too many (accepted: up to 100,000,000)", self.flows));
+                }
+                if !(self.lognormal_sigma.is_finite() && self.lognormal_sigma > 0.0) {
+                    return err("lognormal_sigma", format!("{} is not accepted (accepted: a number > 0)", self.lognormal_sigma));
+                }
+                if self.load_on == LoadOn::Core && sc.topology.kind == TopologyKind::Star {
+                    return err("load_on", "\"core\" needs a topology with core links (leaf_spine, fat_tree or dumbbell)".into());
+                }
+            }
+            Pattern::Incast => {
+                if self.receiver < 0 || self.receiver as u64 >= hosts {
+                    return err("receiver", format!("{} is out of range (accepted: 0..={})", self.receiver, hosts - 1));
+                }
+                if self.size.0 == 0 {
+                    return err("size", "must be positive".into());
+                }
+                if self.repeats == 0 {
+                    return err("repeats", "must be at least 1".into());
+                }
+                if self.repeats > 1 && self.period.map_or(true, |p| p.0 == 0) {
+                    return err("period", "a positive period is required when repeats > 1".into());
+                }
+            }
+            Pattern::Udp => {
+                if self.rate.0 == 0 {
+                    return err("rate", "must be positive".into());
+                }
+                if let Some(stop) = self.stop {
+                    if stop <= self.start {
+                        return err("stop", format!("{stop} is not after workload.start = {}", self.start));
+                    }
+                }
+            }
+            Pattern::LongLived => {}
+            Pattern::Trace => {
+                if self.trace.is_none() {
+                    return err("trace", "pattern = \"trace\" needs a trace file".into());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Shortens serde's messages: "unknown field `x`, expected one of ..." stays readable.
+fn clean_serde_message(message: &str) -> String {
+    let message = message.trim();
+    message.replace("unknown variant", "unknown value").replace("unknown field", "unknown key")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_file_matches_default() {
+        let parsed = Scenario::from_toml(DEFAULTS_TOML).unwrap();
+        assert_eq!(parsed, Scenario::default());
+        assert!(parsed.validate().is_ok());
+    }
+
+    #[test]
+    fn unknown_key_names_path() {
+        let e = Scenario::from_toml("[switch.ecnn]\nk = 1\n").unwrap_err();
+        assert!(e.to_string().contains("switch"), "{e}");
+        assert!(e.message.contains("ecnn"), "{e}");
+    }
+
+    #[test]
+    fn bad_unit_names_path() {
+        let e = Scenario::from_toml("[topology]\nlink_rate = \"100Gbs\"\n").unwrap_err();
+        assert_eq!(e.path, "topology.link_rate");
+    }
+
+    #[test]
+    fn host_sets() {
+        let s = HostSet::Text("0-3, 7".into());
+        assert_eq!(s.resolve(8, "x").unwrap(), vec![0, 1, 2, 3, 7]);
+        assert!(s.resolve(7, "x").is_err());
+        assert!(HostSet::Text("3-1".into()).resolve(8, "x").is_err());
+    }
+}

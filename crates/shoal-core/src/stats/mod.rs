@@ -1,0 +1,57 @@
+//! Counters and time-weighted statistics.
+
+mod occupancy;
+
+pub use occupancy::TimeWeighted;
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DropReason {
+    /// The sending host's NIC buffer was full.
+    NicBuffer,
+    /// The switch pool had no shared space left.
+    PoolFull,
+    /// The queue was at or above its dynamic threshold.
+    DynamicThreshold,
+    /// A marking rule fired on a packet that is not ECN-capable.
+    MarkingDrop,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 4] =
+        [DropReason::NicBuffer, DropReason::PoolFull, DropReason::DynamicThreshold, DropReason::MarkingDrop];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::NicBuffer => "nic_buffer",
+            DropReason::PoolFull => "pool_full",
+            DropReason::DynamicThreshold => "dynamic_threshold",
+            DropReason::MarkingDrop => "marking_drop",
+        }
+    }
+}
+
+/// Network-wide packet counters. Conservation: `created = delivered + dropped + in the
+/// network` at every instant.
+#[derive(Default, Clone, Debug)]
+pub struct Counters {
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: [u64; DropReason::ALL.len()],
+    pub bytes_dropped: u64,
+    pub data_packets_sent: u64,
+    pub ecn_marks: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+}
+
+impl Counters {
+    pub fn drop(&mut self, reason: DropReason, bytes: u64) {
+        self.dropped[reason as usize] += 1;
+        self.bytes_dropped += bytes;
+    }
+
+    pub fn total_dropped(&self) -> u64 {
+        self.dropped.iter().sum()
+    }
+}

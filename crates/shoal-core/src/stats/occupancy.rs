@@ -1,0 +1,96 @@
+use crate::sim::Ps;
+
+/// A quantity that changes at discrete instants (a queue's or pool's occupancy in bytes),
+/// with its time integral, its maximum and, optionally, a time-weighted histogram.
+#[derive(Clone, Debug, Default)]
+pub struct TimeWeighted {
+    value: u64,
+    since: Ps,
+    integral: u128,
+    max: u64,
+    /// Time spent in each bucket of `bucket_bytes`; empty when no histogram is kept.
+    histogram: Vec<Ps>,
+    bucket_bytes: u64,
+}
+
+impl TimeWeighted {
+    /// A tracker with a histogram of `buckets` buckets covering `0..=capacity`.
+    pub fn with_histogram(capacity: u64, buckets: u64) -> Self {
+        let bucket_bytes = (capacity / buckets.max(1)).max(1);
+        TimeWeighted {
+            histogram: vec![0; (capacity / bucket_bytes + 2) as usize],
+            bucket_bytes,
+            ..Default::default()
+        }
+    }
+
+    #[inline]
+    pub fn value(&self) -> u64 {
+        self.value
+    }
+
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    #[inline]
+    pub fn set(&mut self, now: Ps, value: u64) {
+        let dt = now - self.since;
+        if dt > 0 {
+            self.integral += self.value as u128 * dt as u128;
+            if !self.histogram.is_empty() {
+                let b = ((self.value / self.bucket_bytes) as usize).min(self.histogram.len() - 1);
+                self.histogram[b] += dt;
+            }
+            self.since = now;
+        }
+        self.value = value;
+        self.max = self.max.max(value);
+    }
+
+    /// Time average over [0, now].
+    pub fn mean(&mut self, now: Ps) -> f64 {
+        self.set(now, self.value);
+        if now == 0 {
+            return self.value as f64;
+        }
+        self.integral as f64 / now as f64
+    }
+
+    /// The `q`-quantile (0..=1) of the time-weighted distribution, to bucket precision
+    /// (upper edge of the bucket).
+    pub fn quantile(&mut self, now: Ps, q: f64) -> Option<u64> {
+        self.set(now, self.value);
+        let total: u128 = self.histogram.iter().map(|&t| t as u128).sum();
+        if total == 0 {
+            return None;
+        }
+        let target = (q * total as f64).ceil() as u128;
+        let mut seen = 0u128;
+        for (i, &t) in self.histogram.iter().enumerate() {
+            seen += t as u128;
+            if seen >= target.max(1) {
+                return Some(((i as u64 + 1) * self.bucket_bytes).min(self.max));
+            }
+        }
+        Some(self.max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_average_and_quantiles() {
+        let mut t = TimeWeighted::with_histogram(1000, 100);
+        t.set(0, 100);
+        t.set(10, 500); // 100 for 10 ps
+        t.set(40, 0); //   500 for 30 ps
+        // 0 for 60 ps
+        assert!((t.mean(100) - (100.0 * 10.0 + 500.0 * 30.0) / 100.0).abs() < 1e-9);
+        assert_eq!(t.max(), 500);
+        assert_eq!(t.quantile(100, 0.5), Some(10)); // half the time at 0
+        assert_eq!(t.quantile(100, 0.99), Some(500));
+    }
+}

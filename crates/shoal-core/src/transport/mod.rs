@@ -1,0 +1,10 @@
+//! End-host transports: the TCP machinery (sender, receiver), its congestion-control
+//! trait with NewReno, ECN* and DCTCP, and constant-rate UDP.
+
+pub mod cc;
+mod tcp;
+mod udp;
+
+pub use cc::CongestionControl;
+pub use tcp::{TcpConfig, TcpReceiver, TcpSender};
+pub use udp::UdpSource;

@@ -1,0 +1,320 @@
+//! The TCP sender and receiver. Sequence numbers count segments of `mss` payload bytes
+//! (the last one may be shorter); the receiver sends one cumulative ACK per data packet,
+//! echoing the packet's CE mark (ECE) and its send timestamp.
+
+use super::cc::{AckInfo, CongestionControl, Window};
+use crate::net::{Packet, PacketKind};
+use crate::scenario::{CcKind, TransportConfig};
+use crate::sim::Ps;
+use std::collections::BTreeSet;
+
+/// Transport settings shared by every TCP flow of a run.
+#[derive(Clone, Debug)]
+pub struct TcpConfig {
+    pub mss: u32,
+    pub header: u32,
+    pub ack_size: u32,
+    pub init_cwnd: u32,
+    /// 0 = unlimited.
+    pub max_cwnd: u64,
+    pub rto_min: Ps,
+    pub rto_init: Ps,
+    pub rto_max: Ps,
+    pub dupack_threshold: u32,
+    pub ect: bool,
+    pub handshake: bool,
+    pub cc: CcKind,
+    pub dctcp_g: f64,
+    pub dctcp_alpha_init: f64,
+}
+
+impl TcpConfig {
+    pub fn from_scenario(t: &TransportConfig) -> Self {
+        TcpConfig {
+            mss: t.mss,
+            header: t.header,
+            ack_size: t.ack_size,
+            init_cwnd: t.init_cwnd,
+            max_cwnd: t.max_cwnd.0,
+            rto_min: t.rto_min.0,
+            rto_init: t.rto_init.0,
+            rto_max: t.rto_max.0,
+            dupack_threshold: t.dupack_threshold,
+            ect: t.ect(),
+            handshake: t.handshake,
+            cc: t.cc,
+            dctcp_g: t.dctcp_g,
+            dctcp_alpha_init: t.dctcp_alpha_init,
+        }
+    }
+
+    /// Number of segments of a `bytes`-byte flow.
+    pub fn segments(&self, bytes: u64) -> u32 {
+        bytes.div_ceil(self.mss as u64).min(u32::MAX as u64) as u32
+    }
+
+    /// Payload bytes of segment `seg` of a `bytes`-byte flow.
+    pub fn payload(&self, bytes: u64, seg: u32) -> u64 {
+        (bytes - seg as u64 * self.mss as u64).min(self.mss as u64)
+    }
+
+    /// Payload bytes in segments `from..to`.
+    pub fn payload_between(&self, bytes: u64, from: u32, to: u32) -> u64 {
+        let end = (to as u64 * self.mss as u64).min(bytes);
+        end - (from as u64 * self.mss as u64).min(end)
+    }
+}
+
+/// Granularity of the RTO estimate (RFC 6298's G).
+const CLOCK_GRANULARITY: Ps = 1_000_000; // 1 us
+
+/// A TCP sender with NewReno loss recovery; window growth and ECN reaction are delegated
+/// to its `CongestionControl`.
+pub struct TcpSender {
+    bytes: u64,
+    segments: u32,
+    /// Oldest unacknowledged segment.
+    pub snd_una: u32,
+    /// Next segment to send.
+    snd_nxt: u32,
+    /// One past the highest segment ever sent.
+    high_sent: u32,
+    window: Window,
+    cc: Box<dyn CongestionControl>,
+    dupacks: u32,
+    in_recovery: bool,
+    /// NewReno's "recover": the loss episode ends when snd_una reaches it.
+    recover: u32,
+    established: bool,
+    srtt: Option<Ps>,
+    rttvar: Ps,
+    backoff: u32,
+    /// When the retransmission timer fires, if armed.
+    pub deadline: Option<Ps>,
+    pub retransmits: u32,
+    pub timeouts: u32,
+    template: Packet,
+}
+
+impl TcpSender {
+    /// `template` carries the flow id, destination, ECMP hash and priority of data packets.
+    pub fn new(cfg: &TcpConfig, bytes: u64, template: Packet, cc: Box<dyn CongestionControl>) -> Self {
+        let mss = cfg.mss as f64;
+        TcpSender {
+            bytes,
+            segments: cfg.segments(bytes),
+            snd_una: 0,
+            snd_nxt: 0,
+            high_sent: 0,
+            window: Window { cwnd: cfg.init_cwnd as f64 * mss, ssthresh: f64::INFINITY, mss },
+            cc,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            established: !cfg.handshake,
+            srtt: None,
+            rttvar: 0,
+            backoff: 0,
+            deadline: None,
+            retransmits: 0,
+            timeouts: 0,
+            template,
+        }
+    }
+
+    /// Every segment has been acknowledged.
+    pub fn done(&self) -> bool {
+        self.snd_una >= self.segments
+    }
+
+    pub fn cwnd(&self) -> f64 {
+        self.window.cwnd
+    }
+
+    pub fn start(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+        if self.established {
+            self.send_window(cfg, now, out);
+        } else {
+            self.send_syn(cfg, now, out);
+        }
+    }
+
+    fn send_syn(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+        out.push(Packet { kind: PacketKind::Syn, size: cfg.ack_size, seq: 0, ect: false, timestamp: now, ..self.template });
+        self.deadline = Some(now + self.rto(cfg));
+    }
+
+    fn rto(&self, cfg: &TcpConfig) -> Ps {
+        let base = match self.srtt {
+            None => cfg.rto_init,
+            Some(srtt) => (srtt + (4 * self.rttvar).max(CLOCK_GRANULARITY)).max(cfg.rto_min),
+        };
+        base.saturating_mul(1u64 << self.backoff.min(30)).min(cfg.rto_max)
+    }
+
+    /// RFC 6298 estimator, fed by echoed timestamps (valid across retransmissions).
+    fn rtt_sample(&mut self, rtt: Ps) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(rtt);
+                self.rttvar = rtt / 2;
+            }
+            Some(srtt) => {
+                self.rttvar = (3 * self.rttvar + srtt.abs_diff(rtt)) / 4;
+                self.srtt = Some((7 * srtt + rtt) / 8);
+            }
+        }
+    }
+
+    fn send_segment(&mut self, cfg: &TcpConfig, seg: u32, now: Ps, out: &mut Vec<Packet>) {
+        if seg < self.high_sent {
+            self.retransmits += 1;
+        }
+        self.high_sent = self.high_sent.max(seg + 1);
+        let size = (cfg.payload(self.bytes, seg) + cfg.header as u64) as u32;
+        out.push(Packet { kind: PacketKind::Data, seq: seg, size, ect: cfg.ect, timestamp: now, ..self.template });
+    }
+
+    fn window_segments(&self, cfg: &TcpConfig) -> u32 {
+        let mut cwnd = self.window.cwnd;
+        if cfg.max_cwnd > 0 {
+            cwnd = cwnd.min(cfg.max_cwnd as f64);
+        }
+        ((cwnd / self.window.mss) as u32).max(1)
+    }
+
+    fn send_window(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+        let window = self.window_segments(cfg);
+        while self.snd_nxt < self.segments && self.snd_nxt - self.snd_una < window {
+            self.send_segment(cfg, self.snd_nxt, now, out);
+            self.snd_nxt += 1;
+        }
+        if self.deadline.is_none() && self.snd_nxt > self.snd_una {
+            self.deadline = Some(now + self.rto(cfg));
+        }
+    }
+
+    fn flight_bytes(&self) -> f64 {
+        (self.snd_nxt - self.snd_una) as f64 * self.window.mss
+    }
+
+    /// Handles an ACK or SYN-ACK addressed to this sender.
+    pub fn on_ack(&mut self, cfg: &TcpConfig, ack: &Packet, now: Ps, out: &mut Vec<Packet>) {
+        if ack.kind == PacketKind::SynAck {
+            if !self.established {
+                self.established = true;
+                self.rtt_sample(now - ack.timestamp);
+                self.backoff = 0;
+                self.deadline = None;
+                self.send_window(cfg, now, out);
+            }
+            return;
+        }
+        if self.done() || !self.established {
+            return;
+        }
+        let ackno = ack.seq;
+        if ackno > self.snd_una {
+            self.rtt_sample(now - ack.timestamp);
+            self.backoff = 0;
+            let acked_bytes = cfg.payload_between(self.bytes, self.snd_una, ackno);
+            self.snd_una = ackno;
+            self.snd_nxt = self.snd_nxt.max(ackno);
+            if self.in_recovery {
+                if ackno >= self.recover {
+                    self.in_recovery = false;
+                    self.window.cwnd = self.window.ssthresh;
+                } else {
+                    // Partial ACK: retransmit the next hole, deflate by what was acked.
+                    self.send_segment(cfg, self.snd_una, now, out);
+                    self.window.cwnd = (self.window.cwnd - acked_bytes as f64 + self.window.mss).max(self.window.mss);
+                }
+            } else {
+                let info = AckInfo { acked_bytes, ece: ack.ece, snd_una: self.snd_una, snd_nxt: self.snd_nxt };
+                self.cc.on_ack(&mut self.window, &info);
+            }
+            self.dupacks = 0;
+            if self.done() {
+                self.deadline = None;
+                return;
+            }
+            self.deadline = Some(now + self.rto(cfg));
+        } else if ackno == self.snd_una && self.snd_nxt > self.snd_una {
+            self.dupacks += 1;
+            if self.in_recovery {
+                self.window.cwnd += self.window.mss;
+            } else if self.dupacks == cfg.dupack_threshold && self.snd_una >= self.recover {
+                self.window.ssthresh = self.cc.on_loss(&self.window, self.flight_bytes());
+                self.window.cwnd = self.window.ssthresh + cfg.dupack_threshold as f64 * self.window.mss;
+                self.recover = self.snd_nxt;
+                self.in_recovery = true;
+                self.send_segment(cfg, self.snd_una, now, out);
+            }
+        }
+        self.send_window(cfg, now, out);
+    }
+
+    /// The retransmission timer fired (the caller checked `deadline <= now`).
+    pub fn on_timeout(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+        self.deadline = None;
+        if self.done() {
+            return;
+        }
+        self.timeouts += 1;
+        self.backoff += 1;
+        if !self.established {
+            self.retransmits += 1;
+            self.send_syn(cfg, now, out);
+            return;
+        }
+        self.window.ssthresh = self.cc.on_loss(&self.window, self.flight_bytes());
+        self.window.cwnd = self.window.mss;
+        self.recover = self.high_sent;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.snd_nxt = self.snd_una;
+        self.send_window(cfg, now, out);
+    }
+}
+
+/// A TCP receiver: reassembles segments and acknowledges every data packet.
+pub struct TcpReceiver {
+    segments: u32,
+    /// Next segment expected in order.
+    rcv_nxt: u32,
+    out_of_order: BTreeSet<u32>,
+    /// When the last missing byte arrived.
+    pub finished_at: Option<Ps>,
+}
+
+impl TcpReceiver {
+    pub fn new(cfg: &TcpConfig, bytes: u64) -> Self {
+        TcpReceiver { segments: cfg.segments(bytes), rcv_nxt: 0, out_of_order: BTreeSet::new(), finished_at: None }
+    }
+
+    /// Segments received in order so far.
+    pub fn received_segments(&self) -> u32 {
+        self.rcv_nxt
+    }
+
+    /// Handles a data packet or SYN; returns the ACK (or SYN-ACK) to send back.
+    pub fn on_packet(&mut self, cfg: &TcpConfig, pkt: &Packet, reverse: Packet, now: Ps) -> Packet {
+        let reply = Packet { size: cfg.ack_size, ect: false, ce: false, timestamp: pkt.timestamp, ..reverse };
+        if pkt.kind == PacketKind::Syn {
+            return Packet { kind: PacketKind::SynAck, seq: 0, ece: false, ..reply };
+        }
+        let seg = pkt.seq;
+        if seg == self.rcv_nxt {
+            self.rcv_nxt += 1;
+            while self.out_of_order.remove(&self.rcv_nxt) {
+                self.rcv_nxt += 1;
+            }
+        } else if seg > self.rcv_nxt {
+            self.out_of_order.insert(seg);
+        }
+        if self.rcv_nxt >= self.segments && self.finished_at.is_none() {
+            self.finished_at = Some(now);
+        }
+        Packet { kind: PacketKind::Ack, seq: self.rcv_nxt, ece: pkt.ce, ..reply }
+    }
+}

@@ -1,0 +1,258 @@
+//! Workloads: flow-size distributions, arrival processes, traffic patterns and traces.
+//! A workload becomes a list of `FlowSpec`s sorted by start time before the run.
+
+pub mod cdf;
+mod trace;
+
+pub use cdf::FlowSizeCdf;
+pub use trace::read_trace;
+
+use crate::net::NetworkSpec;
+use crate::scenario::{Arrival, HostSet, LoadOn, Pattern, Scenario, ScenarioError, Workload};
+use crate::sim::{stream, Ps, Rng, PS_PER_S};
+use rand::Rng as _;
+use rand_distr::{Distribution, Exp, LogNormal};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FlowKind {
+    Tcp,
+    /// Constant-rate UDP at `rate_bps` until `stop` (or the end of the run).
+    Udp { rate_bps: u64, stop: Option<Ps> },
+}
+
+/// A flow to run: who sends how much to whom, and when.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    pub id: u64,
+    pub src: u32,
+    pub dst: u32,
+    /// Payload bytes; `u64::MAX` for an endless flow.
+    pub bytes: u64,
+    pub start: Ps,
+    pub priority: u8,
+    pub kind: FlowKind,
+}
+
+/// Bytes of an endless (long-lived) flow.
+pub const ENDLESS: u64 = u64::MAX;
+
+/// Reads the CDF a workload names: a built-in name or a file path.
+pub fn load_cdf(name: &str, path: &str) -> Result<FlowSizeCdf, ScenarioError> {
+    if let Some(cdf) = FlowSizeCdf::builtin(name) {
+        return Ok(cdf);
+    }
+    let text = std::fs::read_to_string(name).map_err(|e| {
+        let builtins: Vec<&str> = cdf::BUILTIN.iter().map(|(n, _)| *n).collect();
+        ScenarioError::new(path, format!("{name:?} is neither a built-in CDF ({}) nor a readable file ({e})", builtins.join(", ")))
+    })?;
+    FlowSizeCdf::parse(&text).map_err(|e| ScenarioError::new(path, format!("{name}: {e}")))
+}
+
+fn host_set(set: &Option<HostSet>, hosts: u64, path: &str, default: impl FnOnce() -> Vec<u32>) -> Result<Vec<u32>, ScenarioError> {
+    match set {
+        Some(s) => s.resolve(hosts, path),
+        None => Ok(default()),
+    }
+}
+
+/// Which switch each host hangs off.
+fn host_tor(net: &NetworkSpec) -> Vec<u32> {
+    let mut tor = vec![0; net.hosts as usize];
+    for l in &net.links {
+        if let (crate::net::NodeId::Host(h), crate::net::NodeId::Switch(s)) = (l.from, l.to) {
+            tor[h as usize] = s;
+        }
+    }
+    tor
+}
+
+/// Generates every flow of the scenario, sorted by start time, ids assigned.
+pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let mut flows: Vec<(bool, FlowSpec)> = Vec::new();
+    for (i, w) in sc.workloads().enumerate() {
+        let path = if i == 0 { "workload".to_string() } else { format!("workload.extra[{}]", i - 1) };
+        let from_trace = w.pattern == Pattern::Trace;
+        for f in generate_one(sc, net, w, i as u64, &path)? {
+            flows.push((from_trace, f));
+        }
+    }
+    flows.sort_by_key(|(_, f)| f.start);
+    let mut next_id = flows.iter().filter(|(t, _)| *t).map(|(_, f)| f.id + 1).max().unwrap_or(0);
+    Ok(flows
+        .into_iter()
+        .map(|(from_trace, mut f)| {
+            if !from_trace {
+                f.id = next_id;
+                next_id += 1;
+            }
+            f
+        })
+        .collect())
+}
+
+fn generate_one(sc: &Scenario, net: &NetworkSpec, w: &Workload, index: u64, path: &str) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let hosts = net.hosts as u64;
+    let seed = sc.run.seed;
+    let all = || (0..net.hosts).collect::<Vec<u32>>();
+    let key = |k: &str| format!("{path}.{k}");
+    let flow = |src, dst, bytes, start, kind| FlowSpec { id: 0, src, dst, bytes, start, priority: w.priority, kind };
+    match w.pattern {
+        Pattern::AllToAll | Pattern::ManyToFew => {
+            let senders = host_set(&w.senders, hosts, &key("senders"), all)?;
+            let receivers = host_set(&w.receivers, hosts, &key("receivers"), all)?;
+            if senders.len() == 1 && receivers == senders {
+                return Err(ScenarioError::new(key("receivers"), "the only receiver is the only sender"));
+            }
+            let cdf = load_cdf(&w.cdf, &key("cdf"))?;
+            let mean_bits = cdf.mean() * 8.0;
+            let capacity_bps = match w.load_on {
+                LoadOn::Access => receivers.len() as f64 * sc.topology.link_rate.0 as f64,
+                LoadOn::Core => {
+                    let tor = host_tor(net);
+                    let crossing = crossing_fraction(&senders, &receivers, &tor);
+                    if crossing == 0.0 {
+                        return Err(ScenarioError::new(key("load_on"), "no flow of this pattern crosses the core"));
+                    }
+                    core_capacity_bps(net) / crossing
+                }
+            };
+            let flows_per_s = w.load * capacity_bps / mean_bits;
+            let mean_gap_s = 1.0 / flows_per_s;
+            let mut arrivals = stream(seed, "workload.arrivals", index);
+            let mut sizes = stream(seed, "workload.sizes", index);
+            let mut pairs = stream(seed, "workload.pairs", index);
+            let gap: Box<dyn Fn(&mut Rng) -> f64> = match w.arrival {
+                Arrival::Poisson => {
+                    let exp = Exp::new(1.0 / mean_gap_s).expect("a positive rate");
+                    Box::new(move |r: &mut Rng| exp.sample(r))
+                }
+                Arrival::Lognormal => {
+                    let sigma = w.lognormal_sigma;
+                    let mu = mean_gap_s.ln() - sigma * sigma / 2.0;
+                    let ln = LogNormal::new(mu, sigma).expect("a positive sigma");
+                    Box::new(move |r: &mut Rng| ln.sample(r))
+                }
+            };
+            let mut out = Vec::new();
+            let mut t_s = 0.0f64;
+            let limit = w.duration.map(|d| d.0);
+            loop {
+                t_s += gap(&mut arrivals);
+                let start = (t_s * PS_PER_S as f64).round() as Ps;
+                match limit {
+                    Some(d) if start >= d => break,
+                    None if out.len() as u64 >= w.flows => break,
+                    _ => {}
+                }
+                let src = senders[pairs.gen_range(0..senders.len())];
+                let dst = loop {
+                    let d = receivers[pairs.gen_range(0..receivers.len())];
+                    if d != src {
+                        break d;
+                    }
+                };
+                out.push(flow(src, dst, cdf.sample(&mut sizes), start, FlowKind::Tcp));
+            }
+            Ok(out)
+        }
+        Pattern::Incast | Pattern::LongLived | Pattern::Udp => {
+            let receivers = host_set(&w.receivers, hosts, &key("receivers"), || vec![w.receiver as u32])?;
+            let senders = host_set(&w.senders, hosts, &key("senders"), || {
+                (0..net.hosts).filter(|h| !receivers.contains(h)).collect()
+            })?;
+            let mut out = Vec::new();
+            let rounds = if w.pattern == Pattern::Incast { w.repeats } else { 1 };
+            for round in 0..rounds as u64 {
+                let start = w.start.0 + round * w.period.map_or(0, |p| p.0);
+                for (i, &src) in senders.iter().enumerate() {
+                    let dst = receivers[i % receivers.len()];
+                    if dst == src {
+                        return Err(ScenarioError::new(key("senders"), format!("host {src} would send to itself")));
+                    }
+                    out.push(match w.pattern {
+                        Pattern::Incast => flow(src, dst, w.size.0, start, FlowKind::Tcp),
+                        Pattern::LongLived => flow(src, dst, ENDLESS, start, FlowKind::Tcp),
+                        _ => flow(src, dst, ENDLESS, start, FlowKind::Udp { rate_bps: w.rate.0, stop: w.stop.map(|s| s.0) }),
+                    });
+                }
+            }
+            Ok(out)
+        }
+        Pattern::Trace => {
+            let file = w.trace.as_deref().expect("validated: a trace pattern names its file");
+            let mut flows = read_trace(file, hosts, &key("trace"))?;
+            for f in &mut flows {
+                if f.priority == u8::MAX {
+                    f.priority = w.priority;
+                }
+            }
+            Ok(flows)
+        }
+    }
+}
+
+/// Fraction of (src, dst) draws whose endpoints hang off different switches.
+fn crossing_fraction(senders: &[u32], receivers: &[u32], tor: &[u32]) -> f64 {
+    let mut total = 0.0;
+    for &s in senders {
+        let candidates = receivers.iter().filter(|&&r| r != s).count();
+        let crossing = receivers.iter().filter(|&&r| r != s && tor[r as usize] != tor[s as usize]).count();
+        if candidates > 0 {
+            total += crossing as f64 / candidates as f64;
+        }
+    }
+    total / senders.len() as f64
+}
+
+/// Total capacity of the core links: every link from a host-facing switch to another
+/// switch (leaf to spine, edge to aggregation, both directions of a dumbbell's link).
+fn core_capacity_bps(net: &NetworkSpec) -> f64 {
+    use crate::net::NodeId::Switch;
+    let tors: std::collections::HashSet<u32> = host_tor(net).into_iter().collect();
+    net.links
+        .iter()
+        .filter(|l| matches!((l.from, l.to), (Switch(from), Switch(_)) if tors.contains(&from)))
+        .map(|l| l.rate_bps as f64)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::TopologyKind;
+
+    #[test]
+    fn poisson_load_matches_target() {
+        let mut sc = Scenario::default();
+        sc.workload.flows = 50_000;
+        sc.workload.load = 0.5;
+        let net = crate::net::build(&sc.topology);
+        let flows = generate(&sc, &net).unwrap();
+        let span_s = flows.last().unwrap().start as f64 / PS_PER_S as f64;
+        let bits: f64 = flows.iter().map(|f| f.bytes as f64 * 8.0).sum();
+        let load = bits / span_s / (32.0 * 100e9);
+        assert!((load - 0.5).abs() < 0.05, "offered load {load}");
+        assert!(flows.iter().all(|f| f.src != f.dst));
+        assert!(flows.windows(2).all(|w| w[0].start <= w[1].start));
+    }
+
+    #[test]
+    fn core_load_on_leaf_spine() {
+        let mut sc = Scenario::default();
+        sc.topology.kind = TopologyKind::LeafSpine;
+        sc.topology.leaves = 4;
+        sc.topology.spines = 2;
+        sc.topology.hosts_per_leaf = 4;
+        sc.workload.load_on = LoadOn::Core;
+        sc.workload.load = 0.5;
+        sc.workload.flows = 40_000;
+        let net = crate::net::build(&sc.topology);
+        let flows = generate(&sc, &net).unwrap();
+        let span_s = flows.last().unwrap().start as f64 / PS_PER_S as f64;
+        let crossing_bits: f64 =
+            flows.iter().filter(|f| f.src / 4 != f.dst / 4).map(|f| f.bytes as f64 * 8.0).sum();
+        // 4 leaves x 2 uplinks x 100 Gbps upward.
+        let load = crossing_bits / span_s / (8.0 * 100e9);
+        assert!((load - 0.5).abs() < 0.05, "core load {load}");
+    }
+}

@@ -1,0 +1,72 @@
+//! Flow traces: CSV `id,src,dst,bytes,start_ns` with an optional `priority` column.
+
+use super::{FlowKind, FlowSpec};
+use crate::scenario::ScenarioError;
+use crate::sim::PS_PER_NS;
+
+/// Reads a trace; hosts must be below `hosts`. A missing priority is `u8::MAX` (the
+/// workload's priority applies).
+pub fn read_trace(file: &str, hosts: u64, path: &str) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| ScenarioError::new(path, format!("cannot read trace {file:?}: {e}")))?;
+    let err = |line: usize, msg: String| ScenarioError::new(path, format!("{file}: line {line}: {msg}"));
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let (_, header) = lines.next().ok_or_else(|| ScenarioError::new(path, format!("{file}: the trace is empty")))?;
+    let columns: Vec<String> = header.split(',').map(|c| c.trim().to_ascii_lowercase()).collect();
+    let expected = ["id", "src", "dst", "bytes", "start_ns"];
+    if columns.len() < 5 || columns[..5] != expected || (columns.len() == 6 && columns[5] != "priority") || columns.len() > 6 {
+        return Err(err(1, format!("the header is {header:?}; expected \"id,src,dst,bytes,start_ns\" with an optional \",priority\"")));
+    }
+    let mut flows = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (n, line) in lines {
+        let n = n + 1;
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() != columns.len() {
+            return Err(err(n, format!("{} fields, expected {}", fields.len(), columns.len())));
+        }
+        let int = |i: usize| -> Result<u64, ScenarioError> {
+            fields[i].parse::<u64>().map_err(|_| err(n, format!("{} = {:?} is not a non-negative integer", columns[i], fields[i])))
+        };
+        let id = int(0)?;
+        let (src, dst, bytes) = (int(1)?, int(2)?, int(3)?);
+        let start_ns: f64 = fields[4]
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| err(n, format!("start_ns = {:?} is not a non-negative number", fields[4])))?;
+        for (name, host) in [("src", src), ("dst", dst)] {
+            if host >= hosts {
+                return Err(err(n, format!("{name} = {host} is out of range (the topology has hosts 0..={})", hosts - 1)));
+            }
+        }
+        if src == dst {
+            return Err(err(n, format!("src and dst are both {src}")));
+        }
+        if bytes == 0 {
+            return Err(err(n, "bytes = 0 (a flow needs at least one byte)".into()));
+        }
+        if !seen.insert(id) {
+            return Err(err(n, format!("id {id} appears twice")));
+        }
+        let priority = if columns.len() == 6 {
+            let p = int(5)?;
+            if p >= 64 {
+                return Err(err(n, format!("priority = {p} is out of range (0..=63)")));
+            }
+            p as u8
+        } else {
+            u8::MAX
+        };
+        flows.push(FlowSpec {
+            id,
+            src: src as u32,
+            dst: dst as u32,
+            bytes,
+            start: (start_ns * PS_PER_NS as f64).round() as u64,
+            priority,
+            kind: FlowKind::Tcp,
+        });
+    }
+    Ok(flows)
+}
