@@ -592,10 +592,12 @@ impl Simulation {
         (delay, rates)
     }
 
-    /// The ideal FCT: the flow alone on an idle network with an unlimited window. Its
-    /// bytes with headers are serialized back to back at the first (host) link's rate;
-    /// the last packet then crosses every further store-and-forward hop; plus every
-    /// link's propagation delay; plus, with the handshake, one SYN / SYN-ACK round trip.
+    /// The ideal FCT: the path's base one-way latency for the flow's first packet (every
+    /// link's propagation delay plus its serialization at every hop), plus the
+    /// serialization of the rest of the flow's bytes, headers included, at the host link
+    /// rate; plus, with the handshake, one SYN / SYN-ACK round trip. It is exactly the
+    /// FCT of the flow alone on an idle network with an unlimited window whenever the
+    /// host link is the slowest on the path.
     pub fn ideal_fct(&self, spec: &FlowSpec) -> Option<Ps> {
         if spec.kind != FlowKind::Tcp || spec.bytes == workload::ENDLESS {
             return None;
@@ -604,9 +606,9 @@ impl Simulation {
         let (delay, rates) = self.path(spec.src, spec.dst);
         let segments = cfg.segments(spec.bytes) as u64;
         let wire = spec.bytes + segments * cfg.header as u64;
-        let last = cfg.payload(spec.bytes, segments as u32 - 1) + cfg.header as u64;
-        let mut t = delay + serialization(wire, rates[0]);
-        t += rates[1..].iter().map(|&r| serialization(last, r)).sum::<Ps>();
+        let first = cfg.payload(spec.bytes, 0) + cfg.header as u64;
+        let mut t = delay + rates.iter().map(|&r| serialization(first, r)).sum::<Ps>();
+        t += serialization(wire - first, rates[0]);
         if cfg.handshake {
             t += 2 * (delay + rates.iter().map(|&r| serialization(cfg.ack_size as u64, r)).sum::<Ps>());
         }

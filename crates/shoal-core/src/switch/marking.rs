@@ -12,7 +12,7 @@ pub struct MarkContext {
     pub pool_shared: u64,
 }
 
-pub trait Marker {
+pub trait Marker: Send {
     fn marks(&mut self, ctx: &MarkContext, rng: &mut Rng) -> bool;
 }
 

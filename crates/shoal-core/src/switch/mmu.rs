@@ -46,7 +46,7 @@ impl QueueAccount {
 }
 
 /// The admission decision point: may a packet of `size` bytes enter this queue?
-pub trait Admission {
+pub trait Admission: Send {
     fn admit(&mut self, queue: &QueueAccount, pool: &Pool, size: u64) -> Result<(), DropReason>;
 }
 

@@ -2,7 +2,7 @@
 
 use super::PortQueue;
 
-pub trait Scheduler {
+pub trait Scheduler: Send {
     /// The queue to serve next, or None when every queue is empty.
     fn pick(&mut self, queues: &[PortQueue]) -> Option<usize>;
 }

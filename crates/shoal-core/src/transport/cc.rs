@@ -35,7 +35,7 @@ pub struct AckInfo {
     pub snd_nxt: u32,
 }
 
-pub trait CongestionControl {
+pub trait CongestionControl: Send {
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo);
     /// A loss was detected; returns the new ssthresh.
     fn on_loss(&mut self, w: &Window, flight_bytes: f64) -> f64 {

@@ -1,0 +1,22 @@
+#![allow(dead_code)]
+use shoal_core::{Scenario, Simulation};
+
+pub fn scenario(toml: &str) -> Scenario {
+    let sc = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("bad test scenario: {e}"));
+    sc.validate().unwrap_or_else(|e| panic!("invalid test scenario: {e}"));
+    sc
+}
+
+/// Runs to the end and checks conservation and buffer accounting.
+pub fn run(sc: &Scenario) -> Simulation {
+    let mut sim = Simulation::new(sc).unwrap();
+    sim.run();
+    let errors = sim.check_invariants();
+    assert!(errors.is_empty(), "invariants violated: {errors:?}");
+    sim
+}
+
+/// Serialization time in picoseconds of `bytes` at `gbps`.
+pub fn ser(bytes: u64, gbps: u64) -> u64 {
+    (bytes * 8 * 1000).div_ceil(gbps)
+}

@@ -1,0 +1,207 @@
+//! Physics checks against theory (not against Shoal's own output).
+
+mod common;
+use common::{run, scenario, ser};
+
+/// A lone NewReno flow in slow start on an idle 2-host star. With one ACK per packet each
+/// ACK releases two packets, so round r carries IW * 2^r packets back to back, and round r
+/// starts exactly one "packet RTT" after round r - 1 while the window is below the pipe:
+///   RTT0 = s (host) + d + s (switch) + d + a (receiver NIC) + d + a (switch) + d
+/// The flow has N packets; with IW = 2, rounds carry 2, 4, 8, 16 (30 packets) and the
+/// fifth round the remaining N - 30 <= 32. The switch finishes forwarding the last full
+/// packet at 4 RTT0 + (N - 30) s + d; the shorter last packet, queued behind it, then
+/// takes s_last more and reaches the receiver after another d.
+#[test]
+fn lone_flow_slow_start_matches_formula() {
+    let mss = 1460u64;
+    let header = 40u64;
+    let n = 50u64;
+    let bytes = n * mss - 500;
+    let sc = scenario(&format!(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 2
+        link_rate = "10Gbps"
+        link_delay = "10us"
+        [transport]
+        cc = "newreno"
+        mss = {mss}
+        header = {header}
+        ack_size = 64
+        init_cwnd = 2
+        [workload]
+        pattern = "incast"
+        senders = "0"
+        receiver = 1
+        size = {bytes}
+        "#
+    ));
+    let sim = run(&sc);
+    let rec = &sim.flow_records()[0];
+    let d = 10_000_000u64;
+    let s = ser(mss + header, 10);
+    let s_last = ser(mss - 500 + header, 10);
+    let a = ser(64, 10);
+    let rtt0 = 2 * s + 2 * a + 4 * d;
+    // Preconditions of the formula: each round fits in one RTT0.
+    assert!(16 * s <= rtt0 && (n - 30) * s <= rtt0);
+    let expected = 4 * rtt0 + (n - 30) * s + s_last + 2 * d;
+    assert_eq!(rec.finish.unwrap() - rec.start, expected);
+    assert_eq!(rec.retransmits, 0);
+    // The ideal FCT is the same flow with an unlimited window: all packets back to back.
+    let ideal = 2 * d + n * s + s_last;
+    assert_eq!(rec.ideal_fct.unwrap(), ideal);
+}
+
+/// A flow that fits in the initial window completes in exactly its ideal FCT; with the
+/// handshake it takes one SYN / SYN-ACK round trip more.
+#[test]
+fn initial_window_flow_completes_in_ideal_time() {
+    for handshake in [false, true] {
+        let sc = scenario(&format!(
+            r#"
+            [topology]
+            kind = "dumbbell"
+            hosts = 1
+            hosts_right = 1
+            link_rate = "25Gbps"
+            uplink_rate = "100Gbps"
+            link_delay = "3us"
+            [transport]
+            init_cwnd = 10
+            handshake = {handshake}
+            [workload]
+            pattern = "incast"
+            senders = "0"
+            receiver = 1
+            size = "10000B"
+            "#
+        ));
+        let sim = run(&sc);
+        let rec = &sim.flow_records()[0];
+        let d = 3_000_000u64;
+        // 7 segments of 1460 B (the last 1240 B) with 54 B headers. Full packets cross
+        // the 100 Gbps link without queueing; at the right switch the short last packet
+        // waits for the sixth, which leaves at 7 s1 + s2 + 2d; the last follows, l1 later.
+        let (s1, s2) = (ser(1514, 25), ser(1514, 100));
+        let l1 = ser(10_000 - 6 * 1460 + 54, 25);
+        let mut expected = 7 * s1 + s2 + l1 + 3 * d;
+        if handshake {
+            expected += 2 * (3 * d + ser(64, 25) * 2 + ser(64, 100));
+        }
+        assert_eq!(rec.finish.unwrap() - rec.start, expected, "handshake = {handshake}");
+        assert_eq!(rec.ideal_fct.unwrap(), expected);
+    }
+}
+
+/// Choudhury-Hahne dynamic threshold: M queues of one pool, each overloaded by
+/// constant-rate UDP, settle at q* = alpha * B / (1 + M * alpha) each. With packets of
+/// size P the queues' mean settles within one P of q*. Each single queue sees the
+/// others move by one packet, which moves its threshold by alpha * P per other queue, so
+/// its own level is within P * (1 + alpha * (M - 1) / (1 + alpha)) of q*.
+#[test]
+fn dynamic_threshold_shares_match_theory() {
+    let packet = 1500u64;
+    for (m, alpha) in [(1u32, 1.0f64), (2, 1.0), (3, 2.0), (4, 0.5)] {
+        // Hosts 0..m are receivers; hosts m + 2i and m + 2i + 1 both send to receiver i
+        // at 60 Gbps each (120 Gbps into a 100 Gbps port).
+        let hosts = 3 * m;
+        let senders = format!("{}-{}", m, hosts - 1);
+        let receivers: Vec<String> = (0..m).flat_map(|r| [r.to_string(), r.to_string()]).collect();
+        let sc = scenario(&format!(
+            r#"
+            [topology]
+            kind = "star"
+            hosts = {hosts}
+            link_rate = "100Gbps"
+            link_delay = "1us"
+            [switch]
+            ports_per_pool = 64
+            pool_size = "1MB"
+            reserved = "0B"
+            alpha = {alpha}
+            [transport]
+            mss = 1446
+            header = 54
+            [workload]
+            pattern = "udp"
+            senders = "{senders}"
+            receivers = [{}]
+            rate = "60Gbps"
+            [run]
+            stop_time = "2ms"
+            sample_interval = "1us"
+            "#,
+            receivers.iter().map(|r| format!("\"{r}\"")).collect::<Vec<_>>().join(", ")
+        ));
+        let mut sim = common::run(&sc);
+        let expected = alpha * 1e6 / (1.0 + m as f64 * alpha);
+        // Average each congested queue over the second millisecond, once settled.
+        let mut congested = vec![(0.0, 0u32); m as usize];
+        for s in sim.samples().iter().filter(|s| s.time >= 1_000_000_000 && s.port < m) {
+            congested[s.port as usize].0 += s.bytes as f64;
+            congested[s.port as usize].1 += 1;
+        }
+        let counters = sim.counters_json();
+        let p = packet as f64;
+        let coupled = p * (1.0 + alpha * (m as f64 - 1.0) / (1.0 + alpha));
+        let levels: Vec<f64> = congested.iter().map(|&(sum, count)| sum / count as f64).collect();
+        assert!(congested.iter().all(|&(_, count)| count > 900));
+        for q in &levels {
+            assert!((q - expected).abs() <= coupled, "M={m} alpha={alpha}: queue {q} vs theory {expected}");
+        }
+        let mean = levels.iter().sum::<f64>() / m as f64;
+        assert!((mean - expected).abs() <= p, "M={m} alpha={alpha}: mean share {mean} vs theory {expected}");
+        assert!(counters["drops"]["dynamic_threshold"].as_u64().unwrap() > 0);
+    }
+}
+
+/// DCTCP with N long flows through one bottleneck and K above the DCTCP paper's minimum
+/// (K > C x RTT / 7) keeps the link busy, and its queue stays near K: between
+/// Q_min = Q_max - A and Q_max = K + N packets, where A = (1/2) sqrt(2 N (C x RTT + K))
+/// packets is the oscillation amplitude of the DCTCP paper's analysis.
+#[test]
+fn dctcp_long_flows_keep_utilization_and_queue_near_k() {
+    let n = 10u32;
+    let packet = 1500.0;
+    let k_packets = 65.0;
+    let sc = scenario(&format!(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = {}
+        link_rate = "10Gbps"
+        link_delay = "10us"
+        [switch]
+        pool_size = "4MB"
+        ecn.k = "{}B"
+        [transport]
+        cc = "dctcp"
+        mss = 1446
+        header = 54
+        [workload]
+        pattern = "long_lived"
+        receiver = 0
+        [run]
+        stop_time = "60ms"
+        "#,
+        n + 1,
+        (k_packets * packet) as u64
+    ));
+    let mut sim = common::run(&sc);
+    let counters = sim.counters_json();
+    let rtt_s = 4.0 * 10e-6 + 2.0 * 1500.0 * 8.0 / 10e9;
+    let bdp_packets = 10e9 * rtt_s / 8.0 / packet;
+    assert!(k_packets > bdp_packets / 7.0);
+    let util = counters["links"]["host_downlinks"]["max"].as_f64().unwrap();
+    assert!(util >= 0.95, "bottleneck utilization {util}");
+    let q = counters["queues"].as_array().unwrap().iter().find(|q| q["port"] == 0).unwrap().clone();
+    let mean = q["mean"].as_f64().unwrap() / packet;
+    let q_max = k_packets + n as f64;
+    let amplitude = 0.5 * (2.0 * n as f64 * (bdp_packets + k_packets)).sqrt();
+    let q_min = q_max - amplitude;
+    assert!(mean >= q_min - 5.0 && mean <= q_max, "mean queue {mean} packets, theory [{q_min}, {q_max}]");
+    assert_eq!(counters["drops"]["dynamic_threshold"], 0);
+    assert_eq!(counters["drops"]["pool_full"], 0);
+}
