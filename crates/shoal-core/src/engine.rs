@@ -684,12 +684,22 @@ impl Simulation {
             }
         }
         let utilization = |l: &Link| l.tx_bytes as f64 * 8.0 / (l.rate_bps as f64 * now as f64 / 1e12);
-        let stats = |it: Vec<f64>| {
-            let n = it.len().max(1) as f64;
-            json!({"mean": it.iter().sum::<f64>() / n, "max": it.iter().cloned().fold(0.0, f64::max)})
+        let stats = |it: Vec<f64>| match it.len() {
+            0 => json!(null),
+            n => json!({"mean": it.iter().sum::<f64>() / n as f64, "max": it.iter().cloned().fold(0.0, f64::max)}),
         };
         let down: Vec<f64> = self.links.iter().filter(|l| matches!(l.to, NodeId::Host(_))).map(utilization).collect();
         let core: Vec<f64> = self.links.iter().filter(|l| l.core).map(utilization).collect();
+        let node = |n: NodeId| match n {
+            NodeId::Switch(s) => s,
+            NodeId::Host(h) => h,
+        };
+        let core_links: Vec<serde_json::Value> = self
+            .links
+            .iter()
+            .filter(|l| l.core)
+            .map(|l| json!({"from_switch": node(l.from), "to_switch": node(l.to), "utilization": utilization(l)}))
+            .collect();
         let in_network = self.packets_in_network();
         let c = &self.counters;
         json!({
@@ -701,7 +711,7 @@ impl Simulation {
             "timeouts": c.timeouts,
             "pools": pools,
             "queues": queues,
-            "links": {"host_downlinks": stats(down), "core": stats(core)},
+            "links": {"host_downlinks": stats(down), "core": stats(core), "core_links": core_links},
             "duration_ps": self.now,
             "events": self.events_processed,
             "flows": {"tcp": self.tcp_flows, "tcp_finished": self.flows_finished, "total": self.flows.len()},
