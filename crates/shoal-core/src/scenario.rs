@@ -544,10 +544,10 @@ impl Scenario {
             _ => {}
         }
         let port_buffer = s.pool_size.0 + s.reserved.0;
-        if let Some(k) = e.k.or(e.kmin) {
-            if k.0 > port_buffer {
+        for (key, k) in [("switch.ecn.k", e.k), ("switch.ecn.kmin", e.kmin)] {
+            if let Some(k) = k.filter(|k| k.0 > port_buffer) {
                 warnings.push(format!(
-                    "switch.ecn: threshold {k} is above the most a queue can hold ({} = pool + reserved); it will never mark",
+                    "{key}: {k} is above the most a queue can hold ({} = switch.pool_size + switch.reserved); it will never mark",
                     Bytes(port_buffer)
                 ));
             }

@@ -8,7 +8,9 @@ pub struct TimeWeighted {
     since: Ps,
     integral: u128,
     max: u64,
-    /// Time spent in each bucket of `bucket_bytes`; empty when no histogram is kept.
+    /// Time spent at exactly zero (index 0) and in each bucket of `bucket_bytes` above
+    /// it (index i covers (i-1)*bucket_bytes+1 ..= i*bucket_bytes); empty when no
+    /// histogram is kept.
     histogram: Vec<Ps>,
     bucket_bytes: u64,
 }
@@ -39,7 +41,11 @@ impl TimeWeighted {
         if dt > 0 {
             self.integral += self.value as u128 * dt as u128;
             if !self.histogram.is_empty() {
-                let b = ((self.value / self.bucket_bytes) as usize).min(self.histogram.len() - 1);
+                let b = match self.value {
+                    0 => 0,
+                    v => (1 + (v - 1) / self.bucket_bytes) as usize,
+                }
+                .min(self.histogram.len() - 1);
                 self.histogram[b] += dt;
             }
             self.since = now;
@@ -70,7 +76,7 @@ impl TimeWeighted {
         for (i, &t) in self.histogram.iter().enumerate() {
             seen += t as u128;
             if seen >= target.max(1) {
-                return Some(((i as u64 + 1) * self.bucket_bytes).min(self.max));
+                return Some((i as u64 * self.bucket_bytes).min(self.max));
             }
         }
         Some(self.max)
@@ -90,7 +96,8 @@ mod tests {
         // 0 for 60 ps
         assert!((t.mean(100) - (100.0 * 10.0 + 500.0 * 30.0) / 100.0).abs() < 1e-9);
         assert_eq!(t.max(), 500);
-        assert_eq!(t.quantile(100, 0.5), Some(10)); // half the time at 0
+        assert_eq!(t.quantile(100, 0.5), Some(0)); // 60% of the time at 0
+        assert_eq!(t.quantile(100, 0.65), Some(100));
         assert_eq!(t.quantile(100, 0.99), Some(500));
     }
 }

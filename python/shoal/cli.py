@@ -1,0 +1,238 @@
+"""The ``shoal`` command line: run scenarios, summarize runs, export traces.
+
+User mistakes (invalid scenarios, missing files, malformed ``--set``, unwritable output
+directories) print ``error: <message>`` to stderr and exit with status 2, never a
+traceback. Warnings print as ``warning: <message>`` to stderr.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, TextIO
+
+import typer
+from rich.console import Console
+
+from shoal import _core
+from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, trace
+from shoal._summary import summary_table
+
+__all__ = ["app", "main"]
+
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+app = typer.Typer(
+    name="shoal",
+    help="Shoal: a fast packet-level simulator of datacenter networks and switch buffers.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+stdout = Console(highlight=False)
+stderr = Console(stderr=True, highlight=False)
+
+
+def _fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
+    stderr.print(f"[bold red]error:[/bold red] {message}", markup=True, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _warn(message: str) -> None:
+    stderr.print(f"[yellow]warning:[/yellow] {message}", markup=True, soft_wrap=True)
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turn user mistakes into ``error: ...`` + exit 2 (and Ctrl-C into exit 130)."""
+    try:
+        yield
+    except _core.ScenarioError as exc:
+        _fail(_escape(str(exc)))
+    except RunInterrupted as exc:
+        _fail(_escape(str(exc)), EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+        _fail("interrupted; no results written", EXIT_INTERRUPTED)
+    except OSError as exc:
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        _fail(_escape(f"{exc.strerror or exc}{where}"))
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    if issubclass(category, ShoalWarning):
+        _warn(_escape(str(message)))
+    else:
+        _default_showwarning(message, category, filename, lineno, file, line)
+
+
+_default_showwarning = warnings.showwarning
+
+
+def _show(result: Result, *, as_json: bool, written: bool = False) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(result.summary, indent=2) + "\n")
+    else:
+        stdout.print(summary_table(result.summary))
+        if written and result.path is not None:
+            stdout.print(f"results written to [bold]{_escape(str(result.path))}[/bold]")
+
+
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override a scenario key, e.g. --set switch.ecn.k=200KB (repeatable).",
+    ),
+]
+
+
+@app.command("run")
+def run_cmd(
+    scenario: Annotated[
+        Path | None, typer.Argument(help="Scenario file (TOML).", show_default=False)
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Run directory [default: results/<scenario stem>]."),
+    ] = None,
+    set_: SetOption = None,
+    seed: Annotated[int | None, typer.Option(help="Override run.seed.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    print_defaults: Annotated[
+        bool,
+        typer.Option("--print-defaults", help="Print every scenario key with its default."),
+    ] = False,
+) -> None:
+    """Run a scenario and write its run directory."""
+    if print_defaults:
+        sys.stdout.write(_core.default_scenario_toml())
+        return
+    if scenario is None:
+        _fail("missing SCENARIO (a TOML file); see `shoal run --help`")
+    overrides = list(set_ or [])
+    if seed is not None:
+        overrides.append(f"run.seed={seed}")
+    target = out if out is not None else Path("results") / scenario.stem
+    with _user_errors():
+        _check_writable(target)
+        result = run(scenario, set=overrides, progress=not quiet and stderr.is_terminal)
+        result.write(target)
+    _show(result, as_json=as_json, written=True)
+
+
+def _check_writable(target: Path) -> None:
+    """Fail early, before simulating, when ``target`` cannot become a run directory."""
+    if target.exists() and not target.is_dir():
+        raise OSError(f"output path exists and is not a directory: {target}")
+    parent = target.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OSError(f"cannot create output directory {target}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OSError(f"output directory is not writable: {parent}")
+
+
+@app.command("summarize")
+def summarize_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Print the headline results of a run directory."""
+    with _user_errors():
+        result = load(run_dir)
+    _show(result, as_json=as_json)
+
+
+@app.command("trace")
+def trace_cmd(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write.")],
+    set_: SetOption = None,
+    seed: Annotated[int | None, typer.Option(help="Override run.seed.")] = None,
+) -> None:
+    """Export the flows a scenario generates as CSV: id,src,dst,bytes,start_ns,priority."""
+    overrides = list(set_ or [])
+    if seed is not None:
+        overrides.append(f"run.seed={seed}")
+    with _user_errors():
+        flows = trace(scenario, set=overrides)
+        _write_csv(flows, out)
+    stderr.print(f"{len(flows)} flows written to {_escape(str(out))}")
+
+
+def _csv_cell(value: Any) -> str:
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _write_csv(flows: Any, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    try:
+        with tmp.open("w", newline="") as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            columns = list(flows.columns)
+            writer.writerow(columns)
+            for row in zip(*(flows[c].tolist() for c in columns), strict=True):
+                writer.writerow([_csv_cell(v) for v in row])
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@app.command("demo")
+def demo_cmd(
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Also write the run directory here.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run the quickstart experiment (32-host star, DCTCP, web search) and print results."""
+    scenario = resources.files("shoal") / "scenarios" / "star_dctcp.toml"
+    with resources.as_file(scenario) as path, _user_errors():
+        stderr.print(f"running the quickstart scenario {path.name} (DCTCP on a 32-host star)")
+        if out is not None:
+            _check_writable(out)
+        result = run(path, out=out, progress=not quiet and stderr.is_terminal)
+    _show(result, as_json=False, written=out is not None)
+
+
+@app.command("version", hidden=True)
+def version_cmd() -> None:
+    """Print the Shoal version."""
+    stdout.print(_core.__version__)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``shoal`` console script."""
+    warnings.simplefilter("always", ShoalWarning)
+    warnings.showwarning = _show_warning
+    app(args=argv, prog_name="shoal")

@@ -1,0 +1,84 @@
+"""Shared helpers: tiny scenarios and a subprocess runner for the ``shoal`` CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+#: A scenario small enough to simulate in milliseconds: 20 RPC-sized flows on 4 hosts.
+TINY = """\
+[topology]
+kind = "star"
+hosts = 4
+link_rate = "100Gbps"
+link_delay = "1us"
+
+[workload]
+pattern = "all_to_all"
+cdf = "google_rpc"
+load = 0.3
+flows = 20
+
+[run]
+seed = 1
+"""
+
+#: Three senders each send 64 KB to host 0 at time 0.
+INCAST = """\
+[topology]
+kind = "star"
+hosts = 4
+
+[workload]
+pattern = "incast"
+senders = "1-3"
+receiver = 0
+size = "64KB"
+"""
+
+CliRunner = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    """Path of the tiny scenario file, in a fresh directory."""
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY)
+    return path
+
+
+@pytest.fixture
+def write_scenario(tmp_path: Path) -> Callable[[str, str], Path]:
+    """Write ``text`` to ``tmp_path/name`` and return the path."""
+
+    def write(text: str, name: str = "scenario.toml") -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    return write
+
+
+@pytest.fixture
+def shoal_cli(tmp_path: Path) -> CliRunner:
+    """Run ``python -m shoal ARGS...`` in ``tmp_path`` (a real process, real exit code)."""
+
+    def invoke(
+        *args: str | os.PathLike[str], cwd: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        env = dict(os.environ, COLUMNS="120", NO_COLOR="1")
+        return subprocess.run(
+            [sys.executable, "-m", "shoal", *map(str, args)],
+            cwd=cwd or tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    return invoke
