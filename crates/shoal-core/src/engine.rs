@@ -4,7 +4,7 @@
 
 use crate::net::{self, NodeId, Packet, PacketKind, Routes};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::sim::{mix64, serialization, stream, EventQueue, Ps};
+use crate::sim::{mix64, serialization, stream, EventQueue, LinkRate, Ps};
 use crate::stats::Counters;
 use crate::switch::Switch;
 use crate::transport::{cc, TcpConfig, TcpReceiver, TcpSender, UdpSource};
@@ -34,7 +34,7 @@ struct Link {
     /// Port index at the sending switch (0 for a host NIC).
     from_port: u32,
     to: NodeId,
-    rate_bps: u64,
+    rate: LinkRate,
     delay: Ps,
     core: bool,
     transmitting: Option<Packet>,
@@ -146,7 +146,7 @@ impl Simulation {
                 from: l.from,
                 from_port,
                 to: l.to,
-                rate_bps: l.rate_bps,
+                rate: LinkRate::new(l.rate_bps),
                 delay: l.delay,
                 core: l.core,
                 transmitting: None,
@@ -233,6 +233,11 @@ impl Simulation {
         self.events_processed
     }
 
+    /// Events waiting in the event queue.
+    pub fn pending_events(&self) -> usize {
+        self.events.len()
+    }
+
     pub fn flows_total(&self) -> usize {
         self.tcp_flows
     }
@@ -308,7 +313,7 @@ impl Simulation {
         };
         if let Some(pkt) = next {
             let link = &mut self.links[link_id as usize];
-            let done = self.now + serialization(pkt.size as u64, link.rate_bps);
+            let done = self.now + link.rate.serialization(pkt.size as u64);
             link.transmitting = Some(pkt);
             self.events.push(done, Event::TxDone(link_id));
         }
@@ -582,12 +587,12 @@ impl Simulation {
     fn path(&self, src: u32, dst: u32) -> (Ps, Vec<u64>) {
         let mut link = &self.links[self.hosts[src as usize].link as usize];
         let mut delay = link.delay;
-        let mut rates = vec![link.rate_bps];
+        let mut rates = vec![link.rate.bps];
         while let NodeId::Switch(s) = link.to {
             let port = self.routes.next_hops(s, dst)[0] as usize;
             link = &self.links[self.switches[s as usize].ports[port].link as usize];
             delay += link.delay;
-            rates.push(link.rate_bps);
+            rates.push(link.rate.bps);
         }
         (delay, rates)
     }
@@ -683,7 +688,7 @@ impl Simulation {
                 }
             }
         }
-        let utilization = |l: &Link| l.tx_bytes as f64 * 8.0 / (l.rate_bps as f64 * now as f64 / 1e12);
+        let utilization = |l: &Link| l.tx_bytes as f64 * 8.0 / (l.rate.bps as f64 * now as f64 / 1e12);
         let stats = |it: Vec<f64>| match it.len() {
             0 => json!(null),
             n => json!({"mean": it.iter().sum::<f64>() / n as f64, "max": it.iter().cloned().fold(0.0, f64::max)}),
