@@ -160,7 +160,8 @@ impl Simulation {
             .enumerate()
             .map(|(i, ports)| {
                 let salt = mix64(seed ^ mix64(0xec3f ^ i as u64));
-                Switch::new(&sc.switch, ports, salt, stream(seed, "switch", i as u64))
+                let rates: Vec<u64> = ports.iter().map(|&l| spec.links[l as usize].rate_bps).collect();
+                Switch::new(&sc.switch, ports, &rates, salt, stream(seed, "switch", i as u64))
             })
             .collect();
         let hosts = host_link
@@ -713,6 +714,10 @@ impl Simulation {
             "bytes_dropped": c.bytes_dropped,
             "drops": drops,
             "ecn_marks": c.ecn_marks,
+            "marks_by_rule": crate::switch::marking::MarkRule::ALL
+                .iter()
+                .map(|r| (r.name().to_string(), json!(c.marks_by_rule[*r as usize])))
+                .collect::<serde_json::Map<String, serde_json::Value>>(),
             "timeouts": c.timeouts,
             "pools": pools,
             "queues": queues,

@@ -154,7 +154,96 @@ pub struct SwitchConfig {
     pub scheduler: SchedulerKind,
     pub dwrr_quantum: Bytes,
     pub dwrr_weights: Vec<f64>,
+    pub admission: AdmissionKind,
+    pub marking: MarkingKind,
     pub ecn: EcnConfig,
+    pub shared_ecn: SharedEcnConfig,
+    pub bcc: BccConfig,
+}
+
+/// How a switch decides whether an arriving packet may enter the buffer.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AdmissionKind {
+    /// Reserved space, then the shared pool under the dynamic threshold; tail drop.
+    DynamicThreshold,
+    /// LossPass: as dynamic_threshold, but a packet that does not fit pushes out tail
+    /// packets of lower-priority queues of its port.
+    Losspass,
+    /// Longest queue drop: the shared pool without thresholds; when it is full an
+    /// arriving packet pushes out the tail of the pool's longest queue.
+    Lqd,
+}
+
+/// Where shared-buffer marking thresholds come from.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkingKind {
+    /// Per-queue `switch.ecn` and shared-buffer `switch.shared_ecn` as written.
+    Explicit,
+    /// BCC: shared-buffer RED thresholds derived per pool from `switch.bcc`.
+    Bcc,
+}
+
+/// Shared-buffer ECN/RED on each pool's instantaneous shared occupancy (BCC): every
+/// packet of the pool is eligible, whatever its port or queue.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SharedEcnConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<Bytes>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kmin: Option<Bytes>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kmax: Option<Bytes>,
+    pub pmax: f64,
+}
+
+impl Default for SharedEcnConfig {
+    fn default() -> Self {
+        SharedEcnConfig { k: None, kmin: None, kmax: None, pmax: 0.1 }
+    }
+}
+
+/// Inputs of BCC's parameter rules (section IV-C/D of the BCC paper).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct BccConfig {
+    /// Base round-trip time.
+    pub rtt: Time,
+    /// The transport's characteristic constant (0.72 for DCTCP).
+    pub lambda: f64,
+    /// Headroom time of the RED range: Kmax - Kmin = C x N x h.
+    pub h: Time,
+}
+
+impl Default for BccConfig {
+    fn default() -> Self {
+        BccConfig { rtt: Time(80_000_000), lambda: 0.72, h: Time(8_000_000) }
+    }
+}
+
+/// The BCC thresholds of one pool.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BccThresholds {
+    /// B_R = C x RTT x (1 + lambda) - S_min
+    pub b_r: f64,
+    /// Kmax = B - B_R / alpha_min
+    pub kmax: f64,
+    /// Kmin = Kmax - C x N x h
+    pub kmin: f64,
+}
+
+impl BccConfig {
+    /// BCC's rules for a pool of `ports` ports at `rate_bps` with shared size `pool`,
+    /// smallest alpha `alpha_min` and per-queue reserve `reserved`.
+    pub fn thresholds(&self, rate_bps: u64, ports: usize, pool: u64, alpha_min: f64, reserved: u64) -> BccThresholds {
+        let c = rate_bps as f64 / 8.0; // bytes per second
+        let b_r = c * self.rtt.0 as f64 / 1e12 * (1.0 + self.lambda) - reserved as f64;
+        let kmax = pool as f64 - b_r / alpha_min;
+        let kmin = kmax - c * ports as f64 * self.h.0 as f64 / 1e12;
+        BccThresholds { b_r, kmax, kmin }
+    }
 }
 
 impl Default for SwitchConfig {
@@ -168,7 +257,11 @@ impl Default for SwitchConfig {
             scheduler: SchedulerKind::Fifo,
             dwrr_quantum: Bytes(9_000),
             dwrr_weights: vec![1.0],
+            admission: AdmissionKind::DynamicThreshold,
+            marking: MarkingKind::Explicit,
             ecn: EcnConfig::default(),
+            shared_ecn: SharedEcnConfig::default(),
+            bcc: BccConfig::default(),
         }
     }
 }
@@ -232,6 +325,7 @@ pub struct TransportConfig {
     pub dctcp_alpha_init: f64,
     pub handshake: bool,
     pub ecn: EcnCapable,
+    pub pias_thresholds: Vec<Bytes>,
 }
 
 impl Default for TransportConfig {
@@ -251,6 +345,7 @@ impl Default for TransportConfig {
             dctcp_alpha_init: 0.0,
             handshake: false,
             ecn: EcnCapable::Auto,
+            pias_thresholds: Vec::new(),
         }
     }
 }
@@ -543,6 +638,45 @@ impl Scenario {
             }
             _ => {}
         }
+        let se = &s.shared_ecn;
+        if !(0.0..=1.0).contains(&se.pmax) {
+            return err("switch.shared_ecn.pmax", format!("{} is outside [0, 1]", se.pmax));
+        }
+        match (se.k, se.kmin, se.kmax) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return err("switch.shared_ecn.k", "set either k (cut-off) or kmin and kmax (RED), not both".into())
+            }
+            (None, Some(_), None) => return err("switch.shared_ecn.kmax", "RED needs kmax as well as kmin".into()),
+            (None, None, Some(_)) => return err("switch.shared_ecn.kmin", "RED needs kmin as well as kmax".into()),
+            (None, Some(lo), Some(hi)) if lo > hi => {
+                return err("switch.shared_ecn.kmin", format!("{lo} is above switch.shared_ecn.kmax = {hi} (accepted: kmin <= kmax)"))
+            }
+            _ => {}
+        }
+        if s.marking == MarkingKind::Bcc {
+            if se.k.is_some() || se.kmin.is_some() {
+                return err("switch.marking", "\"bcc\" derives switch.shared_ecn thresholds; remove switch.shared_ecn.k/kmin/kmax or use marking = \"explicit\"".into());
+            }
+            let b = &s.bcc;
+            if !(b.lambda.is_finite() && b.lambda >= 0.0) {
+                return err("switch.bcc.lambda", format!("{} is not accepted (accepted: a number >= 0)", b.lambda));
+            }
+            if b.rtt.0 == 0 {
+                return err("switch.bcc.rtt", "must be positive".into());
+            }
+            let alpha_min = alphas.iter().cloned().fold(f64::INFINITY, f64::min);
+            let rate = t.link_rate.0.max(t.uplink_rate.0);
+            let th = b.thresholds(rate, s.ports_per_pool as usize, s.pool_size.0, alpha_min, s.reserved.0);
+            if th.kmin < 0.0 {
+                return err(
+                    "switch.bcc",
+                    format!(
+                        "the BCC rules give Kmin = {:.0} B < 0 for this pool (Kmax = {:.0} B, B_R = {:.0} B); the pool is too small for this rtt, lambda and h",
+                        th.kmin, th.kmax, th.b_r
+                    ),
+                );
+            }
+        }
         let port_buffer = s.pool_size.0 + s.reserved.0;
         for (key, k) in [("switch.ecn.k", e.k), ("switch.ecn.kmin", e.kmin)] {
             if let Some(k) = k.filter(|k| k.0 > port_buffer) {
@@ -582,6 +716,20 @@ impl Scenario {
         }
         if !(0.0..=1.0).contains(&tr.dctcp_alpha_init) {
             return err("transport.dctcp_alpha_init", format!("{} is outside [0, 1]", tr.dctcp_alpha_init));
+        }
+        if tr.pias_thresholds.windows(2).any(|w| w[0] >= w[1]) || tr.pias_thresholds.first() == Some(&Bytes(0)) {
+            return err("transport.pias_thresholds", "must be positive and increasing, e.g. [\"1MB\"]".into());
+        }
+        if tr.pias_thresholds.len() >= s.queues as usize && s.scheduler != SchedulerKind::Fifo {
+            warnings.push(format!(
+                "transport.pias_thresholds: {} thresholds make {} classes but switches have {} queues; the lowest classes share the last queue",
+                tr.pias_thresholds.len(),
+                tr.pias_thresholds.len() + 1,
+                s.queues
+            ));
+        }
+        if !tr.pias_thresholds.is_empty() && s.scheduler == SchedulerKind::Fifo {
+            warnings.push("transport.pias_thresholds: tags have no effect with switch.scheduler = \"fifo\" (one queue)".into());
         }
         if tr.max_cwnd.0 != 0 && tr.max_cwnd.0 < tr.mss as u64 {
             return err("transport.max_cwnd", format!("{} is below one MSS ({} B); 0 means unlimited", tr.max_cwnd, tr.mss));

@@ -15,11 +15,18 @@ pub enum DropReason {
     DynamicThreshold,
     /// A marking rule fired on a packet that is not ECN-capable.
     MarkingDrop,
+    /// Pushed out of the buffer by a higher-priority or shorter-queue arrival.
+    Pushout,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 4] =
-        [DropReason::NicBuffer, DropReason::PoolFull, DropReason::DynamicThreshold, DropReason::MarkingDrop];
+    pub const ALL: [DropReason; 5] = [
+        DropReason::NicBuffer,
+        DropReason::PoolFull,
+        DropReason::DynamicThreshold,
+        DropReason::MarkingDrop,
+        DropReason::Pushout,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -27,6 +34,7 @@ impl DropReason {
             DropReason::PoolFull => "pool_full",
             DropReason::DynamicThreshold => "dynamic_threshold",
             DropReason::MarkingDrop => "marking_drop",
+            DropReason::Pushout => "pushout",
         }
     }
 }
@@ -40,7 +48,10 @@ pub struct Counters {
     pub dropped: [u64; DropReason::ALL.len()],
     pub bytes_dropped: u64,
     pub data_packets_sent: u64,
+    /// Packets marked CE (each once).
     pub ecn_marks: u64,
+    /// Times each rule fired (a packet may be marked by several), by `MarkRule` index.
+    pub marks_by_rule: [u64; 2],
     pub retransmits: u64,
     pub timeouts: u64,
 }

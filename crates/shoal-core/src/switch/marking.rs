@@ -12,8 +12,29 @@ pub struct MarkContext {
     pub pool_shared: u64,
 }
 
+/// Which kind of rule marked a packet (counted separately).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkRule {
+    /// Per-queue ECN on the packet's queue.
+    Queue,
+    /// Shared-buffer ECN on the packet's pool.
+    SharedBuffer,
+}
+
+impl MarkRule {
+    pub const ALL: [MarkRule; 2] = [MarkRule::Queue, MarkRule::SharedBuffer];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MarkRule::Queue => "queue",
+            MarkRule::SharedBuffer => "shared_buffer",
+        }
+    }
+}
+
 pub trait Marker: Send {
     fn marks(&mut self, ctx: &MarkContext, rng: &mut Rng) -> bool;
+    fn rule(&self) -> MarkRule;
 }
 
 /// Per-queue cut-off: mark when the queue holds at least `k` bytes (DCTCP's rule).
@@ -25,6 +46,10 @@ impl Marker for QueueCutoff {
     #[inline]
     fn marks(&mut self, ctx: &MarkContext, _: &mut Rng) -> bool {
         ctx.queue_bytes >= self.k
+    }
+
+    fn rule(&self) -> MarkRule {
+        MarkRule::Queue
     }
 }
 
@@ -51,7 +76,35 @@ pub fn red_probability(q: u64, kmin: u64, kmax: u64, pmax: f64) -> f64 {
 impl Marker for QueueRed {
     #[inline]
     fn marks(&mut self, ctx: &MarkContext, rng: &mut Rng) -> bool {
-        let p = red_probability(ctx.queue_bytes, self.kmin, self.kmax, self.pmax);
-        p >= 1.0 || (p > 0.0 && rng.gen::<f64>() < p)
+        red_marks(ctx.queue_bytes, self.kmin, self.kmax, self.pmax, rng)
+    }
+
+    fn rule(&self) -> MarkRule {
+        MarkRule::Queue
+    }
+}
+
+#[inline]
+fn red_marks(q: u64, kmin: u64, kmax: u64, pmax: f64, rng: &mut Rng) -> bool {
+    let p = red_probability(q, kmin, kmax, pmax);
+    p >= 1.0 || (p > 0.0 && rng.gen::<f64>() < p)
+}
+
+/// Shared-buffer RED (BCC): the same rule on the pool's instantaneous shared occupancy,
+/// for every packet of the pool whatever its port or queue. `kmin == kmax` is a cut-off.
+pub struct SharedBufferRed {
+    pub kmin: u64,
+    pub kmax: u64,
+    pub pmax: f64,
+}
+
+impl Marker for SharedBufferRed {
+    #[inline]
+    fn marks(&mut self, ctx: &MarkContext, rng: &mut Rng) -> bool {
+        red_marks(ctx.pool_shared, self.kmin, self.kmax, self.pmax, rng)
+    }
+
+    fn rule(&self) -> MarkRule {
+        MarkRule::SharedBuffer
     }
 }

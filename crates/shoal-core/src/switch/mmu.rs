@@ -2,7 +2,7 @@
 //! reserves, and the accounting that admission decisions read.
 
 use crate::sim::Ps;
-use crate::stats::{DropReason, TimeWeighted};
+use crate::stats::TimeWeighted;
 
 /// A buffer pool shared by a group of ports.
 ///
@@ -45,34 +45,6 @@ impl QueueAccount {
     }
 }
 
-/// The admission decision point: may a packet of `size` bytes enter this queue?
-pub trait Admission: Send {
-    fn admit(&mut self, queue: &QueueAccount, pool: &Pool, size: u64) -> Result<(), DropReason>;
-}
-
-/// Reserved space first, then the shared pool while the queue's shared bytes are below
-/// the dynamic threshold T = alpha * (pool size - pool shared occupancy) (Choudhury and
-/// Hahne); otherwise tail drop.
-pub struct DynamicThreshold;
-
-impl Admission for DynamicThreshold {
-    #[inline]
-    fn admit(&mut self, q: &QueueAccount, pool: &Pool, size: u64) -> Result<(), DropReason> {
-        if q.bytes + size <= q.reserved {
-            return Ok(());
-        }
-        let needed = (q.bytes + size - q.reserved) - q.shared();
-        if needed > pool.free() {
-            return Err(DropReason::PoolFull);
-        }
-        let threshold = q.alpha * pool.free() as f64;
-        if q.shared() as f64 >= threshold {
-            return Err(DropReason::DynamicThreshold);
-        }
-        Ok(())
-    }
-}
-
 /// Moves `size` bytes into (`add`) or out of a queue, keeping the pool in step.
 #[inline]
 pub fn account(q: &mut QueueAccount, pool: &mut Pool, size: u64, add: bool, now: Ps) {
@@ -96,23 +68,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reserve_then_shared_then_threshold() {
+    fn accounting_splits_reserved_and_shared() {
         let mut pool = Pool::new(1000, 100);
         let mut q = QueueAccount { bytes: 0, reserved: 100, alpha: 1.0 };
-        let mut dt = DynamicThreshold;
-        // 100 bytes fit in the reserve.
-        assert!(dt.admit(&q, &pool, 100).is_ok());
-        account(&mut q, &mut pool, 100, true, 0);
-        assert_eq!(pool.shared_used, 0);
-        // Shared grows while shared < alpha * free: with alpha 1 the queue stops at 500.
-        let mut admitted = 0;
-        while dt.admit(&q, &pool, 10).is_ok() {
-            account(&mut q, &mut pool, 10, true, 0);
-            admitted += 10;
-        }
-        assert_eq!(admitted, 500);
-        assert_eq!(dt.admit(&q, &pool, 10), Err(DropReason::DynamicThreshold));
-        account(&mut q, &mut pool, 600, false, 0);
-        assert_eq!((q.bytes, pool.shared_used), (0, 0));
+        account(&mut q, &mut pool, 80, true, 0);
+        assert_eq!((q.shared(), pool.shared_used), (0, 0));
+        account(&mut q, &mut pool, 50, true, 0);
+        assert_eq!((q.shared(), pool.shared_used, pool.occupancy.value()), (30, 30, 130));
+        account(&mut q, &mut pool, 130, false, 0);
+        assert_eq!((q.bytes, pool.shared_used, pool.occupancy.value()), (0, 0, 0));
     }
 }

@@ -2,16 +2,18 @@
 //! admission (`mmu::Admission`), marking (`marking::Marker`) and scheduling
 //! (`scheduler::Scheduler`); the switch itself only moves packets between them.
 
+pub mod admission;
 pub mod marking;
 pub mod mmu;
 pub mod scheduler;
 
 use crate::net::Packet;
-use crate::scenario::{MarkPoint, SchedulerKind, SwitchConfig};
+use crate::scenario::{MarkPoint, MarkingKind, SchedulerKind, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
-use marking::{MarkContext, Marker, QueueCutoff, QueueRed};
-use mmu::{account, Admission, DynamicThreshold, Pool, QueueAccount};
+use admission::{Admission, AdmitContext, Verdict};
+use marking::{MarkContext, Marker, QueueCutoff, QueueRed, SharedBufferRed};
+use mmu::{account, Pool, QueueAccount};
 use scheduler::{Dwrr, Scheduler, StrictPriority};
 use std::collections::VecDeque;
 
@@ -36,7 +38,11 @@ pub struct Switch {
     /// Salt of this switch's ECMP hash.
     pub ecmp_salt: u64,
     admission: Box<dyn Admission>,
+    ports_per_pool: usize,
+    /// Per-queue rules, shared for every queue.
     markers: Vec<Box<dyn Marker>>,
+    /// Shared-buffer rule of each pool, if any.
+    pool_markers: Vec<Option<Box<dyn Marker>>>,
     mark_at: MarkPoint,
     /// Every packet uses queue 0 (FIFO).
     single_queue: bool,
@@ -44,8 +50,9 @@ pub struct Switch {
 }
 
 impl Switch {
-    /// A switch whose ports transmit on `links`, configured by `cfg`.
-    pub fn new(cfg: &SwitchConfig, links: &[u32], ecmp_salt: u64, rng: Rng) -> Self {
+    /// A switch whose ports transmit on `links` at `rates` (bits per second), configured
+    /// by `cfg`.
+    pub fn new(cfg: &SwitchConfig, links: &[u32], rates: &[u64], ecmp_salt: u64, rng: Rng) -> Self {
         let queues = cfg.queues as usize;
         let ports_per_pool = cfg.ports_per_pool as usize;
         let pool_count = links.len().div_ceil(ports_per_pool).max(1);
@@ -75,6 +82,7 @@ impl Switch {
             })
             .collect();
         let mut markers: Vec<Box<dyn Marker>> = Vec::new();
+        debug_assert_eq!(links.len(), rates.len());
         let ecn = &cfg.ecn;
         if let Some(k) = ecn.k {
             markers.push(Box::new(QueueCutoff { k: k.0 }));
@@ -82,12 +90,36 @@ impl Switch {
         if let (Some(kmin), Some(kmax)) = (ecn.kmin, ecn.kmax) {
             markers.push(Box::new(QueueRed { kmin: kmin.0, kmax: kmax.0, pmax: ecn.pmax }));
         }
+        let alpha_min = (0..queues).map(|q| cfg.alpha.get(q)).fold(f64::INFINITY, f64::min);
+        let pool_markers = (0..pool_count)
+            .map(|p| -> Option<Box<dyn Marker>> {
+                let shared = &cfg.shared_ecn;
+                let pmax = shared.pmax;
+                match cfg.marking {
+                    MarkingKind::Bcc => {
+                        let ports = p * ports_per_pool..((p + 1) * ports_per_pool).min(links.len());
+                        let rate = rates[ports.clone()].iter().copied().max().unwrap_or(0);
+                        let th = cfg.bcc.thresholds(rate, ports.len(), cfg.pool_size.0, alpha_min, cfg.reserved.0);
+                        let kmax = th.kmax.max(0.0) as u64;
+                        let kmin = (th.kmin.max(0.0) as u64).min(kmax);
+                        Some(Box::new(SharedBufferRed { kmin, kmax, pmax }))
+                    }
+                    MarkingKind::Explicit => match (shared.k, shared.kmin, shared.kmax) {
+                        (Some(k), _, _) => Some(Box::new(SharedBufferRed { kmin: k.0, kmax: k.0, pmax: 1.0 })),
+                        (None, Some(lo), Some(hi)) => Some(Box::new(SharedBufferRed { kmin: lo.0, kmax: hi.0, pmax })),
+                        _ => None,
+                    },
+                }
+            })
+            .collect();
         Switch {
             ports,
             pools,
             ecmp_salt,
-            admission: Box::new(DynamicThreshold),
+            admission: admission::build(cfg.admission),
+            ports_per_pool,
             markers,
+            pool_markers,
             mark_at: ecn.at,
             single_queue: cfg.scheduler == SchedulerKind::Fifo,
             rng,
@@ -107,12 +139,19 @@ impl Switch {
     /// (a rule fired on a packet that is not ECN-capable).
     #[inline]
     fn mark(&mut self, pkt: &mut Packet, queue_bytes: u64, pool: usize, counters: &mut Counters) -> bool {
-        if self.markers.is_empty() {
+        if self.markers.is_empty() && self.pool_markers[pool].is_none() {
             return true;
         }
         let ctx = MarkContext { queue_bytes, pool_shared: self.pools[pool].shared_used };
         let rng = &mut self.rng;
-        if self.markers.iter_mut().any(|m| m.marks(&ctx, rng)) {
+        let mut marked = false;
+        for m in self.markers.iter_mut().chain(self.pool_markers[pool].iter_mut()) {
+            if m.marks(&ctx, rng) {
+                counters.marks_by_rule[m.rule() as usize] += 1;
+                marked = true;
+            }
+        }
+        if marked {
             if pkt.ect {
                 if !pkt.ce {
                     pkt.ce = true;
@@ -130,9 +169,30 @@ impl Switch {
         let q = self.queue_of(port, &pkt);
         let pool = self.ports[port].pool;
         let size = pkt.size as u64;
-        if let Err(reason) = self.admission.admit(&self.ports[port].queues[q].account, &self.pools[pool], size) {
-            counters.drop(reason, size);
-            return false;
+        let pool_ports = pool * self.ports_per_pool..((pool + 1) * self.ports_per_pool).min(self.ports.len());
+        loop {
+            let ctx = AdmitContext {
+                ports: &self.ports,
+                pool_ports: pool_ports.clone(),
+                pool: &self.pools[pool],
+                port,
+                queue: q,
+                size,
+            };
+            match self.admission.admit(&ctx) {
+                Verdict::Admit => break,
+                Verdict::Drop(reason) => {
+                    counters.drop(reason, size);
+                    return false;
+                }
+                Verdict::Evict { port: victim_port, queue: victim_queue } => {
+                    let vq = &mut self.ports[victim_port].queues[victim_queue];
+                    let victim = vq.packets.pop_back().expect("admission evicts from a non-empty queue");
+                    account(&mut vq.account, &mut self.pools[pool], victim.size as u64, false, now);
+                    vq.occupancy.set(now, vq.account.bytes);
+                    counters.drop(DropReason::Pushout, victim.size as u64);
+                }
+            }
         }
         if self.mark_at == MarkPoint::Enqueue {
             let ahead = self.ports[port].queues[q].account.bytes;

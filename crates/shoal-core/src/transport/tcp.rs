@@ -26,6 +26,8 @@ pub struct TcpConfig {
     pub cc: CcKind,
     pub dctcp_g: f64,
     pub dctcp_alpha_init: f64,
+    /// PIAS tagging thresholds in bytes, increasing; empty = off.
+    pub pias_thresholds: Vec<u64>,
 }
 
 impl TcpConfig {
@@ -45,6 +47,7 @@ impl TcpConfig {
             cc: t.cc,
             dctcp_g: t.dctcp_g,
             dctcp_alpha_init: t.dctcp_alpha_init,
+            pias_thresholds: t.pias_thresholds.iter().map(|b| b.0).collect(),
         }
     }
 
@@ -56,6 +59,13 @@ impl TcpConfig {
     /// Payload bytes of segment `seg` of a `bytes`-byte flow.
     pub fn payload(&self, bytes: u64, seg: u32) -> u64 {
         (bytes - seg as u64 * self.mss as u64).min(self.mss as u64)
+    }
+
+    /// The PIAS tag of a packet sent after `bytes_sent` bytes: the number of thresholds
+    /// already reached (0 = highest priority).
+    #[inline]
+    pub fn pias_priority(&self, bytes_sent: u64) -> u8 {
+        self.pias_thresholds.iter().take_while(|&&t| bytes_sent >= t).count() as u8
     }
 
     /// Payload bytes in segments `from..to`.
@@ -93,6 +103,8 @@ pub struct TcpSender {
     pub deadline: Option<Ps>,
     pub retransmits: u32,
     pub timeouts: u32,
+    /// Payload bytes sent so far, retransmissions included (PIAS tags by it).
+    bytes_sent: u64,
     template: Packet,
 }
 
@@ -118,6 +130,7 @@ impl TcpSender {
             deadline: None,
             retransmits: 0,
             timeouts: 0,
+            bytes_sent: 0,
             template,
         }
     }
@@ -140,7 +153,7 @@ impl TcpSender {
     }
 
     fn send_syn(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
-        out.push(Packet { kind: PacketKind::Syn, size: cfg.ack_size, seq: 0, ect: false, timestamp: now, ..self.template });
+        out.push(Packet { kind: PacketKind::Syn, size: cfg.ack_size, seq: 0, ect: cfg.ect, timestamp: now, ..self.template });
         self.deadline = Some(now + self.rto(cfg));
     }
 
@@ -171,8 +184,11 @@ impl TcpSender {
             self.retransmits += 1;
         }
         self.high_sent = self.high_sent.max(seg + 1);
-        let size = (cfg.payload(self.bytes, seg) + cfg.header as u64) as u32;
-        out.push(Packet { kind: PacketKind::Data, seq: seg, size, ect: cfg.ect, timestamp: now, ..self.template });
+        let payload = cfg.payload(self.bytes, seg);
+        let priority = if cfg.pias_thresholds.is_empty() { self.template.priority } else { cfg.pias_priority(self.bytes_sent) };
+        self.bytes_sent += payload;
+        let size = (payload + cfg.header as u64) as u32;
+        out.push(Packet { kind: PacketKind::Data, seq: seg, size, ect: cfg.ect, timestamp: now, priority, ..self.template });
     }
 
     fn window_segments(&self, cfg: &TcpConfig) -> u32 {
@@ -299,7 +315,7 @@ impl TcpReceiver {
 
     /// Handles a data packet or SYN; returns the ACK (or SYN-ACK) to send back.
     pub fn on_packet(&mut self, cfg: &TcpConfig, pkt: &Packet, reverse: Packet, now: Ps) -> Packet {
-        let reply = Packet { size: cfg.ack_size, ect: false, ce: false, timestamp: pkt.timestamp, ..reverse };
+        let reply = Packet { size: cfg.ack_size, ect: cfg.ect, ce: false, timestamp: pkt.timestamp, ..reverse };
         if pkt.kind == PacketKind::Syn {
             return Packet { kind: PacketKind::SynAck, seq: 0, ece: false, ..reply };
         }

@@ -1,0 +1,31 @@
+use super::{Admission, AdmitContext, Verdict};
+use crate::stats::DropReason;
+
+/// Reserved space first, then the shared pool while the queue's shared bytes are below
+/// the dynamic threshold T = alpha * (pool size - pool shared occupancy) (Choudhury and
+/// Hahne); otherwise tail drop.
+pub struct DynamicThreshold;
+
+impl DynamicThreshold {
+    pub fn verdict(ctx: &AdmitContext) -> Verdict {
+        let q = ctx.account();
+        if q.bytes + ctx.size <= q.reserved {
+            return Verdict::Admit;
+        }
+        let needed = (q.bytes + ctx.size - q.reserved) - q.shared();
+        if needed > ctx.pool.free() {
+            return Verdict::Drop(DropReason::PoolFull);
+        }
+        if q.shared() as f64 >= q.alpha * ctx.pool.free() as f64 {
+            return Verdict::Drop(DropReason::DynamicThreshold);
+        }
+        Verdict::Admit
+    }
+}
+
+impl Admission for DynamicThreshold {
+    #[inline]
+    fn admit(&mut self, ctx: &AdmitContext) -> Verdict {
+        Self::verdict(ctx)
+    }
+}

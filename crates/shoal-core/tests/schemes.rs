@@ -1,0 +1,248 @@
+//! The switch schemes beyond tail drop: pushout admission (LossPass, LQD), shared-buffer
+//! ECN (BCC) and PIAS tagging.
+
+mod common;
+use common::{run, scenario};
+use rand::{Rng as _, SeedableRng};
+use shoal_core::net::{Packet, PacketKind};
+use shoal_core::scenario::{AdmissionKind, BccConfig, SchedulerKind, SwitchConfig};
+use shoal_core::sim::stream;
+use shoal_core::stats::{Counters, DropReason};
+use shoal_core::switch::Switch;
+use shoal_core::units::{Bytes, Time};
+
+fn packet(size: u32, priority: u8) -> Packet {
+    Packet {
+        flow: 0,
+        seq: 0,
+        size,
+        dst: 0,
+        hash: 0,
+        kind: PacketKind::Data,
+        priority,
+        ect: true,
+        ce: false,
+        ece: false,
+        timestamp: 0,
+    }
+}
+
+/// A switch with `ports` ports and a per-port buffer of `buffer` bytes (one port per
+/// pool, no reserve, an alpha large enough that only a full buffer refuses), two
+/// strict-priority queues.
+fn per_port_switch(admission: AdmissionKind, buffer: u64, ports_per_pool: u32, ports: usize) -> Switch {
+    let mut cfg = SwitchConfig::default();
+    cfg.queues = 2;
+    cfg.scheduler = SchedulerKind::StrictPriority;
+    cfg.ports_per_pool = ports_per_pool;
+    cfg.pool_size = Bytes(buffer);
+    cfg.reserved = Bytes(0);
+    cfg.alpha = shoal_core::scenario::PerQueue::All(1e9);
+    cfg.admission = admission;
+    let links: Vec<u32> = (0..ports as u32).collect();
+    Switch::new(&cfg, &links, &vec![10_000_000_000; ports], 0, stream(1, "test", 0))
+}
+
+fn queue_bytes(sw: &Switch, port: usize, queue: usize) -> u64 {
+    sw.ports[port].queues[queue].account.bytes
+}
+
+/// LossPass's rule, checked on a random sequence of arrivals and departures: a
+/// high-priority packet is dropped only once the low-priority queue holds no more bytes
+/// than the packet (Algorithm 1, line 6); a low-priority packet never evicts anything;
+/// the buffer never overflows.
+#[test]
+fn losspass_pushout_rule() {
+    let buffer = 60_000;
+    let mut sw = per_port_switch(AdmissionKind::Losspass, buffer, 1, 1);
+    let mut counters = Counters::default();
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+    let mut high_drops = 0;
+    for step in 0..20_000u64 {
+        if rng.gen_bool(0.3) {
+            sw.dequeue(0, step, &mut counters);
+            continue;
+        }
+        let priority = rng.gen_range(0..2u8);
+        let size = rng.gen_range(64..=1500u32);
+        let pushouts_before = counters.dropped[DropReason::Pushout as usize];
+        let admitted = sw.enqueue(0, packet(size, priority), step, &mut counters);
+        let pushouts = counters.dropped[DropReason::Pushout as usize] - pushouts_before;
+        if priority == 1 {
+            assert_eq!(pushouts, 0, "a low-priority packet evicted something");
+        } else if !admitted {
+            // Algorithm 1 evicts while the low queue holds more than the packet; a drop
+            // leaves at most the packet's size of low-priority data buffered.
+            high_drops += 1;
+            let low = queue_bytes(&sw, 0, 1);
+            assert!(low <= size as u64, "high packet dropped with {low} B of low-priority data buffered");
+        }
+        assert!(queue_bytes(&sw, 0, 0) + queue_bytes(&sw, 0, 1) <= buffer);
+        assert!(sw.check_accounting(0).is_empty());
+    }
+    assert!(counters.dropped[DropReason::Pushout as usize] > 100, "the test never filled the buffer");
+    assert!(high_drops > 0, "the buffer never filled with high-priority data");
+}
+
+/// Without pushout the same arrivals lose high-priority packets while low-priority bytes
+/// sit in the buffer (the rule above is not vacuous).
+#[test]
+fn tail_drop_loses_high_priority_packets_that_losspass_keeps() {
+    let mut sw = per_port_switch(AdmissionKind::DynamicThreshold, 30_000, 1, 1);
+    let mut counters = Counters::default();
+    while sw.enqueue(0, packet(1500, 1), 0, &mut counters) {}
+    assert!(!sw.enqueue(0, packet(1500, 0), 0, &mut counters));
+    let mut lp = per_port_switch(AdmissionKind::Losspass, 30_000, 1, 1);
+    while lp.enqueue(0, packet(1500, 1), 0, &mut counters) {}
+    assert!(lp.enqueue(0, packet(1500, 0), 0, &mut counters));
+    assert_eq!(queue_bytes(&lp, 0, 1), 30_000 - 1500);
+}
+
+/// LQD: when the shared pool is full, an arrival at a short queue pushes out the tail of
+/// the pool's longest queue; an arrival at the longest queue is dropped.
+#[test]
+fn lqd_pushes_out_the_longest_queue() {
+    let mut sw = per_port_switch(AdmissionKind::Lqd, 30_000, 2, 2);
+    let mut counters = Counters::default();
+    while sw.enqueue(0, packet(1500, 0), 0, &mut counters) {}
+    assert_eq!(queue_bytes(&sw, 0, 0), 30_000);
+    assert_eq!(counters.dropped[DropReason::PoolFull as usize], 1);
+    for i in 1..=5u64 {
+        assert!(sw.enqueue(1, packet(1500, 0), 0, &mut counters));
+        assert_eq!(queue_bytes(&sw, 0, 0), 30_000 - i * 1500);
+    }
+    assert_eq!(counters.dropped[DropReason::Pushout as usize], 5);
+    assert!(sw.check_accounting(0).is_empty());
+}
+
+/// BCC's worked example (section V-A): 100 Gbps, 80 us, lambda 0.72, a 3 MB pool, alpha 4,
+/// 128 KB reserve, 8 ports, h = 8 us give B_R ~ 1.6 MB, Kmax ~ 2.6 MB, Kmin ~ 1.8 MB.
+#[test]
+fn bcc_thresholds_match_the_paper() {
+    let cfg = BccConfig { rtt: Time(80_000_000), lambda: 0.72, h: Time(8_000_000) };
+    let th = cfg.thresholds(100_000_000_000, 8, 3_000_000, 4.0, 128_000);
+    assert!((th.b_r / 1e6 - 1.6).abs() < 0.05, "{th:?}");
+    assert!((th.kmax / 1e6 - 2.6).abs() < 0.05, "{th:?}");
+    assert!((th.kmin / 1e6 - 1.8).abs() < 0.05, "{th:?}");
+}
+
+/// Shared-buffer ECN holds a pool's shared occupancy near its cut-off: 8 congested
+/// ports, each with 4 DCTCP long flows, whose per-queue K (700 KB) is never reached
+/// before the pool fills. Without the shared rule the pool runs full and drops; with a
+/// 1 MB shared cut-off it stays near 1 MB and nothing is dropped.
+#[test]
+fn shared_buffer_ecn_controls_pool_occupancy() {
+    let base = r#"
+        [topology]
+        kind = "star"
+        hosts = 40
+        link_rate = "10Gbps"
+        link_delay = "5us"
+        [switch]
+        ports_per_pool = 40
+        pool_size = "3MB"
+        reserved = "0B"
+        alpha = 8
+        ecn.k = "700KB"
+        [transport]
+        cc = "dctcp"
+        mss = 1446
+        header = 54
+        [workload]
+        pattern = "long_lived"
+        senders = "8-39"
+        receivers = "0-7"
+        [run]
+        stop_time = "30ms"
+    "#;
+    let mut without = run(&scenario(base)).counters_json();
+    let mut with_rule = run(&scenario(&base.replace("ecn.k = \"700KB\"", "ecn.k = \"700KB\"\nshared_ecn.k = \"1MB\""))).counters_json();
+    let pool = |c: &mut serde_json::Value| c["pools"][0]["mean"].as_f64().unwrap();
+    let (p_without, p_with) = (pool(&mut without), pool(&mut with_rule));
+    assert!(p_without > 1.5e6, "pool without shared ECN: {p_without}");
+    assert!((0.6e6..1.3e6).contains(&p_with), "pool with a 1 MB shared cut-off: {p_with}");
+    assert!(with_rule["marks_by_rule"]["shared_buffer"].as_u64().unwrap() > 0);
+    assert_eq!(with_rule["packets"]["dropped"], 0, "{}", with_rule["drops"]);
+    assert!(with_rule["links"]["host_downlinks"]["max"].as_f64().unwrap() > 0.9);
+}
+
+/// PIAS tags the first bytes of a flow high and the rest low: with a 1 MB threshold a
+/// 3 MB flow's packets queue at the bottleneck first in queue 0, then in queue 1.
+#[test]
+fn pias_tags_by_bytes_sent() {
+    let sc = scenario(
+        r#"
+        [topology]
+        kind = "dumbbell"
+        hosts = 1
+        hosts_right = 1
+        link_rate = "10Gbps"
+        uplink_rate = "1Gbps"
+        [switch]
+        queues = 2
+        scheduler = "strict_priority"
+        [transport]
+        mss = 1000
+        pias_thresholds = ["1MB"]
+        [workload]
+        pattern = "incast"
+        senders = "0"
+        receiver = 1
+        size = "3MB"
+        [run]
+        sample_interval = "1us"
+        "#,
+    );
+    let sim = run(&sc);
+    let (mut q0, mut q1) = (0, 0);
+    // Port 1 of the left switch is its uplink, the bottleneck.
+    for s in sim.samples().iter().filter(|s| s.switch == 0 && s.port == 1 && s.bytes > 0) {
+        if s.queue == 0 { q0 += 1 } else { q1 += 1 }
+    }
+    assert!(q0 > 0 && q1 > 0, "queues used: {q0} {q1}");
+    let cfg = shoal_core::transport::TcpConfig::from_scenario(&sc.transport);
+    assert_eq!(cfg.pias_priority(0), 0);
+    assert_eq!(cfg.pias_priority(999_999), 0);
+    assert_eq!(cfg.pias_priority(1_000_000), 1);
+}
+
+/// Pushout drops are recovered like any loss: conservation and completion hold on a
+/// lossy LossPass and LQD fabric.
+#[test]
+fn pushout_conserves_packets_and_flows_complete() {
+    for admission in ["losspass", "lqd"] {
+        let sc = scenario(&format!(
+            r#"
+            [topology]
+            kind = "star"
+            hosts = 16
+            link_rate = "10Gbps"
+            [switch]
+            queues = 2
+            scheduler = "strict_priority"
+            admission = "{admission}"
+            pool_size = "100KB"
+            reserved = "0B"
+            ports_per_pool = 4
+            [transport]
+            cc = "newreno"
+            pias_thresholds = ["100KB"]
+            rto_min = "1ms"
+            [workload]
+            pattern = "all_to_all"
+            cdf = "websearch"
+            load = 0.8
+            flows = 300
+            [[workload.extra]]
+            pattern = "incast"
+            receiver = 3
+            size = "20KB"
+            start = "1ms"
+            "#
+        ));
+        let mut sim = run(&sc);
+        let c = sim.counters_json();
+        assert!(c["drops"]["pushout"].as_u64().unwrap() > 0, "{admission}: no pushout happened");
+        assert!(sim.flow_records().iter().all(|r| r.finish.is_some() && r.delivered_bytes == r.bytes));
+    }
+}
