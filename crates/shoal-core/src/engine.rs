@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
-    /// A link finished serializing its current packet.
+    /// A link finished serializing and a packet is waiting for it.
     TxDone(u32),
     /// The oldest packet on a link's wire reaches the far end.
     Arrive(u32),
@@ -28,7 +28,9 @@ enum Event {
 }
 
 /// A directed link: a transmitter that serializes one packet at a time, and a wire that
-/// holds packets in propagation (in arrival order, so only the oldest has an event).
+/// holds packets from the start of their serialization until their arrival (in arrival
+/// order, so only the oldest has an event). The transmitter needs an event only when a
+/// packet waits for it: an idle port's next packet starts as soon as it is queued.
 struct Link {
     from: NodeId,
     /// Port index at the sending switch (0 for a host NIC).
@@ -37,7 +39,10 @@ struct Link {
     rate: LinkRate,
     delay: Ps,
     core: bool,
-    transmitting: Option<Packet>,
+    /// The transmitter is serializing until this time.
+    busy_until: Ps,
+    /// A `TxDone` event is pending for this link.
+    tx_event: bool,
     wire: VecDeque<(Ps, Packet)>,
     tx_bytes: u64,
 }
@@ -149,7 +154,8 @@ impl Simulation {
                 rate: LinkRate::new(l.rate_bps),
                 delay: l.delay,
                 core: l.core,
-                transmitting: None,
+                busy_until: 0,
+                tx_event: false,
                 wire: VecDeque::new(),
                 tx_bytes: 0,
             });
@@ -301,34 +307,56 @@ impl Simulation {
 
     // ---- links -------------------------------------------------------------------
 
-    /// Starts serializing the next packet of an idle link, if its owner has one.
+    /// Starts serializing the next packet of an idle link, if its owner has one. The
+    /// packet goes on the wire now, arriving after its serialization and the delay.
     fn start_transmission(&mut self, link_id: u32) {
         let link = &self.links[link_id as usize];
-        debug_assert!(link.transmitting.is_none());
-        let next = match link.from {
+        debug_assert!(link.busy_until <= self.now && !link.tx_event);
+        let (next, more) = match link.from {
             NodeId::Host(h) => {
                 let host = &mut self.hosts[h as usize];
-                host.queue.pop_front().inspect(|p| host.bytes -= p.size as u64)
+                let next = host.queue.pop_front().inspect(|p| host.bytes -= p.size as u64);
+                (next, !host.queue.is_empty())
             }
-            NodeId::Switch(s) => self.switches[s as usize].dequeue(link.from_port as usize, self.now, &mut self.counters),
+            NodeId::Switch(s) => {
+                let switch = &mut self.switches[s as usize];
+                let port = link.from_port as usize;
+                let next = switch.dequeue(port, self.now, &mut self.counters);
+                (next, switch.has_queued(port))
+            }
         };
-        if let Some(pkt) = next {
-            let link = &mut self.links[link_id as usize];
-            let done = self.now + link.rate.serialization(pkt.size as u64);
-            link.transmitting = Some(pkt);
-            self.events.push(done, Event::TxDone(link_id));
-        }
-    }
-
-    fn on_tx_done(&mut self, link_id: u32) {
+        let Some(pkt) = next else { return };
         let link = &mut self.links[link_id as usize];
-        let pkt = link.transmitting.take().expect("a link that finished was transmitting");
+        link.busy_until = self.now + link.rate.serialization(pkt.size as u64);
         link.tx_bytes += pkt.size as u64;
-        let arrival = self.now + link.delay;
+        let arrival = link.busy_until + link.delay;
         link.wire.push_back((arrival, pkt));
         if link.wire.len() == 1 {
             self.events.push(arrival, Event::Arrive(link_id));
         }
+        if more {
+            link.tx_event = true;
+            self.events.push(link.busy_until, Event::TxDone(link_id));
+        }
+    }
+
+    /// A packet was queued for `link_id`: start it now if the transmitter is free, or
+    /// make sure an event will start it when the transmitter frees up.
+    fn kick(&mut self, link_id: u32) {
+        let link = &mut self.links[link_id as usize];
+        if link.tx_event {
+            return;
+        }
+        if link.busy_until <= self.now {
+            self.start_transmission(link_id);
+        } else {
+            link.tx_event = true;
+            self.events.push(link.busy_until, Event::TxDone(link_id));
+        }
+    }
+
+    fn on_tx_done(&mut self, link_id: u32) {
+        self.links[link_id as usize].tx_event = false;
         self.start_transmission(link_id);
     }
 
@@ -355,9 +383,7 @@ impl Simulation {
         } as usize;
         if switch.enqueue(port, pkt, self.now, &mut self.counters) {
             let link = switch.ports[port].link;
-            if self.links[link as usize].transmitting.is_none() {
-                self.start_transmission(link);
-            }
+            self.kick(link);
         }
     }
 
@@ -377,9 +403,7 @@ impl Simulation {
         host.bytes += pkt.size as u64;
         host.queue.push_back(pkt);
         let link = host.link;
-        if self.links[link as usize].transmitting.is_none() {
-            self.start_transmission(link);
-        }
+        self.kick(link);
     }
 
     /// Sends the packets a transport produced, from host `h`.
@@ -538,12 +562,12 @@ impl Simulation {
 
     // ---- results -------------------------------------------------------------------
 
-    /// Packets inside the network now: in NIC and switch queues, being serialized, or on
-    /// a wire.
+    /// Packets inside the network now: in NIC and switch queues, or on a wire (being
+    /// serialized or propagating).
     pub fn packets_in_network(&self) -> u64 {
         let hosts: usize = self.hosts.iter().map(|h| h.queue.len()).sum();
         let switches: usize = self.switches.iter().map(|s| s.queued_packets()).sum();
-        let links: usize = self.links.iter().map(|l| l.wire.len() + l.transmitting.is_some() as usize).sum();
+        let links: usize = self.links.iter().map(|l| l.wire.len()).sum();
         (hosts + switches + links) as u64
     }
 

@@ -228,6 +228,12 @@ impl Switch {
         }
     }
 
+    /// Whether any queue of `port` holds a packet.
+    #[inline]
+    pub fn has_queued(&self, port: usize) -> bool {
+        self.ports[port].queues.iter().any(|q| !q.packets.is_empty())
+    }
+
     /// Packets waiting in all queues.
     pub fn queued_packets(&self) -> usize {
         self.ports.iter().flat_map(|p| p.queues.iter()).map(|q| q.packets.len()).sum()
