@@ -13,11 +13,14 @@ runs them, computes the headline metrics and stores results::
 
 from __future__ import annotations
 
-from shoal import _core
+from shoal import _core, advise
 from shoal._core import ScenarioError
 from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, trace
 from shoal._scenario import apply_overrides, load_scenario, parse_value
 from shoal._summary import compute_summary, summary_table
+from shoal import plot, report
+from shoal._sweep import SweepError, load_sweep, sweep, sweep_table
+from shoal.store import Store, StoreError
 
 __version__: str = _core.__version__
 
@@ -32,14 +35,23 @@ __all__ = [
     "RunInterrupted",
     "ScenarioError",
     "ShoalWarning",
+    "Store",
+    "StoreError",
+    "SweepError",
     "__version__",
+    "advise",
     "apply_overrides",
     "compute_summary",
     "default_scenario_toml",
     "load",
     "load_scenario",
+    "load_sweep",
     "parse_value",
+    "plot",
+    "report",
     "run",
     "summary_table",
+    "sweep",
+    "sweep_table",
     "trace",
 ]

@@ -25,6 +25,7 @@ from rich.console import Console
 from shoal import _core
 from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, trace
 from shoal._summary import summary_table
+from shoal.advise.cli import advise_app
 
 __all__ = ["app", "main"]
 
@@ -41,6 +42,7 @@ app = typer.Typer(
 )
 stdout = Console(highlight=False)
 stderr = Console(stderr=True, highlight=False)
+app.add_typer(advise_app, name="advise")
 
 
 def _fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
@@ -229,6 +231,12 @@ def demo_cmd(
 def version_cmd() -> None:
     """Print the Shoal version."""
     stdout.print(_core.__version__)
+
+
+# Sweeps, the results store, figures and reports (shoal sweep / results / plot / report).
+from shoal._sweep_cli import register as _register_sweep_commands  # noqa: E402
+
+_register_sweep_commands(app)
 
 
 def main(argv: list[str] | None = None) -> None:

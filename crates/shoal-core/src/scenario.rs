@@ -326,6 +326,7 @@ pub struct TransportConfig {
     pub handshake: bool,
     pub ecn: EcnCapable,
     pub pias_thresholds: Vec<Bytes>,
+    pub initial_rwnd: Bytes,
 }
 
 impl Default for TransportConfig {
@@ -346,6 +347,7 @@ impl Default for TransportConfig {
             handshake: false,
             ecn: EcnCapable::Auto,
             pias_thresholds: Vec::new(),
+            initial_rwnd: Bytes(0),
         }
     }
 }

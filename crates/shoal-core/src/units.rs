@@ -65,6 +65,9 @@ fn parse_with_units(text: &str, units: &[(&str, f64)]) -> Result<u64, String> {
 fn format_with_units(value: u64, units: &[(&str, f64)]) -> String {
     // Largest unit in which the value is a whole number, restricted to the decimal units.
     let mut best = format!("{value}{}", units[0].0);
+    if value == 0 {
+        return best;
+    }
     for (unit, factor) in units {
         let f = *factor as u64;
         if f > 0 && value % f == 0 && !unit.contains('i') {
@@ -153,6 +156,7 @@ mod tests {
 
     #[test]
     fn displays_round_trip() {
+        assert_eq!(Bytes(0).to_string(), "0B");
         for text in ["100Gbps", "2us", "720KB", "3MB", "1500B"] {
             let shown = match text.chars().last() {
                 Some('s') if text.ends_with("bps") => Rate::parse(text).unwrap().to_string(),

@@ -74,27 +74,31 @@ impl CongestionControl for EcnStar {
             w.ssthresh = (w.cwnd / 2.0).max(2.0 * w.mss);
             w.cwnd = w.ssthresh;
             self.cwr_until = ack.snd_nxt;
-        } else if !ack.ece {
+        } else if ack.snd_una > self.cwr_until {
+            // The window does not grow until the reduced window is acknowledged (CWR).
             w.reno_increase(ack.acked_bytes);
         }
     }
 }
 
-/// DCTCP (Alizadeh et al.): alpha, the EWMA (gain g) of the fraction of marked bytes,
-/// is updated once per window; on an echo the window becomes cwnd * (1 - alpha / 2), at
-/// most once per window.
+/// DCTCP (Alizadeh et al., RFC 8257): alpha, the EWMA (gain g) of the fraction of
+/// marked bytes, is updated once per window of data (the first window starts with the
+/// first ACK); on an echo, or a loss, ssthresh and the window become cwnd * (1 - alpha/2),
+/// at most once per window, and the window does not grow until the reduced window is
+/// acknowledged.
 pub struct Dctcp {
     pub alpha: f64,
     g: f64,
     acked: u64,
     marked: u64,
-    window_end: u32,
+    /// The current observation window ends when snd_una passes this segment.
+    window_end: Option<u32>,
     cwr_until: u32,
 }
 
 impl Dctcp {
     pub fn new(g: f64, alpha: f64) -> Self {
-        Dctcp { alpha, g, acked: 0, marked: 0, window_end: 0, cwr_until: 0 }
+        Dctcp { alpha, g, acked: 0, marked: 0, window_end: None, cwr_until: 0 }
     }
 }
 
@@ -104,20 +108,31 @@ impl CongestionControl for Dctcp {
         if ack.ece {
             self.marked += ack.acked_bytes;
         }
-        if ack.snd_una > self.window_end {
+        let window_end = *self.window_end.get_or_insert(ack.snd_nxt);
+        if ack.snd_una > window_end {
             let fraction = if self.acked > 0 { self.marked as f64 / self.acked as f64 } else { 0.0 };
             self.alpha = (1.0 - self.g) * self.alpha + self.g * fraction;
             self.acked = 0;
             self.marked = 0;
-            self.window_end = ack.snd_nxt;
+            self.window_end = Some(ack.snd_nxt);
         }
         if ack.ece && ack.snd_una > self.cwr_until {
-            w.ssthresh = (w.cwnd * (1.0 - self.alpha / 2.0)).max(2.0 * w.mss);
+            w.ssthresh = self.reduced(w);
             w.cwnd = w.ssthresh;
             self.cwr_until = ack.snd_nxt;
-        } else if !ack.ece {
+        } else if ack.snd_una > self.cwr_until {
             w.reno_increase(ack.acked_bytes);
         }
+    }
+
+    fn on_loss(&mut self, w: &Window, _flight_bytes: f64) -> f64 {
+        self.reduced(w)
+    }
+}
+
+impl Dctcp {
+    fn reduced(&self, w: &Window) -> f64 {
+        (w.cwnd * (1.0 - self.alpha / 2.0)).max(2.0 * w.mss)
     }
 }
 
@@ -130,7 +145,12 @@ mod tests {
         // Every ACK marked: alpha -> 1 as 1 - (1-g)^n over n windows.
         let mut d = Dctcp::new(1.0 / 16.0, 0.0);
         let mut w = Window { cwnd: 10.0 * 1000.0, ssthresh: f64::INFINITY, mss: 1000.0 };
-        for i in 1..=20u32 {
+        // The first ACK opens the first observation window.
+        d.on_ack(&mut w, &AckInfo { acked_bytes: 1000, ece: true, snd_una: 1, snd_nxt: 1 });
+        assert_eq!(d.alpha, 0.0);
+        d.acked = 0;
+        d.marked = 0;
+        for i in 2..=21u32 {
             // One ACK per window closes the window (snd_una passes window_end).
             d.on_ack(&mut w, &AckInfo { acked_bytes: 1000, ece: true, snd_una: i, snd_nxt: i });
         }

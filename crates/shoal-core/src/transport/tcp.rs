@@ -28,6 +28,8 @@ pub struct TcpConfig {
     pub dctcp_alpha_init: f64,
     /// PIAS tagging thresholds in bytes, increasing; empty = off.
     pub pias_thresholds: Vec<u64>,
+    /// Receive window until the first data ACK, bytes; 0 = none.
+    pub initial_rwnd: u64,
 }
 
 impl TcpConfig {
@@ -48,6 +50,7 @@ impl TcpConfig {
             dctcp_g: t.dctcp_g,
             dctcp_alpha_init: t.dctcp_alpha_init,
             pias_thresholds: t.pias_thresholds.iter().map(|b| b.0).collect(),
+            initial_rwnd: t.initial_rwnd.0,
         }
     }
 
@@ -195,6 +198,9 @@ impl TcpSender {
         let mut cwnd = self.window.cwnd;
         if cfg.max_cwnd > 0 {
             cwnd = cwnd.min(cfg.max_cwnd as f64);
+        }
+        if cfg.initial_rwnd > 0 && self.snd_una == 0 {
+            cwnd = cwnd.min(cfg.initial_rwnd as f64);
         }
         ((cwnd / self.window.mss) as u32).max(1)
     }

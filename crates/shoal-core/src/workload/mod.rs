@@ -113,7 +113,7 @@ fn generate_one(sc: &Scenario, net: &NetworkSpec, w: &Workload, index: u64, path
                     if crossing == 0.0 {
                         return Err(ScenarioError::new(key("load_on"), "no flow of this pattern crosses the core"));
                     }
-                    core_capacity_bps(net) / crossing
+                    core_capacity_bps(net, &senders) / crossing
                 }
             };
             let flows_per_s = w.load * capacity_bps / mean_bits;
@@ -204,14 +204,16 @@ fn crossing_fraction(senders: &[u32], receivers: &[u32], tor: &[u32]) -> f64 {
     total / senders.len() as f64
 }
 
-/// Total capacity of the core links: every link from a host-facing switch to another
-/// switch (leaf to spine, edge to aggregation, both directions of a dumbbell's link).
-fn core_capacity_bps(net: &NetworkSpec) -> f64 {
+/// Capacity of the core links that carry the pattern's traffic away from its senders:
+/// every link from a host-facing switch with a sender below it to another switch (leaf
+/// to spine, edge to aggregation, the sending side of a dumbbell).
+fn core_capacity_bps(net: &NetworkSpec, senders: &[u32]) -> f64 {
     use crate::net::NodeId::Switch;
-    let tors: std::collections::HashSet<u32> = host_tor(net).into_iter().collect();
+    let tor = host_tor(net);
+    let sending: std::collections::HashSet<u32> = senders.iter().map(|&h| tor[h as usize]).collect();
     net.links
         .iter()
-        .filter(|l| matches!((l.from, l.to), (Switch(from), Switch(_)) if tors.contains(&from)))
+        .filter(|l| matches!((l.from, l.to), (Switch(from), Switch(_)) if sending.contains(&from)))
         .map(|l| l.rate_bps as f64)
         .sum()
 }
@@ -254,5 +256,25 @@ mod tests {
         // 4 leaves x 2 uplinks x 100 Gbps upward.
         let load = crossing_bits / span_s / (8.0 * 100e9);
         assert!((load - 0.5).abs() < 0.05, "core load {load}");
+    }
+
+    #[test]
+    fn core_load_on_a_one_way_dumbbell_is_the_link_load() {
+        let mut sc = Scenario::default();
+        sc.topology.kind = TopologyKind::Dumbbell;
+        sc.topology.hosts = 4;
+        sc.topology.hosts_right = 4;
+        sc.workload.pattern = Pattern::ManyToFew;
+        sc.workload.senders = Some(HostSet::Text("0-3".into()));
+        sc.workload.receivers = Some(HostSet::Text("4-7".into()));
+        sc.workload.load_on = LoadOn::Core;
+        sc.workload.load = 0.6;
+        sc.workload.flows = 40_000;
+        let net = crate::net::build(&sc.topology);
+        let flows = generate(&sc, &net).unwrap();
+        let span_s = flows.last().unwrap().start as f64 / PS_PER_S as f64;
+        let bits: f64 = flows.iter().map(|f| f.bytes as f64 * 8.0).sum();
+        let load = bits / span_s / 100e9;
+        assert!((load - 0.6).abs() < 0.06, "A-to-B link load {load}");
     }
 }

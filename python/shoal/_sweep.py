@@ -1,0 +1,827 @@
+"""Sweeps: one base scenario, many runs (schemes x axes x seeds), in parallel, cached.
+
+A sweep file (TOML)::
+
+    name = "k_vs_load"                      # default: the file's stem
+    base = "../quickstart/star_dctcp.toml"  # relative to the sweep file; or a [scenario] table
+    store = "results/k_vs_load"             # default: results/<name>, relative to the
+                                            # current directory (like `shoal run`)
+
+    [set]                                   # optional: overrides applied to every run
+    "workload.flows" = 200
+
+    [schemes.dctcp_k200]                    # optional: named sets of overrides; every run
+    "switch.ecn.k" = "200KB"                # is repeated for each scheme (column "scheme")
+    [schemes.dctcp_k720]
+    "switch.ecn.k" = "720KB"
+
+    [axes]                                  # a grid: the cartesian product of the lists
+    "workload.load" = [0.4, 0.6, 0.8]
+    seeds = [1, 2]                          # short for "run.seed" (column "seed");
+                                            # `seeds = 3` means [1, 2, 3]
+
+    [zip]                                   # optional: lists of equal length varied together
+    "workload.cdf" = ["websearch", "fb_hadoop"]
+    "workload.flows" = [200, 400]
+
+    [labels]                                # optional: display names of an axis' values,
+    "workload.cdf" = ["WebSearch", "Hadoop"]  # added as column "workload.cdf_label"
+
+Keys are scenario key paths as ``--set`` takes them; a scheme may also be written as
+nested tables (``[schemes.x.switch.ecn] k = "200KB"``). Runs are expanded in the order
+scheme, grid axes (in file order), zip, seed. Relative file paths in overrides (a CDF
+file, a trace) are relative to the sweep file.
+
+Every run is keyed by a hash of its resolved scenario (see :mod:`shoal.store`); runs
+already in the store are not simulated again, so an interrupted sweep resumes where it
+stopped. A failed run is recorded with its error and the sweep goes on; failed runs are
+tried again by the next sweep.
+
+From Python::
+
+    import shoal
+    df = shoal.sweep("sweep.toml", jobs=4)          # one row per run
+    df.groupby(["scheme", "workload.load"]).small_p99_fct_ns.mean()
+
+Execution: a local process pool (``jobs`` workers, default: the number of cores), or a
+dask.distributed cluster (``cluster="tcp://scheduler:8786"``, a ``distributed.Client``,
+or a cluster object such as dask-jobqueue's ``SLURMCluster``). Workers only simulate and
+send the run files back; the calling process alone writes the store, so workers need
+no shared file system.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import os
+import signal
+import socket
+import tempfile
+import time
+import tomllib
+import traceback
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from shoal import _core
+from shoal._core import ScenarioError
+from shoal._scenario import _plain, _resolve_paths, apply_overrides, load_scenario
+from shoal.store import RUN_FILES, Store, flatten_summary, now_iso, run_key
+
+__all__ = [
+    "SweepError",
+    "SweepSpec",
+    "SweepRun",
+    "load_sweep",
+    "expand",
+    "sweep",
+    "sweep_table",
+    "dry_run",
+    "simulate",
+]
+
+_TOP_KEYS = {
+    "name",
+    "base",
+    "scenario",
+    "store",
+    "set",
+    "schemes",
+    "axes",
+    "zip",
+    "labels",
+    "seeds",
+}
+SEED_KEY = "run.seed"
+#: Seconds to wait for a dask scheduler given by address.
+CONNECT_TIMEOUT_S = 20
+
+
+class SweepError(ValueError):
+    """A mistake in a sweep specification (the message says where)."""
+
+
+@dataclass(slots=True)
+class SweepSpec:
+    """A parsed sweep specification (see the module documentation for the format).
+
+    Attributes:
+        name: the sweep's name (the file stem by default).
+        base: the base scenario tables (file paths made absolute).
+        base_source: the base scenario file, if any.
+        store: the store directory.
+        set: overrides applied to every run.
+        schemes: scheme name -> overrides (flat ``key.path -> value``).
+        axes: grid axes, key path -> values (in order).
+        zip: zipped axes, key path -> values (all of one length).
+        seeds: the seeds, or ``None`` when ``run.seed`` is not swept.
+        labels: axis key -> display names of its values.
+        root: folder that relative paths in overrides are relative to.
+        raw: the specification as written (for the record in the store).
+    """
+
+    name: str
+    base: dict[str, Any]
+    base_source: Path | None
+    store: Path
+    set: dict[str, Any] = field(default_factory=dict)
+    schemes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    axes: dict[str, list[Any]] = field(default_factory=dict)
+    zip: dict[str, list[Any]] = field(default_factory=dict)
+    seeds: list[int] | None = None
+    labels: dict[str, list[str]] = field(default_factory=dict)
+    root: Path = field(default_factory=Path.cwd)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def columns(self) -> list[str]:
+        """The axis columns of the sweep's table, in order."""
+        cols = ["scheme"] if self.schemes else []
+        cols += list(self.axes) + list(self.zip)
+        cols += [f"{k}_label" for k in self.labels]
+        if self.seeds is not None:
+            cols.append("seed")
+        return cols
+
+
+@dataclass(slots=True)
+class SweepRun:
+    """One expanded run: its axis values, overrides and (once resolved) key."""
+
+    index: int
+    params: dict[str, Any]
+    overrides: dict[str, Any]
+    scenario: dict[str, Any] | None = None
+    resolved_json: str | None = None
+    key: str | None = None
+    error: str | None = None
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(_flatten(value, f"{path}."))
+        else:
+            out[path] = value
+    return out
+
+
+def _as_list(where: str, value: Any) -> list[Any]:
+    if not isinstance(value, list) or not value:
+        raise SweepError(f"{where}: expected a non-empty list of values, got {value!r}")
+    return list(value)
+
+
+def _seeds(where: str, value: Any) -> list[int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise SweepError(f"{where}: expected a positive count or a list of seeds")
+        return list(range(1, value + 1))
+    seeds = _as_list(where, value)
+    if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
+        raise SweepError(f"{where}: seeds must be non-negative integers, got {value!r}")
+    return seeds
+
+
+def load_sweep(
+    spec: str | os.PathLike[str] | Mapping[str, Any], *, store: str | os.PathLike[str] | None = None
+) -> SweepSpec:
+    """Parse a sweep: a path to a TOML file, TOML text, or a mapping of the same tables.
+
+    Raises:
+        SweepError: on a malformed specification.
+        ScenarioError: when the base scenario cannot be read.
+    """
+    source: Path | None = None
+    if isinstance(spec, Mapping):
+        raw = _plain(spec)
+    else:
+        text = os.fspath(spec)
+        is_text = (
+            isinstance(spec, str) and ("\n" in text or "=" in text) and not Path(text).is_file()
+        )
+        if is_text:
+            content = text
+        else:
+            source = Path(text).expanduser()
+            if not source.is_file():
+                raise SweepError(f"sweep file not found: {source}")
+            try:
+                content = source.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise SweepError(f"cannot read sweep file {source}: {exc}") from None
+        try:
+            raw = tomllib.loads(content)
+        except tomllib.TOMLDecodeError as exc:
+            raise SweepError(f"{source or 'sweep'}: invalid TOML: {exc}") from None
+    where = str(source) if source else "sweep"
+    unknown = sorted(set(raw) - _TOP_KEYS)
+    if unknown:
+        raise SweepError(
+            f"{where}: unknown key {unknown[0]!r}; expected one of " + ", ".join(sorted(_TOP_KEYS))
+        )
+    root = source.parent.resolve() if source else Path.cwd()
+    name = str(raw.get("name") or (source.stem if source else "sweep"))
+    if not name or "/" in name or name.startswith("."):
+        raise SweepError(f"{where}: invalid sweep name {name!r}")
+
+    # The base scenario: a file (relative to the sweep file) or an inline table.
+    if ("base" in raw) == ("scenario" in raw):
+        raise SweepError(
+            f'{where}: give the base scenario as `base = "file.toml"` or a '
+            "[scenario] table (exactly one)"
+        )
+    base_source: Path | None = None
+    if "base" in raw:
+        base_value = raw["base"]
+        if isinstance(base_value, Mapping):
+            loaded = load_scenario(base_value)
+        elif isinstance(base_value, str):
+            base_source = (root / base_value).resolve()
+            if not base_source.is_file():
+                raise SweepError(f"{where}: base: scenario file not found: {base_source}")
+            loaded = load_scenario(base_source)
+        else:
+            raise SweepError(f"{where}: base: expected a scenario file path")
+    else:
+        if not isinstance(raw["scenario"], Mapping):
+            raise SweepError(f"{where}: scenario: expected a table")
+        loaded = load_scenario(raw["scenario"])
+        _resolve_paths(loaded.data, root)
+    base = loaded.data
+
+    def table(key: str) -> dict[str, Any]:
+        value = raw.get(key, {})
+        if not isinstance(value, Mapping):
+            raise SweepError(f"{where}: [{key}] must be a table")
+        return dict(value)
+
+    overrides = _flatten(table("set"))
+    schemes: dict[str, dict[str, Any]] = {}
+    for scheme, body in table("schemes").items():
+        if not isinstance(body, Mapping):
+            raise SweepError(f"{where}: schemes.{scheme}: expected a table of overrides")
+        schemes[str(scheme)] = _flatten(body)
+
+    axes: dict[str, list[Any]] = {}
+    seeds: list[int] | None = None
+    if "seeds" in raw:
+        seeds = _seeds(f"{where}: seeds", raw["seeds"])
+    for key, values in table("axes").items():
+        if key in ("seeds", "seed") or key == SEED_KEY:
+            if seeds is not None:
+                raise SweepError(f"{where}: seeds are given twice")
+            seeds = _seeds(f"{where}: axes.{key}", values)
+        else:
+            if isinstance(values, Mapping):
+                raise SweepError(
+                    f"{where}: axes.{key}: expected a list of values; quote dotted keys "
+                    f'("{key}.…" = [...])'
+                )
+            axes[key] = _as_list(f"{where}: axes.{key}", values)
+
+    zipped: dict[str, list[Any]] = {}
+    for key, values in table("zip").items():
+        if isinstance(values, Mapping):
+            raise SweepError(f"{where}: zip.{key}: expected a list; quote dotted keys")
+        zipped[key] = _as_list(f"{where}: zip.{key}", values)
+    lengths = {len(v) for v in zipped.values()}
+    if len(lengths) > 1:
+        detail = ", ".join(f"{k} has {len(v)}" for k, v in zipped.items())
+        raise SweepError(f"{where}: [zip] lists must have the same length ({detail})")
+    both = (set(axes) & set(zipped)) | ({SEED_KEY} & set(zipped) if seeds is not None else set())
+    if both:
+        raise SweepError(f"{where}: {sorted(both)[0]} is both in [axes] and in [zip]")
+
+    labels: dict[str, list[str]] = {}
+    for key, names in table("labels").items():
+        values = axes.get(key, zipped.get(key))
+        if values is None:
+            raise SweepError(f"{where}: labels.{key}: not an axis of the sweep")
+        names = _as_list(f"{where}: labels.{key}", names)
+        if len(names) != len(values):
+            raise SweepError(f"{where}: labels.{key}: {len(names)} names for {len(values)} values")
+        labels[key] = [str(n) for n in names]
+
+    if store is not None:
+        store_path = Path(store)
+    elif raw.get("store"):
+        store_path = Path(str(raw["store"]))
+    else:
+        store_path = Path("results") / name
+    return SweepSpec(
+        name=name,
+        base=base,
+        base_source=base_source,
+        store=store_path.expanduser().absolute(),
+        set=overrides,
+        schemes=schemes,
+        axes=axes,
+        zip=zipped,
+        seeds=seeds,
+        labels=labels,
+        root=root,
+        raw=raw,
+    )
+
+
+def expand(spec: SweepSpec) -> list[SweepRun]:
+    """Every run of the sweep, in order (scheme, grid axes, zip, seed); not yet resolved."""
+    schemes: list[tuple[str | None, dict[str, Any]]] = (
+        list(spec.schemes.items()) if spec.schemes else [(None, {})]
+    )
+    grid_keys = list(spec.axes)
+    grid = list(itertools.product(*(range(len(spec.axes[k])) for k in grid_keys)))
+    zip_keys = list(spec.zip)
+    n_zip = len(next(iter(spec.zip.values()))) if spec.zip else 1
+    seeds: list[int | None] = list(spec.seeds) if spec.seeds is not None else [None]
+    runs: list[SweepRun] = []
+    for (scheme, scheme_overrides), combo, z, seed in itertools.product(
+        schemes, grid, range(n_zip), seeds
+    ):
+        params: dict[str, Any] = {}
+        overrides: dict[str, Any] = dict(spec.set)
+        if scheme is not None:
+            params["scheme"] = scheme
+            overrides.update(scheme_overrides)
+        chosen: dict[str, int] = {}
+        for key, i in zip(grid_keys, combo, strict=True):
+            params[key] = spec.axes[key][i]
+            chosen[key] = i
+        for key in zip_keys:
+            params[key] = spec.zip[key][z]
+            chosen[key] = z
+        overrides.update({k: params[k] for k in (*grid_keys, *zip_keys)})
+        for key, names in spec.labels.items():
+            params[f"{key}_label"] = names[chosen[key]]
+        if seed is not None:
+            params["seed"] = seed
+            overrides[SEED_KEY] = seed
+        runs.append(SweepRun(index=len(runs), params=params, overrides=overrides))
+    return runs
+
+
+def _resolve_run(spec: SweepSpec, run: SweepRun, version: str) -> None:
+    data = copy.deepcopy(spec.base)
+    apply_overrides(data, run.overrides)
+    data = _plain(data)
+    _resolve_paths(data, spec.root)
+    run.scenario = data
+    resolved_json, _warnings = _core.resolve(json.dumps(data))
+    run.resolved_json = resolved_json
+    run.key = run_key(json.loads(resolved_json), version)
+
+
+def resolve_runs(spec: SweepSpec, runs: Sequence[SweepRun] | None = None) -> list[SweepRun]:
+    """Expand and resolve every run; compute its key.
+
+    The first run must resolve: its error (an unknown key, a bad value) is the sweep's
+    error (:class:`SweepError`). A later run that does not resolve (a value out of range
+    on one axis point) is kept with its ``error`` and recorded as a failed run.
+    """
+    version = _core.__version__
+    runs = list(runs) if runs is not None else expand(spec)
+    for run in runs:
+        try:
+            _resolve_run(spec, run, version)
+        except ScenarioError as exc:
+            if run.index == 0:
+                raise SweepError(f"{spec.name}: run 1 ({_describe(run.params)}): {exc}") from None
+            run.error = f"ScenarioError: {exc}"
+            unresolved = json.dumps(run.scenario or run.overrides, sort_keys=True, default=str)
+            run.key = "x" + run_key({"unresolved": unresolved}, version)[1:]
+    return runs
+
+
+def _describe(params: Mapping[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items()) or "base"
+
+
+# -- workers -------------------------------------------------------------------------
+
+
+def simulate(resolved_json: str) -> dict[str, Any]:
+    """Run one resolved scenario; return its run files as bytes (the worker's task).
+
+    Never raises for a failed simulation: returns ``{"status": "failed", "error": ...}``.
+    """
+    import warnings
+
+    from shoal._run import run as run_scenario
+
+    started = time.perf_counter()
+    info = {"host": socket.gethostname(), "pid": os.getpid(), "started_at": now_iso()}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = run_scenario(json.loads(resolved_json))
+        with tempfile.TemporaryDirectory(prefix="shoal-run-") as tmp:
+            path = result.write(Path(tmp) / "run")
+            files = {p.name: p.read_bytes() for p in path.iterdir() if p.name in RUN_FILES}
+        return {
+            "status": "ok",
+            "files": files,
+            "warnings": list(result.warnings),
+            "wall_time_s": time.perf_counter() - started,
+            **info,
+        }
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - PyO3 panics derive from BaseException
+        return {
+            "status": "failed",
+            "error": f"{type(exc).__name__}: {exc}",
+            "traceback": traceback.format_exc(),
+            "wall_time_s": time.perf_counter() - started,
+            **info,
+        }
+
+
+def _init_local_worker() -> None:
+    # Ctrl-C goes to the whole process group; the parent alone handles it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# -- progress ------------------------------------------------------------------------
+
+
+class _Progress:
+    """One progress display for the whole sweep: done, running, failed, cached, ETA."""
+
+    def __init__(self, total: int, cached: int, enabled: bool, log: Callable[[str], None] | None):
+        self.total = total
+        self.cached = cached
+        self.done = 0
+        self.failed = 0
+        self.running = 0
+        self.log = log
+        self._bar: Any = None
+        self._task: Any = None
+        if enabled and total:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn("[bold]sweep"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn(
+                    "runs · {task.fields[running]} running · {task.fields[failed]} failed"
+                    " · {task.fields[cached]} cached"
+                ),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=False,
+            )
+
+    def __enter__(self) -> _Progress:
+        if self._bar is not None:
+            self._bar.start()
+            self._task = self._bar.add_task(
+                "sweep", total=self.total, running=0, failed=0, cached=self.cached
+            )
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def update(self, running: int) -> None:
+        self.running = running
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.done, running=running, failed=self.failed)
+
+    def finished(self, ok: bool, message: str, running: int) -> None:
+        self.done += 1
+        if not ok:
+            self.failed += 1
+        if self.log is not None and (not ok or self._bar is None):
+            line = f"[{self.done}/{self.total}] {message}"
+            if self._bar is not None:
+                self._bar.console.print(line, markup=False, highlight=False)
+            else:
+                self.log(line)
+        self.update(running)
+
+
+# -- executors -----------------------------------------------------------------------
+
+
+def _local_jobs(jobs: int | None) -> int:
+    if jobs is None:
+        return max(
+            1,
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else os.cpu_count() or 1,
+        )
+    if jobs < 1:
+        raise SweepError(f"jobs must be at least 1, got {jobs}")
+    return jobs
+
+
+def _run_serial(tasks: Sequence[SweepRun]) -> Iterator[tuple[SweepRun, dict[str, Any], int]]:
+    for i, task in enumerate(tasks):
+        assert task.resolved_json is not None
+        yield task, simulate(task.resolved_json), min(1, len(tasks) - i - 1)
+
+
+def _run_local(
+    tasks: Sequence[SweepRun], jobs: int
+) -> Iterator[tuple[SweepRun, dict[str, Any], int]]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    executor = ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init_local_worker,
+    )
+    clean = False
+    try:
+        pending = {executor.submit(simulate, str(t.resolved_json)): t for t in tasks}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                task = pending.pop(fut)
+                try:
+                    outcome = fut.result()
+                except Exception as exc:  # a worker process died (e.g. killed, out of memory)
+                    outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
+                yield task, outcome, min(jobs, len(pending))
+        clean = True
+    finally:
+        if clean:
+            executor.shutdown(wait=True)
+        else:
+            processes = list((getattr(executor, "_processes", None) or {}).values())
+            executor.shutdown(wait=False, cancel_futures=True)
+            for proc in processes:
+                proc.terminate()
+            for proc in processes:
+                proc.join(timeout=5)
+
+
+def _dask_client(cluster: Any) -> tuple[Any, bool]:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise SweepError(
+            "running on a cluster needs dask.distributed: pip install 'shoal[cluster]'"
+        ) from None
+    if isinstance(cluster, Client):
+        return cluster, False
+    if isinstance(cluster, str):
+        try:
+            return Client(cluster, timeout=f"{CONNECT_TIMEOUT_S}s"), True  # type: ignore[no-untyped-call]
+        except (OSError, TimeoutError) as exc:
+            raise SweepError(f"cannot connect to the dask scheduler {cluster}: {exc}") from None
+    # A cluster object: LocalCluster, SLURMCluster, ...
+    return Client(cluster), True  # type: ignore[no-untyped-call]
+
+
+def _run_dask(
+    tasks: Sequence[SweepRun], cluster: Any
+) -> Iterator[tuple[SweepRun, dict[str, Any], int]]:
+    from distributed import as_completed
+
+    client, owned = _dask_client(cluster)
+    futures: dict[Any, SweepRun] = {}
+    try:
+        for task in tasks:
+            fut = client.submit(simulate, task.resolved_json, key=f"shoal-{task.key}", pure=False)
+            futures[fut] = task
+        remaining = len(futures)
+        for fut in as_completed(list(futures)):  # type: ignore[no-untyped-call]
+            task = futures[fut]
+            remaining -= 1
+            try:
+                outcome = fut.result()
+            except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker
+                outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
+            slots = max(1, sum(client.nthreads().values()))
+            yield task, outcome, min(slots, remaining)
+    finally:
+        pending = [f for f in futures if not f.done()]
+        if pending:
+            client.cancel(pending)
+        if owned:
+            client.close()
+
+
+# -- the sweep -----------------------------------------------------------------------
+
+
+def _record(spec: SweepSpec, runs: Sequence[SweepRun], store: Store) -> None:
+    store.record_sweep(
+        spec.name,
+        {
+            "name": spec.name,
+            "shoal_version": _core.__version__,
+            "recorded_at": now_iso(),
+            "source": None if spec.base_source is None else str(spec.base_source),
+            "columns": spec.columns,
+            "spec": spec.raw,
+            "base": spec.base,
+            "axes": {
+                "schemes": spec.schemes,
+                "grid": spec.axes,
+                "zip": spec.zip,
+                "seeds": spec.seeds,
+                "set": spec.set,
+            },
+            "runs": [{"key": r.key, "params": r.params} for r in runs],
+        },
+    )
+
+
+def sweep(
+    spec: str | os.PathLike[str] | Mapping[str, Any] | SweepSpec,
+    *,
+    jobs: int | None = None,
+    cluster: Any = None,
+    progress: bool = True,
+    store: str | os.PathLike[str] | None = None,
+    retry_failed: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> pd.DataFrame:
+    """Run a sweep and return one row per run.
+
+    Args:
+        spec: a sweep file path, TOML text, a mapping with the same tables, or a
+            :class:`SweepSpec`.
+        jobs: local worker processes (default: the number of cores). ``1`` runs in
+            this process.
+        cluster: run on dask.distributed instead: a scheduler address
+            (``"tcp://host:8786"``), a ``distributed.Client`` or a cluster object.
+        progress: show one progress bar for the whole sweep (on stderr).
+        store: the results store (default: the sweep's ``store``, else
+            ``results/<name>``).
+        retry_failed: simulate again runs that failed before (finished runs are
+            always reused).
+        log: called with one line per failed run (and per run without a progress bar).
+
+    Returns:
+        A DataFrame with the axis columns (``scheme``, each axis key, ``seed``), then
+        ``key status cached error wall_time_s`` and the headline metrics of
+        :func:`shoal.store.flatten_summary`. ``df.attrs["axes"]`` lists the axis columns,
+        ``df.attrs["store"]`` the store path.
+
+    Raises:
+        SweepError: a malformed sweep, or a first run whose scenario is invalid.
+        StoreError: the store cannot be used.
+    """
+    if not isinstance(spec, SweepSpec):
+        spec = load_sweep(spec, store=store)
+    elif store is not None:
+        spec.store = Path(store).expanduser().absolute()
+    runs = resolve_runs(spec)
+    db = Store(spec.store, create=True)
+    _record(spec, runs, db)
+
+    # What is left to do: each key once; finished runs are reused.
+    cached: set[str] = set()
+    todo: dict[str, SweepRun] = {}
+    for run in runs:
+        assert run.key is not None
+        status = db.status(run.key)
+        if status == "ok" or (status == "failed" and not retry_failed):
+            cached.add(run.key)
+        elif run.key not in todo:
+            todo[run.key] = run
+
+    unresolved = [r for r in todo.values() if r.error is not None]
+    tasks = [r for r in todo.values() if r.error is None]
+    n_cached = len({r.key for r in runs} & cached)
+    with _Progress(len(todo), n_cached, progress, log) as bar:
+        for run in unresolved:
+            assert run.key is not None
+            db.put(run.key, _meta(spec, run, {"status": "failed", "error": run.error}), None)
+            bar.finished(False, f"failed {run.key} {_describe(run.params)}: {run.error}", 0)
+        if cluster is not None:
+            outcomes = _run_dask(tasks, cluster)
+        else:
+            n = _local_jobs(jobs)
+            outcomes = _run_serial(tasks) if n == 1 or len(tasks) <= 1 else _run_local(tasks, n)
+        bar.update(min(len(tasks), _local_jobs(jobs) if cluster is None else len(tasks)))
+        for run, outcome, running in outcomes:
+            assert run.key is not None
+            files = outcome.pop("files", None) if outcome.get("status") == "ok" else None
+            db.put(run.key, _meta(spec, run, outcome), files)
+            ok = outcome.get("status") == "ok"
+            what = f"{run.key} {_describe(run.params)}"
+            if ok:
+                message = f"ok {what} ({outcome.get('wall_time_s', 0):.2f} s)"
+            else:
+                message = f"failed {what}: {outcome.get('error')}"
+            bar.finished(ok, message, running)
+    _record(spec, runs, db)
+    return _table(db, [(r.key, r.params) for r in runs], spec.columns, cached)
+
+
+def _meta(spec: SweepSpec, run: SweepRun, outcome: Mapping[str, Any]) -> dict[str, Any]:
+    meta = {
+        "status": outcome.get("status", "failed"),
+        "error": outcome.get("error"),
+        "traceback": outcome.get("traceback"),
+        "params": run.params,
+        "sweep": spec.name,
+        "shoal_version": _core.__version__,
+        "wall_time_s": outcome.get("wall_time_s"),
+        "started_at": outcome.get("started_at"),
+        "finished_at": now_iso(),
+        "host": outcome.get("host"),
+        "pid": outcome.get("pid"),
+        "warnings": outcome.get("warnings", []),
+    }
+    if run.error is not None or outcome.get("status") != "ok":
+        meta["scenario"] = run.scenario
+    return meta
+
+
+def _table(
+    store: Store,
+    entries: Sequence[tuple[str | None, Mapping[str, Any]]],
+    columns: Sequence[str],
+    cached: set[str] | None = None,
+) -> pd.DataFrame:
+    rows = []
+    for key, params in entries:
+        row: dict[str, Any] = {c: params.get(c) for c in columns}
+        meta = store.meta(key) if key else None
+        row.update(
+            {
+                "key": key,
+                "status": (meta or {}).get("status", "missing"),
+                "cached": None if cached is None else key in cached,
+                "error": (meta or {}).get("error"),
+                "wall_time_s": (meta or {}).get("wall_time_s"),
+            }
+        )
+        summary_path = store.run_dir(key) / "summary.json" if key else None
+        if row["status"] == "ok" and summary_path is not None and summary_path.is_file():
+            row.update(flatten_summary(json.loads(summary_path.read_text())))
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    if cached is None and "cached" in frame:
+        frame = frame.drop(columns="cached")
+    frame.attrs["axes"] = list(columns)
+    frame.attrs["store"] = str(store.root)
+    return frame
+
+
+def sweep_table(store: str | os.PathLike[str] | Store, name: str | None = None) -> pd.DataFrame:
+    """The table of a sweep recorded in a store (as :func:`sweep` returned it).
+
+    Runs not in the store (an interrupted sweep) have status ``missing``. With no sweep
+    recorded, every run of the store (:meth:`Store.runs`).
+    """
+    db = store if isinstance(store, Store) else Store(store)
+    if not db.sweeps() and name is None:
+        frame = db.runs()
+        meta_cols = {"key", "status", "error", "wall_time_s", "finished_at"}
+        first_metric = next((c for c in frame.columns if c.startswith("small_")), None)
+        axes = []
+        for column in frame.columns:
+            if column == first_metric:
+                break
+            if column not in meta_cols:
+                axes.append(column)
+        frame.attrs["axes"] = axes
+        frame.attrs["store"] = str(db.root)
+        return frame
+    record = db.sweep_record(name)
+    entries = [(r["key"], r["params"]) for r in record["runs"]]
+    frame = _table(db, entries, record.get("columns", []))
+    frame.attrs["sweep"] = record["name"]
+    return frame
+
+
+def dry_run(spec: SweepSpec) -> pd.DataFrame:
+    """The runs a sweep would do: axis columns, key, and whether the store has them."""
+    runs = resolve_runs(spec)
+    db = Store(spec.store) if (spec.store / "runs").is_dir() else None
+    rows = []
+    for run in runs:
+        status = db.status(run.key) if db is not None and run.key else None
+        row = {c: run.params.get(c) for c in spec.columns}
+        row.update({"key": run.key, "in_store": status or "", "error": run.error})
+        rows.append(row)
+    return pd.DataFrame(rows)

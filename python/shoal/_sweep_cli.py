@@ -1,0 +1,526 @@
+"""CLI commands of sweeps, the results store, figures and reports.
+
+``shoal sweep``, ``shoal results list|query|show``, ``shoal plot ...`` and
+``shoal report``; registered on the main app by :func:`register`. User mistakes print
+``error: ...`` and exit 2; a sweep in which some runs failed exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["register"]
+
+EXIT_RUNS_FAILED = 1
+
+
+def _cli() -> Any:
+    from shoal import cli
+
+    return cli
+
+
+def _fail(message: str) -> NoReturn:
+    cli = _cli()
+    cli._fail(cli._escape(message))
+    raise AssertionError("unreachable")  # cli._fail raises typer.Exit
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    from shoal._sweep import SweepError
+    from shoal.plot import PlotError
+    from shoal.store import StoreError
+
+    with _cli()._user_errors():
+        try:
+            yield
+        except (SweepError, StoreError, PlotError) as exc:
+            _fail(str(exc))
+        except Exception as exc:
+            if type(exc).__module__.lstrip("_").split(".")[0] == "duckdb":
+                _fail(f"query: {str(exc).strip()}")
+            raise
+
+
+def _frame_table(frame: pd.DataFrame, limit: int | None = 60, title: str | None = None) -> Any:
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column in frame.columns:
+        table.add_column(str(column), overflow="fold")
+    shown = frame if limit is None else frame.head(limit)
+    for row in shown.itertuples(index=False):
+        table.add_row(*(_fmt(v) for v in row))
+    if limit is not None and len(frame) > limit:
+        table.caption = f"{len(frame) - limit} more rows (--limit)"
+    return table
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return "" if value != value else f"{value:.4g}"
+    return str(value)
+
+
+_HEADLINE = ["small_mean_fct_ns", "small_p99_fct_ns", "all_p99_slowdown", "loss_rate"]
+
+
+def _print_frame(
+    frame: pd.DataFrame, fmt: str, limit: int | None, title: str | None = None
+) -> None:
+    if fmt == "csv":
+        frame.to_csv(sys.stdout, index=False)
+    elif fmt == "json":
+        sys.stdout.write(frame.to_json(orient="records", indent=2) + "\n")
+    else:
+        _cli().stdout.print(_frame_table(frame, limit, title))
+
+
+# -- shoal sweep ---------------------------------------------------------------------
+
+
+def sweep_cmd(
+    sweep_file: Annotated[Path, typer.Argument(help="Sweep file (TOML).", show_default=False)],
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", help="Local worker processes [default: number of cores]."),
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(help="Run on a dask.distributed scheduler, e.g. tcp://scheduler:8786."),
+    ] = None,
+    store: Annotated[
+        Path | None, typer.Option(help="Results store [default: the sweep's, else results/<name>].")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="List the runs (and which are stored); run none.")
+    ] = False,
+    report: Annotated[
+        bool, typer.Option("--report/--no-report", help="Write report.html at the end.")
+    ] = True,
+    csv_out: Annotated[
+        Path | None, typer.Option("--csv", help="Also write the sweep's table as CSV.")
+    ] = None,
+) -> None:
+    """Run a sweep: a base scenario x schemes x axes x seeds, in parallel, into a store.
+
+    Runs already in the store are skipped, so running the same sweep again resumes an
+    interrupted one. Exit status 1 when some runs failed (they are recorded).
+    """
+    from shoal._sweep import dry_run as plan
+    from shoal._sweep import load_sweep, sweep
+
+    cli = _cli()
+    with _errors():
+        spec = load_sweep(sweep_file, store=store)
+        if dry_run:
+            frame = plan(spec)
+            _print_frame(frame, "table", None, title=f"sweep {spec.name}: {len(frame)} runs")
+            return
+        interactive = not quiet and cli.stderr.is_terminal
+        cli.stderr.print(
+            f"sweep [bold]{cli._escape(spec.name)}[/bold] → store {cli._escape(str(spec.store))}"
+        )
+        frame = sweep(
+            spec,
+            jobs=jobs,
+            cluster=cluster,
+            progress=interactive,
+            log=None if quiet else (lambda line: cli.stderr.print(line, markup=False)),
+        )
+        if csv_out is not None:
+            csv_out.parent.mkdir(parents=True, exist_ok=True)
+            frame.to_csv(csv_out, index=False)
+        report_path = None
+        if report:
+            from shoal.report import write_report
+
+            report_path = write_report(spec.store, spec.name)
+    cli.stdout.print(_frame_table(_headline(frame), 60, title=f"sweep {spec.name}"))
+    n_failed = int((frame["status"] != "ok").sum())
+    n_cached = int(frame["cached"].sum())
+    cli.stdout.print(
+        f"{len(frame)} runs: {len(frame) - n_failed} ok ({n_cached} from the store), "
+        f"{n_failed} failed · store {cli._escape(str(spec.store))}"
+    )
+    if report_path is not None:
+        cli.stdout.print(f"report: {cli._escape(str(report_path))}")
+    if n_failed:
+        cli.stderr.print(
+            f"[yellow]warning:[/yellow] {n_failed} runs failed; "
+            f"`shoal results list {cli._escape(str(spec.store))} --failed` shows why"
+        )
+        raise typer.Exit(EXIT_RUNS_FAILED)
+
+
+def _headline(frame: pd.DataFrame) -> pd.DataFrame:
+    """Axis columns, status and a few headline metrics, formatted for a terminal."""
+    import pandas as pd
+
+    from shoal._summary import format_ns
+
+    out = pd.DataFrame({c: frame[c] for c in frame.attrs.get("axes", []) if c in frame})
+    out["status"] = frame["status"]
+    if "cached" in frame:
+        out["stored"] = frame["cached"].map(lambda v: "yes" if v else "")
+    for column, name in (
+        ("small_mean_fct_ns", "small mean FCT"),
+        ("small_p99_fct_ns", "small p99 FCT"),
+        ("all_mean_fct_ns", "mean FCT"),
+    ):
+        if column in frame:
+            out[name] = frame[column].map(lambda v: format_ns(v) if v == v else "")
+    if "all_p99_slowdown" in frame:
+        out["p99 slowdown"] = frame["all_p99_slowdown"]
+    if "loss_rate" in frame:
+        out["loss"] = frame["loss_rate"].map(lambda v: f"{100 * v:.3g}%" if v == v else "")
+    return out
+
+
+# -- shoal results -------------------------------------------------------------------
+
+results_app = typer.Typer(
+    help="List and query a results store (DuckDB SQL over runs and flows).",
+    no_args_is_help=True,
+)
+
+FormatOption = Annotated[
+    str, typer.Option("--format", "-f", help="table, csv or json.", case_sensitive=False)
+]
+
+
+def _check_format(fmt: str) -> str:
+    fmt = fmt.lower()
+    if fmt not in ("table", "csv", "json"):
+        _fail(f"--format: expected table, csv or json, got {fmt!r}")
+    return fmt
+
+
+@results_app.command("list")
+def results_list(
+    store: Annotated[
+        Path | None, typer.Argument(help="A results store [default: list the stores in results/].")
+    ] = None,
+    sweep: Annotated[str | None, typer.Option(help="Only this sweep's runs.")] = None,
+    failed: Annotated[
+        bool, typer.Option("--failed", help="Only failed runs, with errors.")
+    ] = False,
+    fmt: FormatOption = "table",
+    limit: Annotated[int, typer.Option(help="Rows to print in a table.")] = 60,
+) -> None:
+    """List the runs of a store (or, without STORE, the stores under results/)."""
+    import pandas as pd
+
+    from shoal._sweep import sweep_table
+    from shoal.store import Store
+
+    fmt = _check_format(fmt)
+    with _errors():
+        if store is None:
+            root = Path("results")
+            stores = (
+                sorted(p for p in root.glob("*") if (p / "runs").is_dir()) if root.is_dir() else []
+            )
+            if not stores:
+                _fail("no results stores under results/; give a STORE path")
+            rows = []
+            for path in stores:
+                db = Store(path)
+                rows.append(
+                    {"store": str(path), "runs": len(db.keys()), "sweeps": ", ".join(db.sweeps())}
+                )
+            _print_frame(pd.DataFrame(rows), fmt, None)
+            return
+        db = Store(store)
+        frame = sweep_table(db, sweep) if sweep is not None else db.runs()
+        if frame.empty:
+            _cli().stderr.print("the store holds no runs")
+            return
+        if failed:
+            frame = frame[frame["status"] != "ok"]
+            cols = [
+                "key",
+                "status",
+                *[
+                    c
+                    for c in frame.columns
+                    if c not in ("key", "status", "error") and not _is_metric(c)
+                ],
+                "error",
+            ]
+        else:
+            meta = {"key", "status", "error", "wall_time_s", "finished_at", "cached"}
+            params = [c for c in frame.columns if c not in meta and not _is_metric(c)]
+            cols = ["key", "status", *params, *[c for c in _HEADLINE if c in frame], "wall_time_s"]
+        frame = frame[[c for c in dict.fromkeys(cols) if c in frame]]
+        _print_frame(
+            frame, fmt, None if fmt != "table" else limit, title=f"{len(frame)} runs in {db.root}"
+        )
+
+
+def _is_metric(column: str) -> bool:
+    from shoal.store import flatten_summary
+
+    global _METRICS
+    if _METRICS is None:
+        _METRICS = set(
+            flatten_summary({"fct": {b: {} for b in ("small", "medium", "large", "all")}})
+        )
+    return column in _METRICS
+
+
+_METRICS: set[str] | None = None
+
+
+@results_app.command("query")
+def results_query(
+    store: Annotated[Path, typer.Argument(help="A results store.")],
+    sql: Annotated[str, typer.Argument(help="SQL over the views `runs` and `flows`.")],
+    fmt: FormatOption = "table",
+    limit: Annotated[int, typer.Option(help="Rows to print in a table.")] = 60,
+) -> None:
+    """Run SQL (DuckDB) over the store: views `runs` (one row per run) and `flows`.
+
+    Axis columns are named by scenario key; quote them: select "workload.load",
+    avg(small_p99_fct_ns) from runs group by 1.
+    """
+    from shoal.store import Store
+
+    fmt = _check_format(fmt)
+    with _errors():
+        frame = Store(store).query(sql)
+    _print_frame(frame, fmt, None if fmt != "table" else limit)
+
+
+@results_app.command("show")
+def results_show(
+    store: Annotated[Path, typer.Argument(help="A results store.")],
+    key: Annotated[str, typer.Argument(help="A run key (a unique prefix is enough).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Print one run of the store: its summary, or its error."""
+    from shoal.store import Store
+
+    cli = _cli()
+    with _errors():
+        db = Store(store)
+        matches = [k for k in db.keys() if k.startswith(key)]  # noqa: SIM118
+        if len(matches) != 1:
+            _fail(f"{len(matches)} runs match {key!r} in {db.root}")
+        meta = db.meta(matches[0]) or {}
+        if meta.get("status") != "ok":
+            cli.stdout.print(f"run {matches[0]}: {meta.get('status')}; params {meta.get('params')}")
+            cli.stdout.print(cli._escape(str(meta.get("error"))))
+            if meta.get("traceback"):
+                cli.stdout.print(cli._escape(meta["traceback"]))
+            return
+        result = db.load(matches[0])
+    cli.stdout.print(f"run {matches[0]}: params {cli._escape(json.dumps(meta.get('params')))}")
+    cli._show(result, as_json=as_json)
+
+
+# -- shoal plot ----------------------------------------------------------------------
+
+plot_app = typer.Typer(
+    help="Draw figures of a sweep (PNG/PDF, readable in print).", no_args_is_help=True
+)
+
+StoreArg = Annotated[Path, typer.Argument(help="A results store.")]
+SweepOpt = Annotated[str | None, typer.Option(help="The sweep [default: the store's only one].")]
+WhereOpt = Annotated[
+    str | None,
+    typer.Option(help="Keep runs matching this SQL condition, e.g. '\"workload.load\" = 0.6'."),
+]
+ByOpt = Annotated[
+    list[str] | None,
+    typer.Option(help="Column making the lines (repeatable) [default: scheme]."),
+]
+OutOpt = Annotated[
+    Path, typer.Option("--out", "-o", help="Output file (.png or .pdf; no suffix: both).")
+]
+TitleOpt = Annotated[str | None, typer.Option(help="Figure title.")]
+
+
+def _runs(store: Path, sweep: str | None, where: str | None) -> tuple[Any, pd.DataFrame]:
+    from shoal._sweep import sweep_table
+    from shoal.store import Store
+
+    db = Store(store)
+    frame = sweep_table(db, sweep)
+    if where:
+        keys = set(db.query(f"select key from runs where {where}")["key"])
+        attrs = dict(frame.attrs)
+        frame = frame[frame["key"].isin(keys)].copy()
+        frame.attrs.update(attrs)
+    if frame.empty:
+        _fail("no runs to plot" + (f" match --where {where}" if where else ""))
+    return db, frame
+
+
+def _by(by: list[str] | None, frame: pd.DataFrame) -> list[str] | None:
+    if by:
+        missing = [c for c in by if c not in frame.columns]
+        if missing:
+            axes = ", ".join(frame.attrs.get("axes", []))
+            _fail(f"--by {missing[0]}: no such column (axes: {axes})")
+        return by
+    return ["scheme"] if "scheme" in frame.columns else None
+
+
+def _save(fig: Any, out: Path) -> None:
+    from shoal.plot import save
+
+    for path in save(fig, out):
+        _cli().stderr.print(f"wrote {_cli()._escape(str(path))}")
+
+
+@plot_app.command("fct-vs-load")
+def plot_fct_vs_load(
+    store: StoreArg,
+    out: OutOpt,
+    x: Annotated[str, typer.Option(help="x axis column.")] = "workload.load",
+    by: ByOpt = None,
+    normalize_to: Annotated[
+        str | None, typer.Option(help="Divide by this scheme (line label) at the same x.")
+    ] = None,
+    metric: Annotated[str, typer.Option(help="fct or slowdown.")] = "fct",
+    stat: Annotated[list[str] | None, typer.Option(help="mean, p50, p99 (repeatable).")] = None,
+    sweep: SweepOpt = None,
+    where: WhereOpt = None,
+    title: TitleOpt = None,
+) -> None:
+    """FCT per size bucket vs load (mean and 99th percentile), one line per scheme."""
+    from shoal.plot import fct_vs_load
+
+    with _errors():
+        _, frame = _runs(store, sweep, where)
+        fig = fct_vs_load(
+            frame,
+            x=x,
+            by=_by(by, frame),
+            normalize_to=normalize_to,
+            metric=metric,
+            stats=stat or ("mean", "p99"),
+            title=title,
+        )
+        _save(fig, out)
+
+
+@plot_app.command("loss-vs-load")
+def plot_loss_vs_load(
+    store: StoreArg,
+    out: OutOpt,
+    x: Annotated[str, typer.Option(help="x axis column.")] = "workload.load",
+    by: ByOpt = None,
+    sweep: SweepOpt = None,
+    where: WhereOpt = None,
+    title: TitleOpt = None,
+) -> None:
+    """Packet loss rate vs load, one line per scheme."""
+    from shoal.plot import loss_vs_load
+
+    with _errors():
+        _, frame = _runs(store, sweep, where)
+        _save(loss_vs_load(frame, x=x, by=_by(by, frame), title=title), out)
+
+
+@plot_app.command("slowdown-vs-size")
+def plot_slowdown_vs_size(
+    store: StoreArg,
+    out: OutOpt,
+    by: ByOpt = None,
+    buckets: Annotated[int, typer.Option(help="Flow-size percentile buckets.")] = 10,
+    sweep: SweepOpt = None,
+    where: WhereOpt = None,
+    title: TitleOpt = None,
+) -> None:
+    """Median and p99 FCT slowdown per flow-size percentile bucket (HPCC/BFC style)."""
+    from shoal.plot import slowdown_vs_size, sweep_flows
+
+    with _errors():
+        db, frame = _runs(store, sweep, where)
+        flows = sweep_flows(db, frame)
+        _save(slowdown_vs_size(flows, by=_by(by, frame), n_buckets=buckets, title=title), out)
+
+
+@plot_app.command("fct-cdf")
+def plot_fct_cdf(
+    store: StoreArg,
+    out: OutOpt,
+    by: ByOpt = None,
+    bucket: Annotated[str | None, typer.Option(help="small, medium or large only.")] = None,
+    sweep: SweepOpt = None,
+    where: WhereOpt = None,
+    title: TitleOpt = None,
+) -> None:
+    """CDF of flow completion times, one line per scheme."""
+    from shoal.plot import fct_cdf, sweep_flows
+
+    with _errors():
+        db, frame = _runs(store, sweep, where)
+        flows = sweep_flows(db, frame)
+        _save(fct_cdf(flows, by=_by(by, frame), bucket=bucket, title=title), out)
+
+
+@plot_app.command("buffer-cdf")
+def plot_buffer_cdf(
+    store: StoreArg,
+    out: OutOpt,
+    by: ByOpt = None,
+    level: Annotated[str, typer.Option(help="pool or queue.")] = "pool",
+    ports_per_pool: Annotated[int, typer.Option(help="switch.ports_per_pool of the runs.")] = 8,
+    sweep: SweepOpt = None,
+    where: WhereOpt = None,
+    title: TitleOpt = None,
+) -> None:
+    """CDF of buffer occupancy (needs run.sample_interval in the scenario)."""
+    from shoal.plot import buffer_cdf, sweep_samples
+
+    with _errors():
+        db, frame = _runs(store, sweep, where)
+        samples = sweep_samples(db, frame)
+        fig = buffer_cdf(
+            samples, by=_by(by, frame), level=level, ports_per_pool=ports_per_pool, title=title
+        )
+        _save(fig, out)
+
+
+# -- shoal report --------------------------------------------------------------------
+
+
+def report_cmd(
+    store: StoreArg,
+    sweep: SweepOpt = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="[default: <store>/sweeps/<name>/report.html]"),
+    ] = None,
+) -> None:
+    """Write the HTML report of a sweep: parameters, results table, figures."""
+    from shoal.report import write_report
+
+    with _errors():
+        path = write_report(store, sweep, out=out)
+    _cli().stdout.print(f"report: {_cli()._escape(str(path))}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``sweep``, ``results``, ``plot`` and ``report`` to the ``shoal`` app."""
+    app.command("sweep")(sweep_cmd)
+    app.add_typer(results_app, name="results")
+    app.add_typer(plot_app, name="plot")
+    app.command("report")(report_cmd)

@@ -1,0 +1,449 @@
+"""``shoal advise check``: warnings for scenario settings likely to lose packets or throughput.
+
+The scenario is read with :func:`shoal.load_scenario` and resolved by the core
+(:func:`shoal._core.resolve`), so defaults and ``--set`` overrides apply exactly as for
+``shoal run``. Each rule is a function ``rule(ctx) -> list[Finding]`` registered in
+:data:`RULES`; a rule cites the paper it comes from. Rules for keys the schema does not
+have yet (PFC) look for their table and return nothing when it is absent, so they start
+working when the key appears.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from shoal import _core
+from shoal._scenario import Overrides, ScenarioInput, load_scenario
+from shoal.advise.formulas import BCC, DCTCP, DSH, WP, eta_bytes
+from shoal.advise.units import as_number, fmt_bytes, parse_rate, parse_size, parse_time
+
+__all__ = ["RULES", "CheckContext", "CheckReport", "Finding", "check", "rule"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One warning (or note) about a scenario."""
+
+    rule: str
+    severity: str  # "warning" or "note"
+    message: str
+    source: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "source": self.source,
+        }
+
+
+@dataclass
+class CheckContext:
+    """What the rules see: the resolved scenario and quantities derived from it."""
+
+    scenario: dict[str, Any]
+    link_rate: Fraction
+    rtt: Fraction
+    bdp: Fraction
+    pool: Fraction
+    reserved: Fraction
+    alpha: Fraction
+    queues: int
+    ports_per_pool: int
+    congested_per_pool: int
+    mtu: Fraction
+    link_delay: Fraction
+    cc: str
+    ecn_capable: bool
+    k: Fraction | None
+    kmin: Fraction | None
+    kmax: Fraction | None
+    derived: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def k_low(self) -> Fraction | None:
+        """Where marking starts: K, or RED's Kmin."""
+        return self.k if self.k is not None else self.kmin
+
+    @property
+    def k_high(self) -> Fraction | None:
+        """Where every packet is marked: K, or RED's Kmax."""
+        return self.k if self.k is not None else self.kmax
+
+    def dt_share(self, active: int) -> Fraction:
+        """Bytes one of ``active`` congested queues gets: reserved + alpha*B/(1+M*alpha)."""
+        return self.reserved + self.alpha * self.pool / (1 + active * self.alpha)
+
+
+@dataclass
+class CheckReport:
+    scenario: str
+    context: dict[str, Any]
+    findings: list[Finding]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "context": self.context,
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+
+Rule = Callable[[CheckContext], list[Finding]]
+RULES: list[Rule] = []
+
+
+def rule(fn: Rule) -> Rule:
+    """Register a check rule."""
+    RULES.append(fn)
+    return fn
+
+
+# ------------------------------------------------------------------------ value parsing
+
+
+def _rate(v: Any) -> Fraction:
+    return Fraction(v) if isinstance(v, int) else parse_rate("rate", v)
+
+
+def _time(v: Any) -> Fraction:
+    return Fraction(v, 10**12) if isinstance(v, int) else parse_time("time", v, allow_zero=True)
+
+
+def _size(v: Any) -> Fraction:
+    return Fraction(v) if isinstance(v, int) else parse_size("size", v, allow_zero=True)
+
+
+def _host_set(spec: Any, hosts: int) -> set[int]:
+    if spec is None:
+        return set(range(hosts))
+    if isinstance(spec, list):
+        return {int(h) for h in spec}
+    out: set[int] = set()
+    for part in str(spec).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        a, sep, b = part.partition("-")
+        out.update(range(int(a), int(b) + 1) if sep else {int(a)})
+    return out
+
+
+def _receivers(workload: dict[str, Any], hosts: int) -> set[int]:
+    tables = [workload, *[t for t in workload.get("extra", []) or [] if isinstance(t, dict)]]
+    out: set[int] = set()
+    for t in tables:
+        pattern = t.get("pattern", workload.get("pattern", "all_to_all"))
+        if pattern == "incast":
+            out.add(int(t.get("receiver", 0)))
+        elif pattern == "trace":
+            out.update(range(hosts))
+        else:
+            out.update(_host_set(t.get("receivers"), hosts))
+    return out
+
+
+def _switch_ports(topo: dict[str, Any], receivers: set[int]) -> tuple[int, list[list[bool]]]:
+    """(host count, per switch: for each port in order, can it be congested?).
+
+    Host-facing ports come first (as the core builds them) and can be congested when
+    their host receives traffic; switch-to-switch ports are counted as congestible.
+    """
+    kind = topo["kind"]
+    if kind == "star":
+        hosts = int(topo["hosts"])
+        return hosts, [[h in receivers for h in range(hosts)]]
+    if kind == "dumbbell":
+        left, right = int(topo["hosts"]), int(topo["hosts_right"])
+        a = [h in receivers for h in range(left)] + [True]
+        b = [h in receivers for h in range(left, left + right)] + [True]
+        return left + right, [a, b]
+    if kind == "leaf_spine":
+        leaves, spines, per = int(topo["leaves"]), int(topo["spines"]), int(topo["hosts_per_leaf"])
+        sw = [
+            [(leaf * per + i) in receivers for i in range(per)] + [True] * spines
+            for leaf in range(leaves)
+        ]
+        sw += [[True] * leaves for _ in range(spines)]
+        return leaves * per, sw
+    k = int(topo["k"])
+    half = k // 2
+    hosts = k * k * k // 4
+    edges = [
+        [(e * half + i) in receivers for i in range(half)] + [True] * half for e in range(k * half)
+    ]
+    aggs = [[True] * k for _ in range(k * half)]
+    cores = [[True] * k for _ in range(half * half)]
+    return hosts, edges + aggs + cores
+
+
+def _path(topo: dict[str, Any]) -> list[str]:
+    """Link classes on the longest host-to-host path: "host" or "up"."""
+    kind = topo["kind"]
+    if kind == "star":
+        return ["host", "host"]
+    if kind == "dumbbell":
+        return ["host", "up", "host"]
+    if kind == "leaf_spine":
+        return ["host", "up", "up", "host"] if int(topo["leaves"]) > 1 else ["host", "host"]
+    return ["host", "up", "up", "up", "up", "host"]
+
+
+def build_context(resolved: dict[str, Any]) -> CheckContext:
+    topo, sw, tr, wl = (resolved[k] for k in ("topology", "switch", "transport", "workload"))
+    host_rate, up_rate = _rate(topo["link_rate"]), _rate(topo["uplink_rate"])
+    host_delay = _time(topo["link_delay"])
+    up_delay = _time(topo.get("uplink_delay", topo["link_delay"]))
+    mtu = Fraction(int(tr["mss"]) + int(tr["header"]))
+    ack = Fraction(int(tr["ack_size"]))
+    rtt = Fraction(0)
+    for cls in _path(topo):
+        rate, delay = (host_rate, host_delay) if cls == "host" else (up_rate, up_delay)
+        rtt += 2 * delay + (mtu + ack) * 8 / rate
+    n_hosts, _ = _switch_ports(topo, set())  # the host count depends on the kind
+    receivers = _receivers(wl, n_hosts)
+    _, switches = _switch_ports(topo, receivers)
+    ppp = int(sw["ports_per_pool"])
+    worst = 0
+    for ports in switches:
+        for start in range(0, len(ports), ppp):
+            worst = max(worst, sum(ports[start : start + ppp]))
+    alpha_v = sw["alpha"]
+    alphas = alpha_v if isinstance(alpha_v, list) else [alpha_v]
+    alpha = min(Fraction(a).limit_denominator(1 << 20) for a in alphas)
+    ecn = sw.get("ecn", {})
+    cc = str(tr["cc"])
+    mode = str(tr.get("ecn", "auto"))
+    ecn_capable = mode == "on" or (mode == "auto" and cc in ("dctcp", "ecn_star"))
+    bdp = host_rate * rtt / 8
+    ctx = CheckContext(
+        scenario=resolved,
+        link_rate=host_rate,
+        rtt=rtt,
+        bdp=bdp,
+        pool=_size(sw["pool_size"]),
+        reserved=_size(sw["reserved"]),
+        alpha=alpha,
+        queues=int(sw["queues"]),
+        ports_per_pool=ppp,
+        congested_per_pool=max(worst, 1),
+        mtu=mtu,
+        link_delay=host_delay,
+        cc=cc,
+        ecn_capable=ecn_capable,
+        k=_size(ecn["k"]) if "k" in ecn else None,
+        kmin=_size(ecn["kmin"]) if "kmin" in ecn else None,
+        kmax=_size(ecn["kmax"]) if "kmax" in ecn else None,
+    )
+    ctx.derived = {
+        "link_rate": as_number(host_rate),
+        "rtt": float(rtt),
+        "bdp": as_number(bdp),
+        "pool": as_number(ctx.pool),
+        "reserved": as_number(ctx.reserved),
+        "alpha": float(alpha),
+        "ports_per_pool": ppp,
+        "congested_ports_per_pool": ctx.congested_per_pool,
+        "k": _opt(ctx.k),
+        "kmin": _opt(ctx.kmin),
+        "kmax": _opt(ctx.kmax),
+        "cc": cc,
+        "ecn_capable": ecn_capable,
+        "dt_share_one_queue": as_number(ctx.dt_share(1)),
+        "dt_share_congested": as_number(ctx.dt_share(ctx.congested_per_pool)),
+    }
+    return ctx
+
+
+def _opt(v: Fraction | None) -> int | float | None:
+    return None if v is None else as_number(v)
+
+
+def _b(v: Fraction) -> str:
+    return fmt_bytes(v)
+
+
+# ------------------------------------------------------------------------------- rules
+
+
+@rule
+def ecn_sum_over_pool(ctx: CheckContext) -> list[Finding]:
+    """Sum of K over ports congested together must fit in their pool."""
+    k = ctx.k_high
+    if k is None:
+        return []
+    m = ctx.congested_per_pool
+    need, have = m * k, ctx.pool + m * ctx.reserved
+    if m < 2 or need <= have:
+        return []
+    what = "K" if ctx.k is not None else "Kmax"
+    return [
+        Finding(
+            "ecn-sum-over-pool",
+            "warning",
+            f"{m} ports of one pool can be congested together; the sum of their {what} "
+            f"({m} x {_b(k)} = {_b(need)}) exceeds the buffer they can use (pool + {m} x reserved "
+            f"= {_b(have)}): queues overflow before marking slows senders, so packets drop. "
+            "Lower K, or add shared-buffer marking (`shoal advise bcc`).",
+            f"{BCC}, section III-A (standard ECN overflows a shallow shared buffer)",
+        )
+    ]
+
+
+@rule
+def ecn_above_dt_share(ctx: CheckContext) -> list[Finding]:
+    """K above the dynamic-threshold share of M congested queues."""
+    k = ctx.k_high
+    if k is None:
+        return []
+    m = ctx.congested_per_pool
+    share = ctx.dt_share(m)
+    if k <= share:
+        return []
+    what = "K" if ctx.k is not None else "Kmax"
+    return [
+        Finding(
+            "ecn-above-dt-share",
+            "warning",
+            f"with {m} congested port(s) in a pool, the dynamic threshold gives each queue "
+            f"reserved + alpha*B/(1+M*alpha) = {_b(share)}, below {what} = {_b(k)}: the queue hits "
+            "the threshold and drops before it is marked.",
+            f"{BCC}, sections II-B and IV-B (T(t) <= B_R means losses)",
+        )
+    ]
+
+
+@rule
+def k_below_transport_minimum(ctx: CheckContext) -> list[Finding]:
+    """K below what the transport needs to keep the link busy."""
+    k = ctx.k_low
+    if k is None or not ctx.ecn_capable:
+        return []
+    what = "K" if ctx.k is not None else "Kmin"
+    if ctx.cc == "dctcp":
+        minimum, rule_text, src = ctx.bdp / 7, "K > C*RTT/7", DCTCP
+    elif ctx.cc == "ecn_star":
+        minimum, rule_text, src = ctx.bdp, "K >= C*RTT (lambda = 1)", f"{BCC}, section II-C"
+    else:
+        return []
+    if k >= minimum:
+        return []
+    return [
+        Finding(
+            "k-below-transport-minimum",
+            "warning",
+            f"{what} = {_b(k)} is below {rule_text} = {_b(minimum)} for {ctx.cc} (C = "
+            f"{float(ctx.link_rate) / 1e9:g} Gbps, base RTT = {float(ctx.rtt) * 1e6:.3g} us): the "
+            "link underflows after each window cut and throughput is lost.",
+            src,
+        )
+    ]
+
+
+@rule
+def drop_threshold_below_bdp(ctx: CheckContext) -> list[Finding]:
+    """For traffic that is not ECN-capable, K is a drop threshold: below 1 BDP loses throughput."""
+    k = ctx.k_low
+    if k is None or ctx.ecn_capable or k >= ctx.bdp:
+        return []
+    return [
+        Finding(
+            "drop-threshold-below-bdp",
+            "warning",
+            f"{ctx.cc} packets are not ECN-capable, so they are dropped where they would be "
+            "marked: "
+            f"K = {_b(k)} acts as a tail-drop buffer below 1 BDP = {_b(ctx.bdp)}; the link "
+            "underflows after each loss.",
+            f"{WP}, section 2.1 (1 BDP keeps the link busy)",
+        )
+    ]
+
+
+@rule
+def buffer_for_marking(ctx: CheckContext) -> list[Finding]:
+    """The buffer one congested queue can get must hold the slow-start overshoot."""
+    share = ctx.dt_share(1)
+    k = ctx.k_high
+    if k is None or not ctx.ecn_capable:
+        if share >= ctx.bdp:
+            return []
+        return [
+            Finding(
+                "buffer-below-bdp",
+                "warning",
+                f"without ECN marking a single congested queue gets at most {_b(share)} "
+                f"(reserved + alpha*B/(1+alpha)), below 1 BDP = {_b(ctx.bdp)}: tail-drop TCP "
+                "cannot keep the link busy.",
+                f"{WP}, sections 2.1 and 3.6",
+            )
+        ]
+    need = 2 * k + ctx.bdp
+    if share >= need:
+        return []
+    return [
+        Finding(
+            "buffer-below-2k-plus-bdp",
+            "warning",
+            f"a single congested queue gets at most {_b(share)}, below 2K + BDP = {_b(need)} "
+            f"(K = {_b(k)}): the slow-start overshoot after the first mark can overflow it "
+            "(3 BDP when K = 1 BDP).",
+            f"{WP}, section 4.3",
+        )
+    ]
+
+
+@rule
+def pfc_headroom(ctx: CheckContext) -> list[Finding]:
+    """PFC headroom per lossless queue must be at least eta (inert until PFC is in the schema)."""
+    pfc = ctx.scenario.get("switch", {}).get("pfc")
+    if not isinstance(pfc, dict) or pfc.get("enabled") is False:
+        return []
+    raw = pfc.get("headroom")
+    if raw is None or raw == "auto":
+        return []
+    have = _size(raw)
+    eta = eta_bytes(ctx.link_rate, ctx.link_delay, ctx.mtu)
+    if have >= eta:
+        return []
+    return [
+        Finding(
+            "pfc-headroom-below-eta",
+            "warning",
+            f"switch.pfc.headroom = {_b(have)} is below eta = 2*(C*D_prop + MTU) + 3840 B = "
+            f"{_b(eta)}: packets in flight after a PAUSE can overflow it and lossless "
+            "traffic drops.",
+            f"{DSH}, section II-C, Eq. (1)",
+        )
+    ]
+
+
+# ------------------------------------------------------------------------------- entry
+
+
+def check(
+    scenario: ScenarioInput,
+    set: Overrides = None,  # noqa: A002 - mirrors shoal.run
+    rules: Iterable[Rule] | None = None,
+) -> CheckReport:
+    """Check a scenario (path, TOML text or dict) with overrides, like ``shoal run``.
+
+    Raises:
+        ScenarioError: when the scenario is invalid (as ``shoal run`` would).
+    """
+    loaded = load_scenario(scenario, set)
+    resolved_json, core_warnings = _core.resolve(loaded.to_json())
+    resolved = json.loads(resolved_json)
+    ctx = build_context(resolved)
+    findings = [Finding("scenario", "warning", w, "shoal core validation") for w in core_warnings]
+    for fn in rules if rules is not None else RULES:
+        findings.extend(fn(ctx))
+    return CheckReport(scenario=loaded.name, context=ctx.derived, findings=findings)

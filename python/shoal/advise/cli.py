@@ -1,0 +1,437 @@
+"""``shoal advise``: buffer sizing, ECN and PFC headroom answers from the papers' formulas.
+
+Every command prints the numbers with units, the formula behind each, the assumptions and
+the paper section, or ``--json`` (numbers in bytes, seconds and bits per second). Bad
+input prints ``error: --option: ...`` with the accepted values and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from shoal._core import ScenarioError
+from shoal.advise import formulas
+from shoal.advise.check import RULES, check
+from shoal.advise.chips import CHIPS, get_chip
+from shoal.advise.units import (
+    AdviseError,
+    fmt_bytes,
+    fmt_bytes_short,
+    fmt_count,
+    fmt_rate,
+    fmt_ratio,
+    fmt_time,
+)
+
+__all__ = ["advise_app"]
+
+EXIT_USER_ERROR = 2
+
+advise_app = typer.Typer(
+    name="advise",
+    help="Buffer sizing, ECN thresholds and PFC headroom from the papers' formulas.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+stdout = Console(highlight=False)
+stderr = Console(stderr=True, highlight=False)
+
+#: Python keyword -> command-line option, where they differ.
+_OPTION_NAMES = {"lam": "--lambda"}
+
+
+def _option(param: str) -> str:
+    return _OPTION_NAMES.get(param, "--" + param.replace("_", "-"))
+
+
+def _fail(message: str) -> NoReturn:
+    stderr.print(f"[bold red]error:[/bold red] {escape(message)}", markup=True, soft_wrap=True)
+    raise typer.Exit(EXIT_USER_ERROR)
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    try:
+        yield
+    except AdviseError as exc:
+        _fail(f"{_option(exc.param)}: {exc.message}")
+    except ScenarioError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}")
+
+
+_FORMAT: dict[str, Callable[[Any], str]] = {
+    "bytes": fmt_bytes,
+    "time": fmt_time,
+    "rate": fmt_rate,
+    "ratio": fmt_ratio,
+    "count": fmt_count,
+    "number": lambda v: "-" if v is None else fmt_count(v),
+    "text": lambda v: "-" if v is None else str(v),
+}
+
+
+def _show(advice: formulas.Advice, as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(advice.to_dict(), indent=2) + "\n")
+        return
+    table = Table(title=f"{advice.TITLE} (shoal advise {advice.TOPIC})", title_justify="left")
+    table.add_column("quantity")
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("formula")
+    for line in advice.lines():
+        if line.value is None and line.kind != "text" and line.key not in _SHOW_NONE:
+            continue
+        table.add_row(line.label, _FORMAT[line.kind](line.value), line.formula)
+    stdout.print(table)
+    inputs = ", ".join(f"{k} = {_fmt_input(k, v)}" for k, v in advice.inputs.items())
+    stdout.print(f"[bold]inputs:[/bold] {escape(inputs)}")
+    _bullets("assumptions", advice.assumptions)
+    _bullets("notes", advice.notes)
+    _bullets("sources", advice.sources)
+
+
+_SHOW_NONE = {"dsh_duration", "sih_duration"}
+_INPUT_KIND = {
+    "rate": "rate",
+    "rtt": "time",
+    "delay": "time",
+    "h": "time",
+    "mtu": "bytes",
+    "buffer": "bytes",
+    "pool": "bytes",
+    "reserved": "bytes",
+}
+
+
+def _fmt_input(key: str, value: Any) -> str:
+    kind = _INPUT_KIND.get(key)
+    if kind is None or not isinstance(value, int | float):
+        return str(value)
+    return _FORMAT[kind](value)
+
+
+def _bullets(title: str, items: tuple[str, ...] | list[str]) -> None:
+    if not items:
+        return
+    stdout.print(f"[bold]{title}:[/bold]")
+    for item in items:
+        stdout.print(f"  - {escape(item)}", soft_wrap=False)
+
+
+# Option types shared by the commands (strings, parsed by shoal.advise.units so that
+# every mistake gets the same "error: --option: ..." message).
+Rate = Annotated[str | None, typer.Option("--rate", help="Link rate, e.g. 100Gbps.")]
+Rtt = Annotated[str | None, typer.Option("--rtt", help="Base round-trip time, e.g. 80us.")]
+Delay = Annotated[
+    str | None, typer.Option("--delay", help="One-way propagation delay of the link, e.g. 2us.")
+]
+Mtu = Annotated[
+    str, typer.Option("--mtu", help="Largest frame on the wire, bytes (e.g. 1500, 9KB).")
+]
+Ports = Annotated[str | None, typer.Option("--ports", help="Number of ports.")]
+Queues = Annotated[str, typer.Option("--queues", help="Lossless queues per port.")]
+Buffer = Annotated[str | None, typer.Option("--buffer", help="Total buffer, e.g. 12MiB.")]
+Pool = Annotated[str | None, typer.Option("--pool", help="Shared buffer pool B, e.g. 3MB.")]
+Alpha = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--alpha",
+        help="Dynamic-threshold alpha (e.g. 4, 0.5, 1/16); repeat or "
+        "comma-separate for several queues (the smallest is used).",
+    ),
+]
+Chip = Annotated[
+    str | None,
+    typer.Option(
+        "--chip", help=f"Fill in rate, ports and buffer from a preset: {', '.join(CHIPS)}."
+    ),
+]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON (bytes, seconds, bits/s).")]
+
+
+def _alpha_arg(alpha: list[str] | None) -> str | None:
+    return ",".join(alpha) if alpha else None
+
+
+@advise_app.command("bdp")
+def bdp_cmd(
+    rate: Rate = None,
+    rtt: Rtt = None,
+    mtu: Annotated[
+        str | None, typer.Option("--mtu", help="Also give the BDP in packets of this size.")
+    ] = None,
+    chip: Chip = None,
+    as_json: Json = False,
+) -> None:
+    """Bandwidth-delay product C x RTT."""
+    with _user_errors():
+        advice = formulas.bdp(rate=rate, rtt=rtt, mtu=mtu, chip=chip)
+    _show(advice, as_json)
+
+
+@advise_app.command("tail-drop")
+def tail_drop_cmd(
+    rate: Rate = None,
+    rtt: Rtt = None,
+    flows: Annotated[str, typer.Option("--flows", help="Concurrent long flows n.")] = "1",
+    sync: Annotated[
+        str, typer.Option("--sync", help="auto (datacenter default: synchronized), sync or desync.")
+    ] = "auto",
+    chip: Chip = None,
+    as_json: Json = False,
+) -> None:
+    """Buffer for loss-based TCP: 1 BDP, or BDP/sqrt(n) for desynchronized flows."""
+    with _user_errors():
+        advice = formulas.tail_drop(rate=rate, rtt=rtt, flows=flows, sync=sync, chip=chip)
+    _show(advice, as_json)
+
+
+@advise_app.command("ecn")
+def ecn_cmd(
+    rate: Rate = None,
+    rtt: Rtt = None,
+    transport: Annotated[str, typer.Option("--transport", help="dctcp or ecn_star.")] = "dctcp",
+    lam: Annotated[
+        str | None,
+        typer.Option("--lambda", help="Override the transport's lambda (K = lambda x C x RTT)."),
+    ] = None,
+    flows: Annotated[str | None, typer.Option("--flows", help="Concurrent long flows n.")] = None,
+    mix: Annotated[
+        str | None,
+        typer.Option("--mix", help="mice (latency first) or elephant (throughput first)."),
+    ] = None,
+    chip: Chip = None,
+    as_json: Json = False,
+) -> None:
+    """ECN marking threshold K per transport and the buffer it needs."""
+    with _user_errors():
+        advice = formulas.ecn(
+            rate=rate, rtt=rtt, transport=transport, lam=lam, flows=flows, mix=mix, chip=chip
+        )
+    _show(advice, as_json)
+
+
+@advise_app.command("headroom")
+def headroom_cmd(
+    rate: Rate = None,
+    delay: Delay = None,
+    mtu: Mtu = "1500",
+    ports: Ports = None,
+    queues: Queues = "8",
+    buffer: Buffer = None,
+    chip: Chip = None,
+    as_json: Json = False,
+) -> None:
+    """PFC headroom per queue (eta), static vs DSH totals and their share of the buffer."""
+    with _user_errors():
+        advice = formulas.headroom(
+            rate=rate, delay=delay, mtu=mtu, ports=ports, queues=queues, buffer=buffer, chip=chip
+        )
+    _show(advice, as_json)
+
+
+@advise_app.command("dt")
+def dt_cmd(
+    pool: Pool = None,
+    alpha: Alpha = None,
+    active: Annotated[str, typer.Option("--active", help="Congested queues M.")] = "1",
+    reserved: Annotated[str, typer.Option("--reserved", help="Static reserve per queue.")] = "0",
+    chip: Chip = None,
+    as_json: Json = False,
+) -> None:
+    """Buffer each of M congested queues gets under the dynamic threshold."""
+    with _user_errors():
+        advice = formulas.dt(
+            pool=pool, alpha=_alpha_arg(alpha), active=active, reserved=reserved, chip=chip
+        )
+    _show(advice, as_json)
+
+
+@advise_app.command("dsh-burst")
+def dsh_burst_cmd(
+    rate: Rate = None,
+    delay: Delay = None,
+    mtu: Mtu = "1500",
+    buffer: Buffer = None,
+    ports: Ports = None,
+    queues: Queues = "8",
+    alpha: Alpha = None,
+    congested: Annotated[
+        str, typer.Option("--congested", help="Queues already congested N.")
+    ] = "0",
+    bursting: Annotated[
+        str, typer.Option("--bursting", help="Queues receiving the burst M.")
+    ] = "1",
+    load: Annotated[
+        str | None,
+        typer.Option("--load", help="Burst rate R of each bursting queue / its drain rate (> 1)."),
+    ] = None,
+    chip: Chip = None,
+    as_json: Json = False,
+) -> None:
+    """Longest burst absorbed without a PAUSE: DSH vs static headroom (DSH Theorems 1, 2)."""
+    with _user_errors():
+        advice = formulas.dsh_burst(
+            rate=rate,
+            delay=delay,
+            mtu=mtu,
+            buffer=buffer,
+            ports=ports,
+            queues=queues,
+            alpha=_alpha_arg(alpha),
+            congested=congested,
+            bursting=bursting,
+            load=load,
+            chip=chip,
+        )
+    _show(advice, as_json)
+
+
+@advise_app.command("bcc")
+def bcc_cmd(
+    rate: Rate = None,
+    rtt: Rtt = None,
+    lam: Annotated[
+        str, typer.Option("--lambda", help="Transport constant (0.72 DCTCP, 1 ECN*).")
+    ] = "0.72",
+    pool: Pool = None,
+    alpha: Alpha = None,
+    reserved: Annotated[
+        str, typer.Option("--reserved", help="Static reserve S_min per queue.")
+    ] = "0",
+    ports: Annotated[str | None, typer.Option("--ports", help="Ports N sharing the pool.")] = None,
+    h: Annotated[str, typer.Option("--h", help="Kmax - Kmin = C x N x h.")] = "8us",
+    pmax: Annotated[str, typer.Option("--pmax", help="RED maximum marking probability.")] = "0.1",
+    chip: Chip = None,
+    as_json: Json = False,
+) -> None:
+    """BCC shared-buffer ECN/RED parameters: B_R, Kmax, Kmin, Pmax."""
+    with _user_errors():
+        advice = formulas.bcc(
+            rate=rate,
+            rtt=rtt,
+            lam=lam,
+            pool=pool,
+            alpha=_alpha_arg(alpha),
+            reserved=reserved,
+            ports=ports,
+            h=h,
+            pmax=pmax,
+            chip=chip,
+        )
+    _show(advice, as_json)
+
+
+@advise_app.command("chip")
+def chip_cmd(
+    name: Annotated[str | None, typer.Argument(help="A chip preset; all when omitted.")] = None,
+    as_json: Json = False,
+) -> None:
+    """Switch-chip presets: ports, speed, buffer, MMUs, buffer per port per Gbps, sources."""
+    with _user_errors():
+        chips = [get_chip(name)] if name is not None else list(CHIPS.values())
+    if as_json:
+        data: Any = chips[0].to_dict() if name is not None else [c.to_dict() for c in chips]
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        return
+    table = Table(title="Switch chips (shoal advise chip)", title_justify="left")
+    for col, just in (
+        ("chip", "left"),
+        ("name", "left"),
+        ("ports", "right"),
+        ("buffer", "right"),
+        ("MMUs", "right"),
+        ("per port", "right"),
+        ("per port per Gbps", "right"),
+        ("buffer / capacity", "right"),
+    ):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for c in chips:
+        table.add_row(
+            c.key,
+            c.name,
+            f"{c.ports} x {fmt_rate(c.port_rate_bps)}",
+            fmt_bytes_short(c.buffer),
+            str(c.mmus),
+            fmt_bytes_short(c.buffer_per_port),
+            fmt_bytes_short(c.buffer_per_port_per_gbps),
+            fmt_time(c.buffer_time),
+        )
+    stdout.print(table)
+    stdout.print(
+        "buffer per port per Gbps = buffer / ports / port speed in Gbps (BCC Table I); "
+        "buffer / capacity = buffer x 8 / (ports x speed) (DSH Fig. 4)."
+    )
+    for c in chips if name is not None else []:
+        stdout.print(
+            f"[bold]buffer per MMU:[/bold] {fmt_bytes(c.buffer_per_mmu)} for "
+            f"{fmt_count(c.ports_per_mmu)} ports"
+        )
+        _bullets("sources", [f"{k}: {v}" for k, v in c.sources.items()])
+        _bullets("notes", list(c.notes))
+    if name is None:
+        stdout.print("sources and notes: `shoal advise chip NAME`; all: docs/advisor.md.")
+
+
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override a scenario key, e.g. --set switch.ecn.k=10KB (repeatable).",
+    ),
+]
+
+
+@advise_app.command("check")
+def check_cmd(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    set_: SetOption = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit with status 1 on warnings.")
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    """Warn about scenario settings likely to lose packets or throughput."""
+    with _user_errors():
+        report = check(scenario, set=list(set_ or []))
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+    else:
+        ctx = report.context
+        stdout.print(
+            f"[bold]{escape(report.scenario)}[/bold]: C = {fmt_rate(ctx['link_rate'])}, base RTT = "
+            f"{fmt_time(ctx['rtt'])}, BDP = {fmt_bytes(ctx['bdp'])}, "
+            f"pool = {fmt_bytes(ctx['pool'])}, "
+            f"{ctx['congested_ports_per_pool']} of {ctx['ports_per_pool']} ports per pool can be "
+            "congested together",
+            soft_wrap=True,
+        )
+        if not report.findings:
+            stdout.print(f"no problems found ({len(RULES)} rules checked)")
+        else:
+            table = Table(show_lines=True)
+            table.add_column("severity")
+            table.add_column("rule", overflow="fold")
+            table.add_column("finding")
+            table.add_column("source")
+            for f in report.findings:
+                table.add_row(f.severity, f.rule, escape(f.message), escape(f.source))
+            stdout.print(table)
+    if strict and report.warnings:
+        raise typer.Exit(1)

@@ -1,0 +1,268 @@
+"""Human units in and out: rates, times and sizes.
+
+Input strings follow the scenario schema: rates ``100Gbps``, times ``2us``, sizes ``3MB``
+(KB/MB/GB are powers of 1000) or ``128KiB`` (KiB/MiB/GiB are powers of 1024); a plain
+number is bytes for a size. A rate or a time needs a unit (``100`` alone would be
+ambiguous). Numbers given from Python (``int``/``float``) are SI: bits per second,
+seconds, bytes.
+
+Values are parsed exactly (as :class:`fractions.Fraction`) so that the papers' worked
+examples come out to the byte.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+
+__all__ = [
+    "AdviseError",
+    "Number",
+    "as_number",
+    "fmt_bytes",
+    "fmt_bytes_short",
+    "fmt_count",
+    "fmt_rate",
+    "fmt_ratio",
+    "fmt_time",
+    "parse_count",
+    "parse_positive",
+    "parse_rate",
+    "parse_size",
+    "parse_time",
+]
+
+#: What the advisor functions accept for a quantity: a number (SI) or a string with units.
+Number = int | float | str | Fraction
+
+RATE_UNITS: dict[str, int] = {
+    "bps": 1,
+    "kbps": 10**3,
+    "mbps": 10**6,
+    "gbps": 10**9,
+    "tbps": 10**12,
+}
+TIME_UNITS: dict[str, Fraction] = {
+    "ps": Fraction(1, 10**12),
+    "ns": Fraction(1, 10**9),
+    "us": Fraction(1, 10**6),
+    "µs": Fraction(1, 10**6),
+    "ms": Fraction(1, 10**3),
+    "s": Fraction(1),
+}
+SIZE_UNITS: dict[str, int] = {
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+}
+RATE_HELP = "a rate with a unit: bps, Kbps, Mbps, Gbps, Tbps (e.g. 100Gbps)"
+TIME_HELP = "a time with a unit: ps, ns, us, ms, s (e.g. 2us)"
+SIZE_HELP = (
+    "a size in bytes, optionally with a unit: B, KB, MB, GB (powers of 1000) or "
+    "KiB, MiB, GiB (powers of 1024) (e.g. 1500, 3MB, 128KiB)"
+)
+
+_QUANTITY = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([^\d\s].*?)?\s*$")
+
+
+class AdviseError(ValueError):
+    """A bad input to the advisor. ``param`` names the input (a Python keyword)."""
+
+    def __init__(self, param: str, message: str) -> None:
+        super().__init__(f"{param}: {message}")
+        self.param = param
+        self.message = message
+
+
+def _split(param: str, value: str, expected: str) -> tuple[Fraction, str]:
+    match = _QUANTITY.match(value)
+    if not match:
+        raise AdviseError(param, f"cannot read {value!r}; expected {expected}")
+    try:
+        number = Fraction(Decimal(match.group(1)))
+    except (InvalidOperation, ValueError):
+        raise AdviseError(param, f"cannot read {value!r}; expected {expected}") from None
+    return number, (match.group(2) or "").strip()
+
+
+def _from_python(param: str, value: object, expected: str) -> Fraction | None:
+    """A Python number as a Fraction; None for strings; error for anything else."""
+    if isinstance(value, bool):
+        raise AdviseError(param, f"expected {expected}, got {value!r}")
+    if isinstance(value, Fraction | int):
+        return Fraction(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise AdviseError(param, f"must be finite, got {value!r}")
+        return Fraction(value)
+    if isinstance(value, str):
+        return None
+    raise AdviseError(param, f"expected {expected}, got {type(value).__name__} {value!r}")
+
+
+def _check_sign(param: str, value: Fraction, raw: object, *, allow_zero: bool) -> Fraction:
+    if value < 0 or (value == 0 and not allow_zero):
+        need = "at least 0" if allow_zero else "greater than 0"
+        raise AdviseError(param, f"must be {need} (got {raw})")
+    return value
+
+
+def parse_rate(param: str, value: Number, *, allow_zero: bool = False) -> Fraction:
+    """A rate in bits per second."""
+    number = _from_python(param, value, RATE_HELP)
+    if number is None:
+        number, unit = _split(param, str(value), RATE_HELP)
+        key = unit.lower().replace("b/s", "bps")
+        if not unit:
+            raise AdviseError(param, f"{value!r} needs a unit; expected {RATE_HELP}")
+        if key not in RATE_UNITS:
+            raise AdviseError(
+                param, f"unknown rate unit {unit!r} in {value!r}; expected {RATE_HELP}"
+            )
+        number *= RATE_UNITS[key]
+    return _check_sign(param, number, value, allow_zero=allow_zero)
+
+
+def parse_time(param: str, value: Number, *, allow_zero: bool = False) -> Fraction:
+    """A time in seconds."""
+    number = _from_python(param, value, TIME_HELP)
+    if number is None:
+        number, unit = _split(param, str(value), TIME_HELP)
+        if not unit:
+            raise AdviseError(param, f"{value!r} needs a unit; expected {TIME_HELP}")
+        key = unit if unit in TIME_UNITS else unit.lower()
+        if key not in TIME_UNITS:
+            raise AdviseError(
+                param, f"unknown time unit {unit!r} in {value!r}; expected {TIME_HELP}"
+            )
+        number *= TIME_UNITS[key]
+    return _check_sign(param, number, value, allow_zero=allow_zero)
+
+
+def parse_size(param: str, value: Number, *, allow_zero: bool = False) -> Fraction:
+    """A size in bytes."""
+    number = _from_python(param, value, SIZE_HELP)
+    if number is None:
+        number, unit = _split(param, str(value), SIZE_HELP)
+        key = unit.lower() if unit else "b"
+        if key not in SIZE_UNITS:
+            raise AdviseError(
+                param, f"unknown size unit {unit!r} in {value!r}; expected {SIZE_HELP}"
+            )
+        number *= SIZE_UNITS[key]
+    return _check_sign(param, number, value, allow_zero=allow_zero)
+
+
+def parse_positive(
+    param: str, value: Number, *, allow_zero: bool = False, what: str = "a number"
+) -> Fraction:
+    """A plain (unitless) positive number, e.g. alpha, lambda or a load."""
+    number = _from_python(param, value, what)
+    if number is None:
+        number, unit = _split(param, str(value), what)
+        if unit == "%":
+            number /= 100
+        elif unit:
+            raise AdviseError(param, f"expected {what} without a unit, got {value!r}")
+    return _check_sign(param, number, value, allow_zero=allow_zero)
+
+
+def parse_count(param: str, value: Number | None, *, minimum: int = 1) -> int:
+    """A whole number >= ``minimum`` (ports, queues, flows)."""
+    if isinstance(value, bool) or value is None:
+        raise AdviseError(param, f"expected a whole number >= {minimum}, got {value!r}")
+    try:
+        number = Fraction(value) if not isinstance(value, str) else Fraction(value.strip())
+    except (ValueError, ZeroDivisionError):
+        raise AdviseError(param, f"expected a whole number >= {minimum}, got {value!r}") from None
+    if number.denominator != 1 or number < minimum:
+        raise AdviseError(param, f"expected a whole number >= {minimum}, got {value!r}")
+    return int(number)
+
+
+def as_number(value: Fraction | int | float) -> int | float:
+    """A JSON number: an int when the value is whole, else a float."""
+    if isinstance(value, Fraction):
+        return int(value) if value.denominator == 1 else float(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def _sig(value: float, digits: int = 3) -> str:
+    if value == 0:
+        return "0"
+    text = f"{value:.{digits}g}"
+    if "e" in text:
+        text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+    return text
+
+
+def fmt_bytes(value: float | Fraction | None) -> str:
+    """``5,591,040 B (5.59 MB, 5.33 MiB)``."""
+    if value is None:
+        return "-"
+    v = float(value)
+    exact = f"{v:,.0f} B" if abs(v - round(v)) < 1e-9 else f"{v:,.1f} B"
+    if abs(v) < 1000:
+        return exact
+    for unit, dec, binu, binv in (
+        ("GB", 1e9, "GiB", 2**30),
+        ("MB", 1e6, "MiB", 2**20),
+        ("KB", 1e3, "KiB", 2**10),
+    ):
+        if abs(v) >= dec:
+            return f"{exact} ({_sig(v / dec)} {unit}, {_sig(v / binv)} {binu})"
+    return exact
+
+
+def fmt_bytes_short(value: float | Fraction | None) -> str:
+    """``16 MiB``: binary units, three significant digits (chip tables)."""
+    if value is None:
+        return "-"
+    v = float(value)
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(v) >= scale:
+            return f"{_sig(v / scale)} {unit}"
+    return f"{_sig(v)} B"
+
+
+def fmt_time(value: float | Fraction | None) -> str:
+    if value is None:
+        return "-"
+    v = float(value)
+    if math.isinf(v):
+        return "unbounded"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if abs(v) >= scale:
+            return f"{_sig(v / scale, 4)} {unit}"
+    return f"{_sig(v / 1e-12, 4)} ps"
+
+
+def fmt_rate(value: float | Fraction | None) -> str:
+    if value is None:
+        return "-"
+    v = float(value)
+    for unit, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
+        if abs(v) >= scale:
+            return f"{_sig(v / scale, 4)} {unit}"
+    return f"{_sig(v, 4)} bps"
+
+
+def fmt_ratio(value: float | Fraction | None) -> str:
+    if value is None:
+        return "-"
+    return f"{float(value) * 100:.1f}%"
+
+
+def fmt_count(value: float | Fraction | None) -> str:
+    if value is None:
+        return "-"
+    v = float(value)
+    return f"{int(v):,}" if v.is_integer() else _sig(v, 4)

@@ -1,0 +1,516 @@
+"""Figures of sweeps, drawn with matplotlib, sized and labelled for print.
+
+Every function takes DataFrames and returns a :class:`matplotlib.figure.Figure` (no
+pyplot state, safe in scripts and servers); :func:`save` writes it as PNG and/or PDF.
+
+* :func:`fct_vs_load`: mean and 99th-percentile FCT (or slowdown) per size bucket
+  against load, one line per scheme, optionally normalized to a baseline scheme (as the
+  BCC paper plots it). Input: a sweep table (:func:`shoal.sweep`); seeds are averaged.
+* :func:`slowdown_vs_size`: median and 99th-percentile FCT slowdown per flow-size
+  percentile bucket (HPCC / BFC style). Input: flows with a group column
+  (:func:`sweep_flows`).
+* :func:`fct_cdf`: CDF of FCT per group. Input: flows.
+* :func:`buffer_cdf`: CDF of shared-buffer (pool) occupancy per group, from the queue
+  samples of runs with ``run.sample_interval`` set. Input: samples (:func:`sweep_samples`).
+* :func:`loss_vs_load`: packet loss rate against load. Input: a sweep table.
+
+``by`` names the column(s) that make the lines (``"scheme"``, an axis key, or a list of
+them); axis columns not in ``by``, the x axis or ``seed`` must not vary (filter first),
+so no figure silently averages different configurations.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "fct_vs_load",
+    "slowdown_vs_size",
+    "fct_cdf",
+    "buffer_cdf",
+    "loss_vs_load",
+    "save",
+    "sweep_flows",
+    "sweep_samples",
+    "PlotError",
+]
+
+_BUCKETS = ("small", "medium", "large")
+_STAT_NAMES = {"mean": "mean", "p50": "median", "p99": "99th pct"}
+_AXIS_LABELS = {
+    "workload.load": "Load",
+    "switch.ecn.k": "ECN threshold K",
+    "switch.alpha": "Dynamic threshold α",
+    "switch.pool_size": "Shared buffer size",
+    "workload.flows": "Flows",
+}
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+_RC = {
+    "font.size": 9,
+    "axes.titlesize": 9,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "legend.fontsize": 8,
+    "lines.linewidth": 1.6,
+    "lines.markersize": 4.5,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "grid.linewidth": 0.6,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "savefig.bbox": "tight",
+    "pdf.fonttype": 42,  # TrueType in PDFs: editable, accepted by paper submission systems
+    "ps.fonttype": 42,
+}
+
+
+class PlotError(ValueError):
+    """The data cannot make the requested figure (missing column, nothing to plot)."""
+
+
+@contextmanager
+def _style() -> Iterator[None]:
+    import matplotlib
+
+    with matplotlib.rc_context(_RC):  # type: ignore[arg-type]
+        yield
+
+
+def _plain_log(axis: Any) -> None:
+    """Log-scale tick labels as plain numbers (1, 10, 100; no 4x10^0 minor labels)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    axis.set_major_formatter(plain)
+    lo, hi = axis.get_view_interval()
+    # Less than ~1.5 decades shown: label the 2..9 ticks too, else there may be one label.
+    axis.set_minor_formatter(plain if lo > 0 and hi / lo < 30 else NullFormatter())
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=100, layout="constrained")
+
+
+def _by_list(by: str | Sequence[str] | None) -> list[str]:
+    if by is None:
+        return []
+    return [by] if isinstance(by, str) else list(by)
+
+
+def _need(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        have = ", ".join(str(c) for c in frame.columns[:30])
+        raise PlotError(f"{what}: no column {missing[0]!r} (columns: {have})")
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _check_fixed(frame: pd.DataFrame, used: Sequence[str]) -> None:
+    """Axis columns (frame.attrs['axes']) not used by the figure must not vary."""
+    for column in frame.attrs.get("axes", []):
+        if column in used or column == "seed" or column.endswith("_label"):
+            continue
+        if column in frame and frame[column].map(_hashable).nunique(dropna=False) > 1:
+            raise PlotError(
+                f"column {column!r} varies in the data but is neither the x axis nor in "
+                f"`by`; add it to `by` or filter the runs (e.g. --where)"
+            )
+
+
+def _group_label(by: Sequence[str], key: Any) -> str:
+    if not by:
+        return ""
+    values = key if isinstance(key, tuple) else (key,)
+    if len(by) == 1:
+        return str(values[0])
+    return ", ".join(f"{_short(c)}={v}" for c, v in zip(by, values, strict=True))
+
+
+def _short(column: str) -> str:
+    return column.rsplit(".", 1)[-1]
+
+
+def _groups(frame: pd.DataFrame, by: Sequence[str]) -> list[tuple[str, pd.DataFrame]]:
+    if not by:
+        return [("", frame)]
+    keyed = frame.assign(**{f"__by{i}": frame[c].map(_hashable) for i, c in enumerate(by)})
+    cols = [f"__by{i}" for i in range(len(by))]
+    out = []
+    for key, group in keyed.groupby(cols if len(cols) > 1 else cols[0], sort=False, dropna=False):
+        out.append((_group_label(by, key), group.drop(columns=cols)))
+    return out
+
+
+def _time_unit(values: np.ndarray) -> tuple[float, str]:
+    finite = values[np.isfinite(values)]
+    peak = float(np.nanmax(finite)) if finite.size else 0.0
+    if peak >= 1e6:
+        return 1e6, "ms"
+    if peak >= 1e3:
+        return 1e3, "µs"
+    return 1.0, "ns"
+
+
+def _ok(runs: pd.DataFrame) -> pd.DataFrame:
+    return runs[runs["status"] == "ok"] if "status" in runs else runs
+
+
+def _legend(fig: Any, axes: Any, n: int) -> None:
+    handles, labels = axes.get_legend_handles_labels()
+    if len(labels) > 1 or (labels and labels[0]):
+        fig.legend(
+            handles, labels, loc="outside upper center", ncols=min(len(labels), 4), frameon=False
+        )
+
+
+def fct_vs_load(
+    runs: pd.DataFrame,
+    *,
+    x: str = "workload.load",
+    by: str | Sequence[str] | None = "scheme",
+    buckets: Sequence[str] = _BUCKETS,
+    stats: Sequence[str] = ("mean", "p99"),
+    metric: str = "fct",
+    normalize_to: str | None = None,
+    title: str | None = None,
+) -> Any:
+    """FCT (or slowdown) per size bucket vs load: one panel per (stat, bucket).
+
+    Args:
+        runs: a sweep table (columns ``<x>``, ``<by>``, ``<bucket>_<stat>_fct_ns``).
+        x: the column on the x axis.
+        by: column(s) making the lines (``None``: one line).
+        buckets: size buckets, columns of the panel grid.
+        stats: ``mean``, ``p50``, ``p99``: rows of the panel grid.
+        metric: ``fct`` or ``slowdown``.
+        normalize_to: divide every line by this group's value at the same x (the
+            baseline scheme); the baseline becomes the line y = 1.
+        title: a figure title.
+    """
+    by_cols = _by_list(by) if by is not None and (not isinstance(by, str) or by in runs) else []
+    if isinstance(by, str) and by not in runs and by != "scheme":
+        _need(runs, [by], "fct_vs_load")
+    if metric not in ("fct", "slowdown"):
+        raise PlotError(f"metric must be 'fct' or 'slowdown', got {metric!r}")
+    suffix = "fct_ns" if metric == "fct" else "slowdown"
+    ycols = [f"{b}_{s}_{suffix}" for s in stats for b in buckets]
+    _need(runs, [x, *ycols], "fct_vs_load")
+    data = _ok(runs)
+    if data.empty:
+        raise PlotError("fct_vs_load: no finished runs")
+    _check_fixed(data, [x, *by_cols])
+    groups = [(label, g.groupby(x, sort=True)[ycols].mean()) for label, g in _groups(data, by_cols)]
+    if normalize_to is not None:
+        base = [g for label, g in groups if label == str(normalize_to)]
+        if not base:
+            names = ", ".join(label for label, _ in groups)
+            raise PlotError(f"normalize_to: no group named {normalize_to!r} (have: {names})")
+        groups = [(label, g / base[0].reindex(g.index)) for label, g in groups]
+    values = np.concatenate([g.to_numpy(dtype=float).ravel() for _, g in groups])
+    scale, unit = (1.0, "") if metric == "slowdown" or normalize_to else _time_unit(values)
+
+    with _style():
+        nrows, ncols = len(stats), len(buckets)
+        fig = _figure(2.4 * ncols + 0.4, 1.9 * nrows + 0.5)
+        axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True)
+        for r, stat in enumerate(stats):
+            for c, bucket in enumerate(buckets):
+                ax = axes[r][c]
+                col = f"{bucket}_{stat}_{suffix}"
+                for i, (label, g) in enumerate(groups):
+                    ax.plot(
+                        g.index,
+                        g[col] / scale,
+                        marker=_MARKERS[i % len(_MARKERS)],
+                        label=label or None,
+                    )
+                if normalize_to is not None:
+                    ax.axhline(1.0, color="0.4", linewidth=0.8, linestyle="--")
+                ax.set_title(f"{bucket} flows: {_STAT_NAMES.get(stat, stat)}")
+                if r == nrows - 1:
+                    ax.set_xlabel(_AXIS_LABELS.get(x, x))
+                if c == 0:
+                    what = "FCT" if metric == "fct" else "slowdown"
+                    if normalize_to is not None:
+                        ax.set_ylabel(f"{what} / {what}({normalize_to})")
+                    elif metric == "fct":
+                        ax.set_ylabel(f"FCT ({unit})")
+                    else:
+                        ax.set_ylabel("FCT slowdown")
+        _legend(fig, axes[0][0], len(groups))
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def loss_vs_load(
+    runs: pd.DataFrame,
+    *,
+    x: str = "workload.load",
+    by: str | Sequence[str] | None = "scheme",
+    title: str | None = None,
+) -> Any:
+    """Packet loss rate (percent of packets sent) vs load, one line per group."""
+    by_cols = _by_list(by) if by is not None and (not isinstance(by, str) or by in runs) else []
+    _need(runs, [x, "loss_rate"], "loss_vs_load")
+    data = _ok(runs)
+    if data.empty:
+        raise PlotError("loss_vs_load: no finished runs")
+    _check_fixed(data, [x, *by_cols])
+    with _style():
+        fig = _figure(3.4, 2.6)
+        ax = fig.subplots()
+        for i, (label, g) in enumerate(_groups(data, by_cols)):
+            series = g.groupby(x, sort=True)["loss_rate"].mean() * 100
+            ax.plot(
+                series.index,
+                series.to_numpy(),
+                marker=_MARKERS[i % len(_MARKERS)],
+                label=label or None,
+            )
+        ax.set_xlabel(_AXIS_LABELS.get(x, x))
+        ax.set_ylabel("Packet loss rate (%)")
+        ax.set_ylim(bottom=0)
+        _legend(fig, ax, 0)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def _fmt_size(n: float) -> str:
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g}{unit}"
+    return f"{n:.0f}"
+
+
+def _finished_tcp(flows: pd.DataFrame) -> pd.DataFrame:
+    out = flows
+    if "finished" in out:
+        out = out[out["finished"].astype(bool)]
+    if "kind" in out:
+        out = out[out["kind"].astype(str) == "tcp"]
+    return out
+
+
+def slowdown_vs_size(
+    flows: pd.DataFrame,
+    *,
+    by: str | Sequence[str] | None = "scheme",
+    n_buckets: int = 10,
+    percentiles: Sequence[float] = (50, 99),
+    title: str | None = None,
+) -> Any:
+    """FCT slowdown per flow-size percentile bucket (HPCC / BFC style).
+
+    Flows (finished TCP flows of all groups together) are split at size percentiles into
+    ``n_buckets`` buckets of equal flow counts; the x axis is labelled with each
+    bucket's largest flow size. One panel per percentile of slowdown within a bucket.
+    """
+    by_cols = _by_list(by) if by is not None and (not isinstance(by, str) or by in flows) else []
+    _need(flows, ["bytes", "slowdown"], "slowdown_vs_size")
+    data = _finished_tcp(flows)
+    if data.empty:
+        raise PlotError("slowdown_vs_size: no finished flows")
+    _check_fixed(data, by_cols)
+    sizes = data["bytes"].to_numpy(dtype=float)
+    edges = np.unique(np.percentile(sizes, np.linspace(0, 100, n_buckets + 1)))
+    if edges.size < 2:
+        edges = np.array([sizes.min() - 1, sizes.max()])
+    edges[0] = -np.inf
+
+    def bucket_index(values: np.ndarray) -> np.ndarray:
+        idx: np.ndarray = np.clip(
+            np.searchsorted(edges, values, side="left") - 1, 0, edges.size - 2
+        )
+        return idx
+
+    n = edges.size - 1
+    upper = [float(data["bytes"][bucket_index(sizes) == i].max()) for i in range(n)]
+    with _style():
+        fig = _figure(3.2 * len(percentiles) + 0.3, 2.7)
+        axes = fig.subplots(1, len(percentiles), squeeze=False)[0]
+        for j, pct in enumerate(percentiles):
+            ax = axes[j]
+            for i, (label, g) in enumerate(_groups(data, by_cols)):
+                idx = bucket_index(g["bytes"].to_numpy(dtype=float))
+                slow = g["slowdown"].to_numpy(dtype=float)
+                ys = [
+                    float(np.percentile(slow[idx == b], pct)) if np.any(idx == b) else np.nan
+                    for b in range(n)
+                ]
+                ax.plot(range(n), ys, marker=_MARKERS[i % len(_MARKERS)], label=label or None)
+            ax.set_yscale("log")
+            ax.set_xticks(range(n))
+            ax.set_xticklabels([_fmt_size(u) for u in upper], rotation=60, ha="right")
+            ax.set_xlabel("Flow size (bytes, bucket upper bound)")
+            name = "Median" if pct == 50 else f"p{pct:g}"
+            ax.set_ylabel(f"{name} FCT slowdown")
+            _plain_log(ax.yaxis)
+        _legend(fig, axes[0], 0)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def _cdf_axes(ax: Any, values: np.ndarray, label: str | None, marker_i: int) -> None:
+    ordered = np.sort(values)
+    ys = np.arange(1, ordered.size + 1) / ordered.size
+    ax.step(ordered, ys, where="post", label=label)
+
+
+def fct_cdf(
+    flows: pd.DataFrame,
+    *,
+    by: str | Sequence[str] | None = "scheme",
+    bucket: str | None = None,
+    size_buckets: Sequence[float] = (100e3, 10e6),
+    log: bool = True,
+    title: str | None = None,
+) -> Any:
+    """CDF of the FCT of finished TCP flows, one line per group.
+
+    ``bucket`` (``small``, ``medium``, ``large``) keeps one size bucket, with the
+    boundaries ``size_buckets`` (bytes, default 100 KB and 10 MB).
+    """
+    by_cols = _by_list(by) if by is not None and (not isinstance(by, str) or by in flows) else []
+    _need(flows, ["fct_ns", "bytes"], "fct_cdf")
+    data = _finished_tcp(flows)
+    if bucket is not None:
+        lo, hi = size_buckets
+        ranges = {"small": (-np.inf, lo), "medium": (lo, hi), "large": (hi, np.inf)}
+        if bucket not in ranges:
+            raise PlotError(f"bucket must be one of small, medium, large; got {bucket!r}")
+        a, b = ranges[bucket]
+        data = data[(data["bytes"] > a) & (data["bytes"] <= b)]
+    if data.empty:
+        raise PlotError("fct_cdf: no finished flows")
+    _check_fixed(data, by_cols)
+    scale, unit = _time_unit(data["fct_ns"].to_numpy(dtype=float))
+    with _style():
+        fig = _figure(3.4, 2.6)
+        ax = fig.subplots()
+        for i, (label, g) in enumerate(_groups(data, by_cols)):
+            _cdf_axes(ax, g["fct_ns"].to_numpy(dtype=float) / scale, label or None, i)
+        if log:
+            ax.set_xscale("log")
+            ax.autoscale_view()
+            _plain_log(ax.xaxis)
+        ax.set_xlabel(f"FCT ({unit})" + (f", {bucket} flows" if bucket else ""))
+        ax.set_ylabel("CDF")
+        ax.set_ylim(0, 1.02)
+        _legend(fig, ax, 0)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def buffer_cdf(
+    samples: pd.DataFrame,
+    *,
+    by: str | Sequence[str] | None = "scheme",
+    ports_per_pool: int = 8,
+    level: str = "pool",
+    title: str | None = None,
+) -> Any:
+    """CDF of buffer occupancy from queue samples (runs with ``run.sample_interval``).
+
+    ``level="pool"``: shared occupancy of each pool (``pool_bytes``, one value per
+    sample time, switch and pool, pools being ``ports_per_pool`` consecutive ports);
+    ``level="queue"``: the length of each sampled queue (``bytes``).
+    """
+    by_cols = _by_list(by) if by is not None and (not isinstance(by, str) or by in samples) else []
+    if samples.empty:
+        raise PlotError("buffer_cdf: no queue samples; set run.sample_interval in the scenario")
+    _need(samples, ["time_ns", "switch", "port", "bytes", "pool_bytes"], "buffer_cdf")
+    _check_fixed(samples, by_cols)
+    if level == "pool":
+        keys = [c for c in ("key",) if c in samples]
+        data = samples.assign(pool=samples["port"] // max(1, ports_per_pool))
+        data = data.drop_duplicates([*keys, "time_ns", "switch", "pool"])
+        column, what = "pool_bytes", "Shared buffer occupancy"
+    elif level == "queue":
+        data, column, what = samples, "bytes", "Queue length"
+    else:
+        raise PlotError(f"level must be 'pool' or 'queue', got {level!r}")
+    with _style():
+        fig = _figure(3.4, 2.6)
+        ax = fig.subplots()
+        for i, (label, g) in enumerate(_groups(data, by_cols)):
+            _cdf_axes(ax, g[column].to_numpy(dtype=float) / 1e3, label or None, i)
+        ax.set_xlabel(f"{what} (KB)")
+        ax.set_ylabel("CDF")
+        ax.set_ylim(0, 1.02)
+        ax.set_xlim(left=0)
+        _legend(fig, ax, 0)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def save(
+    fig: Any, out: str | os.PathLike[str], *, formats: Sequence[str] | None = None
+) -> list[Path]:
+    """Write a figure; ``out`` with a ``.png``/``.pdf`` suffix writes that format,
+    without one (or with ``formats``) writes ``out.png`` and ``out.pdf``. PNG at 300 dpi.
+    """
+    path = Path(out)
+    suffix = path.suffix.lower().lstrip(".")
+    if formats is None:
+        formats = [suffix] if suffix in ("png", "pdf", "svg") else ["png", "pdf"]
+    stem = path.with_suffix("") if suffix in ("png", "pdf", "svg") else path
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fmt in formats:
+        target = stem.with_name(f"{stem.name}.{fmt}")
+        tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+        fig.savefig(
+            tmp,
+            format=fmt,
+            dpi=300 if fmt == "png" else None,
+            metadata={"Software": None} if fmt == "png" else {"CreationDate": None},
+        )
+        os.replace(tmp, target)
+        written.append(target)
+    return written
+
+
+def _with_params(frame: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    if frame.empty:
+        return frame
+    columns = [c for c in runs.attrs.get("axes", []) if c in runs]
+    params = runs[["key", *columns]].drop_duplicates("key")
+    out = frame.merge(params, on="key", how="left")
+    out.attrs["axes"] = columns
+    return out
+
+
+def sweep_flows(store: Any, runs: pd.DataFrame) -> pd.DataFrame:
+    """The flows of the finished runs of a sweep table, with its axis columns."""
+    from shoal.store import Store
+
+    db = store if isinstance(store, Store) else Store(store)
+    keys = list(dict.fromkeys(_ok(runs)["key"]))
+    return _with_params(db.flows(keys), runs)
+
+
+def sweep_samples(store: Any, runs: pd.DataFrame) -> pd.DataFrame:
+    """The queue samples of the finished runs of a sweep table, with its axis columns."""
+    from shoal.store import Store
+
+    db = store if isinstance(store, Store) else Store(store)
+    keys = list(dict.fromkeys(_ok(runs)["key"]))
+    return _with_params(db.samples(keys), runs)

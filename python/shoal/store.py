@@ -1,0 +1,429 @@
+"""The results store: every run of every sweep, keyed by what it simulated.
+
+A store is a directory::
+
+    <store>/
+      runs/<key>/            one finished run: a run directory plus meta.json
+        flows.parquet        (as written by ``shoal run``)
+        summary.json
+        scenario.json
+        queues.parquet       (when run.sample_interval is set)
+        meta.json            {"key", "status": "ok", "params", "wall_time_s", ...}
+      runs/<key>/meta.json   a failed run: status "failed" and its error, no results
+      sweeps/<name>.json     a sweep: its specification and its runs (key + axis values)
+      sweeps/<name>/         its report.html and figures
+      .staging/              runs being written (never read)
+
+The key of a run is a content hash (:func:`run_key`) of its *resolved* scenario (every
+default filled in by the core), the content of every file it reads (a trace, a CDF) and
+the Shoal version: the same simulation always gets the same key, so a sweep skips runs
+that are already in the store, and a new Shoal version never reuses old results.
+
+A run directory appears under ``runs/`` only complete: it is assembled in ``.staging/``
+and renamed into place, so an interrupted or killed sweep never leaves a half-written run
+that looks finished.
+
+Queries: :meth:`Store.query` runs SQL (DuckDB) over two views:
+
+* ``runs``: one row per run: ``key status error wall_time_s``, the axis values of the
+  sweep that ran it (columns named by scenario key, e.g. ``"workload.load"``, quote them
+  in SQL), ``scheme``, ``seed``, and the headline metrics flattened (:func:`flatten_summary`:
+  ``small_p99_fct_ns``, ``all_mean_slowdown``, ``loss_rate``, ...);
+* ``flows``: every ``flows.parquet`` with a ``key`` column naming its run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = [
+    "Store",
+    "StoreError",
+    "flatten_summary",
+    "run_key",
+    "RUN_FILES",
+]
+
+#: Files a finished run directory may hold (besides meta.json).
+RUN_FILES = ("flows.parquet", "summary.json", "scenario.json", "queues.parquet")
+_KEY_CHARS = 20
+
+
+class StoreError(ValueError):
+    """A store path that cannot be used (not a directory, not a store, unknown run)."""
+
+
+def _file_digest(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _referenced_files(resolved: Mapping[str, Any]) -> dict[str, str | None]:
+    """Digests of the files a resolved scenario reads (workload traces and CDF files)."""
+    out: dict[str, str | None] = {}
+    workload = resolved.get("workload")
+    tables = [workload] if isinstance(workload, Mapping) else []
+    if isinstance(workload, Mapping) and isinstance(workload.get("extra"), list):
+        tables += [t for t in workload["extra"] if isinstance(t, Mapping)]
+    for table in tables:
+        for key in ("trace", "cdf"):
+            value = table.get(key)
+            if isinstance(value, str) and os.path.isabs(value):
+                out[value] = _file_digest(value)
+    return out
+
+
+def run_key(resolved: Mapping[str, Any], version: str) -> str:
+    """The store key of a run: a hash of the resolved scenario, its input files and version."""
+    payload = {
+        "scenario": resolved,
+        "files": _referenced_files(resolved),
+        "shoal_version": version,
+    }
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:_KEY_CHARS]
+
+
+def _num(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The headline metrics of a ``summary.json`` as one flat row.
+
+    Columns: ``<bucket>_<stat>`` for every size bucket (``small medium large all``) and
+    stat (``count mean_fct_ns p50_fct_ns p99_fct_ns mean_slowdown p50_slowdown
+    p99_slowdown``), then ``flows finished unfinished loss_rate packets_sent
+    packets_dropped timeouts retransmits ecn_mark_rate util_mean util_max
+    util_core_mean buffer_mean_bytes buffer_p99_bytes buffer_max_bytes
+    simulated_ns events sim_wall_s``. Buffer columns are the largest over the pools.
+    """
+    row: dict[str, Any] = {}
+    for bucket, stats in (summary.get("fct") or {}).items():
+        if not isinstance(stats, Mapping):
+            continue
+        for stat in (
+            "count",
+            "mean_fct_ns",
+            "p50_fct_ns",
+            "p99_fct_ns",
+            "mean_slowdown",
+            "p50_slowdown",
+            "p99_slowdown",
+        ):
+            row[f"{bucket}_{stat}"] = stats.get(stat)
+    flows = summary.get("flows") or {}
+    packets = summary.get("packets") or {}
+    util = summary.get("link_utilization") or {}
+    pools = [p for p in (summary.get("pools") or []) if isinstance(p, Mapping)]
+
+    def pool_max(field: str) -> float | None:
+        values = [v for v in (_num(p.get(field)) for p in pools) if v is not None]
+        return max(values) if values else None
+
+    duration = _num(summary.get("duration_ps"))
+    row.update(
+        {
+            "flows": flows.get("total"),
+            "finished": flows.get("finished"),
+            "unfinished": flows.get("unfinished"),
+            "loss_rate": summary.get("loss_rate"),
+            "packets_sent": packets.get("sent"),
+            "packets_dropped": packets.get("dropped"),
+            "timeouts": summary.get("timeouts"),
+            "retransmits": summary.get("retransmits"),
+            "ecn_mark_rate": summary.get("ecn_mark_rate"),
+            "util_mean": util.get("mean"),
+            "util_max": util.get("max"),
+            "util_core_mean": util.get("core_mean"),
+            "buffer_mean_bytes": pool_max("mean"),
+            "buffer_p99_bytes": pool_max("p99"),
+            "buffer_max_bytes": pool_max("max"),
+            "simulated_ns": None if duration is None else duration / 1e3,
+            "events": summary.get("events"),
+            "sim_wall_s": summary.get("wall_time_s"),
+        }
+    )
+    return row
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Store:
+    """A results store directory (see the module documentation for its layout).
+
+    Args:
+        path: the store directory.
+        create: create it when missing; otherwise a missing store is a
+            :class:`StoreError`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = False) -> None:
+        self.root = Path(path).expanduser().absolute()
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(f"store path exists and is not a directory: {self.root}")
+        if not self.root.exists():
+            if not create:
+                raise StoreError(f"no results store at {self.root}")
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the store {self.root}: {exc.strerror}") from None
+        elif not create and not (self.root / "runs").is_dir():
+            raise StoreError(f"not a Shoal results store (no runs/ folder): {self.root}")
+        if create:
+            try:
+                for sub in ("runs", "sweeps", ".staging"):
+                    (self.root / sub).mkdir(exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot write the store {self.root}: {exc.strerror}") from None
+            self._clean_staging()
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.root)!r})"
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.root / "runs"
+
+    @property
+    def sweeps_dir(self) -> Path:
+        return self.root / "sweeps"
+
+    # -- single runs ---------------------------------------------------------------
+
+    def run_dir(self, key: str) -> Path:
+        return self.runs_dir / key
+
+    def meta(self, key: str) -> dict[str, Any] | None:
+        """The ``meta.json`` of a run, or ``None`` when the store does not have it."""
+        path = self.run_dir(key) / "meta.json"
+        try:
+            data: dict[str, Any] = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        return data
+
+    def status(self, key: str) -> str | None:
+        """``"ok"``, ``"failed"``, or ``None`` when the run is not in the store."""
+        meta = self.meta(key)
+        if meta is None:
+            return None
+        status = meta.get("status")
+        if status == "ok" and not (self.run_dir(key) / "summary.json").is_file():
+            return None
+        return str(status) if status else None
+
+    def keys(self) -> list[str]:
+        """Keys of every run in the store (finished or failed), sorted."""
+        if not self.runs_dir.is_dir():
+            return []
+        return sorted(
+            p.name
+            for p in self.runs_dir.iterdir()
+            if not p.name.startswith(".") and (p / "meta.json").is_file()
+        )
+
+    def load(self, key: str) -> Any:
+        """The :class:`shoal.Result` of a finished run."""
+        from shoal._run import load
+
+        if self.status(key) != "ok":
+            raise StoreError(f"run {key} is not a finished run in {self.root}")
+        return load(self.run_dir(key))
+
+    def put(self, key: str, meta: Mapping[str, Any], files: Mapping[str, bytes] | None) -> Path:
+        """Write a run atomically: ``files`` (name -> content) and ``meta.json``.
+
+        A failed run has no files. An existing entry with the same key is replaced.
+        """
+        staging = self.root / ".staging" / f"{key}.{socket.gethostname()}.{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        try:
+            for name, content in (files or {}).items():
+                if name not in RUN_FILES:
+                    raise StoreError(f"unexpected run file {name!r}")
+                (staging / name).write_bytes(content)
+            record = dict(meta)
+            record["key"] = key
+            (staging / "meta.json").write_text(json.dumps(record, indent=2, default=str) + "\n")
+            target = self.run_dir(key)
+            if target.exists():
+                old = self.root / ".staging" / f"{key}.old.{os.getpid()}"
+                shutil.rmtree(old, ignore_errors=True)
+                target.rename(old)
+                staging.rename(target)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                staging.rename(target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return self.run_dir(key)
+
+    def _clean_staging(self) -> None:
+        """Remove staging leftovers of processes on this host that no longer exist."""
+        staging = self.root / ".staging"
+        host = socket.gethostname()
+        for entry in staging.iterdir() if staging.is_dir() else []:
+            parts = entry.name.split(".")
+            pid = parts[-1]
+            same_host = ".old." in entry.name or (len(parts) >= 3 and ".".join(parts[1:-1]) == host)
+            if pid.isdigit() and same_host and not _pid_alive(int(pid)):
+                shutil.rmtree(entry, ignore_errors=True)
+
+    # -- sweeps --------------------------------------------------------------------
+
+    def record_sweep(self, name: str, record: Mapping[str, Any]) -> Path:
+        """Write ``sweeps/<name>.json`` (the sweep's specification and run list)."""
+        self.sweeps_dir.mkdir(exist_ok=True)
+        path = self.sweeps_dir / f"{name}.json"
+        _atomic_write_text(path, json.dumps(record, indent=2, default=str) + "\n")
+        return path
+
+    def sweeps(self) -> list[str]:
+        """Names of the sweeps recorded in the store."""
+        if not self.sweeps_dir.is_dir():
+            return []
+        return sorted(p.stem for p in self.sweeps_dir.glob("*.json"))
+
+    def sweep_record(self, name: str | None = None) -> dict[str, Any]:
+        """The record of sweep ``name`` (the only one when ``None``)."""
+        names = self.sweeps()
+        if name is None:
+            if len(names) != 1:
+                listed = ", ".join(names) or "none"
+                raise StoreError(f"the store holds {len(names)} sweeps ({listed}); name one")
+            name = names[0]
+        path = self.sweeps_dir / f"{name}.json"
+        if not path.is_file():
+            raise StoreError(f"no sweep named {name!r} in {self.root} (have: {', '.join(names)})")
+        data: dict[str, Any] = json.loads(path.read_text())
+        return data
+
+    # -- tables --------------------------------------------------------------------
+
+    def runs(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
+        """One row per run: key, status, error, wall time, axis values, headline metrics."""
+        rows = []
+        for key in self.keys() if keys is None else keys:
+            meta = self.meta(key)
+            if meta is None:
+                continue
+            row: dict[str, Any] = {
+                "key": key,
+                "status": meta.get("status"),
+                "error": meta.get("error"),
+                "wall_time_s": meta.get("wall_time_s"),
+                "finished_at": meta.get("finished_at"),
+            }
+            row.update(meta.get("params") or {})
+            summary_path = self.run_dir(key) / "summary.json"
+            if meta.get("status") == "ok" and summary_path.is_file():
+                row.update(flatten_summary(json.loads(summary_path.read_text())))
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def flows(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
+        """The flows of the given runs (default: all), with a ``key`` column."""
+        frames = []
+        for key in self.keys() if keys is None else keys:
+            path = self.run_dir(key) / "flows.parquet"
+            if path.is_file():
+                frame = pd.read_parquet(path)
+                frame.insert(0, "key", key)
+                frames.append(frame)
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def samples(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
+        """Queue samples (``queues.parquet``) of the given runs, with a ``key`` column."""
+        frames = []
+        for key in self.keys() if keys is None else keys:
+            path = self.run_dir(key) / "queues.parquet"
+            if path.is_file():
+                frame = pd.read_parquet(path)
+                frame.insert(0, "key", key)
+                frames.append(frame)
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def connect(self) -> Any:
+        """A DuckDB connection with the ``runs`` and ``flows`` views (in memory)."""
+        import duckdb
+
+        con = duckdb.connect()
+        runs = self.runs()
+        if runs.empty:
+            runs = pd.DataFrame({"key": pd.Series([], dtype=str), "status": []})
+        con.register("runs_df", _sql_safe(runs))
+        con.execute("create view runs as select * from runs_df")
+        pattern = str(self.runs_dir / "*" / "flows.parquet").replace("'", "''")
+        if any(self.runs_dir.glob("*/flows.parquet")):
+            con.execute(
+                "create view flows as select regexp_extract(filename, "
+                "'([^/\\\\]+)[/\\\\]flows\\.parquet$', 1) as key, * exclude (filename) "
+                f"from read_parquet('{pattern}', filename = true, union_by_name = true)"
+            )
+        else:
+            con.execute("create view flows as select null::varchar as key where false")
+        return con
+
+    def query(self, sql: str) -> pd.DataFrame:
+        """Run SQL over the ``runs`` and ``flows`` views and return the result."""
+        con = self.connect()
+        try:
+            result: pd.DataFrame = con.execute(sql).df()
+        finally:
+            con.close()
+        return result
+
+
+def _sql_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """Object columns mixing types (axis values) as strings so DuckDB can type them."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object:
+            kinds = {type(v) for v in out[column].dropna()}
+            if len(kinds) > 1 or (kinds and not kinds <= {str, int, float, bool}):
+                out[column] = out[column].map(lambda v: None if v is None else _text(v))
+    return out
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")

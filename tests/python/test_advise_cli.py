@@ -1,0 +1,177 @@
+"""``shoal advise``: JSON keys and units, human output, and error exits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner as TyperRunner
+
+from conftest import CliRunner
+from shoal.cli import app
+
+runner = TyperRunner()
+
+BCC_ARGS = [
+    "bcc",
+    "--rate",
+    "100Gbps",
+    "--rtt",
+    "80us",
+    "--lambda",
+    "0.72",
+    "--pool",
+    "3MB",
+    "--alpha",
+    "4",
+    "--reserved",
+    "128KB",
+    "--ports",
+    "8",
+    "--h",
+    "8us",
+    "--json",
+]
+
+
+def _advise(*args: str) -> tuple[int, str, str]:
+    res = runner.invoke(app, ["advise", *args], env={"COLUMNS": "120", "NO_COLOR": "1"})
+    return res.exit_code, res.stdout, res.stderr
+
+
+def test_headroom_json(shoal_cli: CliRunner) -> None:
+    # The exact invocation from the issue, in a real process.
+    p = shoal_cli(
+        "advise", "headroom", "--rate", "100Gbps", "--delay", "2us", "--mtu", "1500", "--json"
+    )
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["eta"] == 56_840
+    assert data["inputs"] == {"rate": 100_000_000_000, "delay": 2e-06, "mtu": 1500, "queues": 8}
+    assert data["sources"] and data["assumptions"] and data["formulas"]["eta"]
+
+
+def test_bcc_json_keys_and_values() -> None:
+    code, out, _ = _advise(*BCC_ARGS)
+    assert code == 0
+    data = json.loads(out)
+    assert {"kmin", "kmax", "pmax", "b_r"} <= data.keys()
+    assert (data["b_r"], data["kmax"], data["kmin"], data["pmax"]) == (
+        1_592_000,
+        2_602_000,
+        1_802_000,
+        0.1,
+    )
+    assert data["inputs"]["h"] == pytest.approx(8e-6)
+
+
+def test_human_output_has_numbers_formula_assumptions_and_source() -> None:
+    code, out, _ = _advise("headroom", "--chip", "trident2", "--delay", "1.5us")
+    assert code == 0
+    for text in (
+        "5,591,040 B",
+        "5.33 MiB",
+        "44.4%",
+        "eta = 2 * (C * D_prop + MTU) + 3840 B",
+        "assumptions:",
+        "sources:",
+        "DSH paper",
+        "section III-A",
+    ):
+        assert text in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["bdp", "--rate", "100Gbps", "--rtt", "80us"],
+        ["tail-drop", "--rate", "10Gbps", "--rtt", "100us", "--flows", "100", "--sync", "desync"],
+        ["ecn", "--rate", "100Gbps", "--rtt", "80us", "--flows", "48", "--mix", "mice"],
+        ["dt", "--pool", "3MB", "--alpha", "1", "--active", "1"],
+        [
+            "dsh-burst",
+            "--chip",
+            "tomahawk",
+            "--delay",
+            "2us",
+            "--alpha",
+            "1/16",
+            "--queues",
+            "7",
+            "--load",
+            "2",
+            "--bursting",
+            "16",
+            "--congested",
+            "2",
+        ],
+        ["bcc", "--chip", "tomahawk", "--rtt", "80us", "--alpha", "4", "--alpha", "2"],
+        ["chip"],
+        ["chip", "tomahawk"],
+    ],
+)
+def test_every_topic_answers_in_both_forms(args: list[str]) -> None:
+    code, out, err = _advise(*args)
+    assert code == 0, err
+    assert out.strip()
+    code, out, err = _advise(*args, "--json")
+    assert code == 0, err
+    json.loads(out)
+
+
+def test_dt_json_bcc_testbed() -> None:
+    code, out, _ = _advise("dt", "--pool", "3MB", "--alpha", "1", "--json")
+    assert json.loads(out)["per_queue"] == 1_500_000
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["headroom", "--rate", "100Gbs", "--delay", "2us"], ["--rate", "Gbps"]),
+        (["headroom", "--rate", "-100Gbps", "--delay", "2us"], ["--rate", "greater than 0"]),
+        (["headroom", "--delay", "2us"], ["--rate", "required"]),
+        (["headroom", "--rate", "100Gbps", "--delay", "2"], ["--delay", "us"]),
+        (["dt", "--pool", "3MB", "--alpha", "0"], ["--alpha", "greater than 0"]),
+        (
+            ["bcc", "--rate", "100Gbps", "--rtt", "80us", "--pool", "3MB", "--ports", "8"],
+            ["--alpha", "required"],
+        ),
+        (["bcc", *BCC_ARGS[1:], "--lambda", "x"], ["--lambda"]),
+        (["headroom", "--chip", "trident9", "--delay", "1us"], ["--chip", "tomahawk"]),
+        (["chip", "nope"], ["--chip", "trident2"]),
+        (["headroom", "--rate", "1Gbps", "--delay", "1us", "--ports", "1.5"], ["--ports", "whole"]),
+        (["ecn", "--rate", "1Gbps", "--rtt", "1us", "--mix", "mice"], ["--flows"]),
+    ],
+)
+def test_bad_input_exits_2_with_error(args: list[str], words: list[str]) -> None:
+    code, out, err = _advise(*args)
+    assert code == 2
+    assert err.startswith("error:"), err
+    assert "Traceback" not in err + out
+    for word in words:
+        assert word in err
+
+
+def test_check_with_set(shoal_cli: CliRunner, tmp_path: Path) -> None:
+    scenario = tmp_path / "my.toml"
+    scenario.write_text('[topology]\nkind = "star"\nhosts = 16\nlink_delay = "10us"\n')
+    p = shoal_cli("advise", "check", scenario, "--set", "switch.ecn.k=10KB", "--json")
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["context"]["k"] == 10_000
+    rules = {f["rule"] for f in data["findings"]}
+    assert "k-below-transport-minimum" in rules
+    assert all(f["source"] for f in data["findings"])
+    code, out, _ = _advise("check", str(scenario), "--set", "switch.ecn.k=10KB", "--strict")
+    assert code == 1
+    assert "k-below-transport-minimum" in out
+
+
+def test_check_errors(tmp_path: Path) -> None:
+    code, _, err = _advise("check", str(tmp_path / "missing.toml"))
+    assert code == 2 and err.startswith("error:")
+    scenario = tmp_path / "s.toml"
+    scenario.write_text("[topology]\nhosts = 4\n")
+    code, _, err = _advise("check", str(scenario), "--set", "switch.ecn.k=abc")
+    assert code == 2 and "switch.ecn.k" in err
