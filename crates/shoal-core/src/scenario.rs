@@ -626,35 +626,9 @@ impl Scenario {
             return err("switch.dwrr_quantum", "must be positive".into());
         }
         let e = &s.ecn;
-        if !(0.0..=1.0).contains(&e.pmax) {
-            return err("switch.ecn.pmax", format!("{} is outside [0, 1]", e.pmax));
-        }
-        match (e.k, e.kmin, e.kmax) {
-            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-                return err("switch.ecn.k", "set either k (cut-off) or kmin and kmax (RED), not both".into())
-            }
-            (None, Some(_), None) => return err("switch.ecn.kmax", "RED needs kmax as well as kmin".into()),
-            (None, None, Some(_)) => return err("switch.ecn.kmin", "RED needs kmin as well as kmax".into()),
-            (None, Some(lo), Some(hi)) if lo > hi => {
-                return err("switch.ecn.kmin", format!("{lo} is above switch.ecn.kmax = {hi} (accepted: kmin <= kmax)"))
-            }
-            _ => {}
-        }
+        validate_marking_thresholds("switch.ecn", e.k, e.kmin, e.kmax, e.pmax)?;
         let se = &s.shared_ecn;
-        if !(0.0..=1.0).contains(&se.pmax) {
-            return err("switch.shared_ecn.pmax", format!("{} is outside [0, 1]", se.pmax));
-        }
-        match (se.k, se.kmin, se.kmax) {
-            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-                return err("switch.shared_ecn.k", "set either k (cut-off) or kmin and kmax (RED), not both".into())
-            }
-            (None, Some(_), None) => return err("switch.shared_ecn.kmax", "RED needs kmax as well as kmin".into()),
-            (None, None, Some(_)) => return err("switch.shared_ecn.kmin", "RED needs kmin as well as kmax".into()),
-            (None, Some(lo), Some(hi)) if lo > hi => {
-                return err("switch.shared_ecn.kmin", format!("{lo} is above switch.shared_ecn.kmax = {hi} (accepted: kmin <= kmax)"))
-            }
-            _ => {}
-        }
+        validate_marking_thresholds("switch.shared_ecn", se.k, se.kmin, se.kmax, se.pmax)?;
         if s.marking == MarkingKind::Bcc {
             if se.k.is_some() || se.kmin.is_some() {
                 return err("switch.marking", "\"bcc\" derives switch.shared_ecn thresholds; remove switch.shared_ecn.k/kmin/kmax or use marking = \"explicit\"".into());
@@ -840,6 +814,28 @@ impl Workload {
             }
         }
         Ok(())
+    }
+}
+
+/// A marking rule is a cut-off `k`, or RED with `kmin <= kmax`, never both; `pmax` is a
+/// probability.
+fn validate_marking_thresholds(
+    path: &str,
+    k: Option<Bytes>,
+    kmin: Option<Bytes>,
+    kmax: Option<Bytes>,
+    pmax: f64,
+) -> Result<(), ScenarioError> {
+    let err = |key: &str, msg: String| Err(ScenarioError::new(format!("{path}.{key}"), msg));
+    if !(0.0..=1.0).contains(&pmax) {
+        return err("pmax", format!("{pmax} is outside [0, 1]"));
+    }
+    match (k, kmin, kmax) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => err("k", "set either k (cut-off) or kmin and kmax (RED), not both".into()),
+        (None, Some(_), None) => err("kmax", "RED needs kmax as well as kmin".into()),
+        (None, None, Some(_)) => err("kmin", "RED needs kmin as well as kmax".into()),
+        (None, Some(lo), Some(hi)) if lo > hi => err("kmin", format!("{lo} is above {path}.kmax = {hi} (accepted: kmin <= kmax)")),
+        _ => Ok(()),
     }
 }
 

@@ -223,16 +223,22 @@ mod tests {
     use super::*;
     use crate::scenario::TopologyKind;
 
+    /// Generates the scenario's flows; returns them with their offered bit rate.
+    fn offered(sc: &Scenario) -> (Vec<FlowSpec>, f64) {
+        let net = crate::net::build(&sc.topology);
+        let flows = generate(sc, &net).unwrap();
+        let span_s = flows.last().unwrap().start as f64 / PS_PER_S as f64;
+        let bits: f64 = flows.iter().map(|f| f.bytes as f64 * 8.0).sum();
+        (flows, bits / span_s)
+    }
+
     #[test]
     fn poisson_load_matches_target() {
         let mut sc = Scenario::default();
         sc.workload.flows = 50_000;
         sc.workload.load = 0.5;
-        let net = crate::net::build(&sc.topology);
-        let flows = generate(&sc, &net).unwrap();
-        let span_s = flows.last().unwrap().start as f64 / PS_PER_S as f64;
-        let bits: f64 = flows.iter().map(|f| f.bytes as f64 * 8.0).sum();
-        let load = bits / span_s / (32.0 * 100e9);
+        let (flows, bps) = offered(&sc);
+        let load = bps / (32.0 * 100e9);
         assert!((load - 0.5).abs() < 0.05, "offered load {load}");
         assert!(flows.iter().all(|f| f.src != f.dst));
         assert!(flows.windows(2).all(|w| w[0].start <= w[1].start));
@@ -248,13 +254,11 @@ mod tests {
         sc.workload.load_on = LoadOn::Core;
         sc.workload.load = 0.5;
         sc.workload.flows = 40_000;
-        let net = crate::net::build(&sc.topology);
-        let flows = generate(&sc, &net).unwrap();
-        let span_s = flows.last().unwrap().start as f64 / PS_PER_S as f64;
-        let crossing_bits: f64 =
-            flows.iter().filter(|f| f.src / 4 != f.dst / 4).map(|f| f.bytes as f64 * 8.0).sum();
+        let (flows, bps) = offered(&sc);
+        let bits = |crossing: bool| flows.iter().filter(|f| (f.src / 4 != f.dst / 4) == crossing).map(|f| f.bytes as f64).sum::<f64>();
+        let crossing_share = bits(true) / (bits(true) + bits(false));
         // 4 leaves x 2 uplinks x 100 Gbps upward.
-        let load = crossing_bits / span_s / (8.0 * 100e9);
+        let load = bps * crossing_share / (8.0 * 100e9);
         assert!((load - 0.5).abs() < 0.05, "core load {load}");
     }
 
@@ -270,11 +274,8 @@ mod tests {
         sc.workload.load_on = LoadOn::Core;
         sc.workload.load = 0.6;
         sc.workload.flows = 40_000;
-        let net = crate::net::build(&sc.topology);
-        let flows = generate(&sc, &net).unwrap();
-        let span_s = flows.last().unwrap().start as f64 / PS_PER_S as f64;
-        let bits: f64 = flows.iter().map(|f| f.bytes as f64 * 8.0).sum();
-        let load = bits / span_s / 100e9;
+        let (_, bps) = offered(&sc);
+        let load = bps / 100e9;
         assert!((load - 0.6).abs() < 0.06, "A-to-B link load {load}");
     }
 }
