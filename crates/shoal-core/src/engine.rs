@@ -86,6 +86,8 @@ pub struct FlowRecord {
     pub priority: u8,
     pub udp: bool,
     pub delivered_bytes: u64,
+    /// The query (incast round) the flow answers, if any.
+    pub query: Option<u64>,
 }
 
 /// One occupancy sample of a queue.
@@ -97,6 +99,8 @@ pub struct Sample {
     pub queue: u32,
     pub bytes: u64,
     pub pool_bytes: u64,
+    /// Bytes the port's link has sent since the start (for throughput over time).
+    pub tx_bytes: u64,
 }
 
 pub struct Simulation {
@@ -549,6 +553,7 @@ impl Simulation {
                             queue: qi as u32,
                             bytes: q.account.bytes,
                             pool_bytes: switch.pools[port.pool].occupancy.value(),
+                            tx_bytes: self.links[port.link as usize].tx_bytes,
                         });
                     }
                 }
@@ -671,6 +676,7 @@ impl Simulation {
                     priority: f.spec.priority,
                     udp: matches!(f.spec.kind, FlowKind::Udp { .. }),
                     delivered_bytes,
+                    query: f.spec.query,
                 }
             })
             .collect()

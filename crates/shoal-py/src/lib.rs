@@ -131,6 +131,7 @@ impl Simulation {
         column!("priority", |r| r.priority);
         column!("delivered_bytes", |r| r.delivered_bytes);
         column!("finished", |r| r.finish.is_some());
+        column!("query", |r| r.query.map_or(-1, |q| q as i64));
         let kinds: Vec<&str> = records.iter().map(|r| if r.udp { "udp" } else { "tcp" }).collect();
         d.set_item("kind", PyList::new_bound(py, kinds))?;
         Ok(d.into())
@@ -156,6 +157,7 @@ impl Simulation {
         d.set_item("queue", s.iter().map(|x| x.queue).collect::<Vec<_>>().into_pyarray_bound(py))?;
         d.set_item("bytes", s.iter().map(|x| x.bytes).collect::<Vec<_>>().into_pyarray_bound(py))?;
         d.set_item("pool_bytes", s.iter().map(|x| x.pool_bytes).collect::<Vec<_>>().into_pyarray_bound(py))?;
+        d.set_item("tx_bytes", s.iter().map(|x| x.tx_bytes).collect::<Vec<_>>().into_pyarray_bound(py))?;
         Ok(Some(d.into()))
     }
 

@@ -31,6 +31,8 @@ pub struct FlowSpec {
     pub start: Ps,
     pub priority: u8,
     pub kind: FlowKind,
+    /// The query (one incast round) the flow answers, if any; unique within a run.
+    pub query: Option<u64>,
 }
 
 /// Bytes of an endless (long-lived) flow.
@@ -69,12 +71,18 @@ fn host_tor(net: &NetworkSpec) -> Vec<u32> {
 /// Generates every flow of the scenario, sorted by start time, ids assigned.
 pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, ScenarioError> {
     let mut flows: Vec<(bool, FlowSpec)> = Vec::new();
+    let mut queries = 0;
     for (i, w) in sc.workloads().enumerate() {
         let path = if i == 0 { "workload".to_string() } else { format!("workload.extra[{}]", i - 1) };
         let from_trace = w.pattern == Pattern::Trace;
-        for f in generate_one(sc, net, w, i as u64, &path)? {
-            flows.push((from_trace, f));
+        let mut generated = generate_one(sc, net, w, i as u64, &path)?;
+        // Incast rounds are numbered per workload; make them unique in the run.
+        let rounds = generated.iter().filter_map(|f| f.query).max().map_or(0, |q| q + 1);
+        for f in &mut generated {
+            f.query = f.query.map(|q| q + queries);
         }
+        queries += rounds;
+        flows.extend(generated.into_iter().map(|f| (from_trace, f)));
     }
     flows.sort_by_key(|(_, f)| f.start);
     let mut next_id = flows.iter().filter(|(t, _)| *t).map(|(_, f)| f.id + 1).max().unwrap_or(0);
@@ -95,7 +103,7 @@ fn generate_one(sc: &Scenario, net: &NetworkSpec, w: &Workload, index: u64, path
     let seed = sc.run.seed;
     let all = || (0..net.hosts).collect::<Vec<u32>>();
     let key = |k: &str| format!("{path}.{k}");
-    let flow = |src, dst, bytes, start, kind| FlowSpec { id: 0, src, dst, bytes, start, priority: w.priority, kind };
+    let flow = |src, dst, bytes, start, kind| FlowSpec { id: 0, src, dst, bytes, start, priority: w.priority, kind, query: None };
     match w.pattern {
         Pattern::AllToAll | Pattern::ManyToFew => {
             let senders = host_set(&w.senders, hosts, &key("senders"), all)?;
@@ -170,7 +178,7 @@ fn generate_one(sc: &Scenario, net: &NetworkSpec, w: &Workload, index: u64, path
                         return Err(ScenarioError::new(key("senders"), format!("host {src} would send to itself")));
                     }
                     out.push(match w.pattern {
-                        Pattern::Incast => flow(src, dst, w.size.0, start, FlowKind::Tcp),
+                        Pattern::Incast => FlowSpec { query: Some(round), ..flow(src, dst, w.size.0, start, FlowKind::Tcp) },
                         Pattern::LongLived => flow(src, dst, ENDLESS, start, FlowKind::Tcp),
                         _ => flow(src, dst, ENDLESS, start, FlowKind::Udp { rate_bps: w.rate.0, stop: w.stop.map(|s| s.0) }),
                     });

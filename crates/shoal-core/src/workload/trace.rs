@@ -66,6 +66,7 @@ pub fn read_trace(file: &str, hosts: u64, path: &str) -> Result<Vec<FlowSpec>, S
             start: (start_ns * PS_PER_NS as f64).round() as u64,
             priority,
             kind: FlowKind::Tcp,
+            query: None,
         });
     }
     Ok(flows)
