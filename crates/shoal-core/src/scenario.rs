@@ -284,12 +284,23 @@ pub struct EcnConfig {
     pub kmax: Option<Bytes>,
     pub pmax: f64,
     pub at: MarkPoint,
+    pub non_ect: NonEct,
 }
 
 impl Default for EcnConfig {
     fn default() -> Self {
-        EcnConfig { k: None, kmin: None, kmax: None, pmax: 0.1, at: MarkPoint::Dequeue }
+        EcnConfig { k: None, kmin: None, kmax: None, pmax: 0.1, at: MarkPoint::Dequeue, non_ect: NonEct::Drop }
     }
+}
+
+/// What marking rules do to packets that are not ECN-capable.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NonEct {
+    /// Dropped at enqueue where a rule would mark (WRED with ECN).
+    Drop,
+    /// Left alone: only tail drop limits them (an ECN-only marking profile).
+    Pass,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

@@ -246,3 +246,45 @@ fn pushout_conserves_packets_and_flows_complete() {
         assert!(sim.flow_records().iter().all(|r| r.finish.is_some() && r.delivered_bytes == r.bytes));
     }
 }
+
+/// Marking rules and packets that are not ECN-capable: with `non_ect = "drop"` a UDP
+/// queue is held at the per-queue threshold K (dropped on arrival above it); with
+/// "pass" only the dynamic threshold limits it, at alpha * B / (1 + alpha) with one
+/// congested queue (BCC's testbed, Fig. 5: the UDP port takes about half the pool).
+#[test]
+fn non_ect_packets_drop_or_pass() {
+    let base = r#"
+        [topology]
+        kind = "star"
+        hosts = 3
+        link_rate = "100Gbps"
+        [switch]
+        pool_size = "3MB"
+        reserved = "0B"
+        alpha = 1
+        ecn.k = "325KB"
+        ecn.non_ect = "NONECT"
+        [transport]
+        mss = 1446
+        header = 54
+        [workload]
+        pattern = "udp"
+        senders = "1-2"
+        receiver = 0
+        rate = "60Gbps"
+        [run]
+        stop_time = "1ms"
+    "#;
+    let max_queue = |mode: &str| {
+        let mut sim = run(&scenario(&base.replace("NONECT", mode)));
+        let c = sim.counters_json();
+        let q = c["queues"].as_array().unwrap().iter().find(|q| q["port"] == 0).unwrap().clone();
+        (q["max"].as_f64().unwrap(), c["drops"].clone())
+    };
+    let (dropped, drops) = max_queue("drop");
+    assert!(dropped <= 325_000.0 + 1500.0, "queue {dropped} with non-ECT drops");
+    assert!(drops["marking_drop"].as_u64().unwrap() > 0);
+    let (passed, drops) = max_queue("pass");
+    assert!((passed - 1.5e6).abs() <= 3000.0, "queue {passed} with non-ECT passing");
+    assert_eq!(drops["marking_drop"], 0);
+}

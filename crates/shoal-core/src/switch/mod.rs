@@ -8,7 +8,7 @@ pub mod mmu;
 pub mod scheduler;
 
 use crate::net::Packet;
-use crate::scenario::{MarkPoint, MarkingKind, SchedulerKind, SwitchConfig};
+use crate::scenario::{MarkPoint, MarkingKind, NonEct, SchedulerKind, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
 use admission::{Admission, AdmitContext, Verdict};
@@ -44,6 +44,7 @@ pub struct Switch {
     /// Shared-buffer rule of each pool, if any.
     pool_markers: Vec<Option<Box<dyn Marker>>>,
     mark_at: MarkPoint,
+    non_ect: NonEct,
     /// Every packet uses queue 0 (FIFO).
     single_queue: bool,
     rng: Rng,
@@ -121,6 +122,7 @@ impl Switch {
             markers,
             pool_markers,
             mark_at: ecn.at,
+            non_ect: ecn.non_ect,
             single_queue: cfg.scheduler == SchedulerKind::Fifo,
             rng,
         }
@@ -135,33 +137,34 @@ impl Switch {
         }
     }
 
-    /// Runs the marking rules on `pkt`. Returns false when the packet must be dropped
-    /// (a rule fired on a packet that is not ECN-capable).
+    /// Runs the marking rules for `pkt`, seeing `queue_bytes` in its queue; true when
+    /// any rule fires (each firing is counted by rule).
     #[inline]
-    fn mark(&mut self, pkt: &mut Packet, queue_bytes: u64, pool: usize, counters: &mut Counters) -> bool {
-        if self.markers.is_empty() && self.pool_markers[pool].is_none() {
-            return true;
-        }
+    fn rules_fire(&mut self, queue_bytes: u64, pool: usize, counters: &mut Counters) -> bool {
         let ctx = MarkContext { queue_bytes, pool_shared: self.pools[pool].shared_used };
         let rng = &mut self.rng;
-        let mut marked = false;
+        let mut fired = false;
         for m in self.markers.iter_mut().chain(self.pool_markers[pool].iter_mut()) {
             if m.marks(&ctx, rng) {
                 counters.marks_by_rule[m.rule() as usize] += 1;
-                marked = true;
+                fired = true;
             }
         }
-        if marked {
-            if pkt.ect {
-                if !pkt.ce {
-                    pkt.ce = true;
-                    counters.ecn_marks += 1;
-                }
-            } else {
-                return false;
-            }
+        fired
+    }
+
+    #[inline]
+    fn has_rules(&self, pool: usize) -> bool {
+        !self.markers.is_empty() || self.pool_markers[pool].is_some()
+    }
+
+    /// Marks an ECN-capable packet CE if a rule fires.
+    #[inline]
+    fn mark(&mut self, pkt: &mut Packet, queue_bytes: u64, pool: usize, counters: &mut Counters) {
+        if self.has_rules(pool) && self.rules_fire(queue_bytes, pool, counters) && !pkt.ce {
+            pkt.ce = true;
+            counters.ecn_marks += 1;
         }
-        true
     }
 
     /// Offers `pkt` to egress `port`. On refusal the packet is dropped and counted.
@@ -194,12 +197,15 @@ impl Switch {
                 }
             }
         }
-        if self.mark_at == MarkPoint::Enqueue {
-            let ahead = self.ports[port].queues[q].account.bytes;
-            if !self.mark(&mut pkt, ahead, pool, counters) {
+        let ahead = self.ports[port].queues[q].account.bytes;
+        if !pkt.ect {
+            // WRED drops are admission decisions: judged on arrival, never at dequeue.
+            if self.non_ect == NonEct::Drop && self.has_rules(pool) && self.rules_fire(ahead, pool, counters) {
                 counters.drop(DropReason::MarkingDrop, size);
                 return false;
             }
+        } else if self.mark_at == MarkPoint::Enqueue {
+            self.mark(&mut pkt, ahead, pool, counters);
         }
         let queue = &mut self.ports[port].queues[q];
         account(&mut queue.account, &mut self.pools[pool], size, true, now);
@@ -210,22 +216,18 @@ impl Switch {
 
     /// Takes the next packet to transmit on `port`, if any.
     pub fn dequeue(&mut self, port: usize, now: Ps, counters: &mut Counters) -> Option<Packet> {
-        loop {
-            let p = &mut self.ports[port];
-            let q = p.scheduler.pick(&p.queues)?;
-            let pool = p.pool;
-            let queue = &mut p.queues[q];
-            let mut pkt = queue.packets.pop_front().expect("the scheduler picks a non-empty queue");
-            let size = pkt.size as u64;
-            account(&mut queue.account, &mut self.pools[pool], size, false, now);
-            queue.occupancy.set(now, queue.account.bytes);
-            let behind = queue.account.bytes;
-            if self.mark_at == MarkPoint::Dequeue && !self.mark(&mut pkt, behind, pool, counters) {
-                counters.drop(DropReason::MarkingDrop, size);
-                continue;
-            }
-            return Some(pkt);
+        let p = &mut self.ports[port];
+        let q = p.scheduler.pick(&p.queues)?;
+        let pool = p.pool;
+        let queue = &mut p.queues[q];
+        let mut pkt = queue.packets.pop_front().expect("the scheduler picks a non-empty queue");
+        account(&mut queue.account, &mut self.pools[pool], pkt.size as u64, false, now);
+        queue.occupancy.set(now, queue.account.bytes);
+        let behind = queue.account.bytes;
+        if pkt.ect && self.mark_at == MarkPoint::Dequeue {
+            self.mark(&mut pkt, behind, pool, counters);
         }
+        Some(pkt)
     }
 
     /// Whether any queue of `port` holds a packet.
