@@ -69,6 +69,19 @@ struct Flow {
     /// Time of the pending timer event that is current, if any.
     timer_event_at: Option<Ps>,
     finished_at: Option<Ps>,
+    /// Data bytes of this flow waiting in its sender's NIC queue (TCP small queues).
+    nic_bytes: u64,
+}
+
+/// The bytes a TCP flow may add to its NIC queue under TCP small queues (`tsq` bytes per
+/// flow; 0 = no limit).
+#[inline]
+fn tsq_budget(tsq: u64, nic_bytes: u64) -> u64 {
+    if tsq == 0 {
+        u64::MAX
+    } else {
+        tsq.saturating_sub(nic_bytes)
+    }
 }
 
 /// One row of the per-flow results.
@@ -114,6 +127,8 @@ pub struct Simulation {
     /// Index of the next flow to start.
     next_flow: usize,
     tcp: TcpConfig,
+    /// TCP small queues: a flow's bytes allowed in its NIC queue; 0 = unlimited.
+    tsq: u64,
     udp_packet_bytes: u32,
     counters: Counters,
     stop_time: Option<Ps>,
@@ -198,7 +213,7 @@ impl Simulation {
                     timestamp: 0,
                 };
                 let reverse = Packet { dst: spec.src, hash: (hash >> 32) as u32, ..template };
-                Flow { spec, endpoint: None, forward: template, reverse, timer_event_at: None, finished_at: None }
+                Flow { spec, endpoint: None, forward: template, reverse, timer_event_at: None, finished_at: None, nic_bytes: 0 }
             })
             .collect();
         let tcp_flows = flows.iter().filter(|f| f.spec.kind == FlowKind::Tcp).count();
@@ -212,6 +227,7 @@ impl Simulation {
             flows,
             next_flow: 0,
             udp_packet_bytes: tcp.mss + tcp.header,
+            tsq: sc.host.tsq.0,
             tcp,
             counters: Counters::default(),
             stop_time: sc.run.stop_time.map(|t| t.0),
@@ -320,6 +336,13 @@ impl Simulation {
             NodeId::Host(h) => {
                 let host = &mut self.hosts[h as usize];
                 let next = host.queue.pop_front().inspect(|p| host.bytes -= p.size as u64);
+                if let Some(pkt) = next.filter(|p| p.kind == PacketKind::Data) {
+                    self.flows[pkt.flow as usize].nic_bytes -= pkt.size as u64;
+                    if self.tsq > 0 {
+                        self.nic_drained(pkt.flow);
+                    }
+                }
+                let host = &self.hosts[h as usize];
                 (next, !host.queue.is_empty())
             }
             NodeId::Switch(s) => {
@@ -395,6 +418,13 @@ impl Simulation {
 
     /// Hands a packet to the sending host's NIC.
     fn host_send(&mut self, h: u32, pkt: Packet) {
+        self.enqueue_at_nic(h, pkt);
+        let link = self.hosts[h as usize].link;
+        self.kick(link);
+    }
+
+    /// Puts a packet in host `h`'s NIC queue, or drops it when the NIC buffer is full.
+    fn enqueue_at_nic(&mut self, h: u32, pkt: Packet) {
         self.counters.created += 1;
         if matches!(pkt.kind, PacketKind::Data | PacketKind::Udp) {
             self.counters.data_packets_sent += 1;
@@ -406,8 +436,9 @@ impl Simulation {
         }
         host.bytes += pkt.size as u64;
         host.queue.push_back(pkt);
-        let link = host.link;
-        self.kick(link);
+        if pkt.kind == PacketKind::Data {
+            self.flows[pkt.flow as usize].nic_bytes += pkt.size as u64;
+        }
     }
 
     /// Sends the packets a transport produced, from host `h`.
@@ -435,7 +466,10 @@ impl Simulation {
                         newly_finished = true;
                     }
                 }
-                PacketKind::Ack | PacketKind::SynAck => sender.on_ack(&self.tcp, &pkt, now, &mut out),
+                PacketKind::Ack | PacketKind::SynAck => {
+                    sender.set_budget(tsq_budget(self.tsq, flow.nic_bytes));
+                    sender.on_ack(&self.tcp, &pkt, now, &mut out)
+                }
                 PacketKind::Udp => unreachable!("a TCP flow carries no UDP packets"),
             },
             Some(Endpoint::Udp { delivered_bytes, delivered_packets, .. }) => {
@@ -467,6 +501,7 @@ impl Simulation {
                 let mut sender = TcpSender::new(&self.tcp, flow.spec.bytes, flow.forward, cc::build(&self.tcp));
                 let receiver = TcpReceiver::new(&self.tcp, flow.spec.bytes);
                 let mut out = std::mem::take(&mut self.scratch);
+                sender.set_budget(tsq_budget(self.tsq, 0));
                 sender.start(&self.tcp, self.now, &mut out);
                 flow.endpoint = Some(Endpoint::Tcp { sender, receiver });
                 self.send_all(src, &mut out);
@@ -490,6 +525,26 @@ impl Simulation {
                 flow.endpoint = Some(Endpoint::Udp { source, delivered_bytes: 0, delivered_packets: 0 });
             }
         }
+    }
+
+    /// One of the flow's packets left its NIC: a sender held back by TCP small queues
+    /// may send again. Called while the NIC is being served; the new packets join the
+    /// NIC queue behind the ones already there.
+    fn nic_drained(&mut self, fi: u32) {
+        let flow = &mut self.flows[fi as usize];
+        let Some(Endpoint::Tcp { sender, .. }) = flow.endpoint.as_mut() else { return };
+        if !sender.blocked {
+            return;
+        }
+        sender.set_budget(tsq_budget(self.tsq, flow.nic_bytes));
+        let mut out = std::mem::take(&mut self.scratch);
+        sender.resume(&self.tcp, self.now, &mut out);
+        let src = flow.spec.src;
+        for pkt in out.drain(..) {
+            self.enqueue_at_nic(src, pkt);
+        }
+        self.scratch = out;
+        self.sync_timer(fi);
     }
 
     fn on_udp_send(&mut self, fi: u32) {
@@ -529,6 +584,7 @@ impl Simulation {
             Some(d) if d <= now => {
                 let mut out = std::mem::take(&mut self.scratch);
                 let before = sender.timeouts;
+                sender.set_budget(tsq_budget(self.tsq, flow.nic_bytes));
                 sender.on_timeout(&self.tcp, now, &mut out);
                 self.counters.timeouts += (sender.timeouts - before) as u64;
                 let src = flow.spec.src;
@@ -592,10 +648,19 @@ impl Simulation {
         for (i, s) in self.switches.iter().enumerate() {
             errors.extend(s.check_accounting(i));
         }
+        let mut flow_nic_bytes = vec![0u64; self.flows.len()];
         for (i, h) in self.hosts.iter().enumerate() {
             let bytes: u64 = h.queue.iter().map(|p| p.size as u64).sum();
             if bytes != h.bytes {
                 errors.push(format!("host {i}: NIC queue holds {bytes} B but accounts {} B", h.bytes));
+            }
+            for p in h.queue.iter().filter(|p| p.kind == PacketKind::Data) {
+                flow_nic_bytes[p.flow as usize] += p.size as u64;
+            }
+        }
+        for (f, (flow, bytes)) in self.flows.iter().zip(flow_nic_bytes).enumerate() {
+            if flow.nic_bytes != bytes {
+                errors.push(format!("flow {f}: {bytes} B in its NIC queue but accounts {} B", flow.nic_bytes));
             }
         }
         if self.events.is_empty() {

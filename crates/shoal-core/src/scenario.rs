@@ -104,11 +104,12 @@ impl Topology {
 #[serde(deny_unknown_fields, default)]
 pub struct HostConfig {
     pub nic_buffer: Bytes,
+    pub tsq: Bytes,
 }
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { nic_buffer: Bytes(10_000_000) }
+        HostConfig { nic_buffer: Bytes(10_000_000), tsq: Bytes(0) }
     }
 }
 

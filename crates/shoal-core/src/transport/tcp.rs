@@ -108,6 +108,10 @@ pub struct TcpSender {
     pub timeouts: u32,
     /// Payload bytes sent so far, retransmissions included (PIAS tags by it).
     bytes_sent: u64,
+    /// Wire bytes the host lets this sender hand to its NIC now (TCP small queues).
+    budget: u64,
+    /// A send stopped because the budget ran out; resume when the NIC drains.
+    pub blocked: bool,
     template: Packet,
 }
 
@@ -134,6 +138,8 @@ impl TcpSender {
             retransmits: 0,
             timeouts: 0,
             bytes_sent: 0,
+            budget: u64::MAX,
+            blocked: false,
             template,
         }
     }
@@ -145,6 +151,19 @@ impl TcpSender {
 
     pub fn cwnd(&self) -> f64 {
         self.window.cwnd
+    }
+
+    /// Sets how many wire bytes new data may take before the next call (u64::MAX for no
+    /// limit). Retransmissions of the oldest segment are always sent.
+    pub fn set_budget(&mut self, bytes: u64) {
+        self.budget = bytes;
+    }
+
+    /// Sends what the window and the budget allow (after the NIC drained).
+    pub fn resume(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+        if self.established && !self.done() {
+            self.send_window(cfg, now, out);
+        }
     }
 
     pub fn start(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
@@ -191,6 +210,7 @@ impl TcpSender {
         let priority = if cfg.pias_thresholds.is_empty() { self.template.priority } else { cfg.pias_priority(self.bytes_sent) };
         self.bytes_sent += payload;
         let size = (payload + cfg.header as u64) as u32;
+        self.budget = self.budget.saturating_sub(size as u64);
         out.push(Packet { kind: PacketKind::Data, seq: seg, size, ect: cfg.ect, timestamp: now, priority, ..self.template });
     }
 
@@ -207,7 +227,12 @@ impl TcpSender {
 
     fn send_window(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
         let window = self.window_segments(cfg);
+        self.blocked = false;
         while self.snd_nxt < self.segments && self.snd_nxt - self.snd_una < window {
+            if self.budget == 0 {
+                self.blocked = true;
+                break;
+            }
             self.send_segment(cfg, self.snd_nxt, now, out);
             self.snd_nxt += 1;
         }
