@@ -13,16 +13,49 @@ runs them, computes the headline metrics and stores results::
 
 from __future__ import annotations
 
-from shoal import _core, advise
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from shoal import _core
 from shoal._core import ScenarioError
 from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, trace
 from shoal._scenario import apply_overrides, load_scenario, parse_value
 from shoal._summary import compute_summary, summary_table
-from shoal import plot, report
-from shoal._sweep import SweepError, load_sweep, sweep, sweep_table
-from shoal.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from shoal import advise, plot, report
+    from shoal._sweep import SweepError, load_sweep, sweep, sweep_table
+    from shoal.store import Store, StoreError
 
 __version__: str = _core.__version__
+
+# Imported on first use (module-level __getattr__, PEP 562), so that `import shoal` and
+# the `shoal` CLI start fast: pandas / pyarrow are imported only by the functions that
+# need them, and matplotlib / duckdb / dask only by plots, the store and sweeps.
+_LAZY_MODULES = {"advise", "plot", "report", "store"}
+_LAZY_ATTRS = {
+    "SweepError": "shoal._sweep",
+    "load_sweep": "shoal._sweep",
+    "sweep": "shoal._sweep",
+    "sweep_table": "shoal._sweep",
+    "Store": "shoal.store",
+    "StoreError": "shoal.store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_MODULES:
+        module = importlib.import_module(f"shoal.{name}")
+    elif name in _LAZY_ATTRS:
+        module = getattr(importlib.import_module(_LAZY_ATTRS[name]), name)
+    else:
+        raise AttributeError(f"module 'shoal' has no attribute {name!r}")
+    globals()[name] = module
+    return module
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_MODULES | set(_LAZY_ATTRS))
 
 
 def default_scenario_toml() -> str:

@@ -21,12 +21,10 @@ import warnings as _warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+if TYPE_CHECKING:  # imported where used, so that `import shoal` stays fast
+    import pandas as pd
 
 from shoal import _core
 from shoal._scenario import Overrides, ScenarioInput, load_scenario
@@ -51,9 +49,10 @@ FLOW_COLUMNS = (
     "kind",
     "delivered_bytes",
     "finished",
+    "query",
 )
 #: Column order of the queue samples.
-SAMPLE_COLUMNS = ("time_ns", "switch", "port", "queue", "bytes", "pool_bytes")
+SAMPLE_COLUMNS = ("time_ns", "switch", "port", "queue", "bytes", "pool_bytes", "tx_bytes")
 #: Column order of an exported trace.
 TRACE_COLUMNS = ("id", "src", "dst", "bytes", "start_ns", "priority")
 
@@ -65,8 +64,8 @@ class ShoalWarning(UserWarning):
     """A legal but questionable scenario (e.g. load above 1), or flows left unfinished."""
 
 
-def _warn(message: str) -> None:
-    _warnings.warn(message, ShoalWarning, stacklevel=3)
+def _warn(message: str, stacklevel: int = 3) -> None:
+    _warnings.warn(message, ShoalWarning, stacklevel=stacklevel)
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -79,6 +78,9 @@ class RunInterrupted(KeyboardInterrupt):
 
 def _frame(columns: Mapping[str, Any], order: tuple[str, ...]) -> pd.DataFrame:
     """A DataFrame with known columns first (in order), then any extra ones."""
+    import numpy as np
+    import pandas as pd
+
     names = [c for c in order if c in columns] + [c for c in columns if c not in order]
     return pd.DataFrame({name: np.asarray(columns[name]) for name in names})
 
@@ -117,32 +119,50 @@ class Result:
 
         An existing directory at ``out`` is replaced only once the new one is complete.
         """
-        target = Path(out).expanduser().absolute()
-        parent = target.parent
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = parent / f".{target.name}.tmp-{os.getpid()}"
-        old = parent / f".{target.name}.old-{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
-        try:
-            tmp.mkdir()
-            write_parquet(self.flows, tmp / "flows.parquet")
-            if self.samples is not None:
-                write_parquet(self.samples, tmp / "queues.parquet")
-            _write_json(self.scenario, tmp / "scenario.json")
-            _write_json(self.summary, tmp / "summary.json")
-            if target.exists():
-                target.rename(old)
-                tmp.rename(target)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                tmp.rename(target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            if old.exists() and not target.exists():
-                old.rename(target)
-            raise
+        target = _write_run_dir(
+            out,
+            lambda path: write_parquet(self.flows, path),
+            None if self.samples is None else (lambda path: write_parquet(self.samples, path)),
+            self.scenario,
+            self.summary,
+        )
         self.path = target
         return target
+
+
+def _write_run_dir(
+    out: str | os.PathLike[str],
+    write_flows: Any,
+    write_samples: Any,
+    scenario: Mapping[str, Any],
+    summary: Mapping[str, Any],
+) -> Path:
+    """Write a run directory atomically (see :meth:`Result.write`); return its path."""
+    target = Path(out).expanduser().absolute()
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = parent / f".{target.name}.tmp-{os.getpid()}"
+    old = parent / f".{target.name}.old-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir()
+        write_flows(tmp / "flows.parquet")
+        if write_samples is not None:
+            write_samples(tmp / "queues.parquet")
+        _write_json(scenario, tmp / "scenario.json")
+        _write_json(summary, tmp / "summary.json")
+        if target.exists():
+            target.rename(old)
+            tmp.rename(target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            tmp.rename(target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old.exists() and not target.exists():
+            old.rename(target)
+        raise
+    return target
 
 
 def _write_json(data: Any, path: Path) -> None:
@@ -154,13 +174,57 @@ def write_parquet(frame: pd.DataFrame, path: str | os.PathLike[str]) -> None:
 
     No pandas index or schema metadata, fixed compression (zstd level 3), one row group.
     """
-    table = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(None)
+    import pyarrow as pa
+
+    _write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
+
+
+def _write_columns(columns: Mapping[str, Any], order: tuple[str, ...], path: Path) -> None:
+    """Like ``write_parquet(_frame(columns, order), path)`` (the same bytes), without pandas."""
+    import pyarrow as pa
+
+    names = [c for c in order if c in columns] + [c for c in columns if c not in order]
+    arrays = [_arrow_array(columns[name]) for name in names]
+    _write_table(pa.Table.from_arrays(arrays, names=names), path)
+
+
+def _arrow_array(values: Any) -> Any:
+    """An Arrow array equal to what ``pa.Table.from_pandas`` makes of the column (NaN ->
+    null), built from the buffers: ``pa.array`` would import pandas (~0.5-1 s)."""
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(values, list) and all(isinstance(v, str) for v in values):
+        data = [v.encode() for v in values]
+        offsets = np.zeros(len(data) + 1, dtype=np.int32)
+        np.cumsum([len(b) for b in data], out=offsets[1:])
+        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
+        return pa.Array.from_buffers(pa.string(), len(data), buffers, null_count=0)
+    arr = np.ascontiguousarray(values)
+    if arr.dtype == np.bool_:
+        bits = np.packbits(arr, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), len(arr), [None, pa.py_buffer(bits)], null_count=0)
+    if arr.dtype.kind not in "iuf":
+        return pa.array(arr, from_pandas=True)
+    validity, nulls = None, 0
+    if arr.dtype.kind == "f":
+        nan = np.isnan(arr)
+        nulls = int(nan.sum())
+        if nulls:
+            validity = pa.py_buffer(np.packbits(~nan, bitorder="little"))
+    typ = pa.from_numpy_dtype(arr.dtype)
+    return pa.Array.from_buffers(typ, len(arr), [validity, pa.py_buffer(arr)], null_count=nulls)
+
+
+def _write_table(table: Any, path: str | os.PathLike[str]) -> None:
+    import pyarrow.parquet as pq
+
     pq.write_table(
-        table,
+        table.replace_schema_metadata(None),
         path,
         compression="zstd",
         compression_level=3,
-        row_group_size=max(len(frame), 1),
+        row_group_size=max(table.num_rows, 1),
         write_statistics=True,
         store_schema=False,
     )
@@ -182,6 +246,8 @@ def load(path: str | os.PathLike[str]) -> Result:
         if scenario_file.is_file()
         else summary.get("scenario", {})
     )
+    import pandas as pd
+
     flows = pd.read_parquet(root / "flows.parquet")
     queues = root / "queues.parquet"
     samples = pd.read_parquet(queues) if queues.is_file() else None
@@ -242,31 +308,9 @@ def run(
         ScenarioError: the scenario is invalid (the message names the key path).
         RunInterrupted: Ctrl-C; nothing is written.
     """
-    resolved_json, resolved, warnings = _resolve(scenario, set)
-    for message in warnings:
-        _warn(message)
-    sim = _core.Simulation(resolved_json)
-    started = time.perf_counter()
-    if progress:
-        _run_with_progress(sim)
-    else:
-        _run_loop(sim, None)
-    wall = time.perf_counter() - started
-
-    flows = _frame(sim.flows(), FLOW_COLUMNS)
-    raw_samples = sim.samples()
+    flow_columns, raw_samples, summary, resolved = _simulate(scenario, set, progress)
+    flows = _frame(flow_columns, FLOW_COLUMNS)
     samples = None if raw_samples is None else _frame(raw_samples, SAMPLE_COLUMNS)
-    run_warnings = list(warnings) + [f"invariant violated: {v}" for v in sim.check_invariants()]
-    summary = compute_summary(
-        flows,
-        sim.counters(),
-        resolved,
-        version=_core.__version__,
-        warnings=run_warnings,
-        wall_time_s=wall,
-    )
-    for message in summary["warnings"][len(warnings) :]:
-        _warn(message)
     result = Result(
         flows=flows,
         summary=summary,
@@ -277,6 +321,64 @@ def run(
     if out is not None:
         result.write(out)
     return result
+
+
+def _simulate(
+    scenario: ScenarioInput, overrides: Overrides, progress: bool
+) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any], dict[str, Any]]:
+    """Simulate; return the flow columns, the sample columns (or None), the summary and
+    the resolved scenario. Needs no pandas (the columns are numpy arrays / lists)."""
+    resolved_json, resolved, warnings = _resolve(scenario, overrides)
+    for message in warnings:
+        _warn(message, stacklevel=4)
+    sim = _core.Simulation(resolved_json)
+    started = time.perf_counter()
+    if progress:
+        _run_with_progress(sim)
+    else:
+        _run_loop(sim, None)
+    wall = time.perf_counter() - started
+
+    flow_columns = dict(sim.flows())
+    raw_samples = sim.samples()
+    run_warnings = list(warnings) + [f"invariant violated: {v}" for v in sim.check_invariants()]
+    summary = compute_summary(
+        flow_columns,
+        sim.counters(),
+        resolved,
+        version=_core.__version__,
+        warnings=run_warnings,
+        wall_time_s=wall,
+    )
+    for message in summary["warnings"][len(warnings) :]:
+        _warn(message, stacklevel=4)
+    return flow_columns, raw_samples, summary, resolved
+
+
+def run_to_dir(
+    scenario: ScenarioInput,
+    out: str | os.PathLike[str],
+    *,
+    set: Overrides = None,  # noqa: A002
+    progress: bool = False,
+) -> tuple[Path, dict[str, Any]]:
+    """Simulate and write the run directory ``out``, without building DataFrames (what
+    ``shoal run`` does: it never imports pandas). Same files as ``run(..., out=out)``.
+
+    Returns:
+        The run directory and the summary.
+    """
+    flow_columns, raw_samples, summary, resolved = _simulate(scenario, set, progress)
+    target = _write_run_dir(
+        out,
+        lambda path: _write_columns(flow_columns, FLOW_COLUMNS, path),
+        None
+        if raw_samples is None
+        else (lambda path: _write_columns(raw_samples, SAMPLE_COLUMNS, path)),
+        resolved,
+        summary,
+    )
+    return target, summary
 
 
 def _run_loop(sim: Any, on_step: Any) -> None:

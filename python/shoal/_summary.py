@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-from rich.table import Table
+if TYPE_CHECKING:  # numpy / pandas / rich are imported where used (fast `import shoal`)
+    import numpy as np
+    import pandas as pd
+    from rich.table import Table
 
 __all__ = ["compute_summary", "summary_table", "parse_size", "format_ns", "bucket_labels"]
 
@@ -66,6 +68,8 @@ def bucket_labels(n_bounds: int) -> list[str]:
 
 
 def _stat(values: np.ndarray, fn: str) -> float | None:
+    import numpy as np
+
     if values.size == 0:
         return None
     if fn == "mean":
@@ -105,7 +109,8 @@ def _jsonable(value: Any) -> Any:
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
-    if isinstance(value, np.generic):
+    np = sys.modules.get("numpy")  # numpy scalars can only exist once numpy is imported
+    if np is not None and isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -113,7 +118,7 @@ def _jsonable(value: Any) -> Any:
 
 
 def compute_summary(
-    flows: pd.DataFrame,
+    flows: pd.DataFrame | Mapping[str, Any],
     counters: Mapping[str, Any],
     scenario: Mapping[str, Any],
     *,
@@ -124,7 +129,8 @@ def compute_summary(
     """Build the ``summary.json`` dictionary of a run.
 
     Args:
-        flows: the flow table (columns as :attr:`shoal.Result.flows`).
+        flows: the flow table (columns as :attr:`shoal.Result.flows`), as a DataFrame
+            or a mapping of column name to array.
         counters: the core's counters (``Simulation.counters()``); unknown keys are kept
             under ``"counters"``.
         scenario: the resolved scenario.
@@ -132,16 +138,33 @@ def compute_summary(
         warnings: warnings of the scenario and of the run.
         wall_time_s: wall-clock seconds spent simulating.
     """
+    import numpy as np
+
     run_cfg = scenario.get("run", {}) if isinstance(scenario.get("run"), Mapping) else {}
     bounds = [parse_size(b) for b in run_cfg.get("size_buckets", ["100KB", "10MB"])]
     labels = bucket_labels(len(bounds))
 
-    finished = flows["finished"].to_numpy(dtype=bool)
-    is_tcp = (flows["kind"].astype(str) == "tcp").to_numpy()
-    done = flows[finished & is_tcp]
-    sizes = done["bytes"].to_numpy(dtype=np.float64)
-    fct = done["fct_ns"].to_numpy(dtype=np.float64)
-    slowdown = done["slowdown"].to_numpy(dtype=np.float64)
+    # A DataFrame or a mapping of column arrays (the core's output, no pandas needed).
+    cols = {
+        name: np.asarray(flows[name])
+        for name in (
+            "finished",
+            "kind",
+            "bytes",
+            "fct_ns",
+            "slowdown",
+            "delivered_bytes",
+            "timeouts",
+            "retransmits",
+        )
+    }
+    n_flows = len(cols["finished"])
+    finished = cols["finished"].astype(bool)
+    is_tcp = cols["kind"].astype(str) == "tcp"
+    done = finished & is_tcp
+    sizes = cols["bytes"][done].astype(np.float64)
+    fct = cols["fct_ns"][done].astype(np.float64)
+    slowdown = cols["slowdown"][done].astype(np.float64)
     # Bucket index: number of bounds strictly below the size (size <= b0 -> 0).
     index = np.searchsorted(np.asarray(bounds, dtype=np.float64), sizes, side="left")
     fct_stats: dict[str, Any] = {}
@@ -170,22 +193,23 @@ def compute_summary(
         "shoal_version": version,
         "seed": run_cfg.get("seed"),
         "flows": {
-            "total": int(len(flows)),
+            "total": n_flows,
             "finished": int(finished.sum()),
             "unfinished": unfinished,
             "tcp": int(is_tcp.sum()),
             "udp": int((~is_tcp).sum()),
-            "bytes": int(flows["bytes"].sum()) if len(flows) else 0,
-            "delivered_bytes": int(flows["delivered_bytes"].sum()) if len(flows) else 0,
+            "bytes": int(cols["bytes"].sum()) if n_flows else 0,
+            "delivered_bytes": int(cols["delivered_bytes"].sum()) if n_flows else 0,
         },
         "size_buckets_bytes": bounds,
         "fct": fct_stats,
+        "queries": query_stats(flows),
         "packets": packets,
         "loss_rate": _rate(packets.get("dropped"), packets.get("sent")),
         "drops": dict(counters.get("drops", {}) or {}),
         "bytes_dropped": counters.get("bytes_dropped"),
-        "timeouts": int(flows["timeouts"].sum()) if len(flows) else 0,
-        "retransmits": int(flows["retransmits"].sum()) if len(flows) else 0,
+        "timeouts": int(cols["timeouts"].sum()) if n_flows else 0,
+        "retransmits": int(cols["retransmits"].sum()) if n_flows else 0,
         "ecn_marks": counters.get("ecn_marks"),
         "ecn_mark_rate": _rate(counters.get("ecn_marks"), counters.get("data_packets_sent")),
         "pools": list(counters.get("pools", []) or []),
@@ -200,6 +224,31 @@ def compute_summary(
         "scenario": dict(scenario),
     }
     out: dict[str, Any] = _jsonable(summary)
+    return out
+
+
+def query_stats(flows: pd.DataFrame | Mapping[str, Any]) -> dict[str, Any]:
+    """Query completion times: a query (one incast round, ``query >= 0``) completes when
+    its last flow does; QCT = that time minus the query's first start. Queries with an
+    unfinished flow are counted but have no QCT."""
+    import numpy as np
+
+    if "query" not in flows or not (np.asarray(flows["query"]) >= 0).any():
+        return {"count": 0, "finished": 0}
+    import pandas as pd
+
+    if not isinstance(flows, pd.DataFrame):  # a mapping of column arrays
+        flows = pd.DataFrame({k: np.asarray(v) for k, v in flows.items()})
+    grouped = flows[flows["query"] >= 0].groupby("query")
+    done = grouped["finished"].all()
+    qct = (grouped["finish_ns"].max() - grouped["start_ns"].min())[done].to_numpy(dtype=np.float64)
+    out: dict[str, Any] = {"count": int(len(done)), "finished": int(done.sum())}
+    if qct.size:
+        out |= {
+            "mean_qct_ns": float(qct.mean()),
+            "p50_qct_ns": float(np.percentile(qct, 50)),
+            "p99_qct_ns": float(np.percentile(qct, 99)),
+        }
     return out
 
 
@@ -252,6 +301,8 @@ def summary_table(summary: Mapping[str, Any]) -> Table:
     One row per size bucket (mean and p99 FCT and slowdown), with loss, timeouts, ECN marking,
     utilization, unfinished flows and simulation speed in the caption.
     """
+    from rich.table import Table
+
     flows = summary.get("flows", {})
     seed = summary.get("seed")
     table = Table(

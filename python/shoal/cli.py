@@ -23,7 +23,7 @@ import typer
 from rich.console import Console
 
 from shoal import _core
-from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, trace
+from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, run_to_dir, trace
 from shoal._summary import summary_table
 from shoal.advise.cli import advise_app
 
@@ -94,12 +94,18 @@ _default_showwarning = warnings.showwarning
 
 
 def _show(result: Result, *, as_json: bool, written: bool = False) -> None:
+    _show_summary(result.summary, result.path, as_json=as_json, written=written)
+
+
+def _show_summary(
+    summary: dict[str, Any], path: Path | None, *, as_json: bool, written: bool = False
+) -> None:
     if as_json:
-        sys.stdout.write(json.dumps(result.summary, indent=2) + "\n")
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
-        stdout.print(summary_table(result.summary))
-        if written and result.path is not None:
-            stdout.print(f"results written to [bold]{_escape(str(result.path))}[/bold]")
+        stdout.print(summary_table(summary))
+        if written and path is not None:
+            stdout.print(f"results written to [bold]{_escape(str(path))}[/bold]")
 
 
 SetOption = Annotated[
@@ -143,9 +149,11 @@ def run_cmd(
     target = out if out is not None else Path("results") / scenario.stem
     with _user_errors():
         _check_writable(target)
-        result = run(scenario, set=overrides, progress=not quiet and stderr.is_terminal)
-        result.write(target)
-    _show(result, as_json=as_json, written=True)
+        # Writes the run directory straight from the core's columns (no pandas import).
+        path, summary = run_to_dir(
+            scenario, target, set=overrides, progress=not quiet and stderr.is_terminal
+        )
+    _show_summary(summary, path, as_json=as_json, written=True)
 
 
 def _check_writable(target: Path) -> None:
@@ -237,6 +245,11 @@ def version_cmd() -> None:
 from shoal._sweep_cli import register as _register_sweep_commands  # noqa: E402
 
 _register_sweep_commands(app)
+
+# Paper experiments (shoal reproduce).
+from shoal.reproduce.cli import register as _register_reproduce  # noqa: E402
+
+_register_reproduce(app)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,437 @@
+"""``shoal reproduce``: paper experiments, each one sweep plus what the paper reported.
+
+An experiment is a sweep file (the format of ``shoal sweep``) with an ``[experiment]``
+table, stored as ``shoal/experiments/<paper>/<name>.toml`` (package data, so an
+installed Shoal finds it; ``experiments/<paper>/README.md`` in the repository points
+there)::
+
+    [experiment]
+    title = "..."
+    paper = "bcc-shared-buffer-ecn.md"      # the paper's file under papers/
+    figure = "Fig. 3 (section III-C)"
+    description = "..."
+    analysis = "bcc.goodput"                 # optional: extra columns (see ANALYSES)
+
+    [experiment.quick]                       # merged into the sweep in quick mode:
+    set = { "workload.flows" = 400 }         #   set/schemes/axes/zip merge key by key,
+    axes = { "workload.load" = [0.4, 0.9] }  #   other keys (seeds) are replaced
+    seeds = [1]
+    [experiment.full]                        # the same for --full (the paper's scale)
+
+    [[experiment.figures]]                   # figures, drawn with shoal.plot
+    name = "fct"                             # file stem: <out>/<name>.png and .pdf
+    kind = "fct_vs_load"                     # fct_vs_load | loss_vs_load | metric_vs
+    normalize_to = "dctcp_k200"              # further keys go to the plot function
+    each = "workload.cdf"                    # optional: one figure per value of a column
+
+    [[experiment.claims]]                    # rows of the "Shoal vs paper" table
+    what = "loss rate, K=720KB, highest load"
+    paper = "0.34% (90% load)"               # the paper's number, as text
+    metric = "loss_rate"                     # a column of the runs table (mean over seeds)
+    where = { scheme = "dctcp_k720", "workload.load" = "max" }   # "max"/"min": extremes
+    ratio_to = { scheme = "dctcp_k200" }     # optional: divide by the same row but these
+    format = "pct"                           # pct | ratio | int | us | ms | gbps | num
+    expect = "> 1"                           # optional: the paper's direction, checked
+
+Run with :func:`reproduce` or ``shoal reproduce PAPER/NAME [--quick|--full]``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pandas is imported where used (keeps `shoal run` start-up lean)
+    import pandas as pd
+
+__all__ = [
+    "ANALYSES",
+    "Claim",
+    "Experiment",
+    "ExperimentError",
+    "ReproduceResult",
+    "evaluate_claims",
+    "experiments_root",
+    "find",
+    "list_experiments",
+    "load_experiment",
+    "reproduce",
+]
+
+MODES = ("quick", "full")
+_MERGED = ("set", "schemes", "axes", "zip", "labels")
+
+
+class ExperimentError(ValueError):
+    """An unknown experiment or a malformed experiment file."""
+
+
+def experiments_root() -> Path:
+    """The folder holding ``<paper>/<name>.toml`` (package data of ``shoal``)."""
+    return Path(str(resources.files("shoal") / "experiments"))
+
+
+@dataclass(slots=True)
+class Experiment:
+    """One experiment file: its sweep (without mode overrides) and its description."""
+
+    id: str
+    path: Path
+    title: str
+    paper: str
+    figure: str
+    description: str
+    sweep: dict[str, Any]
+    modes: dict[str, dict[str, Any]]
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    claims: list[dict[str, Any]] = field(default_factory=list)
+    analysis: str | None = None
+
+    def sweep_spec(self, mode: str) -> dict[str, Any]:
+        """The sweep for ``mode`` (``quick`` or ``full``), as a mapping for shoal.sweep."""
+        if mode not in MODES:
+            raise ExperimentError(f"unknown mode {mode!r}; expected quick or full")
+        spec = copy.deepcopy(self.sweep)
+        for key, value in self.modes.get(mode, {}).items():
+            if key in _MERGED and isinstance(value, Mapping):
+                merged = dict(spec.get(key) or {})
+                merged.update(copy.deepcopy(dict(value)))
+                spec[key] = merged
+            else:
+                spec[key] = copy.deepcopy(value)
+        if "seeds" in self.modes.get(mode, {}) and isinstance(spec.get("axes"), Mapping):
+            spec["axes"] = {
+                k: v for k, v in spec["axes"].items() if k not in ("seeds", "seed", "run.seed")
+            }
+        if "seeds" in (spec.get("axes") or {}) and "seeds" in spec:
+            del spec["seeds"]
+        if isinstance(spec.get("base"), str):  # relative to the experiment file
+            spec["base"] = str((self.path.parent / spec["base"]).resolve())
+        _resolve_files(spec, self.path.parent)
+        spec["name"] = self.id.replace("/", "-") + f"-{mode}"
+        return spec
+
+
+def _resolve_files(spec: dict[str, Any], folder: Path) -> None:
+    """Make ``cdf`` / ``trace`` values that name a file next to the experiment absolute
+    (in the inline scenario and in every override), so experiments can ship such files."""
+
+    def fix(table: Any) -> None:
+        if not isinstance(table, dict):
+            return
+        for key, value in table.items():
+            name = key.rsplit(".", 1)[-1]
+            if name in ("cdf", "trace") and isinstance(value, str) and (folder / value).is_file():
+                table[key] = str((folder / value).resolve())
+            elif isinstance(value, dict):
+                fix(value)
+            elif isinstance(value, list):
+                for item in value:
+                    fix(item)
+
+    for key in ("scenario", "set", "schemes"):
+        fix(spec.get(key))
+
+
+def load_experiment(path: str | os.PathLike[str], exp_id: str | None = None) -> Experiment:
+    """Parse one experiment file."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ExperimentError(f"{path}: {exc}") from None
+    meta = raw.pop("experiment", None)
+    if not isinstance(meta, Mapping):
+        raise ExperimentError(f"{path}: no [experiment] table")
+    exp_id = exp_id or f"{path.parent.name}/{path.stem}"
+    modes = {m: dict(meta.get(m) or {}) for m in MODES}
+    for key in ("title", "paper", "figure"):
+        if not isinstance(meta.get(key), str):
+            raise ExperimentError(f"{path}: experiment.{key}: expected a string")
+    return Experiment(
+        id=exp_id,
+        path=path,
+        title=meta["title"],
+        paper=meta["paper"],
+        figure=meta["figure"],
+        description=" ".join(str(meta.get("description", "")).split()),
+        sweep=raw,
+        modes=modes,
+        figures=[dict(f) for f in meta.get("figures", [])],
+        claims=[dict(c) for c in meta.get("claims", [])],
+        analysis=meta.get("analysis"),
+    )
+
+
+def list_experiments(root: Path | None = None) -> list[Experiment]:
+    """Every experiment under ``root`` (default: the packaged ones), sorted by id."""
+    root = root or experiments_root()
+    found = []
+    for path in sorted(root.glob("*/*.toml")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if "[experiment]" in text:
+            found.append(load_experiment(path))
+    return found
+
+
+def find(exp_id: str, root: Path | None = None) -> Experiment:
+    """The experiment ``<paper>/<name>``; ExperimentError if there is none."""
+    root = root or experiments_root()
+    parts = exp_id.strip("/").split("/")
+    path = root / parts[0] / f"{parts[-1]}.toml" if len(parts) == 2 else None
+    if path is None or not path.is_file() or parts[-1].startswith("."):
+        known = ", ".join(e.id for e in list_experiments(root))
+        raise ExperimentError(f"unknown experiment {exp_id!r}; known: {known}")
+    return load_experiment(path, exp_id)
+
+
+# ---------------------------------------------------------------- claims
+
+
+@dataclass(slots=True)
+class Claim:
+    """One row of the Shoal-vs-paper table."""
+
+    what: str
+    paper: str
+    shoal: float | None
+    text: str
+    expect: str | None
+    holds: bool | None
+
+
+def _select(runs: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
+    rows = runs
+    for column, value in where.items():
+        if column not in rows:
+            raise ExperimentError(f"claim: no column {column!r} in the runs table")
+        if value in ("max", "min"):
+            values = rows[column].dropna()
+            if values.empty:
+                return rows.iloc[0:0]
+            value = values.max() if value == "max" else values.min()
+        rows = rows[rows[column] == value]
+    return rows
+
+
+def _value(runs: pd.DataFrame, metric: str, where: Mapping[str, Any]) -> float | None:
+    rows = _select(runs, where)
+    if metric not in rows or rows.empty:
+        return None
+    import pandas as pd
+
+    values = pd.to_numeric(rows[metric], errors="coerce").dropna()
+    return float(values.mean()) if not values.empty else None
+
+
+def _fmt(value: float | None, fmt: str) -> str:
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if fmt == "pct":
+        return f"{value * 100:.3g}%"
+    if fmt == "ratio":
+        return f"{value:.3g}x"
+    if fmt == "int":
+        return f"{value:,.0f}"
+    if fmt == "us":
+        return f"{value / 1e3:,.0f} us"
+    if fmt == "ms":
+        return f"{value / 1e6:.3g} ms"
+    if fmt == "gbps":
+        return f"{value:.1f} Gbps"
+    return f"{value:.4g}"
+
+
+def _holds(value: float | None, expect: str | None) -> bool | None:
+    if expect is None or value is None or not math.isfinite(value):
+        return None
+    op, _, number = expect.strip().partition(" ")
+    bound = float(number)
+    checks: dict[str, Callable[[float, float], bool]] = {
+        ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b,
+        "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b,
+    }
+    if op not in checks:
+        raise ExperimentError(f"claim: expect must be '<op> <number>', got {expect!r}")
+    return checks[op](value, bound)
+
+
+def evaluate_claims(exp: Experiment, runs: pd.DataFrame) -> list[Claim]:
+    """Shoal's value for each of the experiment's claims (means over seeds)."""
+    ok = runs[runs["status"] == "ok"] if "status" in runs else runs
+    out = []
+    for c in exp.claims:
+        where = dict(c.get("where") or {})
+        # Resolve "max"/"min" on the numerator's rows so the ratio compares like with like.
+        fixed = {}
+        rows = ok
+        for column, value in where.items():
+            sel = _select(rows, {column: value})
+            fixed[column] = sel[column].iloc[0] if not sel.empty else value
+            rows = sel
+        value = _value(ok, c["metric"], fixed)
+        if c.get("ratio_to") and value is not None:
+            other = _value(ok, c["metric"], {**fixed, **dict(c["ratio_to"])})
+            value = value / other if other not in (None, 0.0) else None
+        fmt = str(c.get("format", "num"))
+        expect = c.get("expect")
+        out.append(
+            Claim(
+                what=str(c["what"]),
+                paper=str(c.get("paper", "")),
+                shoal=value,
+                text=_fmt(value, fmt),
+                expect=expect,
+                holds=_holds(value, expect),
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------------- analyses and figures
+
+#: Experiment-specific analysis, keyed by ``experiment.analysis``: takes the experiment,
+#: the runs table and the store path; returns the runs table with extra columns.
+ANALYSES: dict[str, Callable[[Experiment, pd.DataFrame, Path], pd.DataFrame]] = {}
+
+
+def _register_builtin() -> None:
+    from shoal.reproduce import bcc
+
+    ANALYSES.update(bcc.ANALYSES)
+    ANALYSES.update(__import__("shoal.reproduce.losspass", fromlist=["ANALYSES"]).ANALYSES)
+    ANALYSES.update(__import__("shoal.reproduce.whitepaper", fromlist=["ANALYSES"]).ANALYSES)
+
+
+def _draw(exp: Experiment, runs: pd.DataFrame, out: Path) -> list[Path]:
+    from shoal import plot
+
+    written: list[Path] = []
+    ok = runs[runs["status"] == "ok"]
+    for spec in exp.figures:
+        spec = dict(spec)
+        name = spec.pop("name")
+        kind = spec.pop("kind")
+        each = spec.pop("each", None)
+        where = spec.pop("where", None)
+        data = _select(ok, where) if where else ok
+        parts = (
+            [(f"{name}_{_slug(v)}", data[data[each] == v], f" ({v})") for v in data[each].unique()]
+            if each
+            else [(name, data, "")]
+        )
+        for stem, frame, suffix in parts:
+            title = spec.pop("title", None) or f"{exp.figure}{suffix}"
+            if kind == "metric_vs":
+                fig = _metric_vs(frame, title=title, **spec)
+            else:
+                fig = getattr(plot, kind)(frame, title=title, **spec)
+            written += plot.save(fig, out / stem)
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+    return written
+
+
+def _slug(value: Any) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(value))
+
+
+def _metric_vs(
+    runs: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    by: str | None = "scheme",
+    ylabel: str | None = None,
+    xlabel: str | None = None,
+    scale: float = 1.0,
+    title: str | None = None,
+) -> Any:
+    """A line per ``by`` of ``y`` (mean over seeds) against ``x`` (categorical if text)."""
+    from shoal import plot
+
+    with plot._style():
+        fig = plot._figure(3.6, 2.6)
+        ax = fig.subplots()
+        groups = runs.groupby(by, sort=False) if by and by in runs else [("", runs)]
+        for i, (label, g) in enumerate(groups):
+            series = g.groupby(x, sort=False)[y].mean() / scale
+            ax.plot(
+                [str(v) for v in series.index],
+                series.to_numpy(),
+                marker=plot._MARKERS[i % len(plot._MARKERS)],
+                label=str(label) or None,
+            )
+        ax.set_xlabel(xlabel or x)
+        ax.set_ylabel(ylabel or y)
+        ax.set_ylim(bottom=0)
+        if by and by in runs and runs[by].nunique() > 1:
+            ax.legend(frameon=False, fontsize="small")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+# ---------------------------------------------------------------- running
+
+
+@dataclass(slots=True)
+class ReproduceResult:
+    """What :func:`reproduce` produced."""
+
+    experiment: Experiment
+    mode: str
+    runs: pd.DataFrame
+    claims: list[Claim]
+    figures: list[Path]
+    store: Path
+    out: Path
+
+
+def default_store(exp: Experiment, mode: str) -> Path:
+    return Path("results") / "reproduce" / exp.id / mode
+
+
+def reproduce(
+    experiment: str | Experiment,
+    *,
+    mode: str = "quick",
+    jobs: int | None = None,
+    store: str | os.PathLike[str] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> ReproduceResult:
+    """Run an experiment's sweep (cached in its store), draw its figures, check claims.
+
+    The store defaults to ``results/reproduce/<paper>/<name>/<mode>``, the figures go to
+    ``out`` (default: ``<store>/figures``).
+    """
+    from shoal._sweep import sweep
+
+    exp = experiment if isinstance(experiment, Experiment) else find(experiment)
+    store_path = Path(store) if store is not None else default_store(exp, mode)
+    out_path = Path(out) if out is not None else store_path / "figures"
+    runs = sweep(exp.sweep_spec(mode), jobs=jobs, store=store_path, progress=progress, log=log)
+    if exp.analysis:
+        if not ANALYSES:
+            _register_builtin()
+        if exp.analysis not in ANALYSES:
+            raise ExperimentError(f"{exp.id}: unknown analysis {exp.analysis!r}")
+        runs = ANALYSES[exp.analysis](exp, runs, store_path)
+    figures = _draw(exp, runs, out_path) if (runs["status"] == "ok").any() else []
+    claims = evaluate_claims(exp, runs)
+    return ReproduceResult(exp, mode, runs, claims, figures, store_path, out_path)

@@ -1,0 +1,301 @@
+"""Custom analysis of the buffer white paper's experiments (buffer-requirements-whitepaper.md).
+
+Every analysis reads each run's scenario, flows and samples from the store and adds
+columns to the runs table; the theory side (BDP, w_e + h) comes from
+:mod:`shoal.advise.formulas` and from :func:`sync_utilization`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from shoal.reproduce import Experiment
+
+__all__ = ["ANALYSES", "Path_", "sec2", "sec3", "sec4", "sync_utilization"]
+
+MICE_MAX_BYTES = 100_000  # the white paper's mice: 5 KB .. 100 KB
+
+
+# ---------------------------------------------------------------- scenario helpers
+
+
+def _size(value: Any) -> float:
+    from shoal.advise.units import parse_size
+
+    return float(value) if isinstance(value, (int, float)) else float(parse_size("size", value))
+
+
+def _rate(value: Any) -> float:
+    from shoal.advise.units import parse_rate
+
+    return float(value) if isinstance(value, (int, float)) else float(parse_rate("rate", value))
+
+
+def _time_s(value: Any) -> float:
+    """A scenario time in seconds (plain integers are picoseconds, as in scenarios)."""
+    from shoal.advise.units import parse_time
+
+    return (
+        float(value) * 1e-12
+        if isinstance(value, (int, float))
+        else float(parse_time("time", value))
+    )
+
+
+class Path_:
+    """The bottleneck path of a dumbbell: host link, A-B link (the bottleneck), host link."""
+
+    def __init__(self, scenario: dict[str, Any]) -> None:
+        topo = scenario.get("topology", {})
+        transport = scenario.get("transport", {})
+        self.rate_bps = _rate(topo.get("uplink_rate", "100Gbps"))
+        host_bps = _rate(topo.get("link_rate", "100Gbps"))
+        d = _time_s(topo.get("link_delay", "1us"))
+        ud = _time_s(topo.get("uplink_delay") or topo.get("link_delay", "1us"))
+        wire = float(transport.get("mss", 1460)) + float(transport.get("header", 54))
+        ack = float(transport.get("ack_size", 64))
+        per_bit = 2 / host_bps + 1 / self.rate_bps
+        #: base RTT: propagation both ways + serialization of a data packet and an ACK
+        self.rtt_s = 2 * (2 * d + ud) + (wire + ack) * 8 * per_bit
+        from shoal.advise.formulas import bdp
+
+        self.bdp_bytes = float(bdp(rate=self.rate_bps, rtt=self.rtt_s).bdp)
+
+
+def _scenario(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / "scenario.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _runs(runs: pd.DataFrame, store: Path) -> Any:
+    """(row index, run dir, scenario) of every ok run."""
+    from shoal.store import Store
+
+    db = Store(store)
+    for i, row in runs.iterrows():
+        if row.get("status") != "ok":
+            continue
+        run_dir = db.run_dir(row["key"])
+        yield i, row, run_dir, _scenario(run_dir)
+
+
+def _join(runs: pd.DataFrame, extra: dict[Any, dict[str, Any]]) -> pd.DataFrame:
+    add = pd.DataFrame.from_dict(extra, orient="index")
+    if add.empty:
+        return runs
+    runs = runs.drop(columns=[c for c in add.columns if c in runs.columns])
+    return runs.join(add)
+
+
+def bottleneck_series(run_dir: Path) -> pd.DataFrame:
+    """Samples of the bottleneck port (the port with the largest mean queue, all queues
+    summed): time_ns, bytes, tx_bytes."""
+    path = run_dir / "queues.parquet"
+    if not path.is_file():
+        return pd.DataFrame(columns=["time_ns", "bytes", "tx_bytes"])
+    q = pd.read_parquet(path)
+    per = q.groupby(["switch", "port", "time_ns"], as_index=False).agg(
+        bytes=("bytes", "sum"), tx_bytes=("tx_bytes", "max")
+    )
+    busiest = per.groupby(["switch", "port"])["tx_bytes"].max()
+    top = busiest[busiest >= 0.9 * busiest.max()].index  # ports that carried the traffic
+    means = per.set_index(["switch", "port"]).loc[top].groupby(level=[0, 1])["bytes"].mean()
+    sw, port = means.idxmax()
+    s = per[(per["switch"] == sw) & (per["port"] == port)].sort_values("time_ns")
+    return s[["time_ns", "bytes", "tx_bytes"]].reset_index(drop=True)
+
+
+def utilization(
+    series: pd.DataFrame, rate_bps: float, t0_ns: float = 0.0, t1_ns: float = math.inf
+) -> float | None:
+    """Mean utilization between t0 and t1: diff(tx_bytes) * 8 / diff(time) / rate."""
+    s = series[(series["time_ns"] >= t0_ns) & (series["time_ns"] <= t1_ns)]
+    if len(s) < 2:
+        return None
+    dt = float(s["time_ns"].iloc[-1] - s["time_ns"].iloc[0]) * 1e-9
+    return float(s["tx_bytes"].iloc[-1] - s["tx_bytes"].iloc[0]) * 8 / dt / rate_bps
+
+
+def utilization_over_time(series: pd.DataFrame, rate_bps: float, bin_ns: float) -> pd.Series:
+    s = series.copy()
+    s["bin"] = (s["time_ns"] // bin_ns) * bin_ns
+    g = s.groupby("bin")["tx_bytes"].max()
+    return (g.diff() * 8 / (bin_ns * 1e-9) / rate_bps).dropna()
+
+
+# ---------------------------------------------------------------- theory
+
+
+def sync_utilization(buffer_bytes: float, bdp_bytes: float) -> float:
+    """Utilization of n synchronized AIMD (NewReno) flows through one tail-drop buffer B.
+
+    The aggregate window W grows linearly, one MSS per flow per RTT, from (BDP + B)/2 to
+    BDP + B and halves (white paper section 2.1/2.3). While W < BDP the link runs at
+    W/BDP and an RTT lasts the base RTT; while W > BDP the link is full and an RTT
+    lasts W/C. Time-weighted mean: 1 when B >= BDP.
+    """
+    w_max = (bdp_bytes + buffer_bytes) / bdp_bytes  # in BDPs
+    lo = w_max / 2
+    if lo >= 1:
+        return 1.0
+    t_under = 1 - lo  # time (in RTT-increments) with W < BDP
+    u_under = (lo + 1) / 2  # mean utilization while W rises from lo to 1
+    t_full = (w_max**2 - 1) / 2  # integral of W dW from 1 to w_max (RTT grows with W)
+    return (t_under * u_under + t_full) / (t_under + t_full)
+
+
+def slow_start_peak(h_bytes: float, bdp_bytes: float) -> float:
+    """The white paper's section 4.3 peak queue of one ECN flow: w_e + h with w_e = h + BDP."""
+    w_e = h_bytes + bdp_bytes
+    return w_e + h_bytes
+
+
+# ---------------------------------------------------------------- analyses
+
+
+def sec2(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """util_avg (after a 10% warm-up), util_theory (synchronized sawtooth), bdp_bytes,
+    buffer_bdp; draws utilization over time (figures/util_time.png)."""
+    extra: dict[Any, dict[str, Any]] = {}
+    curves: dict[str, pd.Series] = {}
+    for i, row, run_dir, sc in _runs(runs, store):
+        p = Path_(sc)
+        buffer = _size(sc.get("switch", {}).get("pool_size", 0))
+        stop_ns = _time_s(sc.get("run", {}).get("stop_time", 0)) * 1e9
+        series = bottleneck_series(run_dir)
+        extra[i] = {
+            "bdp_bytes": p.bdp_bytes,
+            "base_rtt_us": p.rtt_s * 1e6,
+            "buffer_bdp": buffer / p.bdp_bytes,
+            "util_avg": utilization(series, p.rate_bps, 0.1 * stop_ns),
+            "util_theory": sync_utilization(buffer, p.bdp_bytes),
+            "queue_mean_bytes": float(series["bytes"].mean()) if len(series) else None,
+        }
+        if "seed" not in runs or row.get("seed") == runs["seed"].min():
+            curves[str(row["scheme"])] = utilization_over_time(series, p.rate_bps, 1e6)
+    _plot_curves(curves, store / "figures" / "util_time", "bottleneck utilization (1 ms bins)")
+    return _join(runs, extra)
+
+
+def sec3(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Per class (mice <= 100 KB, elephants above): mean FCT, timeouts; goodput over the
+    whole run and the paper's throughput loss = 1 - usage / load."""
+    extra: dict[Any, dict[str, Any]] = {}
+    for i, _row, run_dir, sc in _runs(runs, store):
+        p = Path_(sc)
+        wl = sc.get("workload", {})
+        part = "concurrent" if wl.get("pattern") == "trace" else "load"
+        flows = pd.read_parquet(run_dir / "flows.parquet")
+        mice = flows[flows["bytes"] <= MICE_MAX_BYTES]
+        eleph = flows[flows["bytes"] > MICE_MAX_BYTES]
+        span_s = (flows["finish_ns"].max() - flows["start_ns"].min()) * 1e-9
+        usage = flows["delivered_bytes"].sum() * 8 / span_s / p.rate_bps if span_s > 0 else None
+        buffer = _size(sc.get("switch", {}).get("pool_size", 0))
+        values: dict[str, Any] = {
+            "part": part,
+            "rto_min_ms": _time_s(sc.get("transport", {}).get("rto_min", "5ms")) * 1e3,
+            "buffer_bytes": buffer,
+            "buffer_label": _label(buffer),
+            "mice_mean_fct_ns": mice["fct_ns"].mean() if len(mice) else None,
+            "mice_p99_fct_ns": mice["fct_ns"].quantile(0.99) if len(mice) else None,
+            "elephant_mean_fct_ns": eleph["fct_ns"].mean() if len(eleph) else None,
+            "mice_timeouts": int(mice["timeouts"].sum()),
+            "elephant_timeouts": int(eleph["timeouts"].sum()),
+            "usage": usage,
+            "completion_ms": span_s * 1e3,
+        }
+        if part == "load" and usage is not None:
+            load = float(wl.get("load", 0))
+            loss = 1 - usage / load
+            values["throughput_loss"] = loss
+            lr = float(_row.get("loss_rate") or 0)
+            values["loss_sensitivity"] = loss / lr if lr > 0 else None
+        extra[i] = values
+    return _join(runs, extra)
+
+
+def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Incast runs: util_avg (after 1 ms), util_incast (from the incast on), rtt_mean_ns,
+    mice (incast) mean FCT and QCT; single-flow runs: peak queue vs w_e + h."""
+    extra: dict[Any, dict[str, Any]] = {}
+    curves: dict[str, pd.Series] = {}
+    for i, row, run_dir, sc in _runs(runs, store):
+        p = Path_(sc)
+        h = _size(sc.get("switch", {}).get("ecn", {}).get("k", 0))
+        flows = pd.read_parquet(run_dir / "flows.parquet")
+        series = bottleneck_series(run_dir)
+        values: dict[str, Any] = {"bdp_bytes": p.bdp_bytes, "k_bdp": h / p.bdp_bytes}
+        senders = sc.get("workload", {}).get("senders")
+        single = isinstance(senders, list) and len(senders) == 1
+        if single:
+            summary = json.loads((run_dir / "summary.json").read_text())
+            peak = max(float(pl["max"]) for pl in summary.get("pools", []) if pl["switch"] == 0)
+            theory = slow_start_peak(h, p.bdp_bytes)
+            values.update(
+                part="single",
+                peak_bytes=peak,
+                peak_theory_bytes=theory,
+                peak_over_theory=peak / theory,
+            )
+        else:
+            extras = sc.get("workload", {}).get("extra") or [{}]
+            t_incast = _time_s(extras[0].get("start", "0s")) * 1e9
+            mice = flows[flows["query"].fillna(-1) >= 0]  # the incast (query) flows
+            q = mice.groupby("query").agg(start=("start_ns", "min"), finish=("finish_ns", "max"))
+            values.update(
+                part="incast",
+                util_avg=utilization(series, p.rate_bps, 1e6),
+                util_incast=utilization(series, p.rate_bps, t_incast),
+                rtt_mean_ns=(p.rtt_s + series["bytes"].mean() * 8 / p.rate_bps) * 1e9,
+                mice_mean_fct_ns=mice["fct_ns"].mean(),
+                qct_mean_ns=float((q["finish"] - q["start"]).mean()),
+                mice_unfinished=int((~mice["finished"]).sum()),
+            )
+            if "seed" not in runs or row.get("seed") == runs["seed"].min():
+                curves[str(row["scheme"])] = utilization_over_time(series, p.rate_bps, 5e5)
+        extra[i] = values
+    _plot_curves(curves, store / "figures" / "util_time", "bottleneck utilization (0.5 ms bins)")
+    return _join(runs, extra)
+
+
+def _label(nbytes: float) -> str:
+    if nbytes >= 1e6:
+        return f"{nbytes / 1e6:g}MB"
+    return f"{nbytes / 1e3:g}KB"
+
+
+def _plot_curves(curves: dict[str, pd.Series], stem: Path, ylabel: str) -> None:
+    if not curves:
+        return
+    try:
+        import matplotlib.pyplot as plt
+
+        from shoal import plot
+    except ImportError:  # plotting is optional for the numbers
+        return
+    with plot._style():
+        fig = plot._figure(4.2, 2.6)
+        ax = fig.subplots()
+        for name, s in curves.items():
+            ax.plot(s.index / 1e6, s.to_numpy(), label=name, linewidth=1)
+        ax.set_xlabel("time (ms)")
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(0, 1.05)
+        ax.legend(frameon=False, fontsize="small")
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    plot.save(fig, stem)
+    plt.close(fig)
+
+
+ANALYSES: dict[str, Callable[[Experiment, pd.DataFrame, Path], pd.DataFrame]] = {
+    "whitepaper.sec2": sec2,
+    "whitepaper.sec3": sec3,
+    "whitepaper.sec4": sec4,
+}

@@ -1,0 +1,160 @@
+"""``shoal reproduce``: the experiment catalog, one quick experiment end to end, and the
+BCC threshold derivation checked against the advisor (independent code)."""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+import pytest
+
+import shoal
+from conftest import CliRunner
+from shoal.reproduce import Experiment, evaluate_claims, experiments_root, find, list_experiments
+
+BCC = {"bcc/fig3", "bcc/fig7", "bcc/fig9-11", "bcc/fig12", "bcc/fig13", "bcc/table4"}
+
+
+def test_list_shows_the_bcc_experiments(shoal_cli: CliRunner) -> None:
+    proc = shoal_cli("reproduce", "--list")
+    assert proc.returncode == 0, proc.stderr
+    for exp_id in BCC:
+        assert exp_id in proc.stdout
+    assert {e.id for e in list_experiments()} >= BCC
+
+
+def test_unknown_experiment_is_a_user_error(shoal_cli: CliRunner) -> None:
+    proc = shoal_cli("reproduce", "bcc/nope")
+    assert proc.returncode == 2
+    assert "error:" in proc.stderr and "bcc/fig3" in proc.stderr  # lists the known ones
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("exp_id", sorted(BCC))
+@pytest.mark.parametrize("mode", ["quick", "full"])
+def test_every_experiment_resolves(exp_id: str, mode: str) -> None:
+    """Every run of every mode is a valid scenario (resolving does not simulate)."""
+    from shoal._sweep import load_sweep, resolve_runs
+
+    exp = find(exp_id)
+    spec = load_sweep(exp.sweep_spec(mode))
+    runs = resolve_runs(spec)
+    assert runs and all(r.error is None for r in runs), [r.error for r in runs if r.error]
+    if mode == "quick":
+        assert len(runs) <= 16
+
+
+def test_quick_mode_is_smaller_than_full() -> None:
+    for exp in list_experiments():
+        quick, full = exp.sweep_spec("quick"), exp.sweep_spec("full")
+        assert quick != full, exp.id
+
+
+def test_claims_select_extremes_and_ratios() -> None:
+    import pandas as pd
+
+    exp = Experiment("x/y", Path("x.toml"), "t", "p", "f", "", {}, {})
+    exp.claims = [
+        {
+            "what": "r",
+            "metric": "m",
+            "where": {"scheme": "a", "load": "max"},
+            "ratio_to": {"scheme": "b"},
+            "format": "ratio",
+            "expect": "> 1",
+        }
+    ]
+    runs = pd.DataFrame(
+        {
+            "status": ["ok"] * 4,
+            "scheme": ["a", "a", "b", "b"],
+            "load": [0.4, 0.9, 0.4, 0.9],
+            "m": [1.0, 6.0, 1.0, 2.0],
+        }
+    )
+    (claim,) = evaluate_claims(exp, runs)
+    assert claim.shoal == 3.0 and claim.text == "3x" and claim.holds is True
+
+
+@pytest.fixture(scope="module")
+def fig3_quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    import os
+    import subprocess
+    import sys
+
+    cwd = tmp_path_factory.mktemp("fig3")
+    proc = subprocess.run(
+        [sys.executable, "-m", "shoal", "reproduce", "bcc/fig3", "--quick", "--jobs", "2"],
+        cwd=cwd,
+        env=dict(os.environ, COLUMNS="160", NO_COLOR="1"),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return cwd / "results" / "reproduce" / "bcc" / "fig3" / "quick", proc.stdout
+
+
+def test_fig3_quick_end_to_end(fig3_quick: tuple[Path, str]) -> None:
+    store, stdout = fig3_quick
+    for stem in ("fct", "loss"):
+        for ext in ("png", "pdf"):
+            assert (store / "figures" / f"{stem}.{ext}").stat().st_size > 1000
+    assert "Shoal vs paper" in stdout
+    assert "Shoal" in stdout and "paper" in stdout
+    assert "0.34% (90% load)" in stdout  # the paper's column
+    assert "n/a" not in stdout.split("Shoal vs paper")[1].split("quick mode")[0]
+
+
+def test_fig3_k720_loses_more_than_k200_at_high_load(fig3_quick: tuple[Path, str]) -> None:
+    """The paper's Fig. 3(d): at the highest load K = 720 KB drops more packets than
+    K = 200 KB. It follows from dynamic thresholds: with M = 8 congested ports in one
+    pool each queue gets at most alpha*B/(1+M*alpha) = 4*3MB/33 ~ 364 KB of shared
+    buffer (+128 KB reserved) < 720 KB, so K = 720 KB never marks before the queue hits
+    its drop threshold, while K = 200 KB marks first."""
+    store, _ = fig3_quick
+    runs = shoal.Store(store).runs()
+    top = runs[runs["workload.load"] == runs["workload.load"].max()]
+    loss = top.groupby("scheme")["loss_rate"].mean()
+    assert loss["dctcp_k720"] > 2 * loss["dctcp_k200"]
+    p99 = top.groupby("scheme")["small_p99_fct_ns"].mean()
+    assert p99["dctcp_k720"] > p99["dctcp_k200"]
+
+
+def test_bcc_marking_derives_the_advisor_thresholds() -> None:
+    """marking = "bcc" (thresholds derived in the Rust core) runs exactly like explicit
+    shared-buffer RED at the thresholds of shoal.advise.bcc (independent Python code);
+    moving both thresholds 1 MB lower changes the run, so the comparison is sensitive."""
+    exp = find("bcc/fig3")
+    scenario = copy.deepcopy(exp.sweep["scenario"])
+    scenario["workload"].update({"flows": 400, "load": 0.9})
+    scenario["switch"]["ecn"] = {"k": "720KB"}
+    bcc = {"rtt": "80us", "lambda": 0.72, "h": "8us"}
+    adv = shoal.advise.bcc(
+        rate="100Gbps", rtt="80us", lam=0.72, pool="3MB", alpha=4, reserved="128KB", ports=8
+    )
+    kmax, kmin = math.floor(float(adv.kmax)), math.floor(float(adv.kmin))
+    assert 2.5e6 < kmax < 2.7e6 and 1.7e6 < kmin < 1.9e6  # the paper's ~2.6 / ~1.8 MB
+
+    def run(switch: dict) -> dict:
+        s = copy.deepcopy(scenario)
+        s["switch"].update(switch)
+        return shoal.run(s).summary
+
+    derived = run({"marking": "bcc", "bcc": bcc, "shared_ecn": {"pmax": 0.1}})
+    explicit = run({"shared_ecn": {"kmin": kmin, "kmax": kmax, "pmax": 0.1}})
+    lower = {"kmin": kmin - 1_000_000, "kmax": kmax - 1_000_000, "pmax": 0.1}
+    shifted = run({"shared_ecn": lower})
+    keys = ("fct", "loss_rate", "ecn_mark_rate", "timeouts")
+    assert {k: derived[k] for k in keys} == {k: explicit[k] for k in keys}
+    assert {k: shifted[k] for k in keys} != {k: explicit[k] for k in keys}
+
+
+def test_experiments_dir_points_to_the_package() -> None:
+    """experiments/bcc in the repository holds the README; the files are package data."""
+    repo = Path(__file__).resolve().parents[2]
+    readme = repo / "experiments" / "bcc" / "README.md"
+    if readme.is_file():
+        assert "python/shoal/experiments/bcc" in readme.read_text()
+    assert (experiments_root() / "bcc" / "fig3.toml").is_file()

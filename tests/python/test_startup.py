@@ -1,0 +1,64 @@
+"""Start-up: `import shoal` and `shoal run` stay lean, and the CLI's pandas-free run path
+writes the same files as the API."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import shoal
+from conftest import CliRunner
+
+HEAVY = ("pandas", "pyarrow", "matplotlib", "duckdb", "dask", "distributed")
+
+
+def _imported(code: str) -> set[str]:
+    probe = f"{code}\nimport sys\nprint('IMPORTED', *(m for m in {HEAVY!r} if m in sys.modules))"
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stdout.strip().splitlines()[-1].split()[1:])
+
+
+def test_import_shoal_and_cli_import_nothing_heavy() -> None:
+    assert _imported("import shoal") == set()
+    assert _imported("import shoal.cli") == set()
+
+
+def test_shoal_run_imports_no_pandas_or_plotting(tiny: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code = (
+        "import sys\nfrom shoal.cli import main\n"
+        f"sys.argv = ['shoal', 'run', {str(tiny)!r}, '--quiet', '--out', {str(out)!r}]\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code"
+    )
+    assert _imported(code) <= {"pyarrow"}
+    assert (out / "flows.parquet").is_file()
+
+
+def test_lazy_attributes_are_the_public_api() -> None:
+    from shoal import Store, StoreError, SweepError, load_sweep, sweep_table  # noqa: F401
+
+    assert callable(shoal.sweep) and callable(shoal.plot.fct_cdf)
+    assert shoal.advise.check is not None and shoal.report is not None
+    assert set(shoal.__all__) <= set(dir(shoal))
+
+
+def test_cli_run_writes_the_same_files_as_the_api(
+    shoal_cli: CliRunner, tiny: Path, tmp_path: Path
+) -> None:
+    over = ["run.stop_time=5us", "run.sample_interval=1us"]  # 8 of 20 flows unfinished (NaN)
+    with pytest.warns(shoal.ShoalWarning, match="did not finish"):
+        shoal.run(tiny, set=over, out=tmp_path / "api")
+    args = [a for kv in over for a in ("--set", kv)]
+    proc = shoal_cli("run", tiny, "--quiet", "--out", tmp_path / "cli", *args)
+    assert proc.returncode == 0, proc.stderr
+    for name in ("flows.parquet", "queues.parquet", "scenario.json"):
+        assert (tmp_path / "api" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+    api, cli = (json.loads((tmp_path / d / "summary.json").read_text()) for d in ("api", "cli"))
+    for s in (api, cli):
+        s.pop("wall_time_s"), s.pop("events_per_s")
+    assert api == cli
