@@ -339,6 +339,18 @@ pub struct TransportConfig {
     pub ecn: EcnCapable,
     pub pias_thresholds: Vec<Bytes>,
     pub initial_rwnd: Bytes,
+    pub partial_ack_rto: PartialAckRto,
+}
+
+/// When NewReno recovery restarts the retransmission timer on partial ACKs (RFC 6582,
+/// section 4: the Impatient and Slow-but-Steady variants).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckRto {
+    /// Impatient: on the first partial ACK only (ns-3).
+    First,
+    /// Slow-but-Steady: on every partial ACK.
+    Every,
 }
 
 impl Default for TransportConfig {
@@ -355,11 +367,12 @@ impl Default for TransportConfig {
             rto_max: Time(1_000_000_000_000),
             dupack_threshold: 3,
             dctcp_g: 0.0625,
-            dctcp_alpha_init: 0.0,
+            dctcp_alpha_init: 1.0,
             handshake: false,
             ecn: EcnCapable::Auto,
             pias_thresholds: Vec::new(),
             initial_rwnd: Bytes(0),
+            partial_ack_rto: PartialAckRto::First,
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::cc::{AckInfo, CongestionControl, Window};
 use crate::net::{Packet, PacketKind};
-use crate::scenario::{CcKind, TransportConfig};
+use crate::scenario::{CcKind, PartialAckRto, TransportConfig};
 use crate::sim::Ps;
 use std::collections::BTreeSet;
 
@@ -30,6 +30,7 @@ pub struct TcpConfig {
     pub pias_thresholds: Vec<u64>,
     /// Receive window until the first data ACK, bytes; 0 = none.
     pub initial_rwnd: u64,
+    pub partial_ack_rto: PartialAckRto,
 }
 
 impl TcpConfig {
@@ -51,6 +52,7 @@ impl TcpConfig {
             dctcp_alpha_init: t.dctcp_alpha_init,
             pias_thresholds: t.pias_thresholds.iter().map(|b| b.0).collect(),
             initial_rwnd: t.initial_rwnd.0,
+            partial_ack_rto: t.partial_ack_rto,
         }
     }
 
@@ -98,6 +100,8 @@ pub struct TcpSender {
     in_recovery: bool,
     /// NewReno's "recover": the loss episode ends when snd_una reaches it.
     recover: u32,
+    /// Partial ACKs seen in the current recovery.
+    partial_acks: u32,
     established: bool,
     srtt: Option<Ps>,
     rttvar: Ps,
@@ -130,6 +134,7 @@ impl TcpSender {
             dupacks: 0,
             in_recovery: false,
             recover: 0,
+            partial_acks: 0,
             established: !cfg.handshake,
             srtt: None,
             rttvar: 0,
@@ -267,6 +272,7 @@ impl TcpSender {
             let acked_bytes = cfg.payload_between(self.bytes, self.snd_una, ackno);
             self.snd_una = ackno;
             self.snd_nxt = self.snd_nxt.max(ackno);
+            let mut restart_timer = true;
             if self.in_recovery {
                 if ackno >= self.recover {
                     self.in_recovery = false;
@@ -275,6 +281,10 @@ impl TcpSender {
                     // Partial ACK: retransmit the next hole, deflate by what was acked.
                     self.send_segment(cfg, self.snd_una, now, out);
                     self.window.cwnd = (self.window.cwnd - acked_bytes as f64 + self.window.mss).max(self.window.mss);
+                    self.partial_acks += 1;
+                    // RFC 6582's Impatient variant restarts the timer on the first partial
+                    // ACK only, so a long run of losses ends in a timeout.
+                    restart_timer = cfg.partial_ack_rto == PartialAckRto::Every || self.partial_acks == 1;
                 }
             } else {
                 let info = AckInfo { acked_bytes, ece: ack.ece, snd_una: self.snd_una, snd_nxt: self.snd_nxt };
@@ -285,7 +295,9 @@ impl TcpSender {
                 self.deadline = None;
                 return;
             }
-            self.deadline = Some(now + self.rto(cfg));
+            if restart_timer || self.deadline.is_none() {
+                self.deadline = Some(now + self.rto(cfg));
+            }
         } else if ackno == self.snd_una && self.snd_nxt > self.snd_una {
             self.dupacks += 1;
             if self.in_recovery {
@@ -295,6 +307,7 @@ impl TcpSender {
                 self.window.cwnd = self.window.ssthresh + cfg.dupack_threshold as f64 * self.window.mss;
                 self.recover = self.snd_nxt;
                 self.in_recovery = true;
+                self.partial_acks = 0;
                 self.send_segment(cfg, self.snd_una, now, out);
             }
         }
