@@ -41,6 +41,9 @@ pub trait CongestionControl: Send {
     fn on_loss(&mut self, w: &Window, flight_bytes: f64) -> f64 {
         (flight_bytes / 2.0).max(2.0 * w.mss)
     }
+    /// The retransmission timer fired: the window restarts from one segment in slow
+    /// start, so any hold from an earlier reduction ends.
+    fn on_timeout(&mut self) {}
 }
 
 /// The congestion controller a flow of this configuration runs.
@@ -78,6 +81,10 @@ impl CongestionControl for EcnStar {
             // The window does not grow until the reduced window is acknowledged (CWR).
             w.reno_increase(ack.acked_bytes);
         }
+    }
+
+    fn on_timeout(&mut self) {
+        self.cwr_until = 0;
     }
 }
 
@@ -128,6 +135,10 @@ impl CongestionControl for Dctcp {
     fn on_loss(&mut self, w: &Window, _flight_bytes: f64) -> f64 {
         self.reduced(w)
     }
+
+    fn on_timeout(&mut self) {
+        self.cwr_until = 0;
+    }
 }
 
 impl Dctcp {
@@ -156,6 +167,22 @@ mod tests {
         }
         let expected = 1.0 - (15.0f64 / 16.0).powi(20);
         assert!((d.alpha - expected).abs() < 1e-12, "{} vs {expected}", d.alpha);
+    }
+
+    #[test]
+    fn a_timeout_ends_the_hold_after_a_reduction() {
+        let mut d = Dctcp::new(1.0 / 16.0, 1.0);
+        let mut w = Window { cwnd: 64_000.0, ssthresh: f64::INFINITY, mss: 1000.0 };
+        d.on_ack(&mut w, &AckInfo { acked_bytes: 1000, ece: true, snd_una: 1, snd_nxt: 64 });
+        assert_eq!(w.cwnd, 32_000.0);
+        // Held: an unmarked ACK inside the reduced window does not grow it.
+        d.on_ack(&mut w, &AckInfo { acked_bytes: 1000, ece: false, snd_una: 2, snd_nxt: 64 });
+        assert_eq!(w.cwnd, 32_000.0);
+        // After a timeout the sender restarts at one segment in slow start.
+        d.on_timeout();
+        w.cwnd = 1000.0;
+        d.on_ack(&mut w, &AckInfo { acked_bytes: 1000, ece: false, snd_una: 3, snd_nxt: 4 });
+        assert_eq!(w.cwnd, 2000.0);
     }
 
     #[test]

@@ -328,6 +328,7 @@ impl TcpSender {
             return;
         }
         self.window.ssthresh = self.cc.on_loss(&self.window, self.flight_bytes());
+        self.cc.on_timeout();
         self.window.cwnd = self.window.mss;
         self.recover = self.high_sent;
         self.in_recovery = false;
