@@ -13,12 +13,14 @@ next to the target, which is renamed into place only once complete.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
+import threading
 import time
 import warnings as _warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -324,20 +326,34 @@ def run(
 
 
 def _simulate(
-    scenario: ScenarioInput, overrides: Overrides, progress: bool
+    scenario: ScenarioInput,
+    overrides: Overrides,
+    progress: bool,
+    preload: Sequence[str] = (),
 ) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any], dict[str, Any]]:
     """Simulate; return the flow columns, the sample columns (or None), the summary and
-    the resolved scenario. Needs no pandas (the columns are numpy arrays / lists)."""
+    the resolved scenario. Needs no pandas (the columns are numpy arrays / lists).
+
+    ``preload``: modules to import in a background thread while the core simulates (it
+    releases the GIL), so that their import time overlaps the simulation.
+    """
     resolved_json, resolved, warnings = _resolve(scenario, overrides)
     for message in warnings:
         _warn(message, stacklevel=4)
     sim = _core.Simulation(resolved_json)
+    if progress:  # imported before the preloader starts: no concurrent imports
+        import rich.progress  # noqa: F401
+    loader = _Preloader(preload) if preload else None
     started = time.perf_counter()
-    if progress:
-        _run_with_progress(sim)
-    else:
-        _run_loop(sim, None)
-    wall = time.perf_counter() - started
+    try:
+        if progress:
+            _run_with_progress(sim)
+        else:
+            _run_loop(sim, None)
+    finally:
+        wall = time.perf_counter() - started
+        if loader is not None:
+            loader.join()
 
     flow_columns = dict(sim.flows())
     raw_samples = sim.samples()
@@ -361,14 +377,17 @@ def run_to_dir(
     *,
     set: Overrides = None,  # noqa: A002
     progress: bool = False,
+    preload: Sequence[str] = ("numpy", "numpy.ma", "pyarrow", "pyarrow.parquet"),
 ) -> tuple[Path, dict[str, Any]]:
     """Simulate and write the run directory ``out``, without building DataFrames (what
     ``shoal run`` does: it never imports pandas). Same files as ``run(..., out=out)``.
 
+    ``preload``: modules imported in the background while simulating (see ``_simulate``).
+
     Returns:
         The run directory and the summary.
     """
-    flow_columns, raw_samples, summary, resolved = _simulate(scenario, set, progress)
+    flow_columns, raw_samples, summary, resolved = _simulate(scenario, set, progress, preload)
     target = _write_run_dir(
         out,
         lambda path: _write_columns(flow_columns, FLOW_COLUMNS, path),
@@ -379,6 +398,28 @@ def run_to_dir(
         summary,
     )
     return target, summary
+
+
+class _Preloader:
+    """Imports modules in a daemon thread; :meth:`join` waits for it and re-raises nothing
+    (a module that fails to import fails again, with its real error, where it is used)."""
+
+    def __init__(self, modules: Sequence[str]) -> None:
+        self._thread = threading.Thread(
+            target=self._load, args=(tuple(modules),), name="shoal-preload", daemon=True
+        )
+        self._thread.start()
+
+    @staticmethod
+    def _load(modules: tuple[str, ...]) -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001, S112 - retried (and reported) where used
+                continue
+
+    def join(self) -> None:
+        self._thread.join()
 
 
 def _run_loop(sim: Any, on_step: Any) -> None:

@@ -3,55 +3,75 @@
 User mistakes (invalid scenarios, missing files, malformed ``--set``, unwritable output
 directories) print ``error: <message>`` to stderr and exit with status 2, never a
 traceback. Warnings print as ``warning: <message>`` to stderr.
+
+This module is the entry point and stays light: the commands themselves (a typer app) are
+in :mod:`shoal._cli_app`, imported only when needed. A plain ``shoal run SCENARIO
+[--out DIR] [--set K=V]... [--seed N] [--quiet] [--json]`` takes a fast path that parses
+its arguments here and never imports typer / pydantic (~0.3 s of start-up); anything else
+(``--help``, ``--print-defaults``, unusual spellings, usage errors) goes to the typer app,
+which behaves identically. ``app`` and the helpers below are also reachable as
+``shoal.cli.app`` etc.
 """
 
 from __future__ import annotations
 
-import csv
-import json
-import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TextIO
-
-import typer
-from rich.console import Console
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from shoal import _core
-from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, run_to_dir, trace
-from shoal._summary import summary_table
-from shoal.advise.cli import advise_app
+from shoal._run import RunInterrupted, ShoalWarning
+
+if TYPE_CHECKING:
+    from shoal._cli_app import app
 
 __all__ = ["app", "main"]
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 
-app = typer.Typer(
-    name="shoal",
-    help="Shoal: a fast packet-level simulator of datacenter networks and switch buffers.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
-)
-stdout = Console(highlight=False)
-stderr = Console(stderr=True, highlight=False)
-app.add_typer(advise_app, name="advise")
+_CONSOLES: dict[str, Any] = {}
+
+
+def __getattr__(name: str) -> Any:
+    """``stdout`` / ``stderr`` (rich consoles, made on first use); ``app`` and the
+    commands from :mod:`shoal._cli_app`."""
+    if name in ("stdout", "stderr"):
+        return _console(name)
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from shoal import _cli_app
+
+    return getattr(_cli_app, name)
+
+
+def _console(name: str) -> Any:
+    console = _CONSOLES.get(name)
+    if console is None:
+        from rich.console import Console
+
+        console = _CONSOLES[name] = Console(stderr=name == "stderr", highlight=False)
+    return console
+
+
+def _exit(code: int) -> BaseException:
+    """``typer.Exit`` inside the typer app, ``SystemExit`` on the fast path (same status)."""
+    typer = sys.modules.get("typer")
+    return typer.Exit(code) if typer is not None else SystemExit(code)
 
 
 def _fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
-    stderr.print(f"[bold red]error:[/bold red] {message}", markup=True, soft_wrap=True)
-    raise typer.Exit(code)
+    _console("stderr").print(f"[bold red]error:[/bold red] {message}", markup=True, soft_wrap=True)
+    raise _exit(code)
 
 
 def _warn(message: str) -> None:
-    stderr.print(f"[yellow]warning:[/yellow] {message}", markup=True, soft_wrap=True)
+    _console("stderr").print(f"[yellow]warning:[/yellow] {message}", markup=True, soft_wrap=True)
 
 
 @contextmanager
@@ -93,67 +113,20 @@ def _show_warning(
 _default_showwarning = warnings.showwarning
 
 
-def _show(result: Result, *, as_json: bool, written: bool = False) -> None:
-    _show_summary(result.summary, result.path, as_json=as_json, written=written)
-
-
 def _show_summary(
     summary: dict[str, Any], path: Path | None, *, as_json: bool, written: bool = False
 ) -> None:
     if as_json:
+        import json
+
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
+        from shoal._summary import summary_table
+
+        stdout = _console("stdout")
         stdout.print(summary_table(summary))
         if written and path is not None:
             stdout.print(f"results written to [bold]{_escape(str(path))}[/bold]")
-
-
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        "-s",
-        metavar="KEY=VALUE",
-        help="Override a scenario key, e.g. --set switch.ecn.k=200KB (repeatable).",
-    ),
-]
-
-
-@app.command("run")
-def run_cmd(
-    scenario: Annotated[
-        Path | None, typer.Argument(help="Scenario file (TOML).", show_default=False)
-    ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="Run directory [default: results/<scenario stem>]."),
-    ] = None,
-    set_: SetOption = None,
-    seed: Annotated[int | None, typer.Option(help="Override run.seed.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
-    print_defaults: Annotated[
-        bool,
-        typer.Option("--print-defaults", help="Print every scenario key with its default."),
-    ] = False,
-) -> None:
-    """Run a scenario and write its run directory."""
-    if print_defaults:
-        sys.stdout.write(_core.default_scenario_toml())
-        return
-    if scenario is None:
-        _fail("missing SCENARIO (a TOML file); see `shoal run --help`")
-    overrides = list(set_ or [])
-    if seed is not None:
-        overrides.append(f"run.seed={seed}")
-    target = out if out is not None else Path("results") / scenario.stem
-    with _user_errors():
-        _check_writable(target)
-        # Writes the run directory straight from the core's columns (no pandas import).
-        path, summary = run_to_dir(
-            scenario, target, set=overrides, progress=not quiet and stderr.is_terminal
-        )
-    _show_summary(summary, path, as_json=as_json, written=True)
 
 
 def _check_writable(target: Path) -> None:
@@ -169,91 +142,101 @@ def _check_writable(target: Path) -> None:
         raise OSError(f"output directory is not writable: {parent}")
 
 
-@app.command("summarize")
-def summarize_cmd(
-    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+def run_command(
+    scenario: Path,
+    out: Path | None,
+    overrides: list[str],
+    *,
+    quiet: bool,
+    as_json: bool,
 ) -> None:
-    """Print the headline results of a run directory."""
+    """``shoal run`` once its arguments are parsed (by typer or by the fast path)."""
+    # Import what writing and printing the results need in the background, while the
+    # core simulates (it releases the GIL): numpy / pyarrow take ~0.2 s to import.
+    # (numpy.ma: np.percentile in the summary needs it, via np.unique.)
+    preload = ["numpy", "numpy.ma", "pyarrow", "pyarrow.parquet"]
+    if not as_json:
+        preload += ["rich.console", "rich.table", "rich.markup"]
+    target = out if out is not None else Path("results") / scenario.stem
     with _user_errors():
-        result = load(run_dir)
-    _show(result, as_json=as_json)
+        _check_writable(target)
+        progress = not quiet and _console("stderr").is_terminal
+        from shoal._run import run_to_dir
+
+        # Writes the run directory straight from the core's columns (no pandas import).
+        path, summary = run_to_dir(
+            scenario, target, set=overrides, progress=progress, preload=preload
+        )
+    _show_summary(summary, path, as_json=as_json, written=True)
 
 
-@app.command("trace")
-def trace_cmd(
-    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write.")],
-    set_: SetOption = None,
-    seed: Annotated[int | None, typer.Option(help="Override run.seed.")] = None,
-) -> None:
-    """Export the flows a scenario generates as CSV: id,src,dst,bytes,start_ns,priority."""
-    overrides = list(set_ or [])
+_INT = re.compile(r"[0-9]{1,18}")
+
+
+def _parse_fast_run(args: list[str]) -> dict[str, Any] | None:
+    """The arguments of a plain ``run`` command, or None when typer should parse them
+    (help, --print-defaults, unknown or repeated options, anything unusual)."""
+    if len(args) < 2 or args[0] != "run":
+        return None
+    scenario: str | None = None
+    out: str | None = None
+    seed: str | None = None
+    overrides: list[str] = []
+    quiet = as_json = False
+    it = iter(args[1:])
+    for arg in it:
+        value: str | None = None
+        if arg.startswith("--") and "=" in arg:
+            arg, value = arg.split("=", 1)
+            if arg not in ("--out", "--set", "--seed"):
+                return None
+        if arg in ("--quiet", "-q") and not quiet:
+            quiet = True
+        elif arg == "--json" and not as_json:
+            as_json = True
+        elif arg in ("--out", "-o", "--set", "-s", "--seed"):
+            if value is None:
+                value = next(it, None)
+                if value is None or value.startswith("-"):
+                    return None
+            if not value:
+                return None
+            if arg in ("--out", "-o"):
+                if out is not None:
+                    return None
+                out = value
+            elif arg == "--seed":
+                if seed is not None or not _INT.fullmatch(value):
+                    return None
+                seed = value
+            else:
+                overrides.append(value)
+        elif not arg.startswith("-") and arg and scenario is None:
+            scenario = arg
+        else:
+            return None
+    if scenario is None:
+        return None
     if seed is not None:
-        overrides.append(f"run.seed={seed}")
-    with _user_errors():
-        flows = trace(scenario, set=overrides)
-        _write_csv(flows, out)
-    stderr.print(f"{len(flows)} flows written to {_escape(str(out))}")
-
-
-def _csv_cell(value: Any) -> str:
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _write_csv(flows: Any, out: Path) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    try:
-        with tmp.open("w", newline="") as fh:
-            writer = csv.writer(fh, lineterminator="\n")
-            columns = list(flows.columns)
-            writer.writerow(columns)
-            for row in zip(*(flows[c].tolist() for c in columns), strict=True):
-                writer.writerow([_csv_cell(v) for v in row])
-        tmp.replace(out)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-@app.command("demo")
-def demo_cmd(
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Also write the run directory here.")
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-) -> None:
-    """Run the quickstart experiment (32-host star, DCTCP, web search) and print results."""
-    scenario = resources.files("shoal") / "scenarios" / "star_dctcp.toml"
-    with resources.as_file(scenario) as path, _user_errors():
-        stderr.print(f"running the quickstart scenario {path.name} (DCTCP on a 32-host star)")
-        if out is not None:
-            _check_writable(out)
-        result = run(path, out=out, progress=not quiet and stderr.is_terminal)
-    _show(result, as_json=False, written=out is not None)
-
-
-@app.command("version", hidden=True)
-def version_cmd() -> None:
-    """Print the Shoal version."""
-    stdout.print(_core.__version__)
-
-
-# Sweeps, the results store, figures and reports (shoal sweep / results / plot / report).
-from shoal._sweep_cli import register as _register_sweep_commands  # noqa: E402
-
-_register_sweep_commands(app)
-
-# Paper experiments (shoal reproduce).
-from shoal.reproduce.cli import register as _register_reproduce  # noqa: E402
-
-_register_reproduce(app)
+        overrides.append(f"run.seed={int(seed)}")
+    return {
+        "scenario": Path(scenario),
+        "out": None if out is None else Path(out),
+        "overrides": overrides,
+        "quiet": quiet,
+        "as_json": as_json,
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``shoal`` console script."""
     warnings.simplefilter("always", ShoalWarning)
     warnings.showwarning = _show_warning
+    fast = _parse_fast_run(list(sys.argv[1:] if argv is None else argv))
+    if fast is not None:
+        scenario, out, overrides = fast.pop("scenario"), fast.pop("out"), fast.pop("overrides")
+        run_command(scenario, out, overrides, **fast)
+        raise SystemExit(0)  # as the typer app exits after a command
+    from shoal._cli_app import app
+
     app(args=argv, prog_name="shoal")

@@ -1,0 +1,170 @@
+"""The typer app of the ``shoal`` command line (see :mod:`shoal.cli`, the entry point,
+which parses a plain ``shoal run`` itself and imports this module only otherwise)."""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from shoal import _core
+from shoal._run import Result, load, run, trace
+from shoal.advise.cli import advise_app
+from shoal.cli import (
+    _check_writable,
+    _console,
+    _escape,
+    _fail,
+    _show_summary,
+    _user_errors,
+    main,
+    run_command,
+)
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="shoal",
+    help="Shoal: a fast packet-level simulator of datacenter networks and switch buffers.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+stdout = _console("stdout")
+stderr = _console("stderr")
+app.add_typer(advise_app, name="advise")
+
+
+def _show(result: Result, *, as_json: bool, written: bool = False) -> None:
+    _show_summary(result.summary, result.path, as_json=as_json, written=written)
+
+
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override a scenario key, e.g. --set switch.ecn.k=200KB (repeatable).",
+    ),
+]
+
+
+@app.command("run")
+def run_cmd(
+    scenario: Annotated[
+        Path | None, typer.Argument(help="Scenario file (TOML).", show_default=False)
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Run directory [default: results/<scenario stem>]."),
+    ] = None,
+    set_: SetOption = None,
+    seed: Annotated[int | None, typer.Option(help="Override run.seed.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    print_defaults: Annotated[
+        bool,
+        typer.Option("--print-defaults", help="Print every scenario key with its default."),
+    ] = False,
+) -> None:
+    """Run a scenario and write its run directory."""
+    if print_defaults:
+        sys.stdout.write(_core.default_scenario_toml())
+        return
+    if scenario is None:
+        _fail("missing SCENARIO (a TOML file); see `shoal run --help`")
+    overrides = list(set_ or [])
+    if seed is not None:
+        overrides.append(f"run.seed={seed}")
+    run_command(scenario, out, overrides, quiet=quiet, as_json=as_json)
+
+
+@app.command("summarize")
+def summarize_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Print the headline results of a run directory."""
+    with _user_errors():
+        result = load(run_dir)
+    _show(result, as_json=as_json)
+
+
+@app.command("trace")
+def trace_cmd(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write.")],
+    set_: SetOption = None,
+    seed: Annotated[int | None, typer.Option(help="Override run.seed.")] = None,
+) -> None:
+    """Export the flows a scenario generates as CSV: id,src,dst,bytes,start_ns,priority."""
+    overrides = list(set_ or [])
+    if seed is not None:
+        overrides.append(f"run.seed={seed}")
+    with _user_errors():
+        flows = trace(scenario, set=overrides)
+        _write_csv(flows, out)
+    stderr.print(f"{len(flows)} flows written to {_escape(str(out))}")
+
+
+def _csv_cell(value: Any) -> str:
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _write_csv(flows: Any, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    try:
+        with tmp.open("w", newline="") as fh:
+            writer = csv.writer(fh, lineterminator="\n")
+            columns = list(flows.columns)
+            writer.writerow(columns)
+            for row in zip(*(flows[c].tolist() for c in columns), strict=True):
+                writer.writerow([_csv_cell(v) for v in row])
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@app.command("demo")
+def demo_cmd(
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Also write the run directory here.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run the quickstart experiment (32-host star, DCTCP, web search) and print results."""
+    scenario = resources.files("shoal") / "scenarios" / "star_dctcp.toml"
+    with resources.as_file(scenario) as path, _user_errors():
+        stderr.print(f"running the quickstart scenario {path.name} (DCTCP on a 32-host star)")
+        if out is not None:
+            _check_writable(out)
+        result = run(path, out=out, progress=not quiet and stderr.is_terminal)
+    _show(result, as_json=False, written=out is not None)
+
+
+@app.command("version", hidden=True)
+def version_cmd() -> None:
+    """Print the Shoal version."""
+    stdout.print(_core.__version__)
+
+
+# Sweeps, the results store, figures and reports (shoal sweep / results / plot / report).
+from shoal._sweep_cli import register as _register_sweep_commands  # noqa: E402
+
+_register_sweep_commands(app)
+
+# Paper experiments (shoal reproduce).
+from shoal.reproduce.cli import register as _register_reproduce  # noqa: E402
+
+_register_reproduce(app)
