@@ -484,6 +484,41 @@ WriteResults(const Params& p, const Replay& r, const Counters& c, double wallS, 
               << " s" << std::endl;
 }
 
+/// Runs the replay on a built network and writes its results: the part of every
+/// topology's program after the links are laid.
+inline int
+RunAndReport(const Params& p,
+             Replay& r,
+             const NodeContainer& hosts,
+             const std::vector<Ipv4Address>& addr,
+             const std::vector<Ptr<NetDevice>>& swDevs,
+             const std::vector<Ptr<NetDevice>>& hostDevs,
+             std::chrono::steady_clock::time_point wall0,
+             const std::string& topo)
+{
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    HookSwitchQdiscs(swDevs);
+    InstallFlows(r, hosts, addr);
+    Simulator::Stop(Time(p.stop));
+    Simulator::Run();
+
+    Counters c;
+    for (auto& d : swDevs)
+    {
+        AddQdisc(c, d->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(d), true);
+        AddDevice(c, d);
+    }
+    for (auto& d : hostDevs)
+    {
+        AddQdisc(c, d->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(d), false);
+        AddDevice(c, d);
+    }
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    WriteResults(p, r, c, wall, topo);
+    Simulator::Destroy();
+    return 0;
+}
+
 } // namespace shoalval
 
 #endif

@@ -56,26 +56,5 @@ main(int argc, char* argv[])
         hostDevs.push_back(d.Get(0));
         swDevs.push_back(d.Get(1));
     }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-
-    HookSwitchQdiscs(swDevs);
-    InstallFlows(r, h, addr);
-    Simulator::Stop(Time(p.stop));
-    Simulator::Run();
-
-    Counters c;
-    for (auto& d : swDevs)
-    {
-        AddQdisc(c, d->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(d), true);
-        AddDevice(c, d);
-    }
-    for (auto& d : hostDevs)
-    {
-        AddQdisc(c, d->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(d), false);
-        AddDevice(c, d);
-    }
-    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    WriteResults(p, r, c, wall, "star");
-    Simulator::Destroy();
-    return 0;
+    return RunAndReport(p, r, h, addr, swDevs, hostDevs, wall0, "star");
 }
