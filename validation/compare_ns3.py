@@ -54,29 +54,29 @@ class UserError(Exception):
 
 
 # ---- units -------------------------------------------------------------------------
-
-_SIZE = {"b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+# Read with Shoal's own parsers, so the ns-3 side gets exactly the values Shoal simulates.
 
 
 def parse_size(v) -> int:
+    from shoal import _core
+
     if isinstance(v, int):
         return v
-    m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]*)\s*", str(v))
-    if not m or m.group(2).lower() not in _SIZE | {"": 1}:
-        raise UserError(f"not a size: {v!r}")
-    return round(float(m.group(1)) * _SIZE.get(m.group(2).lower(), 1))
-
-
-_TIME = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    try:
+        return _core.parse_bytes(str(v))
+    except ValueError as exc:
+        raise UserError(f"not a size: {v!r} ({exc})") from None
 
 
 def parse_time_s(v) -> float:
+    from shoal import _core
+
     if isinstance(v, int):
         return v * 1e-12
-    m = re.fullmatch(r"\s*([0-9.]+)\s*([a-z]+)\s*", str(v))
-    if not m or m.group(2) not in _TIME:
-        raise UserError(f"not a time: {v!r}")
-    return float(m.group(1)) * _TIME[m.group(2)]
+    try:
+        return _core.parse_time_ps(str(v)) * 1e-12
+    except ValueError as exc:
+        raise UserError(f"not a time: {v!r} ({exc})") from None
 
 
 def ns3_time(v) -> str:

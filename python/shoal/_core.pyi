@@ -15,6 +15,9 @@ def default_scenario_toml() -> str:
 def resolve(scenario_json: str) -> tuple[str, list[str]]:
     """Validate a scenario; return the resolved scenario JSON (defaults filled) and warnings."""
 
+def parse_bytes(text: str) -> int: ...
+def parse_time_ps(text: str) -> int: ...
+def parse_rate_bps(text: str) -> int: ...
 def generate_trace(scenario_json: str) -> dict[str, npt.NDArray[Any]]:
     """The flows the workload generates: columns id, src, dst, bytes, start_ns, priority."""
 

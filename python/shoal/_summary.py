@@ -21,7 +21,6 @@ Definitions (as the papers report them):
 from __future__ import annotations
 
 import math
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -33,29 +32,16 @@ if TYPE_CHECKING:  # numpy / pandas / rich are imported where used (fast `import
 
 __all__ = ["compute_summary", "summary_table", "parse_size", "format_ns", "bucket_labels"]
 
-_SIZE_UNITS = {
-    "b": 1,
-    "kb": 10**3,
-    "mb": 10**6,
-    "gb": 10**9,
-    "kib": 2**10,
-    "mib": 2**20,
-    "gib": 2**30,
-}
-_SIZE_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
-
-
 def parse_size(value: Any) -> int:
-    """Bytes of a size value as the scenario writes it (``100KB``, ``1MiB``, ``1500``)."""
+    """Bytes of a size value as the scenario writes it (``100KB``, ``1MiB``, ``1500``),
+    read by the core's own parser so Python and the simulator never disagree."""
     if isinstance(value, bool):
         raise ValueError(f"not a size: {value!r}")
     if isinstance(value, int | float):
         return int(value)
-    match = _SIZE_RE.match(str(value))
-    if not match or match.group(2).lower() not in _SIZE_UNITS | {"": 1}:
-        raise ValueError(f"not a size: {value!r}")
-    unit = _SIZE_UNITS.get(match.group(2).lower(), 1)
-    return int(round(float(match.group(1)) * unit))
+    from shoal import _core
+
+    return int(_core.parse_bytes(str(value)))
 
 
 def bucket_labels(n_bounds: int) -> list[str]:

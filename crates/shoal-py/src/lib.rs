@@ -32,6 +32,24 @@ fn resolve(scenario_json: &str) -> PyResult<(String, Vec<String>)> {
     Ok((sc.to_json(), warnings))
 }
 
+/// Bytes of a size written as the scenario schema accepts it ("720KB", "1MiB", "1500").
+#[pyfunction]
+fn parse_bytes(text: &str) -> PyResult<u64> {
+    shoal_core::units::Bytes::parse(text).map(|b| b.0).map_err(PyScenarioError::new_err)
+}
+
+/// Picoseconds of a time written as the scenario schema accepts it ("2us", "1.5ms").
+#[pyfunction]
+fn parse_time_ps(text: &str) -> PyResult<u64> {
+    shoal_core::units::Time::parse(text).map(|t| t.0).map_err(PyScenarioError::new_err)
+}
+
+/// Bits per second of a rate written as the scenario schema accepts it ("100Gbps").
+#[pyfunction]
+fn parse_rate_bps(text: &str) -> PyResult<u64> {
+    shoal_core::units::Rate::parse(text).map(|r| r.0).map_err(PyScenarioError::new_err)
+}
+
 fn json_to_py(py: Python<'_>, value: &serde_json::Value) -> PyResult<PyObject> {
     let json = py.import_bound("json")?;
     Ok(json.call_method1("loads", (value.to_string(),))?.unbind())
@@ -174,6 +192,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(generate_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_time_ps, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }
