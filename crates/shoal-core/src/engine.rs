@@ -583,10 +583,8 @@ impl Simulation {
         match sender.deadline {
             Some(d) if d <= now => {
                 let mut out = std::mem::take(&mut self.scratch);
-                let before = sender.timeouts;
                 sender.set_budget(tsq_budget(self.tsq, flow.nic_bytes));
                 sender.on_timeout(&self.tcp, now, &mut out);
-                self.counters.timeouts += (sender.timeouts - before) as u64;
                 let src = flow.spec.src;
                 self.send_all(src, &mut out);
                 self.scratch = out;
@@ -802,6 +800,14 @@ impl Simulation {
             .map(|l| json!({"from_switch": node(l.from), "to_switch": node(l.to), "utilization": utilization(l)}))
             .collect();
         let in_network = self.packets_in_network();
+        let timeouts: u64 = self
+            .flows
+            .iter()
+            .filter_map(|f| match &f.endpoint {
+                Some(Endpoint::Tcp { sender, .. }) => Some(sender.timeouts as u64),
+                _ => None,
+            })
+            .sum();
         let c = &self.counters;
         json!({
             "packets": {"sent": c.created, "delivered": c.delivered, "dropped": c.total_dropped(), "in_network": in_network},
@@ -813,7 +819,7 @@ impl Simulation {
                 .iter()
                 .map(|r| (r.name().to_string(), json!(c.marks_by_rule[*r as usize])))
                 .collect::<serde_json::Map<String, serde_json::Value>>(),
-            "timeouts": c.timeouts,
+            "timeouts": timeouts,
             "pools": pools,
             "queues": queues,
             "links": {"host_downlinks": stats(down), "core": stats(core), "core_links": core_links},

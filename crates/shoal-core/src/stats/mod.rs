@@ -52,8 +52,6 @@ pub struct Counters {
     pub ecn_marks: u64,
     /// Times each rule fired (a packet may be marked by several), by `MarkRule` index.
     pub marks_by_rule: [u64; 2],
-    pub retransmits: u64,
-    pub timeouts: u64,
 }
 
 impl Counters {
