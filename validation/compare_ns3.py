@@ -268,7 +268,8 @@ def compare(args) -> int:
     tr_df = pd.read_csv(trace)
 
     # (c) ns-3
-    ns3_out = out / ("ns3_fct_sack.csv" if args.sack else "ns3_fct.csv")
+    suffix = "" if args.sack else "_nosack"
+    ns3_out = out / f"ns3_fct{suffix}.csv"
     ns3 = [str(NS3_DIR / "build" / topo), f"--trace={trace}", f"--out={ns3_out}",
            f"--detail={ns3_out.with_suffix('.detail.csv')}",
            f"--linkRate={ns3_rate(t['link_rate'])}", f"--linkDelay={ns3_time(link_delay)}",
@@ -299,7 +300,7 @@ def compare(args) -> int:
     if shoal_dir.exists():
         shutil.rmtree(shoal_dir)
     over = {"workload.trace": trace, "topology.link_delay": link_delay, "switch.ecn.k": k,
-            "transport.init_cwnd": init_cwnd, "run.seed": args.seed}
+            "transport.init_cwnd": init_cwnd, "transport.sack": "true" if args.sack else "false", "run.seed": args.seed}
     if topo == "dumbbell" and args.link_delay:
         over["topology.uplink_delay"] = args.link_delay
     print(f"[{topo}] Shoal ...", flush=True)
@@ -316,7 +317,7 @@ def compare(args) -> int:
     if detail.exists():
         d = pd.read_csv(detail)[["id", "rto"]].rename(columns={"rto": "timeouts_ns3"})
         m = m.merge(d, on="id", how="left")
-    m.to_csv(out / ("per_flow_sack.csv" if args.sack else "per_flow.csv"), index=False)
+    m.to_csv(out / f"per_flow{suffix}.csv", index=False)
     b = m.bytes.to_numpy()
     s_stats = bucket_stats(m.fct_shoal.to_numpy(float), b)
     n_stats = bucket_stats(m.fct_ns3.to_numpy(float), b)
@@ -340,7 +341,7 @@ def compare(args) -> int:
     c = summary.get("counters", summary)
     result = {
         "topology": topo, "flows": args.flows, "load": args.load, "seed": args.seed, "cdf": args.cdf,
-        "link_delay": str(link_delay), "k": str(k), "init_cwnd": init_cwnd, "sack_ns3": args.sack,
+        "link_delay": str(link_delay), "k": str(k), "init_cwnd": init_cwnd, "sack": args.sack,
         "trace": str(trace),
         "buckets": buckets,
         "flow_median_ratio": float(flow_ratio.median()) if len(flow_ratio) else None,
@@ -368,9 +369,9 @@ def compare(args) -> int:
 
     # (e) plot, (f) JSON
     title = (f"{topo}: {args.flows} {args.cdf} flows, load {args.load}, K={k}, delay {link_delay}, "
-             f"seed {args.seed}{', ns-3 SACK on' if args.sack else ''}")
-    result["plots"] = plot(m, out / ("fct_cdf_sack" if args.sack else "fct_cdf"), title)
-    js = out / ("comparison_sack.json" if args.sack else "comparison.json")
+             f"seed {args.seed}{', SACK on' if args.sack else ''}")
+    result["plots"] = plot(m, out / f"fct_cdf{suffix}", title)
+    js = out / f"comparison{suffix}.json"
     js.write_text(json.dumps(result, indent=2))
     print_report(result, js)
     if args.check and not all(targets.values()):
@@ -385,7 +386,7 @@ def fmt(v, spec=".1f"):
 def print_report(r: dict, js: Path) -> None:
     print()
     print(f"{r['topology']}: {r['flows']} flows, load {r['load']}, K={r['k']}, link delay {r['link_delay']}, "
-          f"init_cwnd {r['init_cwnd']}, seed {r['seed']}, ns-3 SACK {'on' if r['sack_ns3'] else 'off'}")
+          f"init_cwnd {r['init_cwnd']}, seed {r['seed']}, SACK {'on' if r['sack'] else 'off'}")
     hdr = (f"{'bucket':<12}{'n':>6} | {'ns-3 mean':>10}{'p50':>9}{'p99':>10} | {'Shoal mean':>10}{'p50':>9}"
            f"{'p99':>10} | {'mean×':>7}{'p50×':>7}{'p99×':>7}{'flow×':>7}")
     print(hdr)
@@ -425,7 +426,9 @@ def main(argv=None) -> int:
     p.add_argument("--k", help="ECN threshold (default: the scenario's, 720KB)")
     p.add_argument("--link-delay", help="per-link one-way delay (default: the scenario's, 10us)")
     p.add_argument("--init-cwnd", type=int, help="initial window in packets, both simulators (default 20)")
-    p.add_argument("--sack", action="store_true", help="enable SACK in ns-3 (Shoal has none)")
+    p.add_argument("--sack", action=argparse.BooleanOptionalAction, default=True,
+                   help="SACK in both simulators (RFC 6675 recovery; the default); --no-sack: NewReno "
+                   "recovery, outputs named *_nosack")
     p.add_argument("--stop", default="10s", help="ns-3 simulated stop time")
     p.add_argument("--out", help="output directory (default validation/results/<topology>_<flows>_seed<seed>)")
     p.add_argument("--reuse-ns3", action="store_true",

@@ -57,7 +57,7 @@ struct Params
     uint32_t initCwnd = 20;       // segments
     std::string rtoMin = "5ms";
     std::string rtoInit = "5ms";  // SYN timeout and RTO before the first RTT sample
-    bool sack = false;
+    bool sack = true;
     bool timestamps = true;       // TCP timestamps (12 option bytes: header = 54 B)
     bool limitedTransmit = false; // RFC 3042 (Shoal has none)
     bool devQueueComp = true;     // subtract one packet from K and the buffer (see below)

@@ -3,7 +3,7 @@
 // See common.h and ../README.md.
 //
 //   star --trace=flows.csv --out=fct.csv --hosts=32 --linkRate=100Gbps --linkDelay=10us \
-//        --mtu=9000 --K=720000 --buffer=4000000 --initCwnd=20 --rtoMin=5ms --sack=false
+//        --mtu=9000 --K=720000 --buffer=4000000 --initCwnd=20 --rtoMin=5ms --sack=true
 
 #include "common.h"
 

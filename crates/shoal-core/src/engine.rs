@@ -210,6 +210,8 @@ impl Simulation {
                     ect: false,
                     ce: false,
                     ece: false,
+                    sack_start: 0,
+                    sack_len: 0,
                     timestamp: 0,
                 };
                 let reverse = Packet { dst: spec.src, hash: (hash >> 32) as u32, ..template };

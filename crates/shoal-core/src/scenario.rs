@@ -340,6 +340,7 @@ pub struct TransportConfig {
     pub pias_thresholds: Vec<Bytes>,
     pub initial_rwnd: Bytes,
     pub partial_ack_rto: PartialAckRto,
+    pub sack: bool,
 }
 
 /// When NewReno recovery restarts the retransmission timer on partial ACKs (RFC 6582,
@@ -373,6 +374,7 @@ impl Default for TransportConfig {
             pias_thresholds: Vec::new(),
             initial_rwnd: Bytes(0),
             partial_ack_rto: PartialAckRto::First,
+            sack: true,
         }
     }
 }

@@ -23,6 +23,8 @@ fn packet(size: u32, priority: u8) -> Packet {
         ect: true,
         ce: false,
         ece: false,
+        sack_start: 0,
+        sack_len: 0,
         timestamp: 0,
     }
 }

@@ -33,6 +33,20 @@ pub struct Packet {
     pub ce: bool,
     /// ECN echo (ACKs).
     pub ece: bool,
+    /// ACK: the SACK block `[sack_start, sack_start + sack_len)` (see `transport::sack`);
+    /// `sack_len == 0` when there is none. Two narrow fields rather than a struct, so that
+    /// they fit in the padding of the packet's 40 bytes.
+    pub sack_start: u32,
+    pub sack_len: u16,
     /// Data: when the sender sent it. ACK: the echoed send time of the data packet.
     pub timestamp: Ps,
+}
+
+#[cfg(test)]
+mod tests {
+    /// Queues hold packets by value: keep them within 40 bytes.
+    #[test]
+    fn a_packet_stays_small() {
+        assert!(std::mem::size_of::<super::Packet>() <= 40);
+    }
 }

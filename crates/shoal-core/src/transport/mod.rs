@@ -2,6 +2,7 @@
 //! trait with NewReno, ECN* and DCTCP, and constant-rate UDP.
 
 pub mod cc;
+pub mod sack;
 mod tcp;
 mod udp;
 

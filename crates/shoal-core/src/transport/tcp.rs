@@ -3,10 +3,10 @@
 //! echoing the packet's CE mark (ECE) and its send timestamp.
 
 use super::cc::{AckInfo, CongestionControl, Window};
+use super::sack::{OutOfOrder, SackBlock, Scoreboard};
 use crate::net::{Packet, PacketKind};
 use crate::scenario::{CcKind, PartialAckRto, TransportConfig};
 use crate::sim::Ps;
-use std::collections::BTreeSet;
 
 /// Transport settings shared by every TCP flow of a run.
 #[derive(Clone, Debug)]
@@ -31,6 +31,8 @@ pub struct TcpConfig {
     /// Receive window until the first data ACK, bytes; 0 = none.
     pub initial_rwnd: u64,
     pub partial_ack_rto: PartialAckRto,
+    /// SACK blocks on ACKs and RFC 6675 recovery; otherwise NewReno recovery.
+    pub sack: bool,
 }
 
 impl TcpConfig {
@@ -53,6 +55,7 @@ impl TcpConfig {
             pias_thresholds: t.pias_thresholds.iter().map(|b| b.0).collect(),
             initial_rwnd: t.initial_rwnd.0,
             partial_ack_rto: t.partial_ack_rto,
+            sack: t.sack,
         }
     }
 
@@ -83,8 +86,8 @@ impl TcpConfig {
 /// Granularity of the RTO estimate (RFC 6298's G).
 const CLOCK_GRANULARITY: Ps = 1_000_000; // 1 us
 
-/// A TCP sender with NewReno loss recovery; window growth and ECN reaction are delegated
-/// to its `CongestionControl`.
+/// A TCP sender with SACK-based (RFC 6675) or NewReno (RFC 6582) loss recovery; window
+/// growth and ECN reaction are delegated to its `CongestionControl`.
 pub struct TcpSender {
     bytes: u64,
     segments: u32,
@@ -98,10 +101,17 @@ pub struct TcpSender {
     cc: Box<dyn CongestionControl>,
     dupacks: u32,
     in_recovery: bool,
-    /// NewReno's "recover": the loss episode ends when snd_una reaches it.
+    /// NewReno's "recover", RFC 6675's RecoveryPoint: the loss episode ends when snd_una
+    /// reaches it.
     recover: u32,
     /// Partial ACKs seen in the current recovery.
     partial_acks: u32,
+    /// What the receiver reported holding above snd_una (SACK only).
+    scoreboard: Scoreboard,
+    /// RFC 6675's HighRxt + 1: the lowest segment this recovery may still retransmit.
+    rxt_next: u32,
+    /// This recovery sent its rescue retransmission (RFC 6675, NextSeg rule 4).
+    rescued: bool,
     established: bool,
     srtt: Option<Ps>,
     rttvar: Ps,
@@ -135,6 +145,9 @@ impl TcpSender {
             in_recovery: false,
             recover: 0,
             partial_acks: 0,
+            scoreboard: Scoreboard::default(),
+            rxt_next: 0,
+            rescued: false,
             established: !cfg.handshake,
             srtt: None,
             rttvar: 0,
@@ -231,19 +244,95 @@ impl TcpSender {
     }
 
     fn send_window(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
-        let window = self.window_segments(cfg);
         self.blocked = false;
-        while self.snd_nxt < self.segments && self.snd_nxt - self.snd_una < window {
-            if self.budget == 0 {
-                self.blocked = true;
-                break;
+        if self.in_recovery && cfg.sack {
+            self.send_sack_recovery(cfg, now, out);
+        } else {
+            let window = self.window_segments(cfg);
+            while self.snd_nxt < self.segments && self.snd_nxt - self.snd_una < window {
+                // After a timeout, go-back-N skips what the receiver has since reported.
+                if self.snd_nxt < self.high_sent && self.scoreboard.is_sacked(self.snd_nxt) {
+                    self.snd_nxt += 1;
+                    continue;
+                }
+                if self.budget == 0 {
+                    self.blocked = true;
+                    break;
+                }
+                self.send_segment(cfg, self.snd_nxt, now, out);
+                self.snd_nxt += 1;
             }
-            self.send_segment(cfg, self.snd_nxt, now, out);
-            self.snd_nxt += 1;
         }
         if self.deadline.is_none() && self.snd_nxt > self.snd_una {
             self.deadline = Some(now + self.rto(cfg));
         }
+    }
+
+    /// RFC 6675's NextSeg and transmission loop: while the window exceeds the estimate of
+    /// segments in flight (`pipe`), send (1) the lowest lost segment not yet retransmitted,
+    /// else (2) new data, else (3) the lowest unSACKed segment below the highest SACKed
+    /// one, else (4) once per recovery, the highest outstanding segment (rescue).
+    /// Retransmissions ignore the TSQ budget; new data waits for it.
+    fn send_sack_recovery(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+        let cwnd = self.window.cwnd / self.window.mss;
+        loop {
+            self.rxt_next = self.rxt_next.max(self.snd_una);
+            let lost_below = self.lost_below(cfg);
+            if cwnd - (self.pipe(lost_below) as f64) < 1.0 {
+                return;
+            }
+            if let Some(seg) = self.scoreboard.first_unsacked(self.rxt_next, lost_below) {
+                self.send_segment(cfg, seg, now, out);
+                self.rxt_next = seg + 1;
+            } else if self.high_sent < self.segments {
+                if self.budget == 0 {
+                    self.blocked = true;
+                    return;
+                }
+                self.send_segment(cfg, self.high_sent, now, out);
+                self.snd_nxt = self.high_sent;
+            } else if let Some(seg) = self.scoreboard.first_unsacked(self.rxt_next, self.scoreboard.high_sacked) {
+                self.send_segment(cfg, seg, now, out);
+                self.rxt_next = seg + 1;
+            } else if !self.rescued && self.high_sent > self.rxt_next && !self.scoreboard.is_sacked(self.high_sent - 1) {
+                self.send_segment(cfg, self.high_sent - 1, now, out);
+                self.rescued = true;
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// RFC 6675's IsLost: an unSACKed segment is deemed lost when at least DupThresh
+    /// segments above it are SACKed, i.e. when it lies below the DupThresh-th highest
+    /// SACKed segment. Returns that bound (snd_una when nothing is deemed lost).
+    fn lost_below(&self, cfg: &TcpConfig) -> u32 {
+        self.scoreboard.nth_highest(cfg.dupack_threshold, self.snd_una).unwrap_or(self.snd_una)
+    }
+
+    /// RFC 6675's pipe, in segments: each outstanding unSACKed segment counts once unless
+    /// deemed lost, and once more if this recovery retransmitted it.
+    fn pipe(&self, lost_below: u32) -> u32 {
+        let (una, sb) = (self.snd_una, &self.scoreboard);
+        let unsacked = |to: u32| (to - una) - sb.count(una, to);
+        unsacked(self.high_sent) - unsacked(lost_below) + unsacked(self.rxt_next)
+    }
+
+    fn enter_recovery(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+        self.window.ssthresh = self.cc.on_loss(&self.window, self.flight_bytes());
+        self.recover = self.snd_nxt;
+        self.in_recovery = true;
+        self.partial_acks = 0;
+        if cfg.sack {
+            // RFC 6675, section 5, step 4: cwnd = ssthresh, retransmit the first segment
+            // presumed lost, then let the transmission loop run.
+            self.window.cwnd = self.window.ssthresh;
+            self.rxt_next = self.snd_una + 1;
+            self.rescued = false;
+        } else {
+            self.window.cwnd = self.window.ssthresh + cfg.dupack_threshold as f64 * self.window.mss;
+        }
+        self.send_segment(cfg, self.snd_una, now, out);
     }
 
     fn flight_bytes(&self) -> f64 {
@@ -266,6 +355,9 @@ impl TcpSender {
             return;
         }
         let ackno = ack.seq;
+        if cfg.sack {
+            self.scoreboard.mark(SackBlock { start: ack.sack_start, len: ack.sack_len }, self.segments);
+        }
         if ackno > self.snd_una {
             self.rtt_sample(now - ack.timestamp);
             self.backoff = 0;
@@ -277,6 +369,9 @@ impl TcpSender {
                 if ackno >= self.recover {
                     self.in_recovery = false;
                     self.window.cwnd = self.window.ssthresh;
+                } else if cfg.sack {
+                    // RFC 6675: a partial ACK just shrinks the pipe; the timer restarts
+                    // as for any new data (RFC 6298).
                 } else {
                     // Partial ACK: retransmit the next hole, deflate by what was acked.
                     self.send_segment(cfg, self.snd_una, now, out);
@@ -293,6 +388,7 @@ impl TcpSender {
             self.dupacks = 0;
             if self.done() {
                 self.deadline = None;
+                self.scoreboard = Scoreboard::default();
                 return;
             }
             if restart_timer || self.deadline.is_none() {
@@ -301,14 +397,13 @@ impl TcpSender {
         } else if ackno == self.snd_una && self.snd_nxt > self.snd_una {
             self.dupacks += 1;
             if self.in_recovery {
-                self.window.cwnd += self.window.mss;
-            } else if self.dupacks == cfg.dupack_threshold && self.snd_una >= self.recover {
-                self.window.ssthresh = self.cc.on_loss(&self.window, self.flight_bytes());
-                self.window.cwnd = self.window.ssthresh + cfg.dupack_threshold as f64 * self.window.mss;
-                self.recover = self.snd_nxt;
-                self.in_recovery = true;
-                self.partial_acks = 0;
-                self.send_segment(cfg, self.snd_una, now, out);
+                if !cfg.sack {
+                    self.window.cwnd += self.window.mss; // NewReno's inflation
+                }
+            } else if self.snd_una >= self.recover
+                && (self.dupacks == cfg.dupack_threshold || (cfg.sack && self.lost_below(cfg) > self.snd_una))
+            {
+                self.enter_recovery(cfg, now, out);
             }
         }
         self.send_window(cfg, now, out);
@@ -333,6 +428,8 @@ impl TcpSender {
         self.recover = self.high_sent;
         self.in_recovery = false;
         self.dupacks = 0;
+        // The scoreboard is kept (as Linux does; RFC 6675, section 5.1, allows it where
+        // receivers do not renege, and Shoal's never do): go-back-N skips SACKed segments.
         self.snd_nxt = self.snd_una;
         self.send_window(cfg, now, out);
     }
@@ -343,14 +440,14 @@ pub struct TcpReceiver {
     segments: u32,
     /// Next segment expected in order.
     rcv_nxt: u32,
-    out_of_order: BTreeSet<u32>,
+    out_of_order: OutOfOrder,
     /// When the last missing byte arrived.
     pub finished_at: Option<Ps>,
 }
 
 impl TcpReceiver {
     pub fn new(cfg: &TcpConfig, bytes: u64) -> Self {
-        TcpReceiver { segments: cfg.segments(bytes), rcv_nxt: 0, out_of_order: BTreeSet::new(), finished_at: None }
+        TcpReceiver { segments: cfg.segments(bytes), rcv_nxt: 0, out_of_order: OutOfOrder::default(), finished_at: None }
     }
 
     /// Segments received in order so far.
@@ -365,17 +462,109 @@ impl TcpReceiver {
             return Packet { kind: PacketKind::SynAck, seq: 0, ece: false, ..reply };
         }
         let seg = pkt.seq;
+        let mut sack = SackBlock::default();
         if seg == self.rcv_nxt {
             self.rcv_nxt += 1;
-            while self.out_of_order.remove(&self.rcv_nxt) {
-                self.rcv_nxt += 1;
+            if let Some(end) = self.out_of_order.take_run_at(self.rcv_nxt) {
+                self.rcv_nxt = end;
             }
         } else if seg > self.rcv_nxt {
-            self.out_of_order.insert(seg);
+            sack = self.out_of_order.insert(seg);
         }
         if self.rcv_nxt >= self.segments && self.finished_at.is_none() {
             self.finished_at = Some(now);
         }
-        Packet { kind: PacketKind::Ack, seq: self.rcv_nxt, ece: pkt.ce, ..reply }
+        Packet { kind: PacketKind::Ack, seq: self.rcv_nxt, ece: pkt.ce, sack_start: sack.start, sack_len: sack.len, ..reply }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::TransportConfig;
+    use crate::transport::cc;
+
+    /// Runs one flow through a lossless, reordering-free path in round trips: the packets
+    /// one round sends are delivered (except the first transmission of each segment in
+    /// `drop`), the receiver's ACKs go back in order, and what the sender sends in response
+    /// makes the next round. Returns, per round, the retransmitted segments; `None` if
+    /// the sender stalled (only a timeout could go on).
+    fn rounds(sack: bool, segments: u32, init_cwnd: u32, drop: &[u32]) -> Option<Vec<Vec<u32>>> {
+        let t = TransportConfig { cc: crate::scenario::CcKind::Newreno, init_cwnd, sack, ..Default::default() };
+        let cfg = TcpConfig::from_scenario(&t);
+        let bytes = segments as u64 * cfg.mss as u64;
+        let template = Packet {
+            flow: 0,
+            seq: 0,
+            size: 0,
+            dst: 1,
+            hash: 0,
+            kind: PacketKind::Data,
+            priority: 0,
+            ect: false,
+            ce: false,
+            ece: false,
+            sack_start: 0,
+            sack_len: 0,
+            timestamp: 0,
+        };
+        let mut sender = TcpSender::new(&cfg, bytes, template, cc::build(&cfg));
+        let mut receiver = TcpReceiver::new(&cfg, bytes);
+        let mut in_flight = Vec::new();
+        sender.start(&cfg, 0, &mut in_flight);
+        let mut sent_once = std::collections::HashSet::new();
+        let mut log = Vec::new();
+        for round in 1..100u64 {
+            let now = round * 1_000_000;
+            let mut retransmitted = Vec::new();
+            let mut next = Vec::new();
+            for pkt in in_flight.drain(..) {
+                if !sent_once.insert(pkt.seq) {
+                    retransmitted.push(pkt.seq);
+                } else if drop.contains(&pkt.seq) {
+                    continue;
+                }
+                let ack = receiver.on_packet(&cfg, &pkt, template, now);
+                sender.on_ack(&cfg, &ack, now, &mut next);
+            }
+            log.push(retransmitted);
+            if sender.done() {
+                return Some(log);
+            }
+            if next.is_empty() {
+                return None;
+            }
+            in_flight = next;
+        }
+        None
+    }
+
+    #[test]
+    fn sack_repairs_every_hole_of_a_window_in_one_round_trip() {
+        // 20 segments in flight, three non-adjacent losses. RFC 6675: every hole is deemed
+        // lost once three segments above it are SACKed, so all three are retransmitted in
+        // the round trip that detects them, each once.
+        let log = rounds(true, 60, 20, &[3, 7, 11]).expect("SACK recovery needs no timeout");
+        let retransmitted: Vec<u32> = log.concat();
+        assert_eq!(retransmitted, vec![3, 7, 11]);
+        assert_eq!(log[1], vec![3, 7, 11], "all holes repaired in the round after the loss: {log:?}");
+        // A lossless transfer takes 2 rounds (20 then 40 segments in slow start); the
+        // losses cost the recovery round and the halved window.
+        assert!(log.len() <= 5, "{log:?}");
+    }
+
+    #[test]
+    fn newreno_repairs_one_hole_per_round_trip() {
+        let log = rounds(false, 60, 20, &[3, 7, 11]).expect("NewReno recovery needs no timeout here");
+        let holes: Vec<Vec<u32>> = log.into_iter().filter(|r| !r.is_empty()).collect();
+        assert_eq!(holes, vec![vec![3], vec![7], vec![11]]);
+    }
+
+    #[test]
+    fn sack_loses_the_last_segments_without_a_timeout_when_enough_follow() {
+        // A lost tail with fewer than three segments behind it cannot be detected by
+        // duplicate ACKs; with three behind, it can.
+        assert!(rounds(true, 20, 20, &[16]).is_some());
+        assert!(rounds(true, 20, 20, &[18]).is_none());
     }
 }
