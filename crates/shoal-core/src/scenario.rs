@@ -274,6 +274,16 @@ pub enum MarkPoint {
     Dequeue,
 }
 
+/// What the per-queue rule `[switch.ecn]` measures.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnScope {
+    /// The packet's own queue.
+    Queue,
+    /// Every queue of the packet's egress port together (PIAS's per-port ECN).
+    Port,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct EcnConfig {
@@ -285,12 +295,13 @@ pub struct EcnConfig {
     pub kmax: Option<Bytes>,
     pub pmax: f64,
     pub at: MarkPoint,
+    pub scope: EcnScope,
     pub non_ect: NonEct,
 }
 
 impl Default for EcnConfig {
     fn default() -> Self {
-        EcnConfig { k: None, kmin: None, kmax: None, pmax: 0.1, at: MarkPoint::Dequeue, non_ect: NonEct::Drop }
+        EcnConfig { k: None, kmin: None, kmax: None, pmax: 0.1, at: MarkPoint::Dequeue, scope: EcnScope::Queue, non_ect: NonEct::Drop }
     }
 }
 

@@ -331,3 +331,36 @@ fn tcp_small_queues_keep_the_nic_busy_without_drops() {
     assert_eq!(sim.flow_records().len(), 2);
     assert!(sim.check_invariants().is_empty());
 }
+
+/// Per-port ECN (PIAS): the cut-off sees every queue of the port, so a high-priority
+/// packet arriving to its empty queue is marked when the port as a whole holds K bytes,
+/// which per-queue ECN would not do; below K neither marks.
+#[test]
+fn per_port_ecn_counts_every_queue_of_the_port() {
+    use shoal_core::scenario::{EcnScope, MarkPoint};
+    let k = 30_000;
+    let first_mark = |scope: EcnScope| {
+        let mut sw = {
+            let mut cfg = SwitchConfig::default();
+            cfg.queues = 2;
+            cfg.scheduler = SchedulerKind::StrictPriority;
+            cfg.ports_per_pool = 1;
+            cfg.pool_size = Bytes(1_000_000);
+            cfg.ecn.k = Some(Bytes(k));
+            cfg.ecn.at = MarkPoint::Enqueue;
+            cfg.ecn.scope = scope;
+            Switch::new(&cfg, &[0], &[10_000_000_000], 0, stream(1, "test", 0))
+        };
+        let mut counters = Counters::default();
+        // 20 low-priority packets of 1,500 B: the port holds 30,000 B, queue 0 none.
+        for _ in 0..20 {
+            sw.enqueue(0, packet(1500, 1), 0, &mut counters);
+        }
+        let marks_low = counters.ecn_marks;
+        sw.enqueue(0, packet(1500, 0), 0, &mut counters);
+        (marks_low, counters.ecn_marks - marks_low)
+    };
+    // The 20 low packets see 0..28,500 B ahead of them: below K under both scopes.
+    assert_eq!(first_mark(EcnScope::Queue), (0, 0));
+    assert_eq!(first_mark(EcnScope::Port), (0, 1));
+}

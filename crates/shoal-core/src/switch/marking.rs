@@ -6,7 +6,8 @@ use rand::Rng as _;
 
 /// What a marking rule sees when it decides.
 pub struct MarkContext {
-    /// Bytes in the packet's queue: ahead of it at enqueue, behind it at dequeue.
+    /// Bytes in the packet's queue (or, with per-port scope, in all the queues of its
+    /// port): ahead of it at enqueue, behind it at dequeue.
     pub queue_bytes: u64,
     /// Shared bytes in use in the packet's pool.
     pub pool_shared: u64,
@@ -15,7 +16,7 @@ pub struct MarkContext {
 /// Which kind of rule marked a packet (counted separately).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MarkRule {
-    /// Per-queue ECN on the packet's queue.
+    /// Per-queue (or per-port) ECN on the packet's queue (or port).
     Queue,
     /// Shared-buffer ECN on the packet's pool.
     SharedBuffer,

@@ -8,7 +8,7 @@ pub mod mmu;
 pub mod scheduler;
 
 use crate::net::Packet;
-use crate::scenario::{MarkPoint, MarkingKind, NonEct, SchedulerKind, SwitchConfig};
+use crate::scenario::{EcnScope, MarkPoint, MarkingKind, NonEct, SchedulerKind, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
 use admission::{Admission, AdmitContext, Verdict};
@@ -44,6 +44,7 @@ pub struct Switch {
     /// Shared-buffer rule of each pool, if any.
     pool_markers: Vec<Option<Box<dyn Marker>>>,
     mark_at: MarkPoint,
+    ecn_scope: EcnScope,
     non_ect: NonEct,
     /// Every packet uses queue 0 (FIFO).
     single_queue: bool,
@@ -122,6 +123,7 @@ impl Switch {
             markers,
             pool_markers,
             mark_at: ecn.at,
+            ecn_scope: ecn.scope,
             non_ect: ecn.non_ect,
             single_queue: cfg.scheduler == SchedulerKind::Fifo,
             rng,
@@ -134,6 +136,16 @@ impl Switch {
             0
         } else {
             (pkt.priority as usize).min(self.ports[port].queues.len() - 1)
+        }
+    }
+
+    /// What the per-queue rule measures for a packet of queue `q` of `port`.
+    #[inline]
+    fn marking_bytes(&self, port: usize, q: usize) -> u64 {
+        let queues = &self.ports[port].queues;
+        match self.ecn_scope {
+            EcnScope::Queue => queues[q].account.bytes,
+            EcnScope::Port => queues.iter().map(|q| q.account.bytes).sum(),
         }
     }
 
@@ -197,7 +209,7 @@ impl Switch {
                 }
             }
         }
-        let ahead = self.ports[port].queues[q].account.bytes;
+        let ahead = self.marking_bytes(port, q);
         if !pkt.ect {
             // WRED drops are admission decisions: judged on arrival, never at dequeue.
             if self.non_ect == NonEct::Drop && self.has_rules(pool) && self.rules_fire(ahead, pool, counters) {
@@ -223,8 +235,8 @@ impl Switch {
         let mut pkt = queue.packets.pop_front().expect("the scheduler picks a non-empty queue");
         account(&mut queue.account, &mut self.pools[pool], pkt.size as u64, false, now);
         queue.occupancy.set(now, queue.account.bytes);
-        let behind = queue.account.bytes;
         if pkt.ect && self.mark_at == MarkPoint::Dequeue {
+            let behind = self.marking_bytes(port, q);
             self.mark(&mut pkt, behind, pool, counters);
         }
         Some(pkt)
