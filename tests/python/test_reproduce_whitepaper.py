@@ -1,16 +1,20 @@
 """The buffer white paper's experiments (``shoal reproduce whitepaper/...``): every
 experiment resolves, sec2 runs end to end in quick mode, and its numbers are checked
-against the synchronized-sawtooth theory and the advisor's BDP."""
+against the synchronized-sawtooth theory and the advisor's BDP; sec4's single ECN flow
+is checked against section 4.3's peak = w_e + h with w_e measured, and sec4 runs end
+to end with every claim holding."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from shoal.reproduce import find, reproduce
-from shoal.reproduce.whitepaper import slow_start_peak, sync_utilization
+from shoal.reproduce.whitepaper import Path_, slow_start_peak, slow_start_window, sync_utilization
 
 WHITEPAPER = ["whitepaper/sec2", "whitepaper/sec3", "whitepaper/sec4", "whitepaper/sec5"]
 
@@ -66,3 +70,90 @@ def test_sec2_one_bdp_keeps_the_link_busy_sqrt_n_does_not(sec2_quick) -> None:  
     assert sqrt_n["util_avg"] < 0.95
     assert abs(sqrt_n["util_avg"] - sqrt_n["util_theory"]) < 0.1  # within 10 points
     assert runs.loc["b_half_bdp", "util_avg"] >= sqrt_n["util_avg"]
+
+
+# ---------------------------------------------------------------- sec4 (section 4.3)
+
+
+def _sec4_scenario(scheme: str) -> dict[str, Any]:
+    """The resolved quick-mode scenario of a sec4 scheme."""
+    from shoal._sweep import load_sweep, resolve_runs
+
+    runs = resolve_runs(load_sweep(find("whitepaper/sec4").sweep_spec("quick")))
+    run = next(r for r in runs if r.params["scheme"] == scheme)
+    scenario: dict[str, Any] = json.loads(str(run.resolved_json))
+    return scenario
+
+
+def _bdp_pkts(sc: dict[str, Any]) -> float:
+    t = sc["transport"]
+    return Path_(sc).bdp_bytes / float(t["mss"] + t["header"])
+
+
+@pytest.mark.parametrize(
+    ("k", "init_cwnd"),
+    [("1250KB", 10), ("1250KB", 2), ("1125KB", 10)],  # h = 1 BDP, 1 BDP, 0.9 BDP
+)
+def test_slow_start_peak_is_w_e_plus_h_when_the_pipe_is_full(k: str, init_cwnd: int) -> None:
+    """Section 4.3 (Figs. 4-7/4-8): one ECN flow in slow start; w_e = its data in flight
+    when the queue first reaches h. Until the echo of the first marked packet returns
+    (its queueing behind h packets plus a base RTT later) the sender receives one ACK
+    per packet time, w_e of them, and each adds one packet to the queue: peak = w_e + h.
+    That needs a full pipe at t0 (w_e = h + BDP, the paper's bound met), which slow
+    start reaches before the queue reaches h when h is close to 1 BDP."""
+    sc = _sec4_scenario("ss_1bdp")
+    sc["switch"]["ecn"]["k"] = k
+    sc["transport"]["init_cwnd"] = init_cwnd
+    m = slow_start_window(sc)
+    assert m is not None
+    bdp = _bdp_pkts(sc)
+    # the precondition: in flight = the queue at t0 + a full pipe (one BDP, give or take
+    # the packets between the sender and the switch)
+    assert abs(m["w_e_pkts"] - (m["q0_pkts"] + bdp)) <= 2
+    assert abs(m["peak_pkts"] - (m["w_e_pkts"] + m["h_pkts"])) <= 1
+
+
+def test_dequeue_marking_takes_h_off_the_slow_start_peak() -> None:
+    """Marking at dequeue marks the packet leaving the queue when it holds h, so the
+    echo returns h packet times sooner than section 4.3 counts (its model marks the
+    arriving packet): the sender gets h fewer ACKs and the peak is w_e, not w_e + h."""
+    sc = _sec4_scenario("ss_1bdp")
+    sc["switch"]["ecn"]["at"] = "dequeue"
+    m = slow_start_window(sc)
+    assert m is not None
+    assert abs(m["peak_pkts"] - m["w_e_pkts"]) <= 1
+
+
+def test_slow_start_peak_with_a_small_threshold_is_below_w_e_plus_h() -> None:
+    """With h = 15% BDP the queue first reaches h in a slow-start round that keeps the
+    bottleneck busy for less than a round trip (w_e < h + BDP): the queue drains before
+    the next round, so the ACKs that follow t0 do not all add to one queue and the peak
+    stays below w_e + h. It is 2h + 1: the next round's ACKs for the ~2h packets sent
+    ahead of the first marked one arrive back to back and build the queue from empty
+    until that packet's echo halves the window."""
+    sc = _sec4_scenario("ss_15pct")
+    m = slow_start_window(sc)
+    assert m is not None
+    h, w_e, peak = m["h_pkts"], m["w_e_pkts"], m["peak_pkts"]
+    assert w_e < 0.5 * (h + _bdp_pkts(sc))  # the pipe is not full at t0
+    assert peak < w_e + h - 10
+    assert abs(peak - (2 * h + 1)) <= 1
+
+
+@pytest.fixture(scope="module")
+def sec4_quick(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    store = tmp_path_factory.mktemp("sec4")
+    return reproduce("whitepaper/sec4", mode="quick", jobs=2, store=store, progress=False)
+
+
+def test_sec4_quick_claims_hold(sec4_quick) -> None:  # type: ignore[no-untyped-def]
+    """Every sec4 claim with an expectation holds in quick mode, including the single
+    flow's |peak - (w_e + h)| <= 1 packet with w_e measured by the analysis."""
+    res = sec4_quick
+    assert (res.runs["status"] == "ok").all()
+    checked = [c for c in res.claims if c.expect is not None]
+    assert checked and all(c.holds for c in checked), [
+        (c.what, c.text) for c in checked if not c.holds
+    ]
+    ss = res.runs.set_index("scheme").loc["ss_1bdp"]
+    assert abs(ss["peak_pkts"] - (ss["w_e_pkts"] + ss["h_pkts"])) <= 1

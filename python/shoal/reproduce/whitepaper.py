@@ -152,9 +152,99 @@ def sync_utilization(buffer_bytes: float, bdp_bytes: float) -> float:
 
 
 def slow_start_peak(h_bytes: float, bdp_bytes: float) -> float:
-    """The white paper's section 4.3 peak queue of one ECN flow: w_e + h with w_e = h + BDP."""
+    """The white paper's section 4.3 buffer bound for one ECN flow: the peak queue is
+    w_e + h and w_e <= h + BDP (in flight = queue + pipe), so the peak is at most
+    2h + BDP (3 BDP for h = 1 BDP). Equality needs a full pipe when the queue first
+    reaches h; :func:`slow_start_window` measures w_e instead of assuming it."""
     w_e = h_bytes + bdp_bytes
     return w_e + h_bytes
+
+
+def _bottleneck_queue(
+    counters: dict[str, Any], where: tuple[int, int, int] | None = None
+) -> dict[str, Any]:
+    """The counters' entry of the queue `where` (switch, port, queue), or of switch 0's
+    queue with the largest peak (a dumbbell's A->B queue)."""
+    queues: list[dict[str, Any]] = counters.get("queues", [])
+    if where is not None:
+        for q in queues:
+            if (q["switch"], q["port"], q["queue"]) == where:
+                return q
+        return {"max": 0, "now": 0}
+    return max(
+        (q for q in queues if q["switch"] == 0),
+        key=lambda q: q["max"],
+        default={"max": 0, "now": 0},
+    )
+
+
+def slow_start_window(scenario: dict[str, Any]) -> dict[str, Any] | None:
+    """Measures the white paper's section 4.3 quantities for a single-flow scenario.
+
+    The scenario (a resolved one, e.g. a run's ``scenario.json``) is simulated again,
+    stepped from Python (runs are deterministic): t0 is the first picosecond at which
+    the bottleneck queue (switch 0's busiest queue) holds at least K = switch.ecn.k
+    bytes, found by bisection on fresh simulations; at t0 the window is measured as
+    the sender's data in flight, w_e = data packets sent - ACKs received (ACKs received =
+    packets delivered to hosts - data packets delivered to the receiver; one ACK per
+    data packet). In slow start the sender is window-limited, so this is its cwnd.
+    Sizes are in packets of mss + header bytes; h = K / packet size. Returns None when
+    the flow lost a packet (w_e is then not a window) or the queue never reaches K.
+
+    Keys: h_pkts, w_e_pkts, q0_pkts (queue at t0), peak_pkts (the queue's maximum over
+    the run), t0_ns, t_peak_ns (first time the queue holds the peak).
+    """
+    from shoal import _core
+
+    text = json.dumps(scenario)
+    transport = scenario.get("transport", {})
+    mss = int(transport.get("mss", 1460))
+    packet = float(mss + int(transport.get("header", 54)))
+    k = _size(scenario.get("switch", {}).get("ecn", {}).get("k", 0))
+
+    end = _core.Simulation(text)
+    end.run(2**63)
+    counters = end.counters()
+    last = _bottleneck_queue(counters)
+    if "switch" not in last or k <= 0:
+        return None
+    where = (last["switch"], last["port"], last["queue"])
+    peak = float(last["max"])
+    flows = end.flows()
+    if peak < k or counters["packets"]["dropped"] or int(flows["retransmits"].sum()):
+        return None
+
+    def at(t_ps: int) -> Any:
+        sim = _core.Simulation(text)
+        sim.run(t_ps)
+        return sim
+
+    def first(threshold: float, lo: int, hi: int) -> int:
+        """The first time (ps) the queue's maximum reaches `threshold` (hi reaches it)."""
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if _bottleneck_queue(at(mid).counters(), where)["max"] >= threshold:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    stop = int(counters["duration_ps"])
+    t0 = first(k, 0, stop)
+    sim = at(t0)
+    c = sim.counters()
+    received = int(sim.flows()["delivered_bytes"].sum()) // mss
+    acks = int(c["packets"]["delivered"]) - received
+    w_e = int(c["data_packets_sent"]) - acks
+    t_peak = first(peak, t0 - 1, stop)
+    return {
+        "h_pkts": k / packet,
+        "w_e_pkts": float(w_e),
+        "q0_pkts": _bottleneck_queue(c, where)["now"] / packet,
+        "peak_pkts": peak / packet,
+        "t0_ns": t0 / 1e3,
+        "t_peak_ns": t_peak / 1e3,
+    }
 
 
 # ---------------------------------------------------------------- analyses
@@ -235,15 +325,26 @@ def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
         senders = sc.get("workload", {}).get("senders")
         single = isinstance(senders, list) and len(senders) == 1
         if single:
-            summary = json.loads((run_dir / "summary.json").read_text())
-            peak = max(float(pl["max"]) for pl in summary.get("pools", []) if pl["switch"] == 0)
-            theory = slow_start_peak(h, p.bdp_bytes)
-            values.update(
-                part="single",
-                peak_bytes=peak,
-                peak_theory_bytes=theory,
-                peak_over_theory=peak / theory,
-            )
+            values["part"] = "single"
+            m = slow_start_window(sc)
+            if m is not None:
+                tr = sc.get("transport", {})
+                packet = float(tr.get("mss", 1460)) + float(tr.get("header", 54))
+                bdp_pkts = p.bdp_bytes / packet
+                theory = m["w_e_pkts"] + m["h_pkts"]  # section 4.3: peak = w_e + h
+                values.update(
+                    m,
+                    bdp_pkts=bdp_pkts,
+                    peak_theory_pkts=theory,
+                    peak_error_pkts=m["peak_pkts"] - theory,
+                    peak_abs_error_pkts=abs(m["peak_pkts"] - theory),
+                    peak_over_theory=m["peak_pkts"] / theory,
+                    # the paper's w_e <= h + BDP; = 1 when the pipe is full at t0
+                    w_e_over_h_bdp=m["w_e_pkts"] / (m["h_pkts"] + bdp_pkts),
+                    peak_bdp=m["peak_pkts"] / bdp_pkts,
+                    # the paper's buffer bound w_e + h <= 2h + BDP (3 BDP for h = 1 BDP)
+                    peak_over_bound=m["peak_pkts"] * packet / slow_start_peak(h, p.bdp_bytes),
+                )
         else:
             extras = sc.get("workload", {}).get("extra") or [{}]
             t_incast = _time_s(extras[0].get("start", "0s")) * 1e9
