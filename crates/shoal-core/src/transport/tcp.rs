@@ -274,11 +274,11 @@ impl TcpSender {
     /// one, else (4) once per recovery, the highest outstanding segment (rescue).
     /// Retransmissions ignore the TSQ budget; new data waits for it.
     fn send_sack_recovery(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
-        let cwnd = self.window.cwnd / self.window.mss;
+        let window = self.window_segments(cfg);
         loop {
             self.rxt_next = self.rxt_next.max(self.snd_una);
             let lost_below = self.lost_below(cfg);
-            if cwnd - (self.pipe(lost_below) as f64) < 1.0 {
+            if self.pipe(lost_below) >= window {
                 return;
             }
             if let Some(seg) = self.scoreboard.first_unsacked(self.rxt_next, lost_below) {
