@@ -3,7 +3,7 @@
 //!   cargo bench -p shoal-bench
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use shoal_core::net::{Packet, PacketKind};
+use shoal_core::net::Packet;
 use shoal_core::scenario::{Scenario, SwitchConfig};
 use shoal_core::sim::{stream, EventQueue};
 use shoal_core::stats::Counters;
@@ -34,21 +34,7 @@ fn event_queue(c: &mut Criterion) {
 }
 
 fn packet(size: u32) -> Packet {
-    Packet {
-        flow: 0,
-        seq: 0,
-        size,
-        dst: 0,
-        hash: 0,
-        kind: PacketKind::Data,
-        priority: 0,
-        ect: true,
-        ce: false,
-        ece: false,
-        sack_start: 0,
-        sack_len: 0,
-        timestamp: 0,
-    }
+    Packet { size, ect: true, ..Packet::template(0, 0, 0, 0) }
 }
 
 /// One enqueue and one dequeue through a port holding about 100 packets, with dynamic

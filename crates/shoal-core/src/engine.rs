@@ -199,21 +199,7 @@ impl Simulation {
             .enumerate()
             .map(|(i, spec)| {
                 let hash = mix64(seed ^ mix64(spec.id.wrapping_mul(0x9e37) ^ ((spec.src as u64) << 32 | spec.dst as u64)));
-                let template = Packet {
-                    flow: i as u32,
-                    seq: 0,
-                    size: 0,
-                    dst: spec.dst,
-                    hash: hash as u32,
-                    kind: PacketKind::Data,
-                    priority: spec.priority,
-                    ect: false,
-                    ce: false,
-                    ece: false,
-                    sack_start: 0,
-                    sack_len: 0,
-                    timestamp: 0,
-                };
+                let template = Packet::template(i as u32, spec.dst, hash as u32, spec.priority);
                 let reverse = Packet { dst: spec.src, hash: (hash >> 32) as u32, ..template };
                 Flow { spec, endpoint: None, forward: template, reverse, timer_event_at: None, finished_at: None, nic_bytes: 0 }
             })

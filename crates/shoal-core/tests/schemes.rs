@@ -4,7 +4,7 @@
 mod common;
 use common::{run, scenario};
 use rand::{Rng as _, SeedableRng};
-use shoal_core::net::{Packet, PacketKind};
+use shoal_core::net::Packet;
 use shoal_core::scenario::{AdmissionKind, BccConfig, SchedulerKind, SwitchConfig};
 use shoal_core::sim::stream;
 use shoal_core::stats::{Counters, DropReason};
@@ -12,21 +12,7 @@ use shoal_core::switch::Switch;
 use shoal_core::units::{Bytes, Time};
 
 fn packet(size: u32, priority: u8) -> Packet {
-    Packet {
-        flow: 0,
-        seq: 0,
-        size,
-        dst: 0,
-        hash: 0,
-        kind: PacketKind::Data,
-        priority,
-        ect: true,
-        ce: false,
-        ece: false,
-        sack_start: 0,
-        sack_len: 0,
-        timestamp: 0,
-    }
+    Packet { size, ect: true, ..Packet::template(0, 0, 0, priority) }
 }
 
 /// A switch with `ports` ports and a per-port buffer of `buffer` bytes (one port per

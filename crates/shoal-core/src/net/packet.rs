@@ -42,6 +42,28 @@ pub struct Packet {
     pub timestamp: Ps,
 }
 
+impl Packet {
+    /// The template of a flow's packets in one direction: a data packet of size 0 at
+    /// segment 0, no marks, no SACK block, time 0. Senders fill in the rest per packet.
+    pub fn template(flow: u32, dst: u32, hash: u32, priority: u8) -> Packet {
+        Packet {
+            flow,
+            seq: 0,
+            size: 0,
+            dst,
+            hash,
+            kind: PacketKind::Data,
+            priority,
+            ect: false,
+            ce: false,
+            ece: false,
+            sack_start: 0,
+            sack_len: 0,
+            timestamp: 0,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Queues hold packets by value: keep them within 40 bytes.

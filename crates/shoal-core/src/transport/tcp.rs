@@ -493,21 +493,7 @@ mod tests {
         let t = TransportConfig { cc: crate::scenario::CcKind::Newreno, init_cwnd, sack, ..Default::default() };
         let cfg = TcpConfig::from_scenario(&t);
         let bytes = segments as u64 * cfg.mss as u64;
-        let template = Packet {
-            flow: 0,
-            seq: 0,
-            size: 0,
-            dst: 1,
-            hash: 0,
-            kind: PacketKind::Data,
-            priority: 0,
-            ect: false,
-            ce: false,
-            ece: false,
-            sack_start: 0,
-            sack_len: 0,
-            timestamp: 0,
-        };
+        let template = Packet::template(0, 1, 0, 0);
         let mut sender = TcpSender::new(&cfg, bytes, template, cc::build(&cfg));
         let mut receiver = TcpReceiver::new(&cfg, bytes);
         let mut in_flight = Vec::new();
