@@ -21,6 +21,20 @@ def parse_rate_bps(text: str) -> int: ...
 def generate_trace(scenario_json: str) -> dict[str, npt.NDArray[Any]]:
     """The flows the workload generates: columns id, src, dst, bytes, start_ns, priority."""
 
+def summarize(
+    flows: dict[str, Any],
+    counters: dict[str, Any],
+    scenario: dict[str, Any],
+    version: str,
+    warnings: list[str],
+    wall_time_s: float | None = None,
+) -> str:
+    """The summary (``summary.json`` text) of a run given as flow columns (NumPy arrays of
+    the flow table's dtypes, ``kind`` a list of str), counters and resolved scenario."""
+
+def write_run_dir(out: str, files: dict[str, bytes]) -> None:
+    """Write the directory ``out`` atomically from file names and contents."""
+
 class Simulation:
     """A built network and workload, advanced with :meth:`run`."""
 
@@ -34,7 +48,12 @@ class Simulation:
     def __init__(self, scenario_json: str) -> None: ...
     def run(self, until_ps: int) -> bool:
         """Advance to simulated time ``until_ps`` (GIL released); True when the run is over."""
-    def flows(self) -> dict[str, npt.NDArray[Any]]: ...
+    def flows(self) -> dict[str, Any]:
+        """The flow table as NumPy columns (``kind``: a list of str)."""
     def counters(self) -> dict[str, Any]: ...
     def samples(self) -> dict[str, npt.NDArray[Any]] | None: ...
+    def summary(self, warnings: list[str], wall_time_s: float | None = None) -> str:
+        """The summary as JSON text; ``warnings``: the scenario's (the run's are added)."""
+    def write_run_dir(self, out: str, warnings: list[str], wall_time_s: float | None = None) -> str:
+        """Write the run directory ``out`` atomically; return the summary as JSON text."""
     def check_invariants(self) -> list[str]: ...

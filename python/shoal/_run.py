@@ -7,20 +7,19 @@ A run directory holds:
 * ``scenario.json``: the resolved scenario (every default filled in),
 * ``queues.parquet``: queue/pool occupancy samples, when ``run.sample_interval`` is set.
 
-Directories are written atomically: everything goes into a hidden temporary directory
-next to the target, which is renamed into place only once complete.
+The core writes a run's directory itself (tables, summary and scenario; see
+``shoal_core::results``), so running a scenario into a directory needs neither pandas nor
+pyarrow. Directories are written atomically: everything goes into a hidden temporary
+directory next to the target, which is renamed into place only once complete.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
-import shutil
-import threading
 import time
 import warnings as _warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +29,6 @@ if TYPE_CHECKING:  # imported where used, so that `import shoal` stays fast
 
 from shoal import _core
 from shoal._scenario import Overrides, ScenarioInput, load_scenario
-from shoal._summary import compute_summary
 
 __all__ = ["Result", "RunInterrupted", "ShoalWarning", "run", "load", "trace", "write_parquet"]
 
@@ -120,107 +118,48 @@ class Result:
         """Write the run directory ``out`` atomically and return its path.
 
         An existing directory at ``out`` is replaced only once the new one is complete.
+        The tables are written from the DataFrames (with pyarrow), so they may have been
+        changed; ``run(..., out=...)`` writes straight from the core instead.
         """
-        target = _write_run_dir(
-            out,
-            lambda path: write_parquet(self.flows, path),
-            None if self.samples is None else (lambda path: write_parquet(self.samples, path)),
-            self.scenario,
-            self.summary,
-        )
+        files = {"flows.parquet": _parquet_bytes(self.flows)}
+        if self.samples is not None:
+            files["queues.parquet"] = _parquet_bytes(self.samples)
+        files["scenario.json"] = _json_bytes(self.scenario)
+        files["summary.json"] = _json_bytes(self.summary)
+        target = _target(out)
+        _core.write_run_dir(str(target), files)
         self.path = target
         return target
 
 
-def _write_run_dir(
-    out: str | os.PathLike[str],
-    write_flows: Any,
-    write_samples: Any,
-    scenario: Mapping[str, Any],
-    summary: Mapping[str, Any],
-) -> Path:
-    """Write a run directory atomically (see :meth:`Result.write`); return its path."""
-    target = Path(out).expanduser().absolute()
-    parent = target.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    tmp = parent / f".{target.name}.tmp-{os.getpid()}"
-    old = parent / f".{target.name}.old-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        tmp.mkdir()
-        write_flows(tmp / "flows.parquet")
-        if write_samples is not None:
-            write_samples(tmp / "queues.parquet")
-        _write_json(scenario, tmp / "scenario.json")
-        _write_json(summary, tmp / "summary.json")
-        if target.exists():
-            target.rename(old)
-            tmp.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            tmp.rename(target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if old.exists() and not target.exists():
-            old.rename(target)
-        raise
-    return target
+def _target(out: str | os.PathLike[str]) -> Path:
+    return Path(out).expanduser().absolute()
 
 
-def _write_json(data: Any, path: Path) -> None:
-    path.write_text(json.dumps(data, indent=2, sort_keys=False, allow_nan=False) + "\n")
+def _json_bytes(data: Any) -> bytes:
+    """JSON as the core writes it (the same bytes for the same data)."""
+    return (json.dumps(data, indent=2, sort_keys=False, allow_nan=False) + "\n").encode()
 
 
-def write_parquet(frame: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+def _parquet_bytes(frame: pd.DataFrame) -> bytes:
+    import pyarrow as pa
+
+    sink = pa.BufferOutputStream()
+    write_parquet(frame, sink)
+    data: bytes = sink.getvalue().to_pybytes()
+    return data
+
+
+def write_parquet(frame: pd.DataFrame, path: Any) -> None:
     """Write a DataFrame deterministically: same data -> byte-identical file.
 
     No pandas index or schema metadata, fixed compression (zstd level 3), one row group.
+    ``path``: a file path or a pyarrow output stream.
     """
     import pyarrow as pa
-
-    _write_table(pa.Table.from_pandas(frame, preserve_index=False), path)
-
-
-def _write_columns(columns: Mapping[str, Any], order: tuple[str, ...], path: Path) -> None:
-    """Like ``write_parquet(_frame(columns, order), path)`` (the same bytes), without pandas."""
-    import pyarrow as pa
-
-    names = [c for c in order if c in columns] + [c for c in columns if c not in order]
-    arrays = [_arrow_array(columns[name]) for name in names]
-    _write_table(pa.Table.from_arrays(arrays, names=names), path)
-
-
-def _arrow_array(values: Any) -> Any:
-    """An Arrow array equal to what ``pa.Table.from_pandas`` makes of the column (NaN ->
-    null), built from the buffers: ``pa.array`` would import pandas (~0.5-1 s)."""
-    import numpy as np
-    import pyarrow as pa
-
-    if isinstance(values, list) and all(isinstance(v, str) for v in values):
-        data = [v.encode() for v in values]
-        offsets = np.zeros(len(data) + 1, dtype=np.int32)
-        np.cumsum([len(b) for b in data], out=offsets[1:])
-        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
-        return pa.Array.from_buffers(pa.string(), len(data), buffers, null_count=0)
-    arr = np.ascontiguousarray(values)
-    if arr.dtype == np.bool_:
-        bits = np.packbits(arr, bitorder="little")
-        return pa.Array.from_buffers(pa.bool_(), len(arr), [None, pa.py_buffer(bits)], null_count=0)
-    if arr.dtype.kind not in "iuf":
-        return pa.array(arr, from_pandas=True)
-    validity, nulls = None, 0
-    if arr.dtype.kind == "f":
-        nan = np.isnan(arr)
-        nulls = int(nan.sum())
-        if nulls:
-            validity = pa.py_buffer(np.packbits(~nan, bitorder="little"))
-    typ = pa.from_numpy_dtype(arr.dtype)
-    return pa.Array.from_buffers(typ, len(arr), [validity, pa.py_buffer(arr)], null_count=nulls)
-
-
-def _write_table(table: Any, path: str | os.PathLike[str]) -> None:
     import pyarrow.parquet as pq
 
+    table = pa.Table.from_pandas(frame, preserve_index=False)
     pq.write_table(
         table.replace_schema_metadata(None),
         path,
@@ -310,65 +249,25 @@ def run(
         ScenarioError: the scenario is invalid (the message names the key path).
         RunInterrupted: Ctrl-C; nothing is written.
     """
-    flow_columns, raw_samples, summary, resolved = _simulate(scenario, set, progress)
-    flows = _frame(flow_columns, FLOW_COLUMNS)
+    sim, resolved_json, warnings = _start(scenario, set)
+    wall = _advance(sim, progress)
+    path = None if out is None else _target(out)
+    if path is None:
+        summary = json.loads(sim.summary(warnings, wall))
+    else:
+        summary = json.loads(sim.write_run_dir(str(path), warnings, wall))
+    _warn_run(summary, warnings)
+    flows = _frame(sim.flows(), FLOW_COLUMNS)
+    raw_samples = sim.samples()
     samples = None if raw_samples is None else _frame(raw_samples, SAMPLE_COLUMNS)
-    result = Result(
+    return Result(
         flows=flows,
         summary=summary,
         samples=samples,
-        scenario=resolved,
+        scenario=json.loads(resolved_json),
         warnings=list(summary["warnings"]),
+        path=path,
     )
-    if out is not None:
-        result.write(out)
-    return result
-
-
-def _simulate(
-    scenario: ScenarioInput,
-    overrides: Overrides,
-    progress: bool,
-    preload: Sequence[str] = (),
-) -> tuple[dict[str, Any], dict[str, Any] | None, dict[str, Any], dict[str, Any]]:
-    """Simulate; return the flow columns, the sample columns (or None), the summary and
-    the resolved scenario. Needs no pandas (the columns are numpy arrays / lists).
-
-    ``preload``: modules to import in a background thread while the core simulates (it
-    releases the GIL), so that their import time overlaps the simulation.
-    """
-    resolved_json, resolved, warnings = _resolve(scenario, overrides)
-    for message in warnings:
-        _warn(message, stacklevel=4)
-    sim = _core.Simulation(resolved_json)
-    if progress:  # imported before the preloader starts: no concurrent imports
-        import rich.progress  # noqa: F401
-    loader = _Preloader(preload) if preload else None
-    started = time.perf_counter()
-    try:
-        if progress:
-            _run_with_progress(sim)
-        else:
-            _run_loop(sim, None)
-    finally:
-        wall = time.perf_counter() - started
-        if loader is not None:
-            loader.join()
-
-    flow_columns = dict(sim.flows())
-    raw_samples = sim.samples()
-    run_warnings = list(warnings) + [f"invariant violated: {v}" for v in sim.check_invariants()]
-    summary = compute_summary(
-        flow_columns,
-        sim.counters(),
-        resolved,
-        version=_core.__version__,
-        warnings=run_warnings,
-        wall_time_s=wall,
-    )
-    for message in summary["warnings"][len(warnings) :]:
-        _warn(message, stacklevel=4)
-    return flow_columns, raw_samples, summary, resolved
 
 
 def run_to_dir(
@@ -377,49 +276,48 @@ def run_to_dir(
     *,
     set: Overrides = None,  # noqa: A002
     progress: bool = False,
-    preload: Sequence[str] = ("numpy", "numpy.ma", "pyarrow", "pyarrow.parquet"),
 ) -> tuple[Path, dict[str, Any]]:
-    """Simulate and write the run directory ``out``, without building DataFrames (what
-    ``shoal run`` does: it never imports pandas). Same files as ``run(..., out=out)``.
-
-    ``preload``: modules imported in the background while simulating (see ``_simulate``).
+    """Simulate and write the run directory ``out`` (what ``shoal run`` does): the same
+    files as ``run(..., out=out)``, without building DataFrames (no pandas, no pyarrow).
 
     Returns:
         The run directory and the summary.
     """
-    flow_columns, raw_samples, summary, resolved = _simulate(scenario, set, progress, preload)
-    target = _write_run_dir(
-        out,
-        lambda path: _write_columns(flow_columns, FLOW_COLUMNS, path),
-        None
-        if raw_samples is None
-        else (lambda path: _write_columns(raw_samples, SAMPLE_COLUMNS, path)),
-        resolved,
-        summary,
-    )
+    sim, _, warnings = _start(scenario, set)
+    wall = _advance(sim, progress)
+    target = _target(out)
+    summary: dict[str, Any] = json.loads(sim.write_run_dir(str(target), warnings, wall))
+    _warn_run(summary, warnings)
     return target, summary
 
 
-class _Preloader:
-    """Imports modules in a daemon thread; :meth:`join` waits for it and re-raises nothing
-    (a module that fails to import fails again, with its real error, where it is used)."""
+def _start(scenario: ScenarioInput, overrides: Overrides) -> tuple[Any, str, list[str]]:
+    """Resolve the scenario (warning about it) and build its simulation; return the
+    simulation, the resolved scenario JSON and the scenario's warnings."""
+    loaded = load_scenario(scenario, overrides)
+    resolved_json, warnings = _core.resolve(loaded.to_json())
+    for message in warnings:
+        _warn(message, stacklevel=4)
+    return _core.Simulation(resolved_json), resolved_json, list(warnings)
 
-    def __init__(self, modules: Sequence[str]) -> None:
-        self._thread = threading.Thread(
-            target=self._load, args=(tuple(modules),), name="shoal-preload", daemon=True
-        )
-        self._thread.start()
 
-    @staticmethod
-    def _load(modules: tuple[str, ...]) -> None:
-        for name in modules:
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001, S112 - retried (and reported) where used
-                continue
+def _warn_run(summary: Mapping[str, Any], scenario_warnings: list[str]) -> None:
+    """Warn about what the run added to the scenario's warnings (unfinished flows...)."""
+    for message in summary["warnings"][len(scenario_warnings) :]:
+        _warn(message, stacklevel=4)
 
-    def join(self) -> None:
-        self._thread.join()
+
+def _advance(sim: Any, progress: bool) -> float:
+    """Run ``sim`` to the end (with a progress bar on stderr if asked); return the wall
+    time it took in seconds."""
+    if progress:  # imported before the clock starts
+        import rich.progress  # noqa: F401
+    started = time.perf_counter()
+    if progress:
+        _run_with_progress(sim)
+    else:
+        _run_loop(sim, None)
+    return time.perf_counter() - started
 
 
 def _run_loop(sim: Any, on_step: Any) -> None:

@@ -415,21 +415,20 @@ def simulate(resolved_json: str) -> dict[str, Any]:
     """
     import warnings
 
-    from shoal._run import run as run_scenario
+    from shoal._run import run_to_dir
 
     started = time.perf_counter()
     info = {"host": socket.gethostname(), "pid": os.getpid(), "started_at": now_iso()}
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result = run_scenario(json.loads(resolved_json))
         with tempfile.TemporaryDirectory(prefix="shoal-run-") as tmp:
-            path = result.write(Path(tmp) / "run")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                path, summary = run_to_dir(json.loads(resolved_json), Path(tmp) / "run")
             files = {p.name: p.read_bytes() for p in path.iterdir() if p.name in RUN_FILES}
         return {
             "status": "ok",
             "files": files,
-            "warnings": list(result.warnings),
+            "warnings": list(summary["warnings"]),
             "wall_time_s": time.perf_counter() - started,
             **info,
         }

@@ -7,9 +7,11 @@ traceback. Warnings print as ``warning: <message>`` to stderr.
 This module is the entry point and stays light: the commands themselves (a typer app) are
 in :mod:`shoal._cli_app`, imported only when needed. A plain ``shoal run SCENARIO
 [--out DIR] [--set K=V]... [--seed N] [--quiet] [--json]`` takes a fast path that parses
-its arguments here and never imports typer / pydantic (~0.3 s of start-up); anything else
-(``--help``, ``--print-defaults``, unusual spellings, usage errors) goes to the typer app,
-which behaves identically. ``app`` and the helpers below are also reachable as
+its arguments here and never imports typer: typer, the pydantic it loads to run a command
+and the other commands' modules add ~0.25 s to a process that otherwise takes ~0.35 s
+(the ns-3 validation scenarios, 0.2 s of it simulating). Anything else (``--help``,
+``--print-defaults``, unusual spellings, usage errors) goes to the typer app, which
+behaves identically. ``app`` and the helpers below are also reachable as
 ``shoal.cli.app`` etc.
 """
 
@@ -151,22 +153,14 @@ def run_command(
     as_json: bool,
 ) -> None:
     """``shoal run`` once its arguments are parsed (by typer or by the fast path)."""
-    # Import what writing and printing the results need in the background, while the
-    # core simulates (it releases the GIL): numpy / pyarrow take ~0.2 s to import.
-    # (numpy.ma: np.percentile in the summary needs it, via np.unique.)
-    preload = ["numpy", "numpy.ma", "pyarrow", "pyarrow.parquet"]
-    if not as_json:
-        preload += ["rich.console", "rich.table", "rich.markup"]
     target = out if out is not None else Path("results") / scenario.stem
     with _user_errors():
         _check_writable(target)
         progress = not quiet and _console("stderr").is_terminal
         from shoal._run import run_to_dir
 
-        # Writes the run directory straight from the core's columns (no pandas import).
-        path, summary = run_to_dir(
-            scenario, target, set=overrides, progress=progress, preload=preload
-        )
+        # The core writes the run directory (no numpy / pandas / pyarrow here).
+        path, summary = run_to_dir(scenario, target, set=overrides, progress=progress)
     _show_summary(summary, path, as_json=as_json, written=True)
 
 

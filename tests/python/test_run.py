@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -123,35 +125,30 @@ def test_same_seed_is_byte_identical_other_seed_differs(
     )
 
 
-def test_failed_write_leaves_no_run_dir(
-    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_failed_write_leaves_no_run_dir(tmp_path: Path) -> None:
     out = tmp_path / "runs" / "x"
-
-    def broken_writer(frame: pd.DataFrame, path: object) -> None:
-        Path(str(path)).write_bytes(b"PAR1 half a file")
-        raise OSError("disk full")
-
-    monkeypatch.setattr(shoal._run, "write_parquet", broken_writer)
-    with pytest.raises(OSError, match="disk full"):
-        shoal.run(tiny, out=out)
+    # The writer fails after writing a file: its temporary directory goes, nothing appears.
+    with pytest.raises(TypeError):
+        shoal._core.write_run_dir(str(out), {"flows.parquet": b"PAR1 half a file", "x": None})
     assert not out.exists()
     assert _run_dir_leftovers(out.parent) == []
 
 
-def test_failed_rewrite_keeps_previous_run(
-    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_failed_rewrite_keeps_previous_run(tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "x"
     shoal.run(tiny, out=out)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-
-    def broken_writer(frame: pd.DataFrame, path: object) -> None:
-        raise OSError("disk full")
-
-    monkeypatch.setattr(shoal._run, "write_parquet", broken_writer)
+    # The previous run cannot be moved aside (the name it would take is a non-empty
+    # directory): the new run is complete but cannot replace it.
+    aside = tmp_path / f".x.old-{os.getpid()}"
+    (aside / "busy").mkdir(parents=True)
     with pytest.raises(OSError):
         shoal.run(tiny, out=out, set=["run.seed=2"])
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    shutil.rmtree(aside)
+    assert _run_dir_leftovers(tmp_path) == []
+    with pytest.raises(TypeError):
+        shoal._core.write_run_dir(str(out), {"flows.parquet": b"PAR1", "summary.json": 1})
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert _run_dir_leftovers(tmp_path) == []
 

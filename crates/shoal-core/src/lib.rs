@@ -4,10 +4,12 @@
 //! Layers: `sim` (time, events, random streams), `net` (packets, topologies, routing),
 //! `switch` (MMU, admission, marking, scheduling), `transport` (TCP family, UDP),
 //! `workload` (flow sizes, arrivals, patterns, traces), `stats`, `scenario` (schema and
-//! validation) and `engine` (the run loop).
+//! validation), `engine` (the run loop) and `results` (flow tables, the summary, run
+//! directories).
 
 pub mod engine;
 pub mod net;
+pub mod results;
 pub mod scenario;
 pub mod sim;
 pub mod stats;

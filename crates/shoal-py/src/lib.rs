@@ -1,12 +1,16 @@
 //! Thin Python bindings of shoal-core: scenarios go in as JSON text, results come out as
-//! NumPy columns and plain dicts.
+//! NumPy columns, plain dicts and JSON text, or as run directories the core writes itself
+//! (`Simulation.write_run_dir`: no NumPy or pyarrow involved).
 
-use numpy::{IntoPyArray, PyArray1};
+use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use shoal_core::results::json::to_python_json;
+use shoal_core::results::{write_atomically, FileError, FlowColumns, FlowTable, RunFiles, SampleTable, Summary};
 use shoal_core::{Scenario, ScenarioError};
+use std::path::PathBuf;
 
 create_exception!(_core, PyScenarioError, PyValueError, "A scenario key has a value Shoal does not accept.");
 
@@ -72,18 +76,142 @@ fn generate_trace(py: Python<'_>, scenario_json: &str) -> PyResult<PyObject> {
     Ok(d.into())
 }
 
+/// An I/O error as Python's `OSError(errno, strerror, filename)` (the subclass follows
+/// errno: `PermissionError`, `FileNotFoundError`, ...).
+fn os_error(e: FileError) -> PyErr {
+    let filename = e.path.display().to_string();
+    match e.error.raw_os_error() {
+        Some(errno) => {
+            let text = e.error.to_string();
+            let strerror = text.split(" (os error").next().unwrap_or(&text).to_string();
+            PyOSError::new_err((errno, strerror, filename))
+        }
+        None => PyOSError::new_err(format!("{}: {filename}", e.error)),
+    }
+}
+
+/// Writes the run directory `out` atomically from `files` (file name -> bytes, written
+/// in order); returns nothing. The directory appears only once every file is written.
+#[pyfunction]
+fn write_run_dir(out: PathBuf, files: &Bound<'_, PyDict>) -> PyResult<()> {
+    let mut failure = None;
+    let result = write_atomically(&out, |dir| {
+        for (name, data) in files.iter() {
+            let (Ok(name), Ok(data)) = (name.extract::<String>(), data.downcast::<PyBytes>()) else {
+                failure = Some(PyTypeError::new_err("files maps file names (str) to contents (bytes)"));
+                return Err(FileError { path: dir.to_path_buf(), error: std::io::Error::other("not bytes") });
+            };
+            let path = dir.join(name);
+            std::fs::write(&path, data.as_bytes()).map_err(FileError::at(&path))?;
+        }
+        Ok(())
+    });
+    match (result, failure) {
+        (_, Some(err)) => Err(err),
+        (Err(e), None) => Err(os_error(e)),
+        (Ok(()), None) => Ok(()),
+    }
+}
+
+/// A JSON-compatible Python value (dict, list, tuple, str, int, float, bool, None) as
+/// a JSON value, floats exact.
+fn to_json_value(obj: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+    use serde_json::Value;
+    Ok(if obj.is_none() {
+        Value::Null
+    } else if let Ok(b) = obj.downcast::<PyBool>() {
+        Value::Bool(b.is_true())
+    } else if obj.is_instance_of::<PyInt>() {
+        match obj.extract::<u64>() {
+            Ok(u) => Value::from(u),
+            Err(_) => Value::from(obj.extract::<i64>()?),
+        }
+    } else if let Ok(f) = obj.downcast::<PyFloat>() {
+        serde_json::Number::from_f64(f.value()).map_or(Value::Null, Value::Number)
+    } else if let Ok(s) = obj.downcast::<PyString>() {
+        Value::String(s.to_str()?.to_string())
+    } else if let Ok(d) = obj.downcast::<PyDict>() {
+        let mut map = serde_json::Map::new();
+        for (k, v) in d.iter() {
+            map.insert(k.str()?.to_str()?.to_string(), to_json_value(&v)?);
+        }
+        Value::Object(map)
+    } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        Value::Array(obj.iter()?.map(|v| to_json_value(&v?)).collect::<PyResult<_>>()?)
+    } else if let Ok(f) = obj.extract::<f64>() {
+        // NumPy scalars and other numbers.
+        serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+    } else {
+        return Err(PyTypeError::new_err(format!("not a JSON value: {}", obj.get_type().name()?)));
+    })
+}
+
+/// The summary (as JSON text) of a run given as its flow columns (NumPy arrays of the
+/// flow table's dtypes, `kind` a list of str), its counters (`Simulation.counters()`)
+/// and its resolved scenario (a dict).
+#[pyfunction]
+#[pyo3(signature = (flows, counters, scenario, version, warnings, wall_time_s=None))]
+fn summarize(
+    flows: &Bound<'_, PyDict>,
+    counters: &Bound<'_, PyAny>,
+    scenario: &Bound<'_, PyAny>,
+    version: &str,
+    warnings: Vec<String>,
+    wall_time_s: Option<f64>,
+) -> PyResult<String> {
+    let column = |name: &str| -> PyResult<Bound<'_, PyAny>> {
+        flows.get_item(name)?.ok_or_else(|| PyValueError::new_err(format!("flows has no column {name:?}")))
+    };
+    let bytes: PyReadonlyArray1<'_, u64> = column("bytes")?.extract()?;
+    let start_ns: PyReadonlyArray1<'_, f64> = column("start_ns")?.extract()?;
+    let finish_ns: PyReadonlyArray1<'_, f64> = column("finish_ns")?.extract()?;
+    let fct_ns: PyReadonlyArray1<'_, f64> = column("fct_ns")?.extract()?;
+    let slowdown: PyReadonlyArray1<'_, f64> = column("slowdown")?.extract()?;
+    let retransmits: PyReadonlyArray1<'_, u32> = column("retransmits")?.extract()?;
+    let timeouts: PyReadonlyArray1<'_, u32> = column("timeouts")?.extract()?;
+    let delivered_bytes: PyReadonlyArray1<'_, u64> = column("delivered_bytes")?.extract()?;
+    let finished: PyReadonlyArray1<'_, bool> = column("finished")?.extract()?;
+    let query: PyReadonlyArray1<'_, i64> = column("query")?.extract()?;
+    let udp: Vec<bool> = column("kind")?.extract::<Vec<String>>()?.iter().map(|k| k != "tcp").collect();
+    let cols = FlowColumns {
+        bytes: bytes.as_slice()?,
+        start_ns: start_ns.as_slice()?,
+        finish_ns: finish_ns.as_slice()?,
+        fct_ns: fct_ns.as_slice()?,
+        slowdown: slowdown.as_slice()?,
+        retransmits: retransmits.as_slice()?,
+        timeouts: timeouts.as_slice()?,
+        delivered_bytes: delivered_bytes.as_slice()?,
+        finished: finished.as_slice()?,
+        udp: &udp,
+        query: query.as_slice()?,
+    };
+    let n = cols.finished.len();
+    let lengths = [cols.bytes.len(), cols.start_ns.len(), cols.finish_ns.len(), cols.fct_ns.len(), cols.slowdown.len(),
+        cols.retransmits.len(), cols.timeouts.len(), cols.delivered_bytes.len(), cols.udp.len(), cols.query.len()];
+    if lengths.iter().any(|&l| l != n) {
+        return Err(PyValueError::new_err("the flow columns differ in length"));
+    }
+    let scenario: Scenario = serde_json::from_value(to_json_value(scenario)?)
+        .map_err(|e| PyScenarioError::new_err(format!("not a resolved scenario: {e}")))?;
+    let summary = Summary::new(cols, to_json_value(counters)?, &scenario, version, warnings, wall_time_s);
+    Ok(to_python_json(&summary))
+}
+
 /// A simulation in progress.
 #[pyclass(module = "shoal._core")]
 struct Simulation {
     inner: shoal_core::Simulation,
+    /// The scenario it was built from (the summary reports it).
+    scenario: Scenario,
 }
 
 #[pymethods]
 impl Simulation {
     #[new]
     fn new(scenario_json: &str) -> PyResult<Self> {
-        let sc = parse(scenario_json)?;
-        Ok(Simulation { inner: shoal_core::Simulation::new(&sc).map_err(to_py)? })
+        let scenario = parse(scenario_json)?;
+        Ok(Simulation { inner: shoal_core::Simulation::new(&scenario).map_err(to_py)?, scenario })
     }
 
     /// Runs up to simulated time `until_ps`; returns True when the run is over.
@@ -122,36 +250,26 @@ impl Simulation {
         self.inner.is_finished()
     }
 
-    /// Per-flow results as NumPy columns.
+    /// Per-flow results as NumPy columns (`kind` as a list of str).
     fn flows(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let records = self.inner.flow_records();
+        let t = FlowTable::from_records(&self.inner.flow_records());
         let d = PyDict::new_bound(py);
-        let ns = |ps: u64| ps as f64 / 1e3;
-        macro_rules! column {
-            ($name:literal, $f:expr) => {
-                d.set_item($name, records.iter().map($f).collect::<Vec<_>>().into_pyarray_bound(py))?
-            };
-        }
-        column!("id", |r| r.id);
-        column!("src", |r| r.src);
-        column!("dst", |r| r.dst);
-        column!("bytes", |r| r.bytes);
-        column!("start_ns", |r| ns(r.start));
-        column!("finish_ns", |r| r.finish.map_or(f64::NAN, ns));
-        column!("fct_ns", |r| r.finish.map_or(f64::NAN, |f| ns(f - r.start)));
-        column!("ideal_fct_ns", |r| r.ideal_fct.map_or(f64::NAN, ns));
-        column!("slowdown", |r| match (r.finish, r.ideal_fct) {
-            (Some(f), Some(i)) if i > 0 => (f - r.start) as f64 / i as f64,
-            _ => f64::NAN,
-        });
-        column!("retransmits", |r| r.retransmits);
-        column!("timeouts", |r| r.timeouts);
-        column!("priority", |r| r.priority);
-        column!("delivered_bytes", |r| r.delivered_bytes);
-        column!("finished", |r| r.finish.is_some());
-        column!("query", |r| r.query.map_or(-1, |q| q as i64));
-        let kinds: Vec<&str> = records.iter().map(|r| if r.udp { "udp" } else { "tcp" }).collect();
-        d.set_item("kind", PyList::new_bound(py, kinds))?;
+        d.set_item("id", t.id.into_pyarray_bound(py))?;
+        d.set_item("src", t.src.into_pyarray_bound(py))?;
+        d.set_item("dst", t.dst.into_pyarray_bound(py))?;
+        d.set_item("bytes", t.bytes.into_pyarray_bound(py))?;
+        d.set_item("start_ns", t.start_ns.into_pyarray_bound(py))?;
+        d.set_item("finish_ns", t.finish_ns.into_pyarray_bound(py))?;
+        d.set_item("fct_ns", t.fct_ns.into_pyarray_bound(py))?;
+        d.set_item("ideal_fct_ns", t.ideal_fct_ns.into_pyarray_bound(py))?;
+        d.set_item("slowdown", t.slowdown.into_pyarray_bound(py))?;
+        d.set_item("retransmits", t.retransmits.into_pyarray_bound(py))?;
+        d.set_item("timeouts", t.timeouts.into_pyarray_bound(py))?;
+        d.set_item("priority", t.priority.into_pyarray_bound(py))?;
+        d.set_item("delivered_bytes", t.delivered_bytes.into_pyarray_bound(py))?;
+        d.set_item("finished", t.finished.into_pyarray_bound(py))?;
+        d.set_item("query", t.query.into_pyarray_bound(py))?;
+        d.set_item("kind", PyList::new_bound(py, t.udp.iter().map(|&u| if u { "udp" } else { "tcp" })))?;
         Ok(d.into())
     }
 
@@ -163,20 +281,37 @@ impl Simulation {
 
     /// Sampled queue occupancy as NumPy columns, or None when sampling is off.
     fn samples(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let s = self.inner.samples();
+        let s = SampleTable::from_samples(self.inner.samples());
         if s.is_empty() {
             return Ok(None);
         }
         let d = PyDict::new_bound(py);
-        let col = |v: Vec<f64>| -> Bound<'_, PyArray1<f64>> { v.into_pyarray_bound(py) };
-        d.set_item("time_ns", col(s.iter().map(|x| x.time as f64 / 1e3).collect()))?;
-        d.set_item("switch", s.iter().map(|x| x.switch).collect::<Vec<_>>().into_pyarray_bound(py))?;
-        d.set_item("port", s.iter().map(|x| x.port).collect::<Vec<_>>().into_pyarray_bound(py))?;
-        d.set_item("queue", s.iter().map(|x| x.queue).collect::<Vec<_>>().into_pyarray_bound(py))?;
-        d.set_item("bytes", s.iter().map(|x| x.bytes).collect::<Vec<_>>().into_pyarray_bound(py))?;
-        d.set_item("pool_bytes", s.iter().map(|x| x.pool_bytes).collect::<Vec<_>>().into_pyarray_bound(py))?;
-        d.set_item("tx_bytes", s.iter().map(|x| x.tx_bytes).collect::<Vec<_>>().into_pyarray_bound(py))?;
+        d.set_item("time_ns", s.time_ns.into_pyarray_bound(py))?;
+        d.set_item("switch", s.switch.into_pyarray_bound(py))?;
+        d.set_item("port", s.port.into_pyarray_bound(py))?;
+        d.set_item("queue", s.queue.into_pyarray_bound(py))?;
+        d.set_item("bytes", s.bytes.into_pyarray_bound(py))?;
+        d.set_item("pool_bytes", s.pool_bytes.into_pyarray_bound(py))?;
+        d.set_item("tx_bytes", s.tx_bytes.into_pyarray_bound(py))?;
         Ok(Some(d.into()))
+    }
+
+    /// The summary (`summary.json`) as JSON text. `warnings`: the scenario's; the run's
+    /// own (invariant violations, unfinished flows) are added. `wall_time_s`: the wall
+    /// time spent simulating.
+    #[pyo3(signature = (warnings, wall_time_s=None))]
+    fn summary(&mut self, warnings: Vec<String>, wall_time_s: Option<f64>) -> String {
+        let table = FlowTable::from_records(&self.inner.flow_records());
+        to_python_json(&Summary::of_simulation(&mut self.inner, &self.scenario, &table, warnings, wall_time_s))
+    }
+
+    /// Writes the run directory `out` (atomically); returns the summary as JSON text
+    /// (arguments as for `summary`).
+    #[pyo3(signature = (out, warnings, wall_time_s=None))]
+    fn write_run_dir(&mut self, py: Python<'_>, out: PathBuf, warnings: Vec<String>, wall_time_s: Option<f64>) -> PyResult<String> {
+        let files = RunFiles::collect(&mut self.inner, &self.scenario, warnings, wall_time_s);
+        py.allow_threads(|| files.write(&out)).map_err(os_error)?;
+        Ok(files.summary_json)
     }
 
     /// Conservation and buffer-accounting violations (empty when all hold).
@@ -195,6 +330,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time_ps, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(summarize, m)?)?;
+    m.add_function(wrap_pyfunction!(write_run_dir, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

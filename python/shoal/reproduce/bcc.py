@@ -23,9 +23,9 @@ def _stop_time_s(run_dir: Path) -> float | None:
     stop = json.loads(path.read_text()).get("run", {}).get("stop_time")
     if stop is None:
         return None
-    from shoal.advise.formulas import parse_time
+    from shoal.reproduce._units import time_s
 
-    return float(parse_time("run.stop_time", stop))
+    return time_s(stop)
 
 
 def goodput(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:

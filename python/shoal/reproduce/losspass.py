@@ -20,9 +20,9 @@ def _stop_s(summary: dict[str, Any]) -> float | None:
     stop = (summary.get("scenario") or {}).get("run", {}).get("stop_time")
     if stop is None:
         return None
-    from shoal.advise.formulas import parse_time
+    from shoal.reproduce._units import time_s
 
-    return float(parse_time("run.stop_time", stop))
+    return time_s(stop)
 
 
 def _compare(runs: pd.DataFrame) -> pd.DataFrame:

@@ -15,38 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from shoal.reproduce._units import rate_bps as _rate
+from shoal.reproduce._units import size_bytes as _size
+from shoal.reproduce._units import time_s as _time_s
+
 if TYPE_CHECKING:
     from shoal.reproduce import Experiment
 
 __all__ = ["ANALYSES", "Path_", "sec2", "sec3", "sec4", "sync_utilization"]
 
 MICE_MAX_BYTES = 100_000  # the white paper's mice: 5 KB .. 100 KB
-
-
-# ---------------------------------------------------------------- scenario helpers
-
-
-def _size(value: Any) -> float:
-    from shoal.advise.units import parse_size
-
-    return float(value) if isinstance(value, (int, float)) else float(parse_size("size", value))
-
-
-def _rate(value: Any) -> float:
-    from shoal.advise.units import parse_rate
-
-    return float(value) if isinstance(value, (int, float)) else float(parse_rate("rate", value))
-
-
-def _time_s(value: Any) -> float:
-    """A scenario time in seconds (plain integers are picoseconds, as in scenarios)."""
-    from shoal.advise.units import parse_time
-
-    return (
-        float(value) * 1e-12
-        if isinstance(value, (int, float))
-        else float(parse_time("time", value))
-    )
 
 
 class Path_:

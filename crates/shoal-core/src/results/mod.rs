@@ -1,0 +1,229 @@
+//! A run's results as tables and files: the flow table and the queue samples (the columns
+//! of `flows.parquet` / `queues.parquet` and of the Python API's DataFrames), the headline
+//! metrics (`summary.json`), and the run directory, written atomically.
+//!
+//! A run directory holds `flows.parquet`, `queues.parquet` (when the run sampled queues),
+//! `scenario.json` (the resolved scenario) and `summary.json`. Everything is written into
+//! a hidden temporary directory next to the target, which is renamed into place only
+//! once complete; the same results always give the same bytes.
+
+pub mod json;
+pub mod parquet;
+mod run_dir;
+pub mod summary;
+
+pub use run_dir::{write_atomically, FileError};
+pub use summary::{FlowColumns, Summary};
+
+use crate::engine::{FlowRecord, Sample, Simulation};
+use crate::scenario::Scenario;
+use parquet::Column;
+use std::fs::File;
+use std::path::Path;
+
+fn ns(ps: u64) -> f64 {
+    ps as f64 / 1e3
+}
+
+/// The flow table: one row per flow, in the core's flow order. Times are nanoseconds;
+/// NaN marks a missing value (`finish_ns`, `fct_ns` and `slowdown` of an unfinished flow,
+/// `ideal_fct_ns` and `slowdown` of a UDP or endless flow).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowTable {
+    pub id: Vec<u64>,
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    pub bytes: Vec<u64>,
+    pub start_ns: Vec<f64>,
+    pub finish_ns: Vec<f64>,
+    pub fct_ns: Vec<f64>,
+    pub ideal_fct_ns: Vec<f64>,
+    pub slowdown: Vec<f64>,
+    pub retransmits: Vec<u32>,
+    pub timeouts: Vec<u32>,
+    pub priority: Vec<u8>,
+    /// The `kind` column: `udp` when true, else `tcp`.
+    pub udp: Vec<bool>,
+    pub delivered_bytes: Vec<u64>,
+    pub finished: Vec<bool>,
+    /// The query (incast round) a flow answers; -1 for other flows.
+    pub query: Vec<i64>,
+}
+
+impl FlowTable {
+    pub fn from_records(records: &[FlowRecord]) -> FlowTable {
+        let col = |f: &dyn Fn(&FlowRecord) -> f64| records.iter().map(f).collect::<Vec<f64>>();
+        FlowTable {
+            id: records.iter().map(|r| r.id).collect(),
+            src: records.iter().map(|r| r.src).collect(),
+            dst: records.iter().map(|r| r.dst).collect(),
+            bytes: records.iter().map(|r| r.bytes).collect(),
+            start_ns: col(&|r| ns(r.start)),
+            finish_ns: col(&|r| r.finish.map_or(f64::NAN, ns)),
+            fct_ns: col(&|r| r.finish.map_or(f64::NAN, |f| ns(f - r.start))),
+            ideal_fct_ns: col(&|r| r.ideal_fct.map_or(f64::NAN, ns)),
+            slowdown: col(&|r| match (r.finish, r.ideal_fct) {
+                (Some(f), Some(i)) if i > 0 => (f - r.start) as f64 / i as f64,
+                _ => f64::NAN,
+            }),
+            retransmits: records.iter().map(|r| r.retransmits).collect(),
+            timeouts: records.iter().map(|r| r.timeouts).collect(),
+            priority: records.iter().map(|r| r.priority).collect(),
+            udp: records.iter().map(|r| r.udp).collect(),
+            delivered_bytes: records.iter().map(|r| r.delivered_bytes).collect(),
+            finished: records.iter().map(|r| r.finish.is_some()).collect(),
+            query: records.iter().map(|r| r.query.map_or(-1, |q| q as i64)).collect(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.id.is_empty()
+    }
+
+    /// The `kind` column: `tcp` or `udp`.
+    pub fn kind(&self) -> Vec<&'static str> {
+        self.udp.iter().map(|&u| if u { "udp" } else { "tcp" }).collect()
+    }
+
+    /// The columns the summary reads.
+    pub fn columns(&self) -> FlowColumns<'_> {
+        FlowColumns {
+            bytes: &self.bytes,
+            start_ns: &self.start_ns,
+            finish_ns: &self.finish_ns,
+            fct_ns: &self.fct_ns,
+            slowdown: &self.slowdown,
+            retransmits: &self.retransmits,
+            timeouts: &self.timeouts,
+            delivered_bytes: &self.delivered_bytes,
+            finished: &self.finished,
+            udp: &self.udp,
+            query: &self.query,
+        }
+    }
+
+    /// Writes `flows.parquet`: the columns above in order, `kind` as text.
+    pub fn write_parquet<W: std::io::Write + Send>(&self, out: W) -> std::io::Result<()> {
+        let kind = self.kind();
+        parquet::write_table(
+            out,
+            &[
+                ("id", Column::U64(&self.id)),
+                ("src", Column::U32(&self.src)),
+                ("dst", Column::U32(&self.dst)),
+                ("bytes", Column::U64(&self.bytes)),
+                ("start_ns", Column::F64(&self.start_ns)),
+                ("finish_ns", Column::F64(&self.finish_ns)),
+                ("fct_ns", Column::F64(&self.fct_ns)),
+                ("ideal_fct_ns", Column::F64(&self.ideal_fct_ns)),
+                ("slowdown", Column::F64(&self.slowdown)),
+                ("retransmits", Column::U32(&self.retransmits)),
+                ("timeouts", Column::U32(&self.timeouts)),
+                ("priority", Column::U8(&self.priority)),
+                ("kind", Column::Str(&kind)),
+                ("delivered_bytes", Column::U64(&self.delivered_bytes)),
+                ("finished", Column::Bool(&self.finished)),
+                ("query", Column::I64(&self.query)),
+            ],
+        )
+    }
+}
+
+/// Queue occupancy samples, one row per sample (`queues.parquet`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SampleTable {
+    pub time_ns: Vec<f64>,
+    pub switch: Vec<u32>,
+    pub port: Vec<u32>,
+    pub queue: Vec<u32>,
+    pub bytes: Vec<u64>,
+    pub pool_bytes: Vec<u64>,
+    /// Bytes the port's link has sent since the start.
+    pub tx_bytes: Vec<u64>,
+}
+
+impl SampleTable {
+    pub fn from_samples(samples: &[Sample]) -> SampleTable {
+        SampleTable {
+            time_ns: samples.iter().map(|s| ns(s.time)).collect(),
+            switch: samples.iter().map(|s| s.switch).collect(),
+            port: samples.iter().map(|s| s.port).collect(),
+            queue: samples.iter().map(|s| s.queue).collect(),
+            bytes: samples.iter().map(|s| s.bytes).collect(),
+            pool_bytes: samples.iter().map(|s| s.pool_bytes).collect(),
+            tx_bytes: samples.iter().map(|s| s.tx_bytes).collect(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.time_ns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time_ns.is_empty()
+    }
+
+    pub fn write_parquet<W: std::io::Write + Send>(&self, out: W) -> std::io::Result<()> {
+        parquet::write_table(
+            out,
+            &[
+                ("time_ns", Column::F64(&self.time_ns)),
+                ("switch", Column::U32(&self.switch)),
+                ("port", Column::U32(&self.port)),
+                ("queue", Column::U32(&self.queue)),
+                ("bytes", Column::U64(&self.bytes)),
+                ("pool_bytes", Column::U64(&self.pool_bytes)),
+                ("tx_bytes", Column::U64(&self.tx_bytes)),
+            ],
+        )
+    }
+}
+
+/// Everything a finished (or stopped) run's directory holds.
+pub struct RunFiles {
+    pub flows: FlowTable,
+    pub samples: SampleTable,
+    /// `summary.json` and `scenario.json`, as Python's `json.dumps(indent=2)` writes them.
+    pub summary_json: String,
+    pub scenario_json: String,
+}
+
+impl RunFiles {
+    /// The results of `sim`, built from `scenario`. `warnings` are the scenario's; the
+    /// summary adds the run's own (invariant violations, unfinished flows).
+    /// `wall_time_s`: the wall-clock time the simulation took, if measured.
+    pub fn collect(sim: &mut Simulation, scenario: &Scenario, warnings: Vec<String>, wall_time_s: Option<f64>) -> RunFiles {
+        let flows = FlowTable::from_records(&sim.flow_records());
+        let summary = Summary::of_simulation(sim, scenario, &flows, warnings, wall_time_s);
+        RunFiles {
+            samples: SampleTable::from_samples(sim.samples()),
+            summary_json: json::to_python_json(&summary),
+            scenario_json: json::to_python_json(scenario),
+            flows,
+        }
+    }
+
+    /// Writes the run directory `target` atomically: it appears only complete, and an
+    /// existing directory there is replaced only once the new one is complete.
+    pub fn write(&self, target: &Path) -> Result<(), FileError> {
+        write_atomically(target, |dir| {
+            let parquet = |name: &str, write: &dyn Fn(File) -> std::io::Result<()>| {
+                let path = dir.join(name);
+                File::create(&path).and_then(write).map_err(FileError::at(&path))
+            };
+            parquet("flows.parquet", &|f| self.flows.write_parquet(f))?;
+            if !self.samples.is_empty() {
+                parquet("queues.parquet", &|f| self.samples.write_parquet(f))?;
+            }
+            for (name, text) in [("scenario.json", &self.scenario_json), ("summary.json", &self.summary_json)] {
+                let path = dir.join(name);
+                std::fs::write(&path, text).map_err(FileError::at(&path))?;
+            }
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,435 @@
+//! The headline metrics of a run (`summary.json`), computed from the flow table and the
+//! core's counters. This is the only implementation: the Python package reads it through
+//! the binding.
+//!
+//! Definitions (as the papers report them):
+//!
+//! * **FCT** (flow completion time) = the time the receiver holds every byte of the flow
+//!   minus the flow's start time. Unfinished flows have no FCT; they are counted and
+//!   reported (a warning), never dropped silently.
+//! * **Slowdown** = FCT / ideal FCT (see `Simulation::ideal_fct`).
+//! * Size buckets come from `run.size_buckets` `[b0, b1]` (bytes): `small`: size <= b0,
+//!   `medium`: b0 < size <= b1, `large`: size > b1; `all` covers every finished flow.
+//!   FCT statistics use finished TCP flows only (UDP flows have no completion).
+//! * Means and percentiles are NumPy's, bit for bit: the mean is `np.mean` (pairwise
+//!   summation), percentiles are `np.percentile`'s default (linear interpolation between
+//!   order statistics, Hyndman & Fan's method 7). A statistic of no values, or one that is
+//!   not finite, is null.
+//! * **Queries**: a query (one incast round, `query >= 0`) completes when its last flow
+//!   does; QCT = that finish minus the earliest start of its flows. Queries with an
+//!   unfinished flow are counted but have no QCT.
+//! * **Packet loss rate** = dropped packets / sent packets (all packets, data and control).
+//! * **ECN mark rate** = ECN-marked packets / data packets sent.
+
+use crate::engine::Simulation;
+use crate::scenario::Scenario;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The flow columns the summary reads (see [`super::FlowTable`]), all of one length.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowColumns<'a> {
+    pub bytes: &'a [u64],
+    pub start_ns: &'a [f64],
+    /// NaN for unfinished flows (as `fct_ns` and `slowdown`).
+    pub finish_ns: &'a [f64],
+    pub fct_ns: &'a [f64],
+    pub slowdown: &'a [f64],
+    pub retransmits: &'a [u32],
+    pub timeouts: &'a [u32],
+    pub delivered_bytes: &'a [u64],
+    pub finished: &'a [bool],
+    /// True for UDP flows, false for TCP flows.
+    pub udp: &'a [bool],
+    /// The query a flow answers, -1 for none.
+    pub query: &'a [i64],
+}
+
+/// The content of `summary.json`, in its key order.
+#[derive(Serialize, Debug)]
+pub struct Summary<'a> {
+    pub shoal_version: String,
+    pub seed: u64,
+    pub flows: FlowCounts,
+    pub size_buckets_bytes: Vec<u64>,
+    pub fct: Buckets,
+    pub queries: QueryStats,
+    pub packets: Value,
+    pub loss_rate: Option<f64>,
+    pub drops: Value,
+    pub bytes_dropped: Value,
+    pub timeouts: u64,
+    pub retransmits: u64,
+    pub ecn_marks: Value,
+    pub ecn_mark_rate: Option<f64>,
+    pub pools: Value,
+    pub links: Value,
+    pub link_utilization: LinkUtilization,
+    pub duration_ps: Value,
+    pub events: Value,
+    pub wall_time_s: Option<f64>,
+    pub events_per_s: Option<f64>,
+    pub warnings: Vec<String>,
+    /// The core's counters (`Simulation::counters_json`), whole.
+    pub counters: Value,
+    /// The resolved scenario.
+    pub scenario: &'a Scenario,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct FlowCounts {
+    pub total: usize,
+    pub finished: usize,
+    pub unfinished: usize,
+    pub tcp: usize,
+    pub udp: usize,
+    pub bytes: u64,
+    pub delivered_bytes: u64,
+}
+
+/// FCT statistics of one size bucket (or of all finished flows).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct BucketStats {
+    pub count: usize,
+    pub mean_fct_ns: Option<f64>,
+    pub p50_fct_ns: Option<f64>,
+    pub p99_fct_ns: Option<f64>,
+    pub mean_slowdown: Option<f64>,
+    pub p50_slowdown: Option<f64>,
+    pub p99_slowdown: Option<f64>,
+    /// The bucket's sizes (absent for `all`).
+    #[serde(flatten)]
+    pub range: Option<SizeRange>,
+}
+
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+pub struct SizeRange {
+    pub min_bytes_exclusive: Option<u64>,
+    pub max_bytes_inclusive: Option<u64>,
+}
+
+/// The size buckets in order (`small`, `medium`, `large`), then `all`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Buckets(pub Vec<(String, BucketStats)>);
+
+impl Buckets {
+    pub fn get(&self, label: &str) -> Option<&BucketStats> {
+        self.0.iter().find(|(l, _)| l == label).map(|(_, s)| s)
+    }
+}
+
+impl Serialize for Buckets {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (label, stats) in &self.0 {
+            map.serialize_entry(label, stats)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct QueryStats {
+    pub count: usize,
+    pub finished: usize,
+    /// Present when at least one query finished.
+    #[serde(flatten)]
+    pub qct: Option<QctStats>,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct QctStats {
+    pub mean_qct_ns: Option<f64>,
+    pub p50_qct_ns: Option<f64>,
+    pub p99_qct_ns: Option<f64>,
+}
+
+/// Mean and maximum utilization of the host downlinks (`mean`, `max`) and of the core
+/// links (`core_mean`, `core_max`).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct LinkUtilization {
+    pub mean: Option<f64>,
+    pub max: Option<f64>,
+    pub core_mean: Option<f64>,
+    pub core_max: Option<f64>,
+}
+
+/// Names of the size buckets for `n` boundaries.
+pub fn bucket_labels(n: usize) -> Vec<String> {
+    match n {
+        2 => vec!["small".into(), "medium".into(), "large".into()],
+        1 => vec!["small".into(), "large".into()],
+        _ => (0..=n).map(|i| format!("bucket{i}")).collect(),
+    }
+}
+
+impl<'a> Summary<'a> {
+    /// The summary of `sim`'s run: `table` is its flow table, `warnings` the scenario's
+    /// (the run's invariant violations and unfinished flows are added).
+    pub fn of_simulation(
+        sim: &mut Simulation,
+        scenario: &'a Scenario,
+        table: &super::FlowTable,
+        mut warnings: Vec<String>,
+        wall_time_s: Option<f64>,
+    ) -> Summary<'a> {
+        warnings.extend(sim.check_invariants().into_iter().map(|v| format!("invariant violated: {v}")));
+        Summary::new(table.columns(), sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s)
+    }
+
+    /// The summary of a run from its flow columns and its counters (`counters_json`).
+    /// The unfinished-flows warning is appended to `warnings`.
+    pub fn new(
+        flows: FlowColumns<'_>,
+        counters: Value,
+        scenario: &'a Scenario,
+        version: &str,
+        mut warnings: Vec<String>,
+        wall_time_s: Option<f64>,
+    ) -> Summary<'a> {
+        let n = flows.finished.len();
+        let bounds: Vec<u64> = scenario.run.size_buckets.iter().map(|b| b.0).collect();
+        let labels = bucket_labels(bounds.len());
+
+        // Finished TCP flows, in flow order, by size bucket: the number of bounds below
+        // the size (size <= b0 -> 0), as np.searchsorted(bounds, size, "left").
+        let mut by_bucket: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); labels.len()];
+        let (mut all_fct, mut all_slowdown) = (Vec::new(), Vec::new());
+        for i in (0..n).filter(|&i| flows.finished[i] && !flows.udp[i]) {
+            let size = flows.bytes[i] as f64;
+            let bucket = bounds.partition_point(|&b| (b as f64) < size);
+            by_bucket[bucket].0.push(flows.fct_ns[i]);
+            by_bucket[bucket].1.push(flows.slowdown[i]);
+            all_fct.push(flows.fct_ns[i]);
+            all_slowdown.push(flows.slowdown[i]);
+        }
+        let mut fct: Vec<(String, BucketStats)> = labels
+            .into_iter()
+            .zip(&by_bucket)
+            .enumerate()
+            .map(|(i, (label, (f, s)))| {
+                let range = SizeRange {
+                    min_bytes_exclusive: i.checked_sub(1).map(|j| bounds[j]),
+                    max_bytes_inclusive: bounds.get(i).copied(),
+                };
+                (label, bucket_stats(f, s, Some(range)))
+            })
+            .collect();
+        fct.push(("all".into(), bucket_stats(&all_fct, &all_slowdown, None)));
+
+        let finished = flows.finished.iter().filter(|&&f| f).count();
+        let tcp = flows.udp.iter().filter(|&&u| !u).count();
+        let unfinished_tcp = (0..n).filter(|&i| !flows.finished[i] && !flows.udp[i]).count();
+        if unfinished_tcp > 0 {
+            warnings.push(format!(
+                "{unfinished_tcp} of {tcp} TCP flows did not finish before the run stopped; \
+                 they are excluded from FCT statistics"
+            ));
+        }
+        // Sums as NumPy's of the uint64 columns (wrapping).
+        let wrapping_sum = |v: &[u64]| v.iter().fold(0u64, |a, &b| a.wrapping_add(b));
+        let sum32 = |v: &[u32]| v.iter().map(|&x| x as u64).sum::<u64>();
+
+        let get = |key: &str| counters.get(key).cloned().unwrap_or(Value::Null);
+        let or_empty = |key: &str, empty: Value| match counters.get(key) {
+            None | Some(Value::Null) => empty,
+            Some(v) => v.clone(),
+        };
+        let packets = or_empty("packets", Value::Object(Default::default()));
+        let events = get("events");
+        Summary {
+            shoal_version: version.to_string(),
+            seed: scenario.run.seed,
+            flows: FlowCounts {
+                total: n,
+                finished,
+                unfinished: n - finished,
+                tcp,
+                udp: n - tcp,
+                bytes: wrapping_sum(flows.bytes),
+                delivered_bytes: wrapping_sum(flows.delivered_bytes),
+            },
+            size_buckets_bytes: bounds.clone(),
+            fct: Buckets(fct),
+            queries: query_stats(&flows),
+            loss_rate: rate(packets.get("dropped"), packets.get("sent")),
+            packets,
+            drops: or_empty("drops", Value::Object(Default::default())),
+            bytes_dropped: get("bytes_dropped"),
+            timeouts: sum32(flows.timeouts),
+            retransmits: sum32(flows.retransmits),
+            ecn_marks: get("ecn_marks"),
+            ecn_mark_rate: rate(counters.get("ecn_marks"), counters.get("data_packets_sent")),
+            pools: or_empty("pools", Value::Array(Vec::new())),
+            links: or_empty("links", Value::Object(Default::default())),
+            link_utilization: link_utilization(counters.get("links")),
+            duration_ps: get("duration_ps"),
+            events_per_s: rate(Some(&events), wall_time_s.map(Value::from).as_ref()),
+            events,
+            wall_time_s: wall_time_s.filter(|w| w.is_finite()),
+            warnings,
+            counters,
+            scenario,
+        }
+    }
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+/// `num / den` when both are numbers and `den > 0`.
+fn rate(num: Option<&Value>, den: Option<&Value>) -> Option<f64> {
+    let (num, den) = (num?.as_f64()?, den?.as_f64()?);
+    if den > 0.0 {
+        finite(num / den)
+    } else {
+        None
+    }
+}
+
+fn bucket_stats(fct: &[f64], slowdown: &[f64], range: Option<SizeRange>) -> BucketStats {
+    let stat = |v: &[f64], f: fn(&[f64]) -> f64| if v.is_empty() { None } else { finite(f(v)) };
+    BucketStats {
+        count: fct.len(),
+        mean_fct_ns: stat(fct, numpy_mean),
+        p50_fct_ns: stat(fct, |v| numpy_percentile(v, 50.0)),
+        p99_fct_ns: stat(fct, |v| numpy_percentile(v, 99.0)),
+        mean_slowdown: stat(slowdown, numpy_mean),
+        p50_slowdown: stat(slowdown, |v| numpy_percentile(v, 50.0)),
+        p99_slowdown: stat(slowdown, |v| numpy_percentile(v, 99.0)),
+        range,
+    }
+}
+
+fn query_stats(flows: &FlowColumns<'_>) -> QueryStats {
+    // query -> (every flow finished, latest finish, earliest start); NaN finishes (of
+    // unfinished flows) are skipped, as pandas' max does.
+    let mut rounds: BTreeMap<i64, (bool, f64, f64)> = BTreeMap::new();
+    for (i, &q) in flows.query.iter().enumerate().filter(|(_, &q)| q >= 0) {
+        let (finish, start) = (flows.finish_ns[i], flows.start_ns[i]);
+        let entry = rounds.entry(q).or_insert((true, f64::NAN, f64::NAN));
+        entry.0 &= flows.finished[i];
+        entry.1 = entry.1.max(finish);
+        entry.2 = entry.2.min(start);
+    }
+    let qct: Vec<f64> = rounds.values().filter(|r| r.0).map(|&(_, finish, start)| finish - start).collect();
+    QueryStats {
+        count: rounds.len(),
+        finished: qct.len(),
+        qct: (!qct.is_empty()).then(|| QctStats {
+            mean_qct_ns: finite(numpy_mean(&qct)),
+            p50_qct_ns: finite(numpy_percentile(&qct, 50.0)),
+            p99_qct_ns: finite(numpy_percentile(&qct, 99.0)),
+        }),
+    }
+}
+
+fn link_utilization(links: Option<&Value>) -> LinkUtilization {
+    let group = |key: &str| links.and_then(|l| l.get(key));
+    let stat = |g: Option<&Value>, key: &str| g.and_then(|g| g.get(key)).and_then(Value::as_f64).map(f64::abs).and_then(finite);
+    let (access, core) = (group("host_downlinks"), group("core"));
+    LinkUtilization {
+        mean: stat(access, "mean"),
+        max: stat(access, "max"),
+        core_mean: stat(core, "mean"),
+        core_max: stat(core, "max"),
+    }
+}
+
+/// NumPy's sum of a contiguous float64 array (`np.add.reduce`): pairwise summation in
+/// blocks of at most 128 with 8 accumulators, added to the identity 0.
+pub fn numpy_sum(values: &[f64]) -> f64 {
+    fn pairwise(a: &[f64]) -> f64 {
+        let n = a.len();
+        if n < 8 {
+            let mut res = 0.0;
+            for &x in a {
+                res += x;
+            }
+            res
+        } else if n <= 128 {
+            let mut r = [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]];
+            let mut i = 8;
+            while i < n - n % 8 {
+                for (j, acc) in r.iter_mut().enumerate() {
+                    *acc += a[i + j];
+                }
+                i += 8;
+            }
+            let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+            for &x in &a[i..] {
+                res += x;
+            }
+            res
+        } else {
+            let mut half = n / 2;
+            half -= half % 8;
+            pairwise(&a[..half]) + pairwise(&a[half..])
+        }
+    }
+    0.0 + pairwise(values)
+}
+
+/// `np.mean` of a float64 array (NaN for no values).
+pub fn numpy_mean(values: &[f64]) -> f64 {
+    numpy_sum(values) / values.len() as f64
+}
+
+/// `np.percentile(values, p)` with the default method ("linear"): the order statistics
+/// at `(n - 1) * p / 100`, interpolated as NumPy's `_lerp` does. NaN if any value is NaN
+/// (or there are none).
+pub fn numpy_percentile(values: &[f64], p: f64) -> f64 {
+    let n = values.len();
+    if n == 0 || values.iter().any(|x| x.is_nan()) {
+        return f64::NAN;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let index = (n - 1) as f64 * (p / 100.0);
+    let (below, above, t) = if index >= (n - 1) as f64 {
+        // NumPy takes the last element (with a weight past 1 that does not matter).
+        (sorted[n - 1], sorted[n - 1], index + 1.0)
+    } else {
+        let lo = index.floor();
+        (sorted[lo as usize], sorted[lo as usize + 1], index - lo)
+    };
+    let diff = above - below;
+    if t >= 0.5 {
+        above - diff * (1.0 - t)
+    } else {
+        below + diff * t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_interpolate_linearly() {
+        // np.percentile([1, 2, 3, 4], [50, 99]) == [2.5, 3.97]
+        let v = [4.0, 1.0, 3.0, 2.0];
+        assert_eq!(numpy_percentile(&v, 50.0), 2.5);
+        assert_eq!(numpy_percentile(&v, 99.0), 3.9699999999999998);
+        assert_eq!(numpy_percentile(&[7.0], 99.0), 7.0);
+        assert!(numpy_percentile(&[1.0, f64::NAN], 50.0).is_nan());
+    }
+
+    #[test]
+    fn sums_are_pairwise_as_numpy() {
+        // np.add.reduce / np.mean of these 20 values (left-to-right summation gives
+        // 37110067.34586348 instead).
+        let v = [
+            3088638.8329302664, 60809.83962086729, 96311.46975406929, 30740297.98546021, 887063.6696033002,
+            1490.2935652640044, 20953.57261913208, 13755.675714323246, 14007.800215810812, 18.305408208693567,
+            213419.39976086753, 3261.008064532959, 35988.48817679293, 14641.012848662094, 300524.972015599,
+            9068.606828553218, 2025.791601813812, 108800.08995302273, 1490551.96334336, 8438.568378820017,
+        ];
+        assert_eq!(numpy_sum(&v), 37110067.345863484);
+        assert_eq!(numpy_mean(&v), 1855503.3672931741);
+        assert!(numpy_mean(&[]).is_nan());
+    }
+}

@@ -1,0 +1,283 @@
+"""Run directories as the core writes them: the Parquet tables hold exactly the engine's
+columns (dtypes, nulls, row order), the summary equals an independent NumPy / pandas
+computation bit for bit, and the JSON files are what ``json.dumps(indent=2)`` writes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import shoal
+from conftest import TINY
+from shoal import _core
+from shoal._run import FLOW_COLUMNS, SAMPLE_COLUMNS
+from shoal._scenario import load_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+QUICKSTART = REPO / "experiments" / "quickstart" / "star_dctcp.toml"
+
+#: Three incast rounds of 8 x 64 KB; stopped during the second, so round 0 finishes and
+#: rounds 1 and 2 do not (unfinished flows, unfinished queries).
+QUERIES = {
+    "topology": {"kind": "star", "hosts": 9, "link_rate": "10Gbps", "link_delay": "1us"},
+    "switch": {"pool_size": "4MB"},
+    "transport": {"cc": "dctcp", "init_cwnd": 10},
+    "workload": {
+        "pattern": "incast",
+        "receiver": 0,
+        "size": "64KB",
+        "start": "0s",
+        "period": "2ms",
+        "repeats": 3,
+    },
+    "run": {"stop_time": "2.3ms"},
+}
+
+FLOW_TYPES = {
+    "id": pa.uint64(),
+    "src": pa.uint32(),
+    "dst": pa.uint32(),
+    "bytes": pa.uint64(),
+    "start_ns": pa.float64(),
+    "finish_ns": pa.float64(),
+    "fct_ns": pa.float64(),
+    "ideal_fct_ns": pa.float64(),
+    "slowdown": pa.float64(),
+    "retransmits": pa.uint32(),
+    "timeouts": pa.uint32(),
+    "priority": pa.uint8(),
+    "kind": pa.string(),
+    "delivered_bytes": pa.uint64(),
+    "finished": pa.bool_(),
+    "query": pa.int64(),
+}
+SAMPLE_TYPES = {
+    "time_ns": pa.float64(),
+    "switch": pa.uint32(),
+    "port": pa.uint32(),
+    "queue": pa.uint32(),
+    "bytes": pa.uint64(),
+    "pool_bytes": pa.uint64(),
+    "tx_bytes": pa.uint64(),
+}
+
+
+def _engine_columns(scenario: Any, overrides: list[str]) -> tuple[dict[str, Any], Any]:
+    """The flow and sample columns of a fresh simulation, straight from the binding."""
+    resolved, _ = _core.resolve(load_scenario(scenario, overrides).to_json())
+    sim = _core.Simulation(resolved)
+    sim.run(2**63)
+    assert sim.done
+    return dict(sim.flows()), sim.samples()
+
+
+def test_parquet_files_hold_the_engine_columns(tmp_path: Path) -> None:
+    over = ["run.stop_time=5us", "run.sample_interval=1us"]
+    with pytest.warns(shoal.ShoalWarning, match="did not finish"):
+        shoal.run(TINY, set=over, out=tmp_path / "r")
+    flows, samples = _engine_columns(TINY, over)
+    assert samples is not None
+    for name, types, columns, order in (
+        ("flows.parquet", FLOW_TYPES, flows, FLOW_COLUMNS),
+        ("queues.parquet", SAMPLE_TYPES, samples, SAMPLE_COLUMNS),
+    ):
+        table = pq.read_table(tmp_path / "r" / name)
+        assert table.schema.names == list(order) == list(types)
+        for field in table.schema:
+            assert field.type == types[field.name], field
+            assert field.nullable, field  # as pyarrow writes NumPy columns
+        assert table.schema.metadata is None
+        for column in order:
+            values = table.column(column).to_pylist()
+            expected = list(columns[column]) if column == "kind" else columns[column].tolist()
+            if isinstance(expected[0], float):  # NaN is stored as null
+                expected = [None if np.isnan(v) else v for v in expected]
+            assert values == expected, column
+    # Unfinished flows: null finish, FCT and slowdown; pandas reads NaN in float64 columns.
+    table = pq.read_table(tmp_path / "r" / "flows.parquet")
+    unfinished = int((~flows["finished"]).sum())
+    assert 0 < unfinished < len(flows["finished"])
+    for column in ("finish_ns", "fct_ns", "slowdown"):
+        assert table.column(column).null_count == unfinished
+    frame = pd.read_parquet(tmp_path / "r" / "flows.parquet")
+    assert frame["fct_ns"].dtype == np.float64 and frame["fct_ns"].isna().sum() == unfinished
+    assert frame["kind"].tolist() == flows["kind"]
+
+
+def test_load_returns_the_api_frames(tmp_path: Path) -> None:
+    over = ["run.stop_time=5us", "run.sample_interval=1us"]
+    with pytest.warns(shoal.ShoalWarning, match="did not finish"):
+        result = shoal.run(TINY, set=over, out=tmp_path / "r")
+    loaded = shoal.load(tmp_path / "r")
+    pd.testing.assert_frame_equal(loaded.flows, result.flows, check_exact=True)
+    assert result.samples is not None and loaded.samples is not None
+    pd.testing.assert_frame_equal(loaded.samples, result.samples, check_exact=True)
+    assert loaded.summary == result.summary and loaded.scenario == result.scenario
+    assert result.path == (tmp_path / "r").absolute()
+
+
+def test_run_directories_are_deterministic(tmp_path: Path) -> None:
+    over = ["run.stop_time=20us", "run.sample_interval=2us"]
+    for name in ("a", "b"):
+        shoal.run(TINY, set=over, out=tmp_path / name)
+    for name in ("flows.parquet", "queues.parquet", "scenario.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    a, b = (json.loads((tmp_path / d / "summary.json").read_text()) for d in "ab")
+    for s in (a, b):
+        s.pop("wall_time_s"), s.pop("events_per_s")
+    assert a == b
+
+
+def test_json_files_are_json_dumps(tmp_path: Path) -> None:
+    with pytest.warns(shoal.ShoalWarning, match="did not finish"):
+        shoal.run(QUERIES, out=tmp_path / "r")
+    for name in ("summary.json", "scenario.json"):
+        text = (tmp_path / "r" / name).read_text()
+        assert text == json.dumps(json.loads(text), indent=2) + "\n"
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["scenario"] == json.loads((tmp_path / "r" / "scenario.json").read_text())
+
+
+def _stats(fct: np.ndarray, slowdown: np.ndarray) -> dict[str, Any]:
+    def stat(values: np.ndarray, fn: Any) -> float | None:
+        return float(fn(values)) if values.size else None
+
+    return {
+        "count": int(fct.size),
+        "mean_fct_ns": stat(fct, np.mean),
+        "p50_fct_ns": stat(fct, lambda v: np.percentile(v, 50)),
+        "p99_fct_ns": stat(fct, lambda v: np.percentile(v, 99)),
+        "mean_slowdown": stat(slowdown, np.mean),
+        "p50_slowdown": stat(slowdown, lambda v: np.percentile(v, 50)),
+        "p99_slowdown": stat(slowdown, lambda v: np.percentile(v, 99)),
+    }
+
+
+def _expected_summary_parts(flows: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]:
+    """The summary's flow statistics, recomputed with NumPy / pandas from the flow table."""
+    bounds = [100_000, 10_000_000]
+    done = flows[flows["finished"] & (flows["kind"] == "tcp")]
+    index = np.searchsorted(np.asarray(bounds, float), done["bytes"].to_numpy(float), "left")
+    fct: dict[str, Any] = {}
+    for i, label in enumerate(("small", "medium", "large")):
+        sel = done[index == i]
+        fct[label] = _stats(sel["fct_ns"].to_numpy(), sel["slowdown"].to_numpy())
+        fct[label]["min_bytes_exclusive"] = bounds[i - 1] if i else None
+        fct[label]["max_bytes_inclusive"] = bounds[i] if i < 2 else None
+    fct["all"] = _stats(done["fct_ns"].to_numpy(), done["slowdown"].to_numpy())
+
+    queries: dict[str, Any] = {"count": 0, "finished": 0}
+    rounds = flows[flows["query"] >= 0].groupby("query")
+    if len(rounds):
+        complete = rounds["finished"].all()
+        qct = (rounds["finish_ns"].max() - rounds["start_ns"].min())[complete].to_numpy()
+        queries = {"count": len(complete), "finished": int(complete.sum())}
+        if qct.size:
+            queries |= {
+                "mean_qct_ns": float(np.mean(qct)),
+                "p50_qct_ns": float(np.percentile(qct, 50)),
+                "p99_qct_ns": float(np.percentile(qct, 99)),
+            }
+    counters = summary["counters"]
+    packets = counters["packets"]
+    tcp = int((flows["kind"] == "tcp").sum())
+    return {
+        "flows": {
+            "total": len(flows),
+            "finished": int(flows["finished"].sum()),
+            "unfinished": int((~flows["finished"]).sum()),
+            "tcp": tcp,
+            "udp": len(flows) - tcp,
+            "bytes": int(flows["bytes"].sum()),
+            "delivered_bytes": int(flows["delivered_bytes"].sum()),
+        },
+        "size_buckets_bytes": bounds,
+        "fct": fct,
+        "queries": queries,
+        "packets": packets,
+        "loss_rate": packets["dropped"] / packets["sent"],
+        "timeouts": int(flows["timeouts"].sum()),
+        "retransmits": int(flows["retransmits"].sum()),
+        "ecn_mark_rate": counters["ecn_marks"] / counters["data_packets_sent"],
+        "link_utilization": {
+            "mean": counters["links"]["host_downlinks"]["mean"],
+            "max": counters["links"]["host_downlinks"]["max"],
+            "core_mean": None,
+            "core_max": None,
+        },
+        "events_per_s": counters["events"] / summary["wall_time_s"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("scenario", "overrides"),
+    [
+        (QUICKSTART, ["workload.flows=600"]),  # hundreds of flows per bucket
+        (QUERIES, []),  # queries, unfinished flows and queries
+        (TINY, ["run.stop_time=5us"]),  # unfinished flows, empty buckets
+    ],
+    ids=["quickstart", "queries", "stopped"],
+)
+def test_summary_equals_numpy(scenario: Any, overrides: list[str]) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", shoal.ShoalWarning)  # unfinished flows
+        result = shoal.run(scenario, set=overrides)
+    summary = result.summary
+    expected = _expected_summary_parts(result.flows, summary)
+    for key, value in expected.items():
+        assert summary[key] == value, key  # exact: the same floats as NumPy's
+    assert summary["seed"] == result.scenario["run"]["seed"]
+    assert summary["shoal_version"] == shoal.__version__
+    unfinished_tcp = int((~result.flows["finished"] & (result.flows["kind"] == "tcp")).sum())
+    assert any("did not finish" in w for w in summary["warnings"]) == (unfinished_tcp > 0)
+    if scenario is QUERIES:
+        assert summary["queries"]["count"] == 3 and summary["queries"]["finished"] == 1
+
+
+def test_compute_summary_is_the_core_summary() -> None:
+    with pytest.warns(shoal.ShoalWarning):
+        result = shoal.run(QUERIES)
+    summary = result.summary
+    for flows in (result.flows, {c: result.flows[c].to_numpy() for c in result.flows.columns}):
+        again = shoal.compute_summary(
+            flows,
+            summary["counters"],
+            result.scenario,
+            version=summary["shoal_version"],
+            warnings=[],
+            wall_time_s=summary["wall_time_s"],
+        )
+        assert json.dumps(again) == json.dumps(summary)  # same values, same key order
+    # Without a query column there are no queries.
+    no_query = result.flows.drop(columns=["query"])
+    again = shoal.compute_summary(no_query, summary["counters"], result.scenario, version="x")
+    assert again["queries"] == {"count": 0, "finished": 0}
+
+
+def test_write_errors_from_the_core_are_clean(tiny: Path, tmp_path: Path) -> None:
+    out = tmp_path / "x"
+    shoal.run(tiny, out=out)
+    # A failure inside the core's writer (the previous run cannot be moved aside) is an
+    # OSError naming the path: `error: ...`, exit 2, the previous run kept.
+    code = (
+        "import os, sys\nfrom pathlib import Path\nfrom shoal.cli import main\n"
+        f"out = Path({str(out)!r})\n"
+        "(out.parent / f'.x.old-{os.getpid()}' / 'busy').mkdir(parents=True)\n"
+        f"main(['run', {str(tiny)!r}, '--quiet', '--out', str(out), '--seed', '2'])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.startswith("error:") and str(out) in proc.stderr.replace("\n", "")
+    assert "Traceback" not in proc.stderr
+    assert shoal.load(out).scenario["run"]["seed"] == 1
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".x.tmp")] == []
