@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pandas / rich are imported where used (fast `import shoal`)
     import pandas as pd
     from rich.table import Table
 
-__all__ = ["compute_summary", "summary_table", "parse_size", "format_ns"]
+__all__ = ["compute_summary", "summary_table", "summary_text", "parse_size", "format_ns"]
 
 
 def parse_size(value: Any) -> int:
@@ -101,31 +101,19 @@ def _fmt_pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.3g}%"
 
 
-def summary_table(summary: Mapping[str, Any]) -> Table:
-    """The headline results of a run as a :class:`rich.table.Table`.
+HEADERS = ("bucket", "size", "flows", "mean FCT", "p99 FCT", "mean slowdown", "p99 slowdown")
 
-    One row per size bucket (mean and p99 FCT and slowdown), with loss, timeouts, ECN marking,
-    utilization, unfinished flows and simulation speed in the caption.
-    """
-    from rich.table import Table
 
+def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], list[str], int]:
+    """The headline results as text: title, one row per size bucket (in ``HEADERS``
+    order), caption lines, and the number of unfinished flows."""
     flows = summary.get("flows", {})
-    seed = summary.get("seed")
-    table = Table(
-        title=f"Shoal {summary.get('shoal_version', '')} — seed {seed}, "
-        f"{flows.get('finished', 0)}/{flows.get('total', 0)} flows finished",
-        title_justify="left",
-        caption_justify="left",
+    title = (
+        f"Shoal {summary.get('shoal_version', '')} — seed {summary.get('seed')}, "
+        f"{flows.get('finished', 0)}/{flows.get('total', 0)} flows finished"
     )
-    table.add_column("bucket", no_wrap=True)
-    table.add_column("size", no_wrap=True)
-    table.add_column("flows", justify="right")
-    table.add_column("mean FCT", justify="right", no_wrap=True)
-    table.add_column("p99 FCT", justify="right", no_wrap=True)
-    table.add_column("mean\nslowdown", justify="right")
-    table.add_column("p99\nslowdown", justify="right")
-    buckets = list(summary.get("fct", {}).items())
-    for i, (name, stats) in enumerate(buckets):
+    rows = []
+    for name, stats in summary.get("fct", {}).items():
         lo, hi = stats.get("min_bytes_exclusive"), stats.get("max_bytes_inclusive")
         if name == "all":
             size = "any"
@@ -135,15 +123,16 @@ def summary_table(summary: Mapping[str, Any]) -> Table:
             size = f"> {_fmt_bytes(lo)}"
         else:
             size = f"{_fmt_bytes(lo)}–{_fmt_bytes(hi)}"
-        table.add_row(
-            name,
-            size,
-            str(stats.get("count", 0)),
-            format_ns(stats.get("mean_fct_ns")),
-            format_ns(stats.get("p99_fct_ns")),
-            _fmt_num(stats.get("mean_slowdown")),
-            _fmt_num(stats.get("p99_slowdown")),
-            end_section=i + 1 < len(buckets) and buckets[i + 1][0] == "all",
+        rows.append(
+            [
+                name,
+                size,
+                str(stats.get("count", 0)),
+                format_ns(stats.get("mean_fct_ns")),
+                format_ns(stats.get("p99_fct_ns")),
+                _fmt_num(stats.get("mean_slowdown")),
+                _fmt_num(stats.get("p99_slowdown")),
+            ]
         )
     links = summary.get("link_utilization", {})
     packets = summary.get("packets", {})
@@ -159,11 +148,49 @@ def summary_table(summary: Mapping[str, Any]) -> Table:
         f" in {_fmt_num(summary.get('wall_time_s'), '.3g')} s"
         f" ({_fmt_num(summary.get('events_per_s'), '.3g')} events/s)",
     ]
-    unfinished = flows.get("unfinished", 0)
+    return title, rows, lines, int(flows.get("unfinished", 0))
+
+
+def summary_table(summary: Mapping[str, Any]) -> Table:
+    """The headline results of a run as a :class:`rich.table.Table`.
+
+    One row per size bucket (mean and p99 FCT and slowdown), with loss, timeouts, ECN marking,
+    utilization, unfinished flows and simulation speed in the caption.
+    """
+    from rich.table import Table
+
+    title, rows, lines, unfinished = _summary_parts(summary)
+    table = Table(title=title, title_justify="left", caption_justify="left")
+    for i, header in enumerate(HEADERS):
+        wrap = header.endswith("slowdown")
+        table.add_column(
+            header.replace(" slowdown", "\nslowdown"),
+            justify="right" if i >= 2 else "left",
+            no_wrap=not wrap,
+        )
+    for i, row in enumerate(rows):
+        table.add_row(*row, end_section=i + 1 < len(rows) and rows[i + 1][0] == "all")
     if unfinished:
         lines.append(f"[yellow]{unfinished} flows unfinished (excluded from FCT)[/yellow]")
     table.caption = "\n".join(lines)
     return table
+
+
+def summary_text(summary: Mapping[str, Any]) -> str:
+    """The same headline results as :func:`summary_table`, as plain fixed-width text (for
+    pipes and logs: no terminal codes, and no need to import rich)."""
+    title, rows, lines, unfinished = _summary_parts(summary)
+    widths = [max(len(r[i]) for r in [list(HEADERS), *rows]) for i in range(len(HEADERS))]
+
+    def line(cells: Sequence[str]) -> str:
+        pairs = enumerate(zip(cells, widths, strict=True))
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in pairs)
+
+    out = [title, line(HEADERS), "  ".join("-" * w for w in widths)]
+    out += [line(r) for r in rows]
+    if unfinished:
+        lines.append(f"{unfinished} flows unfinished (excluded from FCT)")
+    return "\n".join(out + lines) + "\n"
 
 
 def _ps_to_ns(ps: Any) -> float | None:

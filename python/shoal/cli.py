@@ -122,13 +122,20 @@ def _show_summary(
         import json
 
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
-    else:
+    elif sys.stdout.isatty():
         from shoal._summary import summary_table
 
         stdout = _console("stdout")
         stdout.print(summary_table(summary))
         if written and path is not None:
             stdout.print(f"results written to [bold]{_escape(str(path))}[/bold]")
+    else:
+        # Piped or redirected: plain text, without importing rich (~40 ms).
+        from shoal._summary import summary_text
+
+        sys.stdout.write(summary_text(summary))
+        if written and path is not None:
+            sys.stdout.write(f"results written to {path}\n")
 
 
 def _check_writable(target: Path) -> None:

@@ -67,6 +67,23 @@ def test_cli_run_then_load_round_trip(shoal_cli: CliRunner, tiny: Path, tmp_path
     assert result.summary["flows"]["total"] == len(flows)
 
 
+def test_piped_cli_output_is_plain_text_with_the_summary_numbers(
+    shoal_cli: CliRunner, tiny: Path, tmp_path: Path
+) -> None:
+    """Captured stdout is not a terminal: the headline table comes as plain text (no
+    terminal codes), one line per size bucket with the counts of summary.json."""
+    out = tmp_path / "run"
+    proc = shoal_cli("run", tiny, "--quiet", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b[" not in proc.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    lines = proc.stdout.splitlines()
+    for bucket, stats in summary["fct"].items():
+        row = next(line.split() for line in lines if line.split()[:1] == [bucket])
+        assert str(stats["count"]) in row, (bucket, row)
+    assert lines[-1] == f"results written to {out}"
+
+
 def test_default_out_dir_is_results_stem(shoal_cli: CliRunner, tiny: Path, tmp_path: Path) -> None:
     proc = shoal_cli("run", tiny, "--quiet")
     assert proc.returncode == 0, proc.stderr
