@@ -158,6 +158,15 @@ def _plain(data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _is_file(text: str) -> bool:
+    """Whether ``text`` names an existing file (False for text no path can be, such as
+    a TOML document longer than the system's file-name limit)."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def load_scenario(scenario: ScenarioInput, overrides: Overrides = None) -> LoadedScenario:
     """Read a scenario from a file path, TOML text or mapping, and apply overrides.
 
@@ -176,7 +185,7 @@ def load_scenario(scenario: ScenarioInput, overrides: Overrides = None) -> Loade
         is_text = (
             isinstance(scenario, str)
             and ("\n" in text_or_path or "=" in text_or_path or "[" in text_or_path)
-            and not Path(text_or_path).is_file()
+            and not _is_file(text_or_path)
         )
         if is_text:
             text = text_or_path

@@ -72,3 +72,13 @@ def test_scenario_error_is_value_error() -> None:
 )
 def test_parse_size(text: object, size: int) -> None:
     assert parse_size(text) == size
+
+
+def test_long_toml_text_is_text_not_a_file_name() -> None:
+    """A TOML document longer than any file name is read as TOML (the path check must
+    not fail with 'File name too long')."""
+    body = "\n".join(f"# comment line {i} to make the text long" for i in range(20))
+    text = body + '\n[topology]\nkind = "star"\nhosts = 4\n'
+    assert len(text) > 512
+    loaded = load_scenario(text)
+    assert loaded.data["topology"]["hosts"] == 4
