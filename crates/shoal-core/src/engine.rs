@@ -6,7 +6,7 @@ use crate::net::{self, NodeId, Packet, PacketKind, Routes};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, serialization, stream, EventQueue, LinkRate, Ps};
 use crate::stats::Counters;
-use crate::switch::Switch;
+use crate::switch::{marking::MarkRule, Switch};
 use crate::transport::{cc, TcpConfig, TcpReceiver, TcpSender, UdpSource};
 use crate::workload::{self, FlowKind, FlowSpec};
 use std::collections::VecDeque;
@@ -53,6 +53,8 @@ struct Host {
     queue: VecDeque<Packet>,
     bytes: u64,
     capacity: u64,
+    /// ECN cut-off on the queue's bytes ahead of an arriving packet; 0 = off.
+    ecn_k: u64,
 }
 
 enum Endpoint {
@@ -191,7 +193,7 @@ impl Simulation {
             .collect();
         let hosts = host_link
             .iter()
-            .map(|&link| Host { link, queue: VecDeque::new(), bytes: 0, capacity: sc.host.nic_buffer.0 })
+            .map(|&link| Host { link, queue: VecDeque::new(), bytes: 0, capacity: sc.host.nic_buffer.0, ecn_k: sc.host.ecn_k.0 })
             .collect();
         let tcp = TcpConfig::from_scenario(&sc.transport);
         let flows: Vec<Flow> = flow_specs
@@ -412,7 +414,7 @@ impl Simulation {
     }
 
     /// Puts a packet in host `h`'s NIC queue, or drops it when the NIC buffer is full.
-    fn enqueue_at_nic(&mut self, h: u32, pkt: Packet) {
+    fn enqueue_at_nic(&mut self, h: u32, mut pkt: Packet) {
         self.counters.created += 1;
         if matches!(pkt.kind, PacketKind::Data | PacketKind::Udp) {
             self.counters.data_packets_sent += 1;
@@ -421,6 +423,11 @@ impl Simulation {
         if host.bytes + pkt.size as u64 > host.capacity {
             self.counters.drop(crate::stats::DropReason::NicBuffer, pkt.size as u64);
             return;
+        }
+        if host.ecn_k > 0 && pkt.ect && !pkt.ce && host.bytes >= host.ecn_k {
+            pkt.ce = true;
+            self.counters.ecn_marks += 1;
+            self.counters.marks_by_rule[MarkRule::HostNic as usize] += 1;
         }
         host.bytes += pkt.size as u64;
         host.queue.push_back(pkt);
@@ -803,7 +810,7 @@ impl Simulation {
             "bytes_dropped": c.bytes_dropped,
             "drops": drops,
             "ecn_marks": c.ecn_marks,
-            "marks_by_rule": crate::switch::marking::MarkRule::ALL
+            "marks_by_rule": MarkRule::ALL
                 .iter()
                 .map(|r| (r.name().to_string(), json!(c.marks_by_rule[*r as usize])))
                 .collect::<serde_json::Map<String, serde_json::Value>>(),

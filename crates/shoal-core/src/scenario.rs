@@ -105,11 +105,12 @@ impl Topology {
 pub struct HostConfig {
     pub nic_buffer: Bytes,
     pub tsq: Bytes,
+    pub ecn_k: Bytes,
 }
 
 impl Default for HostConfig {
     fn default() -> Self {
-        HostConfig { nic_buffer: Bytes(10_000_000), tsq: Bytes(0) }
+        HostConfig { nic_buffer: Bytes(10_000_000), tsq: Bytes(0), ecn_k: Bytes(0) }
     }
 }
 

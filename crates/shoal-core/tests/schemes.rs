@@ -277,12 +277,12 @@ fn non_ect_packets_drop_or_pass() {
     assert_eq!(drops["marking_drop"], 0);
 }
 
-/// TCP small queues: one host sends long-lived DCTCP flows to two receivers, so its own
-/// 10 Gbps NIC is the bottleneck and marks nothing. Without TSQ the windows grow until
-/// the NIC buffer overflows; with TSQ the NIC never drops, stays busy (theory: 100%), and
-/// never holds more than TSQ + one packet per flow.
+/// TCP small queues and NIC marking: one host sends long-lived DCTCP flows to two
+/// receivers, so its own 10 Gbps NIC is the bottleneck. A plain NIC marks nothing, and the
+/// windows grow until its buffer overflows; with TSQ, or with ECN marking in the NIC queue,
+/// the NIC never drops and stays busy (theory: 100%).
 #[test]
-fn tcp_small_queues_keep_the_nic_busy_without_drops() {
+fn tcp_small_queues_or_nic_marking_keep_the_nic_busy_without_drops() {
     let base = r#"
         [topology]
         kind = "star"
@@ -307,15 +307,21 @@ fn tcp_small_queues_keep_the_nic_busy_without_drops() {
     let counters = |tsq: &str| run(&scenario(&base.replace("TSQ", tsq))).counters_json();
     let without = counters("");
     assert!(without["drops"]["nic_buffer"].as_u64().unwrap() > 0);
-    let mut sim = run(&scenario(&base.replace("TSQ", "tsq = \"64KB\"")));
-    let with_tsq = sim.counters_json();
-    assert_eq!(with_tsq["drops"]["nic_buffer"], 0);
-    // Goodput of both flows against the NIC's payload capacity (1460 of 1514 B).
-    let delivered: u64 = sim.flow_records().iter().map(|r| r.delivered_bytes).sum();
-    let goodput = delivered as f64 * 8.0 / 20e-3 / (10e9 * 1460.0 / 1514.0);
-    assert!(goodput >= 0.97, "goodput {goodput} of the NIC's payload rate");
-    assert_eq!(sim.flow_records().len(), 2);
-    assert!(sim.check_invariants().is_empty());
+    assert_eq!(without["marks_by_rule"]["host_nic"], 0);
+    // Either remedy keeps the NIC from overflowing and busy: TSQ holds the windows back,
+    // a marking NIC queue (host.ecn_k, ns-2's hosts) makes DCTCP keep it near K.
+    for remedy in ["tsq = \"64KB\"", "ecn_k = \"100KB\""] {
+        let mut sim = run(&scenario(&base.replace("TSQ", remedy)));
+        let c = sim.counters_json();
+        assert_eq!(c["drops"]["nic_buffer"], 0, "{remedy}");
+        assert_eq!(c["marks_by_rule"]["host_nic"].as_u64().unwrap() > 0, remedy.starts_with("ecn_k"));
+        // Goodput of both flows against the NIC's payload capacity (1460 of 1514 B).
+        let delivered: u64 = sim.flow_records().iter().map(|r| r.delivered_bytes).sum();
+        let goodput = delivered as f64 * 8.0 / 20e-3 / (10e9 * 1460.0 / 1514.0);
+        assert!(goodput >= 0.97, "{remedy}: goodput {goodput} of the NIC's payload rate");
+        assert_eq!(sim.flow_records().len(), 2);
+        assert!(sim.check_invariants().is_empty());
+    }
 }
 
 /// Per-port ECN (PIAS): the cut-off sees every queue of the port, so a high-priority

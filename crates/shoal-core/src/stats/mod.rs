@@ -51,7 +51,7 @@ pub struct Counters {
     /// Packets marked CE (each once).
     pub ecn_marks: u64,
     /// Times each rule fired (a packet may be marked by several), by `MarkRule` index.
-    pub marks_by_rule: [u64; 2],
+    pub marks_by_rule: [u64; crate::switch::marking::MarkRule::ALL.len()],
 }
 
 impl Counters {

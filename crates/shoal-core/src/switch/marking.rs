@@ -20,15 +20,18 @@ pub enum MarkRule {
     Queue,
     /// Shared-buffer ECN on the packet's pool.
     SharedBuffer,
+    /// The cut-off of a sending host's NIC queue (`host.ecn_k`).
+    HostNic,
 }
 
 impl MarkRule {
-    pub const ALL: [MarkRule; 2] = [MarkRule::Queue, MarkRule::SharedBuffer];
+    pub const ALL: [MarkRule; 3] = [MarkRule::Queue, MarkRule::SharedBuffer, MarkRule::HostNic];
 
     pub fn name(self) -> &'static str {
         match self {
             MarkRule::Queue => "queue",
             MarkRule::SharedBuffer => "shared_buffer",
+            MarkRule::HostNic => "host_nic",
         }
     }
 }
