@@ -29,6 +29,21 @@ seed = 1
 """
 
 #: Three senders each send 64 KB to host 0 at time 0.
+#: Three incast rounds of 8 x 64 KB, 2 ms apart, into host 0 of a 9-host star (a mapping).
+INCAST_ROUNDS = {
+    "topology": {"kind": "star", "hosts": 9, "link_rate": "10Gbps", "link_delay": "1us"},
+    "switch": {"pool_size": "4MB"},
+    "transport": {"cc": "dctcp", "init_cwnd": 10},
+    "workload": {
+        "pattern": "incast",
+        "receiver": 0,
+        "size": "64KB",
+        "start": "0s",
+        "period": "2ms",
+        "repeats": 3,
+    },
+}
+
 INCAST = """\
 [topology]
 kind = "star"

@@ -3,20 +3,9 @@
 from __future__ import annotations
 
 import shoal
+from conftest import INCAST_ROUNDS
 
-SCENARIO = {
-    "topology": {"kind": "star", "hosts": 9, "link_rate": "10Gbps", "link_delay": "1us"},
-    "switch": {"pool_size": "4MB"},
-    "transport": {"cc": "dctcp", "init_cwnd": 10},
-    "workload": {
-        "pattern": "incast",
-        "receiver": 0,
-        "size": "64KB",
-        "start": "0s",
-        "period": "2ms",
-        "repeats": 3,
-    },
-}
+SCENARIO = INCAST_ROUNDS
 
 
 def test_qct_is_the_last_flow_of_each_round() -> None:

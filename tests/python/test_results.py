@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import shoal
-from conftest import TINY
+from conftest import INCAST_ROUNDS, TINY
 from shoal import _core
 from shoal._run import FLOW_COLUMNS, SAMPLE_COLUMNS
 from shoal._scenario import load_scenario
@@ -28,20 +28,7 @@ QUICKSTART = REPO / "experiments" / "quickstart" / "star_dctcp.toml"
 
 #: Three incast rounds of 8 x 64 KB; stopped during the second, so round 0 finishes and
 #: rounds 1 and 2 do not (unfinished flows, unfinished queries).
-QUERIES = {
-    "topology": {"kind": "star", "hosts": 9, "link_rate": "10Gbps", "link_delay": "1us"},
-    "switch": {"pool_size": "4MB"},
-    "transport": {"cc": "dctcp", "init_cwnd": 10},
-    "workload": {
-        "pattern": "incast",
-        "receiver": 0,
-        "size": "64KB",
-        "start": "0s",
-        "period": "2ms",
-        "repeats": 3,
-    },
-    "run": {"stop_time": "2.3ms"},
-}
+QUERIES = {**INCAST_ROUNDS, "run": {"stop_time": "2.3ms"}}
 
 FLOW_TYPES = {
     "id": pa.uint64(),
