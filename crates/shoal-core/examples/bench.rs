@@ -16,7 +16,10 @@ fn main() {
         eprintln!("usage: bench FILE.toml [FILE.toml ...]");
         std::process::exit(2);
     }
-    println!("{:<40} {:>9} {:>12} {:>12} {:>10} {:>9} {:>10}", "scenario", "flows", "events", "events/s", "wall (s)", "sim (ms)", "peak MiB");
+    println!(
+        "{:<40} {:>9} {:>12} {:>12} {:>10} {:>9} {:>10}",
+        "scenario", "flows", "events", "events/s", "wall (s)", "sim (ms)", "peak MiB"
+    );
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap_or_else(|e| {
             eprintln!("error: {file}: {e}");

@@ -193,17 +193,32 @@ impl Simulation {
             .collect();
         let hosts = host_link
             .iter()
-            .map(|&link| Host { link, queue: VecDeque::new(), bytes: 0, capacity: sc.host.nic_buffer.0, ecn_k: sc.host.ecn_k.0 })
+            .map(|&link| Host {
+                link,
+                queue: VecDeque::new(),
+                bytes: 0,
+                capacity: sc.host.nic_buffer.0,
+                ecn_k: sc.host.ecn_k.0,
+            })
             .collect();
         let tcp = TcpConfig::from_scenario(&sc.transport);
         let flows: Vec<Flow> = flow_specs
             .into_iter()
             .enumerate()
             .map(|(i, spec)| {
-                let hash = mix64(seed ^ mix64(spec.id.wrapping_mul(0x9e37) ^ ((spec.src as u64) << 32 | spec.dst as u64)));
+                let hash =
+                    mix64(seed ^ mix64(spec.id.wrapping_mul(0x9e37) ^ ((spec.src as u64) << 32 | spec.dst as u64)));
                 let template = Packet::template(i as u32, spec.dst, hash as u32, spec.priority);
                 let reverse = Packet { dst: spec.src, hash: (hash >> 32) as u32, ..template };
-                Flow { spec, endpoint: None, forward: template, reverse, timer_event_at: None, finished_at: None, nic_bytes: 0 }
+                Flow {
+                    spec,
+                    endpoint: None,
+                    forward: template,
+                    reverse,
+                    timer_event_at: None,
+                    finished_at: None,
+                    nic_bytes: 0,
+                }
             })
             .collect();
         let tcp_flows = flows.iter().filter(|f| f.spec.kind == FlowKind::Tcp).count();
@@ -544,8 +559,16 @@ impl Simulation {
 
     fn on_udp_send(&mut self, fi: u32) {
         let flow = &mut self.flows[fi as usize];
-        let Some(Endpoint::Udp { source, .. }) = flow.endpoint.as_mut() else { unreachable!("a UDP event for a UDP flow") };
-        let pkt = Packet { kind: PacketKind::Udp, seq: source.sent as u32, size: source.packet_bytes, timestamp: self.now, ..flow.forward };
+        let Some(Endpoint::Udp { source, .. }) = flow.endpoint.as_mut() else {
+            unreachable!("a UDP event for a UDP flow")
+        };
+        let pkt = Packet {
+            kind: PacketKind::Udp,
+            seq: source.sent as u32,
+            size: source.packet_bytes,
+            timestamp: self.now,
+            ..flow.forward
+        };
         source.sent += 1;
         if let Some(t) = source.next_send() {
             self.events.push(t, Event::UdpSend(fi));

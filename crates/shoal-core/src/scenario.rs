@@ -302,7 +302,15 @@ pub struct EcnConfig {
 
 impl Default for EcnConfig {
     fn default() -> Self {
-        EcnConfig { k: None, kmin: None, kmax: None, pmax: 0.1, at: MarkPoint::Dequeue, scope: EcnScope::Queue, non_ect: NonEct::Drop }
+        EcnConfig {
+            k: None,
+            kmin: None,
+            kmax: None,
+            pmax: 0.1,
+            at: MarkPoint::Dequeue,
+            scope: EcnScope::Queue,
+            non_ect: NonEct::Drop,
+        }
     }
 }
 
@@ -458,7 +466,10 @@ impl HostSet {
         let bad = |part: &str, why: &str| {
             ScenarioError::new(
                 path,
-                format!("{part:?} {why} (accepted: host indices 0..={} as \"a-b,c\" or a list)", hosts.saturating_sub(1)),
+                format!(
+                    "{part:?} {why} (accepted: host indices 0..={} as \"a-b,c\" or a list)",
+                    hosts.saturating_sub(1)
+                ),
             )
         };
         let mut out = Vec::new();
@@ -577,7 +588,10 @@ impl Scenario {
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            ScenarioError::new(if path == "." { String::new() } else { path }, clean_serde_message(&inner.message().to_string()))
+            ScenarioError::new(
+                if path == "." { String::new() } else { path },
+                clean_serde_message(&inner.message().to_string()),
+            )
         })
     }
 
@@ -617,7 +631,13 @@ impl Scenario {
                 )
             }
             TopologyKind::LeafSpine if t.leaves < 1 || t.spines < 1 || t.hosts_per_leaf < 1 => {
-                let key = if t.leaves < 1 { "topology.leaves" } else if t.spines < 1 { "topology.spines" } else { "topology.hosts_per_leaf" };
+                let key = if t.leaves < 1 {
+                    "topology.leaves"
+                } else if t.spines < 1 {
+                    "topology.spines"
+                } else {
+                    "topology.hosts_per_leaf"
+                };
                 return err(key, "must be at least 1 (accepted: 1 or more)".into());
             }
             TopologyKind::LeafSpine if (t.leaves as u64) * (t.hosts_per_leaf as u64) < 2 => {
@@ -653,13 +673,23 @@ impl Scenario {
             }
         }
         if alphas.len() > 1 && alphas.len() != s.queues as usize {
-            return err("switch.alpha", format!("has {} values but switch.queues = {} (accepted: one value, or one per queue)", alphas.len(), s.queues));
+            return err(
+                "switch.alpha",
+                format!(
+                    "has {} values but switch.queues = {} (accepted: one value, or one per queue)",
+                    alphas.len(),
+                    s.queues
+                ),
+            );
         }
         if s.dwrr_weights.is_empty() || s.dwrr_weights.iter().any(|w| !(w.is_finite() && *w > 0.0)) {
             return err("switch.dwrr_weights", format!("{:?} is not accepted (accepted: numbers > 0)", s.dwrr_weights));
         }
         if s.dwrr_weights.len() > 1 && s.dwrr_weights.len() != s.queues as usize {
-            return err("switch.dwrr_weights", format!("has {} values but switch.queues = {}", s.dwrr_weights.len(), s.queues));
+            return err(
+                "switch.dwrr_weights",
+                format!("has {} values but switch.queues = {}", s.dwrr_weights.len(), s.queues),
+            );
         }
         if s.dwrr_quantum.0 == 0 {
             return err("switch.dwrr_quantum", "must be positive".into());
@@ -744,10 +774,15 @@ impl Scenario {
             ));
         }
         if !tr.pias_thresholds.is_empty() && s.scheduler == SchedulerKind::Fifo {
-            warnings.push("transport.pias_thresholds: tags have no effect with switch.scheduler = \"fifo\" (one queue)".into());
+            warnings.push(
+                "transport.pias_thresholds: tags have no effect with switch.scheduler = \"fifo\" (one queue)".into(),
+            );
         }
         if tr.max_cwnd.0 != 0 && tr.max_cwnd.0 < tr.mss as u64 {
-            return err("transport.max_cwnd", format!("{} is below one MSS ({} B); 0 means unlimited", tr.max_cwnd, tr.mss));
+            return err(
+                "transport.max_cwnd",
+                format!("{} is below one MSS ({} B); 0 means unlimited", tr.max_cwnd, tr.mss),
+            );
         }
         let hosts = t.host_count();
         self.workload.validate("workload", hosts, self, &mut warnings)?;
@@ -770,9 +805,9 @@ impl Scenario {
         if r.size_buckets.len() != 2 || r.size_buckets[0] >= r.size_buckets[1] {
             return err("run.size_buckets", "must be two increasing sizes, e.g. [\"100KB\", \"10MB\"]".into());
         }
-        let endless = self.workloads().any(|w| {
-            w.pattern == Pattern::LongLived || (w.pattern == Pattern::Udp && w.stop.is_none())
-        });
+        let endless = self
+            .workloads()
+            .any(|w| w.pattern == Pattern::LongLived || (w.pattern == Pattern::Udp && w.stop.is_none()));
         if endless && r.stop_time.is_none() {
             return err("run.stop_time", "is required with long_lived traffic or udp without workload.stop".into());
         }
@@ -801,7 +836,10 @@ impl Workload {
         match self.pattern {
             Pattern::AllToAll | Pattern::ManyToFew => {
                 if !(self.load.is_finite() && self.load > 0.0) {
-                    return err("load", format!("{} is not accepted (accepted: a number > 0, usually <= 1)", self.load));
+                    return err(
+                        "load",
+                        format!("{} is not accepted (accepted: a number > 0, usually <= 1)", self.load),
+                    );
                 }
                 if self.load > 1.0 {
                     warnings.push(format!("{}: {} is above 100%; the network cannot carry it", key("load"), self.load));
@@ -815,10 +853,16 @@ impl Workload {
                     return err("flows", format!("{} is too many (accepted: up to 100,000,000)", self.flows));
                 }
                 if !(self.lognormal_sigma.is_finite() && self.lognormal_sigma > 0.0) {
-                    return err("lognormal_sigma", format!("{} is not accepted (accepted: a number > 0)", self.lognormal_sigma));
+                    return err(
+                        "lognormal_sigma",
+                        format!("{} is not accepted (accepted: a number > 0)", self.lognormal_sigma),
+                    );
                 }
                 if self.load_on == LoadOn::Core && sc.topology.kind == TopologyKind::Star {
-                    return err("load_on", "\"core\" needs a topology with core links (leaf_spine, fat_tree or dumbbell)".into());
+                    return err(
+                        "load_on",
+                        "\"core\" needs a topology with core links (leaf_spine, fat_tree or dumbbell)".into(),
+                    );
                 }
             }
             Pattern::Incast => {
@@ -870,10 +914,14 @@ fn validate_marking_thresholds(
         return err("pmax", format!("{pmax} is outside [0, 1]"));
     }
     match (k, kmin, kmax) {
-        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => err("k", "set either k (cut-off) or kmin and kmax (RED), not both".into()),
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            err("k", "set either k (cut-off) or kmin and kmax (RED), not both".into())
+        }
         (None, Some(_), None) => err("kmax", "RED needs kmax as well as kmin".into()),
         (None, None, Some(_)) => err("kmin", "RED needs kmin as well as kmax".into()),
-        (None, Some(lo), Some(hi)) if lo > hi => err("kmin", format!("{lo} is above {path}.kmax = {hi} (accepted: kmin <= kmax)")),
+        (None, Some(lo), Some(hi)) if lo > hi => {
+            err("kmin", format!("{lo} is above {path}.kmax = {hi} (accepted: kmin <= kmax)"))
+        }
         _ => Ok(()),
     }
 }

@@ -9,40 +9,17 @@ use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
 /// Picoseconds per unit of time.
-const TIME_UNITS: &[(&str, f64)] = &[
-    ("ps", 1.0),
-    ("ns", 1e3),
-    ("us", 1e6),
-    ("ms", 1e9),
-    ("s", 1e12),
-];
-const RATE_UNITS: &[(&str, f64)] = &[
-    ("bps", 1.0),
-    ("Kbps", 1e3),
-    ("Mbps", 1e6),
-    ("Gbps", 1e9),
-    ("Tbps", 1e12),
-];
-const SIZE_UNITS: &[(&str, f64)] = &[
-    ("B", 1.0),
-    ("KB", 1e3),
-    ("MB", 1e6),
-    ("GB", 1e9),
-    ("KiB", 1024.0),
-    ("MiB", 1048576.0),
-    ("GiB", 1073741824.0),
-];
+const TIME_UNITS: &[(&str, f64)] = &[("ps", 1.0), ("ns", 1e3), ("us", 1e6), ("ms", 1e9), ("s", 1e12)];
+const RATE_UNITS: &[(&str, f64)] = &[("bps", 1.0), ("Kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9), ("Tbps", 1e12)];
+const SIZE_UNITS: &[(&str, f64)] =
+    &[("B", 1.0), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0), ("MiB", 1048576.0), ("GiB", 1073741824.0)];
 
 fn parse_with_units(text: &str, units: &[(&str, f64)]) -> Result<u64, String> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(text.len());
+    let split = text.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(text.len());
     let (number, unit) = (text[..split].trim(), text[split..].trim());
     let accepted = units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ");
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("cannot read a number in {text:?} (units: {accepted})"))?;
+    let value: f64 = number.parse().map_err(|_| format!("cannot read a number in {text:?} (units: {accepted})"))?;
     if !value.is_finite() || value < 0.0 {
         return Err(format!("{text:?} must be a non-negative number (units: {accepted})"));
     }
@@ -112,9 +89,7 @@ macro_rules! unit_type {
                         Ok($name(v))
                     }
                     fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
-                        u64::try_from(v)
-                            .map($name)
-                            .map_err(|_| E::custom(format!("{v} must not be negative")))
+                        u64::try_from(v).map($name).map_err(|_| E::custom(format!("{v} must not be negative")))
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
                         if v >= 0.0 && v.is_finite() {

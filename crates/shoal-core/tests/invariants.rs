@@ -53,7 +53,13 @@ fn mixed(cc: &str, scheduler: &str, ecn: &str, seed: u64) -> String {
 fn conservation_and_accounting_on_every_scheme() {
     for cc in ["newreno", "ecn_star", "dctcp"] {
         for scheduler in ["fifo", "strict_priority", "dwrr"] {
-            for ecn in ["", "k = \"30KB\"", "kmin = \"10KB\"\nkmax = \"60KB\"\npmax = 0.2", "k = \"30KB\"\nat = \"enqueue\"", "k = \"30KB\"\nscope = \"port\""] {
+            for ecn in [
+                "",
+                "k = \"30KB\"",
+                "kmin = \"10KB\"\nkmax = \"60KB\"\npmax = 0.2",
+                "k = \"30KB\"\nat = \"enqueue\"",
+                "k = \"30KB\"\nscope = \"port\"",
+            ] {
                 let sc = scenario(&mixed(cc, scheduler, ecn, 3));
                 let mut sim = run(&sc);
                 let c = sim.counters_json();

@@ -276,4 +276,3 @@ fn burst_through_a_tiny_buffer(transport_extra: &str) -> String {
             "#
     )
 }
-

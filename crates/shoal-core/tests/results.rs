@@ -45,7 +45,8 @@ fn stopped_run() -> (shoal_core::Scenario, Simulation) {
 
 fn read_rows(path: &Path) -> (Vec<String>, Vec<Vec<Field>>) {
     let reader = SerializedFileReader::try_from(std::fs::File::open(path).unwrap()).unwrap();
-    let names = reader.metadata().file_metadata().schema_descr().columns().iter().map(|c| c.name().to_string()).collect();
+    let names =
+        reader.metadata().file_metadata().schema_descr().columns().iter().map(|c| c.name().to_string()).collect();
     assert_eq!(reader.metadata().num_row_groups(), 1);
     let rows = reader
         .get_row_iter(None)
@@ -76,8 +77,22 @@ fn flows_parquet_holds_the_flow_table() {
     assert_eq!(
         names,
         [
-            "id", "src", "dst", "bytes", "start_ns", "finish_ns", "fct_ns", "ideal_fct_ns", "slowdown", "retransmits",
-            "timeouts", "priority", "kind", "delivered_bytes", "finished", "query"
+            "id",
+            "src",
+            "dst",
+            "bytes",
+            "start_ns",
+            "finish_ns",
+            "fct_ns",
+            "ideal_fct_ns",
+            "slowdown",
+            "retransmits",
+            "timeouts",
+            "priority",
+            "kind",
+            "delivered_bytes",
+            "finished",
+            "query"
         ]
     );
     assert_eq!(rows.len(), t.len());

@@ -144,7 +144,8 @@ fn shared_buffer_ecn_controls_pool_occupancy() {
         stop_time = "30ms"
     "#;
     let mut without = run(&scenario(base)).counters_json();
-    let mut with_rule = run(&scenario(&base.replace("ecn.k = \"700KB\"", "ecn.k = \"700KB\"\nshared_ecn.k = \"1MB\""))).counters_json();
+    let mut with_rule =
+        run(&scenario(&base.replace("ecn.k = \"700KB\"", "ecn.k = \"700KB\"\nshared_ecn.k = \"1MB\""))).counters_json();
     let pool = |c: &mut serde_json::Value| c["pools"][0]["mean"].as_f64().unwrap();
     let (p_without, p_with) = (pool(&mut without), pool(&mut with_rule));
     assert!(p_without > 1.5e6, "pool without shared ECN: {p_without}");
@@ -185,7 +186,11 @@ fn pias_tags_by_bytes_sent() {
     let (mut q0, mut q1) = (0, 0);
     // Port 1 of the left switch is its uplink, the bottleneck.
     for s in sim.samples().iter().filter(|s| s.switch == 0 && s.port == 1 && s.bytes > 0) {
-        if s.queue == 0 { q0 += 1 } else { q1 += 1 }
+        if s.queue == 0 {
+            q0 += 1
+        } else {
+            q1 += 1
+        }
     }
     assert!(q0 > 0 && q1 > 0, "queues used: {q0} {q1}");
     let cfg = shoal_core::transport::TcpConfig::from_scenario(&sc.transport);

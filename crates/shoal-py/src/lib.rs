@@ -187,8 +187,18 @@ fn summarize(
         query: query.as_slice()?,
     };
     let n = cols.finished.len();
-    let lengths = [cols.bytes.len(), cols.start_ns.len(), cols.finish_ns.len(), cols.fct_ns.len(), cols.slowdown.len(),
-        cols.retransmits.len(), cols.timeouts.len(), cols.delivered_bytes.len(), cols.udp.len(), cols.query.len()];
+    let lengths = [
+        cols.bytes.len(),
+        cols.start_ns.len(),
+        cols.finish_ns.len(),
+        cols.fct_ns.len(),
+        cols.slowdown.len(),
+        cols.retransmits.len(),
+        cols.timeouts.len(),
+        cols.delivered_bytes.len(),
+        cols.udp.len(),
+        cols.query.len(),
+    ];
     if lengths.iter().any(|&l| l != n) {
         return Err(PyValueError::new_err("the flow columns differ in length"));
     }
@@ -308,7 +318,13 @@ impl Simulation {
     /// Writes the run directory `out` (atomically); returns the summary as JSON text
     /// (arguments as for `summary`).
     #[pyo3(signature = (out, warnings, wall_time_s=None))]
-    fn write_run_dir(&mut self, py: Python<'_>, out: PathBuf, warnings: Vec<String>, wall_time_s: Option<f64>) -> PyResult<String> {
+    fn write_run_dir(
+        &mut self,
+        py: Python<'_>,
+        out: PathBuf,
+        warnings: Vec<String>,
+        wall_time_s: Option<f64>,
+    ) -> PyResult<String> {
         let files = RunFiles::collect(&mut self.inner, &self.scenario, warnings, wall_time_s);
         py.allow_threads(|| files.write(&out)).map_err(os_error)?;
         Ok(files.summary_json)

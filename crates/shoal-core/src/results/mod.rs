@@ -196,7 +196,12 @@ impl RunFiles {
     /// The results of `sim`, built from `scenario`. `warnings` are the scenario's; the
     /// summary adds the run's own (invariant violations, unfinished flows).
     /// `wall_time_s`: the wall-clock time the simulation took, if measured.
-    pub fn collect(sim: &mut Simulation, scenario: &Scenario, warnings: Vec<String>, wall_time_s: Option<f64>) -> RunFiles {
+    pub fn collect(
+        sim: &mut Simulation,
+        scenario: &Scenario,
+        warnings: Vec<String>,
+        wall_time_s: Option<f64>,
+    ) -> RunFiles {
         let flows = FlowTable::from_records(&sim.flow_records());
         let summary = Summary::of_simulation(sim, scenario, &flows, warnings, wall_time_s);
         RunFiles {

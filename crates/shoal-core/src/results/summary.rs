@@ -329,7 +329,9 @@ fn query_stats(flows: &FlowColumns<'_>) -> QueryStats {
 
 fn link_utilization(links: Option<&Value>) -> LinkUtilization {
     let group = |key: &str| links.and_then(|l| l.get(key));
-    let stat = |g: Option<&Value>, key: &str| g.and_then(|g| g.get(key)).and_then(Value::as_f64).map(f64::abs).and_then(finite);
+    let stat = |g: Option<&Value>, key: &str| {
+        g.and_then(|g| g.get(key)).and_then(Value::as_f64).map(f64::abs).and_then(finite)
+    };
     let (access, core) = (group("host_downlinks"), group("core"));
     LinkUtilization {
         mean: stat(access, "mean"),
@@ -423,10 +425,26 @@ mod tests {
         // np.add.reduce / np.mean of these 20 values (left-to-right summation gives
         // 37110067.34586348 instead).
         let v = [
-            3088638.8329302664, 60809.83962086729, 96311.46975406929, 30740297.98546021, 887063.6696033002,
-            1490.2935652640044, 20953.57261913208, 13755.675714323246, 14007.800215810812, 18.305408208693567,
-            213419.39976086753, 3261.008064532959, 35988.48817679293, 14641.012848662094, 300524.972015599,
-            9068.606828553218, 2025.791601813812, 108800.08995302273, 1490551.96334336, 8438.568378820017,
+            3088638.8329302664,
+            60809.83962086729,
+            96311.46975406929,
+            30740297.98546021,
+            887063.6696033002,
+            1490.2935652640044,
+            20953.57261913208,
+            13755.675714323246,
+            14007.800215810812,
+            18.305408208693567,
+            213419.39976086753,
+            3261.008064532959,
+            35988.48817679293,
+            14641.012848662094,
+            300524.972015599,
+            9068.606828553218,
+            2025.791601813812,
+            108800.08995302273,
+            1490551.96334336,
+            8438.568378820017,
         ];
         assert_eq!(numpy_sum(&v), 37110067.345863484);
         assert_eq!(numpy_mean(&v), 1855503.3672931741);

@@ -1,6 +1,6 @@
 use super::Ps;
-use std::cmp::{Ordering, Reverse};
 use dary_heap::QuaternaryHeap;
+use std::cmp::{Ordering, Reverse};
 
 /// A pending-event set ordered by time; events at the same time come out in the order
 /// they were pushed, so runs are deterministic. A 4-ary heap: half the depth of a binary

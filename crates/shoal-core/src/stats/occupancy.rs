@@ -19,11 +19,7 @@ impl TimeWeighted {
     /// A tracker with a histogram of `buckets` buckets covering `0..=capacity`.
     pub fn with_histogram(capacity: u64, buckets: u64) -> Self {
         let bucket_bytes = (capacity / buckets.max(1)).max(1);
-        TimeWeighted {
-            histogram: vec![0; (capacity / bucket_bytes + 2) as usize],
-            bucket_bytes,
-            ..Default::default()
-        }
+        TimeWeighted { histogram: vec![0; (capacity / bucket_bytes + 2) as usize], bucket_bytes, ..Default::default() }
     }
 
     #[inline]
@@ -93,7 +89,7 @@ mod tests {
         t.set(0, 100);
         t.set(10, 500); // 100 for 10 ps
         t.set(40, 0); //   500 for 30 ps
-        // 0 for 60 ps
+                      // 0 for 60 ps
         assert!((t.mean(100) - (100.0 * 10.0 + 500.0 * 30.0) / 100.0).abs() < 1e-9);
         assert_eq!(t.max(), 500);
         assert_eq!(t.quantile(100, 0.5), Some(0)); // 60% of the time at 0

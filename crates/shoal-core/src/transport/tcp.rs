@@ -193,7 +193,14 @@ impl TcpSender {
     }
 
     fn send_syn(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
-        out.push(Packet { kind: PacketKind::Syn, size: cfg.ack_size, seq: 0, ect: cfg.ect, timestamp: now, ..self.template });
+        out.push(Packet {
+            kind: PacketKind::Syn,
+            size: cfg.ack_size,
+            seq: 0,
+            ect: cfg.ect,
+            timestamp: now,
+            ..self.template
+        });
         self.deadline = Some(now + self.rto(cfg));
     }
 
@@ -225,11 +232,20 @@ impl TcpSender {
         }
         self.high_sent = self.high_sent.max(seg + 1);
         let payload = cfg.payload(self.bytes, seg);
-        let priority = if cfg.pias_thresholds.is_empty() { self.template.priority } else { cfg.pias_priority(self.bytes_sent) };
+        let priority =
+            if cfg.pias_thresholds.is_empty() { self.template.priority } else { cfg.pias_priority(self.bytes_sent) };
         self.bytes_sent += payload;
         let size = (payload + cfg.header as u64) as u32;
         self.budget = self.budget.saturating_sub(size as u64);
-        out.push(Packet { kind: PacketKind::Data, seq: seg, size, ect: cfg.ect, timestamp: now, priority, ..self.template });
+        out.push(Packet {
+            kind: PacketKind::Data,
+            seq: seg,
+            size,
+            ect: cfg.ect,
+            timestamp: now,
+            priority,
+            ..self.template
+        });
     }
 
     fn window_segments(&self, cfg: &TcpConfig) -> u32 {
@@ -294,7 +310,8 @@ impl TcpSender {
             } else if let Some(seg) = self.scoreboard.first_unsacked(self.rxt_next, self.scoreboard.high_sacked) {
                 self.send_segment(cfg, seg, now, out);
                 self.rxt_next = seg + 1;
-            } else if !self.rescued && self.high_sent > self.rxt_next && !self.scoreboard.is_sacked(self.high_sent - 1) {
+            } else if !self.rescued && self.high_sent > self.rxt_next && !self.scoreboard.is_sacked(self.high_sent - 1)
+            {
                 self.send_segment(cfg, self.high_sent - 1, now, out);
                 self.rescued = true;
             } else {
@@ -447,7 +464,12 @@ pub struct TcpReceiver {
 
 impl TcpReceiver {
     pub fn new(cfg: &TcpConfig, bytes: u64) -> Self {
-        TcpReceiver { segments: cfg.segments(bytes), rcv_nxt: 0, out_of_order: OutOfOrder::default(), finished_at: None }
+        TcpReceiver {
+            segments: cfg.segments(bytes),
+            rcv_nxt: 0,
+            out_of_order: OutOfOrder::default(),
+            finished_at: None,
+        }
     }
 
     /// Segments received in order so far.
@@ -474,7 +496,14 @@ impl TcpReceiver {
         if self.rcv_nxt >= self.segments && self.finished_at.is_none() {
             self.finished_at = Some(now);
         }
-        Packet { kind: PacketKind::Ack, seq: self.rcv_nxt, ece: pkt.ce, sack_start: sack.start, sack_len: sack.len, ..reply }
+        Packet {
+            kind: PacketKind::Ack,
+            seq: self.rcv_nxt,
+            ece: pkt.ce,
+            sack_start: sack.start,
+            sack_len: sack.len,
+            ..reply
+        }
     }
 }
 

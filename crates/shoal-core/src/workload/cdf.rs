@@ -32,8 +32,8 @@ impl FlowSizeCdf {
                 [size, percent] => size.parse::<f64>().ok().zip(percent.parse::<f64>().ok()),
                 _ => None,
             };
-            let (size, percent) = parsed
-                .ok_or_else(|| format!("line {}: expected \"<bytes> <percent>\", found {line:?}", n + 1))?;
+            let (size, percent) =
+                parsed.ok_or_else(|| format!("line {}: expected \"<bytes> <percent>\", found {line:?}", n + 1))?;
             if !(size.is_finite() && size >= 0.0) {
                 return Err(format!("line {}: size {size} must be a non-negative number", n + 1));
             }
@@ -42,7 +42,10 @@ impl FlowSizeCdf {
             }
             if let Some(&(last_size, last_percent)) = points.last() {
                 if size < last_size || percent < last_percent {
-                    return Err(format!("line {}: the CDF decreases ({last_size} {last_percent} then {size} {percent})", n + 1));
+                    return Err(format!(
+                        "line {}: the CDF decreases ({last_size} {last_percent} then {size} {percent})",
+                        n + 1
+                    ));
                 }
             }
             points.push((size, percent));
@@ -56,10 +59,7 @@ impl FlowSizeCdf {
     }
 
     pub fn builtin(name: &str) -> Option<Self> {
-        BUILTIN
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, text)| Self::parse(text).expect("built-in CDFs are valid"))
+        BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, text)| Self::parse(text).expect("built-in CDFs are valid"))
     }
 
     /// Mean flow size in bytes (of the continuous distribution; sampled sizes are rounded).
@@ -102,7 +102,8 @@ mod tests {
     #[test]
     fn builtins_parse_and_match_documented_means() {
         // Means documented in data/cdf/README.md (approximate).
-        for (name, mean) in [("websearch", 1.71e6), ("fb_cache", 0.94e6), ("fb_hadoop", 0.12e6), ("datamining", 12.7e6)] {
+        for (name, mean) in [("websearch", 1.71e6), ("fb_cache", 0.94e6), ("fb_hadoop", 0.12e6), ("datamining", 12.7e6)]
+        {
             let cdf = FlowSizeCdf::builtin(name).unwrap();
             let m = cdf.mean();
             assert!((m - mean).abs() / mean < 0.08, "{name}: mean {m} vs documented {mean}");

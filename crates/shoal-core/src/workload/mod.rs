@@ -17,7 +17,10 @@ use rand_distr::{Distribution, Exp, LogNormal};
 pub enum FlowKind {
     Tcp,
     /// Constant-rate UDP at `rate_bps` until `stop` (or the end of the run).
-    Udp { rate_bps: u64, stop: Option<Ps> },
+    Udp {
+        rate_bps: u64,
+        stop: Option<Ps>,
+    },
 }
 
 /// A flow to run: who sends how much to whom, and when.
@@ -45,12 +48,20 @@ pub fn load_cdf(name: &str, path: &str) -> Result<FlowSizeCdf, ScenarioError> {
     }
     let text = std::fs::read_to_string(name).map_err(|e| {
         let builtins: Vec<&str> = cdf::BUILTIN.iter().map(|(n, _)| *n).collect();
-        ScenarioError::new(path, format!("{name:?} is neither a built-in CDF ({}) nor a readable file ({e})", builtins.join(", ")))
+        ScenarioError::new(
+            path,
+            format!("{name:?} is neither a built-in CDF ({}) nor a readable file ({e})", builtins.join(", ")),
+        )
     })?;
     FlowSizeCdf::parse(&text).map_err(|e| ScenarioError::new(path, format!("{name}: {e}")))
 }
 
-fn host_set(set: &Option<HostSet>, hosts: u64, path: &str, default: impl FnOnce() -> Vec<u32>) -> Result<Vec<u32>, ScenarioError> {
+fn host_set(
+    set: &Option<HostSet>,
+    hosts: u64,
+    path: &str,
+    default: impl FnOnce() -> Vec<u32>,
+) -> Result<Vec<u32>, ScenarioError> {
     match set {
         Some(s) => s.resolve(hosts, path),
         None => Ok(default()),
@@ -98,12 +109,27 @@ pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, Scena
         .collect())
 }
 
-fn generate_one(sc: &Scenario, net: &NetworkSpec, w: &Workload, index: u64, path: &str) -> Result<Vec<FlowSpec>, ScenarioError> {
+fn generate_one(
+    sc: &Scenario,
+    net: &NetworkSpec,
+    w: &Workload,
+    index: u64,
+    path: &str,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
     let hosts = net.hosts as u64;
     let seed = sc.run.seed;
     let all = || (0..net.hosts).collect::<Vec<u32>>();
     let key = |k: &str| format!("{path}.{k}");
-    let flow = |src, dst, bytes, start, kind| FlowSpec { id: 0, src, dst, bytes, start, priority: w.priority, kind, query: None };
+    let flow = |src, dst, bytes, start, kind| FlowSpec {
+        id: 0,
+        src,
+        dst,
+        bytes,
+        start,
+        priority: w.priority,
+        kind,
+        query: None,
+    };
     match w.pattern {
         Pattern::AllToAll | Pattern::ManyToFew => {
             let senders = host_set(&w.senders, hosts, &key("senders"), all)?;
@@ -178,9 +204,17 @@ fn generate_one(sc: &Scenario, net: &NetworkSpec, w: &Workload, index: u64, path
                         return Err(ScenarioError::new(key("senders"), format!("host {src} would send to itself")));
                     }
                     out.push(match w.pattern {
-                        Pattern::Incast => FlowSpec { query: Some(round), ..flow(src, dst, w.size.0, start, FlowKind::Tcp) },
+                        Pattern::Incast => {
+                            FlowSpec { query: Some(round), ..flow(src, dst, w.size.0, start, FlowKind::Tcp) }
+                        }
                         Pattern::LongLived => flow(src, dst, ENDLESS, start, FlowKind::Tcp),
-                        _ => flow(src, dst, ENDLESS, start, FlowKind::Udp { rate_bps: w.rate.0, stop: w.stop.map(|s| s.0) }),
+                        _ => flow(
+                            src,
+                            dst,
+                            ENDLESS,
+                            start,
+                            FlowKind::Udp { rate_bps: w.rate.0, stop: w.stop.map(|s| s.0) },
+                        ),
                     });
                 }
             }
@@ -263,7 +297,9 @@ mod tests {
         sc.workload.load = 0.5;
         sc.workload.flows = 40_000;
         let (flows, bps) = offered(&sc);
-        let bits = |crossing: bool| flows.iter().filter(|f| (f.src / 4 != f.dst / 4) == crossing).map(|f| f.bytes as f64).sum::<f64>();
+        let bits = |crossing: bool| {
+            flows.iter().filter(|f| (f.src / 4 != f.dst / 4) == crossing).map(|f| f.bytes as f64).sum::<f64>()
+        };
         let crossing_share = bits(true) / (bits(true) + bits(false));
         // 4 leaves x 2 uplinks x 100 Gbps upward.
         let load = bps * crossing_share / (8.0 * 100e9);

@@ -14,8 +14,15 @@ pub fn read_trace(file: &str, hosts: u64, path: &str) -> Result<Vec<FlowSpec>, S
     let (_, header) = lines.next().ok_or_else(|| ScenarioError::new(path, format!("{file}: the trace is empty")))?;
     let columns: Vec<String> = header.split(',').map(|c| c.trim().to_ascii_lowercase()).collect();
     let expected = ["id", "src", "dst", "bytes", "start_ns"];
-    if columns.len() < 5 || columns[..5] != expected || (columns.len() == 6 && columns[5] != "priority") || columns.len() > 6 {
-        return Err(err(1, format!("the header is {header:?}; expected \"id,src,dst,bytes,start_ns\" with an optional \",priority\"")));
+    if columns.len() < 5
+        || columns[..5] != expected
+        || (columns.len() == 6 && columns[5] != "priority")
+        || columns.len() > 6
+    {
+        return Err(err(
+            1,
+            format!("the header is {header:?}; expected \"id,src,dst,bytes,start_ns\" with an optional \",priority\""),
+        ));
     }
     let mut flows = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -26,7 +33,9 @@ pub fn read_trace(file: &str, hosts: u64, path: &str) -> Result<Vec<FlowSpec>, S
             return Err(err(n, format!("{} fields, expected {}", fields.len(), columns.len())));
         }
         let int = |i: usize| -> Result<u64, ScenarioError> {
-            fields[i].parse::<u64>().map_err(|_| err(n, format!("{} = {:?} is not a non-negative integer", columns[i], fields[i])))
+            fields[i]
+                .parse::<u64>()
+                .map_err(|_| err(n, format!("{} = {:?} is not a non-negative integer", columns[i], fields[i])))
         };
         let id = int(0)?;
         let (src, dst, bytes) = (int(1)?, int(2)?, int(3)?);
@@ -37,7 +46,10 @@ pub fn read_trace(file: &str, hosts: u64, path: &str) -> Result<Vec<FlowSpec>, S
             .ok_or_else(|| err(n, format!("start_ns = {:?} is not a non-negative number", fields[4])))?;
         for (name, host) in [("src", src), ("dst", dst)] {
             if host >= hosts {
-                return Err(err(n, format!("{name} = {host} is out of range (the topology has hosts 0..={})", hosts - 1)));
+                return Err(err(
+                    n,
+                    format!("{name} = {host} is out of range (the topology has hosts 0..={})", hosts - 1),
+                ));
             }
         }
         if src == dst {

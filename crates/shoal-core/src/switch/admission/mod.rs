@@ -40,7 +40,10 @@ pub enum Verdict {
     Admit,
     Drop(DropReason),
     /// Push out the tail packet of (port, queue), then ask again. The queue is not empty.
-    Evict { port: usize, queue: usize },
+    Evict {
+        port: usize,
+        queue: usize,
+    },
 }
 
 pub trait Admission: Send {
