@@ -167,6 +167,33 @@ def _is_file(text: str) -> bool:
         return False
 
 
+def read_toml(
+    spec: str | os.PathLike[str], what: str, error: type[Exception]
+) -> tuple[dict[str, Any], Path | None]:
+    """TOML text, or the path of a TOML file, as tables, with the file (None for text).
+
+    A string is TOML text when it contains a newline or a ``=``/``[`` and does not name
+    an existing file; otherwise it is a path. A missing, unreadable or invalid file raises
+    ``error`` with a message that names ``what`` ("scenario", "sweep") and the file.
+    """
+    text = os.fspath(spec)
+    looks_like_toml = "\n" in text or "=" in text or "[" in text
+    if isinstance(spec, str) and looks_like_toml and not _is_file(text):
+        source = None
+    else:
+        source = Path(text).expanduser()
+        if not source.is_file():
+            raise error(f"{what} file not found: {source}")
+        try:
+            text = source.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise error(f"cannot read {what} file {source}: {exc}") from None
+    try:
+        return tomllib.loads(text), source
+    except tomllib.TOMLDecodeError as exc:
+        raise error(f"{source or what}: invalid TOML: {exc}") from None
+
+
 def load_scenario(scenario: ScenarioInput, overrides: Overrides = None) -> LoadedScenario:
     """Read a scenario from a file path, TOML text or mapping, and apply overrides.
 
@@ -179,31 +206,9 @@ def load_scenario(scenario: ScenarioInput, overrides: Overrides = None) -> Loade
     source: Path | None = None
     if isinstance(scenario, Mapping):
         data = _plain(scenario)
-        name = "scenario"
     else:
-        text_or_path = os.fspath(scenario)
-        is_text = (
-            isinstance(scenario, str)
-            and ("\n" in text_or_path or "=" in text_or_path or "[" in text_or_path)
-            and not _is_file(text_or_path)
-        )
-        if is_text:
-            text = text_or_path
-            name = "scenario"
-        else:
-            source = Path(text_or_path).expanduser()
-            name = source.stem or "scenario"
-            if not source.is_file():
-                raise ScenarioError(f"scenario file not found: {source}")
-            try:
-                text = source.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise ScenarioError(f"cannot read scenario file {source}: {exc}") from None
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            where = source if source is not None else "scenario"
-            raise ScenarioError(f"{where}: invalid TOML: {exc}") from None
+        data, source = read_toml(scenario, "scenario", ScenarioError)
+    name = (source.stem or "scenario") if source is not None else "scenario"
     apply_overrides(data, overrides)
     data = _plain(data)  # TOML dates or override values that are not JSON data fail here
     base = source.parent.resolve() if source is not None else Path.cwd()

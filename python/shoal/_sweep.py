@@ -60,7 +60,6 @@ import signal
 import socket
 import tempfile
 import time
-import tomllib
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -71,7 +70,7 @@ import pandas as pd
 
 from shoal import _core
 from shoal._core import ScenarioError
-from shoal._scenario import _plain, _resolve_paths, apply_overrides, load_scenario
+from shoal._scenario import _plain, _resolve_paths, apply_overrides, load_scenario, read_toml
 from shoal.store import RUN_FILES, Store, flatten_summary, now_iso, run_key
 
 __all__ = [
@@ -204,24 +203,7 @@ def load_sweep(
     if isinstance(spec, Mapping):
         raw = _plain(spec)
     else:
-        text = os.fspath(spec)
-        is_text = (
-            isinstance(spec, str) and ("\n" in text or "=" in text) and not Path(text).is_file()
-        )
-        if is_text:
-            content = text
-        else:
-            source = Path(text).expanduser()
-            if not source.is_file():
-                raise SweepError(f"sweep file not found: {source}")
-            try:
-                content = source.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise SweepError(f"cannot read sweep file {source}: {exc}") from None
-        try:
-            raw = tomllib.loads(content)
-        except tomllib.TOMLDecodeError as exc:
-            raise SweepError(f"{source or 'sweep'}: invalid TOML: {exc}") from None
+        raw, source = read_toml(spec, "sweep", SweepError)
     where = str(source) if source else "sweep"
     unknown = sorted(set(raw) - _TOP_KEYS)
     if unknown:
