@@ -359,20 +359,18 @@ class Store:
 
     def flows(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """The flows of the given runs (default: all), with a ``key`` column."""
-        frames = []
-        for key in self.keys() if keys is None else keys:
-            path = self.run_dir(key) / "flows.parquet"
-            if path.is_file():
-                frame = pd.read_parquet(path)
-                frame.insert(0, "key", key)
-                frames.append(frame)
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        return self._table("flows.parquet", keys)
 
     def samples(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """Queue samples (``queues.parquet``) of the given runs, with a ``key`` column."""
+        return self._table("queues.parquet", keys)
+
+    def _table(self, name: str, keys: Iterable[str] | None) -> pd.DataFrame:
+        """The Parquet file ``name`` of the given runs (default: all) that have one, one
+        frame with a leading ``key`` column."""
         frames = []
         for key in self.keys() if keys is None else keys:
-            path = self.run_dir(key) / "queues.parquet"
+            path = self.run_dir(key) / name
             if path.is_file():
                 frame = pd.read_parquet(path)
                 frame.insert(0, "key", key)
