@@ -97,3 +97,16 @@ def shoal_cli(tmp_path: Path) -> CliRunner:
         )
 
     return invoke
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
+    """The ``shoal`` CLI in this process: (exit code, stdout, stderr)."""
+    from shoal.cli import main
+
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err

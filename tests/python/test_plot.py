@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import shoal
-from conftest import CliRunner
+from conftest import CliRunner, run_cli
 from shoal import plot
 
 SWEEP = {
@@ -28,19 +28,6 @@ SWEEP = {
 def swept(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]:
     store = tmp_path_factory.mktemp("plots") / "store"
     return store, shoal.sweep(SWEEP, jobs=1, progress=False, store=store)
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    """The ``shoal`` CLI in this process (matplotlib and DuckDB already imported)."""
-    from shoal.cli import main
-
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def _is_png(path: Path) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import shoal
-from conftest import CliRunner
+from conftest import CliRunner, run_cli
 from shoal.store import Store, StoreError, run_key
 
 SWEEP = {
@@ -24,19 +24,6 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("store") / "s"
     shoal.sweep(SWEEP, jobs=1, progress=False, store=path)
     return path
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    """The ``shoal`` CLI in this process (matplotlib and DuckDB already imported)."""
-    from shoal.cli import main
-
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_interrupted_write_leaves_no_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import shoal
-from conftest import CliRunner
+from conftest import CliRunner, run_cli
 from shoal._sweep import expand, load_sweep
 from shoal.store import Store
 
@@ -192,18 +192,6 @@ def test_invalid_value_in_a_later_run_is_a_failed_run(tmp_path: Path) -> None:
     assert "workload.load" in df["error"][1]
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str | os.PathLike[str]) -> tuple[int, str]:
-    """Run the ``shoal`` CLI in this process; return (exit code, stderr)."""
-    from shoal.cli import main
-
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    return code, capsys.readouterr().err
-
-
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -221,7 +209,7 @@ def test_user_mistakes_exit_2_without_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
 ) -> None:
     spec = _write(tmp_path, text)
-    code, err = run_cli(capsys, "sweep", spec, "--no-report", "-q", "--store", tmp_path / "s")
+    code, _, err = run_cli(capsys, "sweep", spec, "--no-report", "-q", "--store", tmp_path / "s")
     assert code == 2, err
     assert "error:" in err and message in err
     assert "Traceback" not in err
@@ -237,7 +225,7 @@ def test_user_mistake_in_a_real_process(tmp_path: Path, shoal_cli: CliRunner) ->
 def test_bad_store_paths_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = _write(tmp_path, SWEEP)
     (tmp_path / "afile").write_text("x")
-    code, err = run_cli(capsys, "sweep", spec, "--store", tmp_path / "afile", "-q")
+    code, _, err = run_cli(capsys, "sweep", spec, "--store", tmp_path / "afile", "-q")
     assert code == 2 and "not a directory" in err
     nowhere = tmp_path / "nowhere"
     for args in (
@@ -247,7 +235,7 @@ def test_bad_store_paths_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
         ("report", nowhere),
         ("results", "list", tmp_path),
     ):
-        code, err = run_cli(capsys, *args)
+        code, _, err = run_cli(capsys, *args)
         assert code == 2, (args, err)
         assert "error:" in err and "Traceback" not in err
 
