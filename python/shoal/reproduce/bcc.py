@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from shoal.reproduce._runs import join_columns, ok_runs, stop_time_s
+
 if TYPE_CHECKING:
     from shoal.reproduce import Experiment
 
 __all__ = ["ANALYSES", "goodput"]
-
-
-def _stop_time_s(run_dir: Path) -> float | None:
-    """``run.stop_time`` of a stored run, in seconds."""
-    path = run_dir / "scenario.json"
-    if not path.is_file():
-        return None
-    stop = json.loads(path.read_text()).get("run", {}).get("stop_time")
-    if stop is None:
-        return None
-    from shoal.reproduce._units import time_s
-
-    return time_s(stop)
 
 
 def goodput(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
@@ -34,16 +22,9 @@ def goodput(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     Adds ``tcp_goodput_gbps`` (every TCP flow) and ``tcp_goodput_gbps_<dst>`` for each
     receiver of TCP flows (hosts), and ``udp_goodput_gbps``.
     """
-    from shoal.store import Store
-
-    db = Store(store)
-    runs = runs.copy()
     extra: dict[int, dict[str, Any]] = {}
-    for i, row in runs.iterrows():
-        if row.get("status") != "ok":
-            continue
-        run_dir = db.run_dir(row["key"])
-        stop = _stop_time_s(run_dir)
+    for i, _, run_dir, scenario in ok_runs(runs, store):
+        stop = stop_time_s(scenario)
         if not stop:
             continue
         flows = pd.read_parquet(run_dir / "flows.parquet")
@@ -56,8 +37,7 @@ def goodput(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
         for dst, g in tcp.groupby("dst"):
             values[f"tcp_goodput_gbps_{int(dst)}"] = g["delivered_bytes"].sum() * 8 / stop / 1e9
         extra[i] = values
-    add = pd.DataFrame.from_dict(extra, orient="index")
-    return runs.join(add) if not add.empty else runs
+    return join_columns(runs, extra)
 
 
 ANALYSES: dict[str, Callable[[Experiment, pd.DataFrame, Path], pd.DataFrame]] = {

@@ -10,19 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from shoal.reproduce._runs import join_columns, ok_runs, stop_time_s
+
 if TYPE_CHECKING:
     from shoal.reproduce import Experiment
 
 __all__ = ["ANALYSES", "queries"]
-
-
-def _stop_s(summary: dict[str, Any]) -> float | None:
-    stop = (summary.get("scenario") or {}).get("run", {}).get("stop_time")
-    if stop is None:
-        return None
-    from shoal.reproduce._units import time_s
-
-    return time_s(stop)
 
 
 def _compare(runs: pd.DataFrame) -> pd.DataFrame:
@@ -68,15 +61,8 @@ def queries(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     ``pushouts`` and ``full_drops`` (packets pushed out of a queue / refused by a full
     buffer), and the per-group comparisons of :func:`_compare`.
     """
-    from shoal.store import Store
-
-    db = Store(store)
-    runs = runs.copy()
     extra: dict[int, dict[str, Any]] = {}
-    for i, row in runs.iterrows():
-        if row.get("status") != "ok":
-            continue
-        run_dir = db.run_dir(row["key"])
+    for i, _, run_dir, scenario in ok_runs(runs, store):
         summary = json.loads((run_dir / "summary.json").read_text())
         q = summary.get("queries") or {}
         drops = summary.get("drops") or {}
@@ -89,7 +75,7 @@ def queries(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
             "pushouts": drops.get("pushout"),
             "full_drops": drops.get("pool_full"),
         }
-        stop = _stop_s(summary)
+        stop = stop_time_s(scenario)
         if stop:
             flows = pd.read_parquet(run_dir / "flows.parquet")
             tcp = flows[flows["kind"] == "tcp"]
@@ -97,10 +83,9 @@ def queries(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
             values["goodput_gbps"] = tcp["delivered_bytes"].sum() * 8 / stop / 1e9
             values["long_goodput_gbps"] = background["delivered_bytes"].sum() * 8 / stop / 1e9
         extra[i] = values
-    add = pd.DataFrame.from_dict(extra, orient="index")
-    if add.empty:
+    if not extra:
         return runs
-    runs = runs.join(add)
+    runs = join_columns(runs, extra)
     for col in ("mean_qct_ns", "p50_qct_ns", "p99_qct_ns", "goodput_gbps"):
         if col in runs:
             runs[col] = pd.to_numeric(runs[col], errors="coerce")

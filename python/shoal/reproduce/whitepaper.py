@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from shoal.reproduce._runs import join_columns, ok_runs
 from shoal.reproduce._units import rate_bps as _rate
 from shoal.reproduce._units import size_bytes as _size
 from shoal.reproduce._units import time_s as _time_s
@@ -45,31 +46,6 @@ class Path_:
         from shoal.advise.formulas import bdp
 
         self.bdp_bytes = float(bdp(rate=self.rate_bps, rtt=self.rtt_s).bdp)
-
-
-def _scenario(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / "scenario.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
-
-
-def _runs(runs: pd.DataFrame, store: Path) -> Any:
-    """(row index, run dir, scenario) of every ok run."""
-    from shoal.store import Store
-
-    db = Store(store)
-    for i, row in runs.iterrows():
-        if row.get("status") != "ok":
-            continue
-        run_dir = db.run_dir(row["key"])
-        yield i, row, run_dir, _scenario(run_dir)
-
-
-def _join(runs: pd.DataFrame, extra: dict[Any, dict[str, Any]]) -> pd.DataFrame:
-    add = pd.DataFrame.from_dict(extra, orient="index")
-    if add.empty:
-        return runs
-    runs = runs.drop(columns=[c for c in add.columns if c in runs.columns])
-    return runs.join(add)
 
 
 def bottleneck_series(run_dir: Path) -> pd.DataFrame:
@@ -233,7 +209,7 @@ def sec2(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     buffer_bdp; draws utilization over time (figures/util_time.png)."""
     extra: dict[Any, dict[str, Any]] = {}
     curves: dict[str, pd.Series] = {}
-    for i, row, run_dir, sc in _runs(runs, store):
+    for i, row, run_dir, sc in ok_runs(runs, store):
         p = Path_(sc)
         buffer = _size(sc.get("switch", {}).get("pool_size", 0))
         stop_ns = _time_s(sc.get("run", {}).get("stop_time", 0)) * 1e9
@@ -249,14 +225,14 @@ def sec2(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
         if "seed" not in runs or row.get("seed") == runs["seed"].min():
             curves[str(row["scheme"])] = utilization_over_time(series, p.rate_bps, 1e6)
     _plot_curves(curves, store / "figures" / "util_time", "bottleneck utilization (1 ms bins)")
-    return _join(runs, extra)
+    return join_columns(runs, extra)
 
 
 def sec3(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Per class (mice <= 100 KB, elephants above): mean FCT, timeouts; goodput over the
     whole run and the paper's throughput loss = 1 - usage / load."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, _row, run_dir, sc in _runs(runs, store):
+    for i, _row, run_dir, sc in ok_runs(runs, store):
         p = Path_(sc)
         wl = sc.get("workload", {})
         part = "concurrent" if wl.get("pattern") == "trace" else "load"
@@ -286,7 +262,7 @@ def sec3(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
             lr = float(_row.get("loss_rate") or 0)
             values["loss_sensitivity"] = loss / lr if lr > 0 else None
         extra[i] = values
-    return _join(runs, extra)
+    return join_columns(runs, extra)
 
 
 def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
@@ -294,7 +270,7 @@ def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     mice (incast) mean FCT and QCT; single-flow runs: peak queue vs w_e + h."""
     extra: dict[Any, dict[str, Any]] = {}
     curves: dict[str, pd.Series] = {}
-    for i, row, run_dir, sc in _runs(runs, store):
+    for i, row, run_dir, sc in ok_runs(runs, store):
         p = Path_(sc)
         h = _size(sc.get("switch", {}).get("ecn", {}).get("k", 0))
         flows = pd.read_parquet(run_dir / "flows.parquet")
@@ -341,7 +317,7 @@ def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
                 curves[str(row["scheme"])] = utilization_over_time(series, p.rate_bps, 5e5)
         extra[i] = values
     _plot_curves(curves, store / "figures" / "util_time", "bottleneck utilization (0.5 ms bins)")
-    return _join(runs, extra)
+    return join_columns(runs, extra)
 
 
 def _label(nbytes: float) -> str:
