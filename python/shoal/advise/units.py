@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
@@ -113,50 +114,71 @@ def _check_sign(param: str, value: Fraction, raw: object, *, allow_zero: bool) -
     return value
 
 
+def _parse_quantity(
+    param: str,
+    value: Number,
+    kind: str,
+    expected: str,
+    unit_factor: Callable[[str], Fraction | int | None],
+    *,
+    unit_required: bool,
+    allow_zero: bool,
+) -> Fraction:
+    """A Python number as it is (SI), or a string's number times ``unit_factor(unit)``.
+    An unknown unit (``unit_factor`` returns None), a missing required unit or a sign
+    outside the range is an :class:`AdviseError` naming ``param`` and the ``kind`` of
+    quantity."""
+    number = _from_python(param, value, expected)
+    if number is None:
+        number, unit = _split(param, str(value), expected)
+        if not unit and unit_required:
+            raise AdviseError(param, f"{value!r} needs a unit; expected {expected}")
+        factor = unit_factor(unit)
+        if factor is None:
+            raise AdviseError(
+                param, f"unknown {kind} unit {unit!r} in {value!r}; expected {expected}"
+            )
+        number *= factor
+    return _check_sign(param, number, value, allow_zero=allow_zero)
+
+
 def parse_rate(param: str, value: Number, *, allow_zero: bool = False) -> Fraction:
     """A rate in bits per second."""
-    number = _from_python(param, value, RATE_HELP)
-    if number is None:
-        number, unit = _split(param, str(value), RATE_HELP)
-        key = unit.lower().replace("b/s", "bps")
-        if not unit:
-            raise AdviseError(param, f"{value!r} needs a unit; expected {RATE_HELP}")
-        if key not in RATE_UNITS:
-            raise AdviseError(
-                param, f"unknown rate unit {unit!r} in {value!r}; expected {RATE_HELP}"
-            )
-        number *= RATE_UNITS[key]
-    return _check_sign(param, number, value, allow_zero=allow_zero)
+    return _parse_quantity(
+        param,
+        value,
+        "rate",
+        RATE_HELP,
+        lambda unit: RATE_UNITS.get(unit.lower().replace("b/s", "bps")),
+        unit_required=True,
+        allow_zero=allow_zero,
+    )
 
 
 def parse_time(param: str, value: Number, *, allow_zero: bool = False) -> Fraction:
     """A time in seconds."""
-    number = _from_python(param, value, TIME_HELP)
-    if number is None:
-        number, unit = _split(param, str(value), TIME_HELP)
-        if not unit:
-            raise AdviseError(param, f"{value!r} needs a unit; expected {TIME_HELP}")
-        key = unit if unit in TIME_UNITS else unit.lower()
-        if key not in TIME_UNITS:
-            raise AdviseError(
-                param, f"unknown time unit {unit!r} in {value!r}; expected {TIME_HELP}"
-            )
-        number *= TIME_UNITS[key]
-    return _check_sign(param, number, value, allow_zero=allow_zero)
+    return _parse_quantity(
+        param,
+        value,
+        "time",
+        TIME_HELP,
+        lambda unit: TIME_UNITS.get(unit if unit in TIME_UNITS else unit.lower()),
+        unit_required=True,
+        allow_zero=allow_zero,
+    )
 
 
 def parse_size(param: str, value: Number, *, allow_zero: bool = False) -> Fraction:
-    """A size in bytes."""
-    number = _from_python(param, value, SIZE_HELP)
-    if number is None:
-        number, unit = _split(param, str(value), SIZE_HELP)
-        key = unit.lower() if unit else "b"
-        if key not in SIZE_UNITS:
-            raise AdviseError(
-                param, f"unknown size unit {unit!r} in {value!r}; expected {SIZE_HELP}"
-            )
-        number *= SIZE_UNITS[key]
-    return _check_sign(param, number, value, allow_zero=allow_zero)
+    """A size in bytes (a plain number is bytes)."""
+    return _parse_quantity(
+        param,
+        value,
+        "size",
+        SIZE_HELP,
+        lambda unit: SIZE_UNITS.get(unit.lower() if unit else "b"),
+        unit_required=False,
+        allow_zero=allow_zero,
+    )
 
 
 def parse_positive(
