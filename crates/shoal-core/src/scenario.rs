@@ -424,8 +424,13 @@ pub enum Pattern {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum LoadOn {
+    /// The receivers' access links.
     Access,
+    /// The core links leaving the senders' switches, counting only the flows that cross.
     Core,
+    /// The same core links, as if every flow crossed them: the senders' access load times
+    /// the oversubscription ratio (the convention of the BCC authors' ns-2 scripts).
+    CoreNominal,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -858,10 +863,13 @@ impl Workload {
                         format!("{} is not accepted (accepted: a number > 0)", self.lognormal_sigma),
                     );
                 }
-                if self.load_on == LoadOn::Core && sc.topology.kind == TopologyKind::Star {
+                if self.load_on != LoadOn::Access && sc.topology.kind == TopologyKind::Star {
                     return err(
                         "load_on",
-                        "\"core\" needs a topology with core links (leaf_spine, fat_tree or dumbbell)".into(),
+                        format!(
+                            "\"{}\" needs a topology with core links (leaf_spine, fat_tree or dumbbell)",
+                            if self.load_on == LoadOn::Core { "core" } else { "core_nominal" }
+                        ),
                     );
                 }
             }

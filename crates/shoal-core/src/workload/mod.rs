@@ -149,6 +149,7 @@ fn generate_one(
                     }
                     core_capacity_bps(net, &senders) / crossing
                 }
+                LoadOn::CoreNominal => core_capacity_bps(net, &senders),
             };
             let flows_per_s = w.load * capacity_bps / mean_bits;
             let mean_gap_s = 1.0 / flows_per_s;
@@ -304,6 +305,24 @@ mod tests {
         // 4 leaves x 2 uplinks x 100 Gbps upward.
         let load = bps * crossing_share / (8.0 * 100e9);
         assert!((load - 0.5).abs() < 0.05, "core load {load}");
+    }
+
+    /// The BCC authors' runner: access load = core load / oversubscription, whatever
+    /// share of the flows stays in its rack.
+    #[test]
+    fn nominal_core_load_is_access_load_times_oversubscription() {
+        let mut sc = Scenario::default();
+        sc.topology.kind = TopologyKind::LeafSpine;
+        sc.topology.leaves = 4;
+        sc.topology.spines = 2;
+        sc.topology.hosts_per_leaf = 4;
+        sc.workload.load_on = LoadOn::CoreNominal;
+        sc.workload.load = 0.8;
+        sc.workload.flows = 40_000;
+        let (_, bps) = offered(&sc);
+        // 16 hosts x 100 Gbps of access links, 4 hosts per 2 uplinks: 2:1.
+        let access_load = bps / (16.0 * 100e9);
+        assert!((access_load - 0.8 / 2.0).abs() < 0.04, "access load {access_load}");
     }
 
     #[test]
