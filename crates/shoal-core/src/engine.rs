@@ -7,8 +7,9 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, serialization, stream, EventQueue, LinkRate, Ps};
 use crate::stats::Counters;
 use crate::switch::{marking::MarkRule, Switch};
-use crate::transport::{cc, TcpConfig, TcpReceiver, TcpSender, UdpSource};
+use crate::transport::{cc, IdleConnection, TcpConfig, TcpReceiver, TcpSender, UdpSource};
 use crate::workload::{self, FlowKind, FlowSpec};
+use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
@@ -129,6 +130,8 @@ pub struct Simulation {
     /// Index of the next flow to start.
     next_flow: usize,
     tcp: TcpConfig,
+    /// Open connections without a flow, by (sender, receiver) host (`reuse_connections`).
+    idle_connections: FxHashMap<(u32, u32), Vec<IdleConnection>>,
     /// TCP small queues: a flow's bytes allowed in its NIC queue; 0 = unlimited.
     tsq: u64,
     udp_packet_bytes: u32,
@@ -234,6 +237,7 @@ impl Simulation {
             udp_packet_bytes: tcp.mss + tcp.header,
             tsq: sc.host.tsq.0,
             tcp,
+            idle_connections: FxHashMap::default(),
             counters: Counters::default(),
             stop_time: sc.run.stop_time.map(|t| t.0),
             sample_interval: sc.run.sample_interval.map(|t| t.0),
@@ -477,8 +481,13 @@ impl Simulation {
                     }
                 }
                 PacketKind::Ack | PacketKind::SynAck => {
+                    let was_done = sender.done();
                     sender.set_budget(tsq_budget(self.tsq, flow.nic_bytes));
-                    sender.on_ack(&self.tcp, &pkt, now, &mut out)
+                    sender.on_ack(&self.tcp, &pkt, now, &mut out);
+                    if self.tcp.reuse_connections && !was_done && sender.done() {
+                        let pair = (flow.spec.src, flow.spec.dst);
+                        self.idle_connections.entry(pair).or_default().push(sender.release());
+                    }
                 }
                 PacketKind::Udp => unreachable!("a TCP flow carries no UDP packets"),
             },
@@ -508,7 +517,11 @@ impl Simulation {
         let src = flow.spec.src;
         match flow.spec.kind {
             FlowKind::Tcp => {
-                let mut sender = TcpSender::new(&self.tcp, flow.spec.bytes, flow.forward, cc::build(&self.tcp));
+                let idle = self.idle_connections.get_mut(&(src, flow.spec.dst)).and_then(Vec::pop);
+                let mut sender = match idle {
+                    Some(conn) => TcpSender::reopen(&self.tcp, flow.spec.bytes, flow.forward, conn),
+                    None => TcpSender::new(&self.tcp, flow.spec.bytes, flow.forward, cc::build(&self.tcp)),
+                };
                 let receiver = TcpReceiver::new(&self.tcp, flow.spec.bytes);
                 let mut out = std::mem::take(&mut self.scratch);
                 sender.set_budget(tsq_budget(self.tsq, 0));

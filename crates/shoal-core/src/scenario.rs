@@ -361,6 +361,7 @@ pub struct TransportConfig {
     pub initial_rwnd: Bytes,
     pub partial_ack_rto: PartialAckRto,
     pub sack: bool,
+    pub reuse_connections: bool,
 }
 
 /// When NewReno recovery restarts the retransmission timer on partial ACKs (RFC 6582,
@@ -395,6 +396,7 @@ impl Default for TransportConfig {
             initial_rwnd: Bytes(0),
             partial_ack_rto: PartialAckRto::First,
             sack: true,
+            reuse_connections: false,
         }
     }
 }

@@ -276,3 +276,46 @@ fn burst_through_a_tiny_buffer(transport_extra: &str) -> String {
             "#
     )
 }
+
+/// Reused connections (`transport.reuse_connections`): a flow that finds an idle
+/// connection to its receiver skips the SYN / SYN-ACK round trip and completes in its
+/// ideal time; the first flow, and a flow that starts while the only connection is busy,
+/// pay the handshake. Without reuse every flow pays it.
+#[test]
+fn a_reused_connection_skips_the_handshake() {
+    let fcts = |reuse: bool, period: &str| {
+        let sc = scenario(&format!(
+            r#"
+            [topology]
+            kind = "dumbbell"
+            hosts = 1
+            hosts_right = 1
+            link_rate = "25Gbps"
+            uplink_rate = "100Gbps"
+            link_delay = "3us"
+            [transport]
+            init_cwnd = 10
+            handshake = true
+            reuse_connections = {reuse}
+            [workload]
+            pattern = "incast"
+            senders = "0"
+            receiver = 1
+            size = "10000B"
+            period = "{period}"
+            repeats = 3
+            "#
+        ));
+        let sim = run(&sc);
+        sim.flow_records().iter().map(|r| r.finish.unwrap() - r.start).collect::<Vec<_>>()
+    };
+    let d = 3_000_000u64;
+    let (s1, s2) = (ser(1514, 25), ser(1514, 100));
+    let ideal = 7 * s1 + s2 + ser(10_000 - 6 * 1460 + 54, 25) + 3 * d;
+    let handshake = 2 * (3 * d + ser(64, 25) * 2 + ser(64, 100));
+    // Flows 1 ms apart: each finds the previous one's connection idle.
+    assert_eq!(fcts(false, "1ms"), vec![ideal + handshake; 3]);
+    assert_eq!(fcts(true, "1ms"), vec![ideal + handshake, ideal, ideal]);
+    // Flows 100 ns apart overlap: no connection is idle, so reuse changes nothing.
+    assert_eq!(fcts(true, "100ns"), fcts(false, "100ns"));
+}

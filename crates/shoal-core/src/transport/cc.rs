@@ -44,6 +44,9 @@ pub trait CongestionControl: Send {
     /// The retransmission timer fired: the window restarts from one segment in slow
     /// start, so any hold from an earlier reduction ends.
     fn on_timeout(&mut self) {}
+    /// The connection starts carrying a new flow, whose segments count from 0 again:
+    /// forget every position in the old sequence, keep what was learned.
+    fn on_new_flow(&mut self) {}
 }
 
 /// The congestion controller a flow of this configuration runs.
@@ -84,6 +87,10 @@ impl CongestionControl for EcnStar {
     }
 
     fn on_timeout(&mut self) {
+        self.cwr_until = 0;
+    }
+
+    fn on_new_flow(&mut self) {
         self.cwr_until = 0;
     }
 }
@@ -139,6 +146,14 @@ impl CongestionControl for Dctcp {
     fn on_timeout(&mut self) {
         self.cwr_until = 0;
     }
+
+    /// Alpha carries over; the observation window and the hold start afresh.
+    fn on_new_flow(&mut self) {
+        self.acked = 0;
+        self.marked = 0;
+        self.window_end = None;
+        self.cwr_until = 0;
+    }
 }
 
 impl Dctcp {
@@ -183,6 +198,22 @@ mod tests {
         w.cwnd = 1000.0;
         d.on_ack(&mut w, &AckInfo { acked_bytes: 1000, ece: false, snd_una: 3, snd_nxt: 4 });
         assert_eq!(w.cwnd, 2000.0);
+    }
+
+    /// A new flow on the connection keeps alpha (the reduction on its first echo is
+    /// alpha / 2, not a halving) but not the old flow's hold: its segment numbers start
+    /// again below the old `cwr_until`.
+    #[test]
+    fn a_new_flow_keeps_alpha_and_drops_the_hold() {
+        let mut d = Dctcp::new(1.0 / 16.0, 0.25);
+        let mut w = Window { cwnd: 64_000.0, ssthresh: f64::INFINITY, mss: 1000.0 };
+        d.on_ack(&mut w, &AckInfo { acked_bytes: 1000, ece: true, snd_una: 900, snd_nxt: 1000 });
+        let alpha = d.alpha;
+        d.on_new_flow();
+        w.cwnd = 40_000.0;
+        d.on_ack(&mut w, &AckInfo { acked_bytes: 1000, ece: true, snd_una: 1, snd_nxt: 40 });
+        assert_eq!(d.alpha, alpha);
+        assert_eq!(w.cwnd, 40_000.0 * (1.0 - alpha / 2.0));
     }
 
     #[test]

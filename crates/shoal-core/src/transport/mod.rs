@@ -7,5 +7,5 @@ mod tcp;
 mod udp;
 
 pub use cc::CongestionControl;
-pub use tcp::{TcpConfig, TcpReceiver, TcpSender};
+pub use tcp::{IdleConnection, TcpConfig, TcpReceiver, TcpSender};
 pub use udp::UdpSource;

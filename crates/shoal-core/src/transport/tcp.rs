@@ -33,6 +33,8 @@ pub struct TcpConfig {
     pub partial_ack_rto: PartialAckRto,
     /// SACK blocks on ACKs and RFC 6675 recovery; otherwise NewReno recovery.
     pub sack: bool,
+    /// A new flow takes over an idle connection between the same hosts, if one exists.
+    pub reuse_connections: bool,
 }
 
 impl TcpConfig {
@@ -56,6 +58,7 @@ impl TcpConfig {
             initial_rwnd: t.initial_rwnd.0,
             partial_ack_rto: t.partial_ack_rto,
             sack: t.sack,
+            reuse_connections: t.reuse_connections,
         }
     }
 
@@ -85,6 +88,16 @@ impl TcpConfig {
 
 /// Granularity of the RTO estimate (RFC 6298's G).
 const CLOCK_GRANULARITY: Ps = 1_000_000; // 1 us
+
+/// What a TCP connection keeps between the flows it carries when connections are reused
+/// (`transport.reuse_connections`): its congestion controller's learned state (DCTCP's
+/// alpha), ssthresh and RTT estimate.
+pub struct IdleConnection {
+    cc: Box<dyn CongestionControl>,
+    ssthresh: f64,
+    srtt: Option<Ps>,
+    rttvar: Ps,
+}
 
 /// A TCP sender with SACK-based (RFC 6675) or NewReno (RFC 6582) loss recovery; window
 /// growth and ECN reaction are delegated to its `CongestionControl`.
@@ -159,6 +172,32 @@ impl TcpSender {
             budget: u64::MAX,
             blocked: false,
             template,
+        }
+    }
+
+    /// A sender for a new flow on an idle, open connection. The window restarts at the
+    /// initial window, as after an idle period (RFC 5681, section 4.1), below the
+    /// connection's ssthresh; no handshake.
+    pub fn reopen(cfg: &TcpConfig, bytes: u64, template: Packet, mut conn: IdleConnection) -> Self {
+        conn.cc.on_new_flow();
+        let mut sender = TcpSender::new(cfg, bytes, template, conn.cc);
+        sender.window.ssthresh = conn.ssthresh;
+        sender.srtt = conn.srtt;
+        sender.rttvar = conn.rttvar;
+        sender.established = true;
+        sender
+    }
+
+    /// Hands the connection over for the next flow. Only once every segment is
+    /// acknowledged: the sender has no further use for its controller, which becomes a
+    /// placeholder.
+    pub fn release(&mut self) -> IdleConnection {
+        debug_assert!(self.done(), "a connection is released only when its flow is acknowledged");
+        IdleConnection {
+            cc: std::mem::replace(&mut self.cc, Box::new(super::cc::NewReno)),
+            ssthresh: self.window.ssthresh,
+            srtt: self.srtt,
+            rttvar: self.rttvar,
         }
     }
 
@@ -512,6 +551,24 @@ mod tests {
     use super::*;
     use crate::scenario::TransportConfig;
     use crate::transport::cc;
+
+    /// RFC 5681, section 4.1: a connection that was idle restarts its window at the
+    /// initial window but keeps ssthresh; it keeps its RTT estimate and needs no handshake.
+    #[test]
+    fn a_reopened_connection_restarts_the_window_and_keeps_the_rest() {
+        let t = TransportConfig { init_cwnd: 10, handshake: true, ..Default::default() };
+        let cfg = TcpConfig::from_scenario(&t);
+        let template = Packet::template(0, 1, 0, 0);
+        let mut first = TcpSender::new(&cfg, 100_000, template, cc::build(&cfg));
+        first.window = Window { cwnd: 80_000.0, ssthresh: 30_000.0, mss: cfg.mss as f64 };
+        first.srtt = Some(80_000_000);
+        first.rttvar = 5_000_000;
+        first.snd_una = first.segments;
+        let second = TcpSender::reopen(&cfg, 50_000, template, first.release());
+        assert_eq!(second.window.cwnd, 10.0 * cfg.mss as f64);
+        assert_eq!(second.window.ssthresh, 30_000.0);
+        assert_eq!((second.srtt, second.rttvar, second.established), (Some(80_000_000), 5_000_000, true));
+    }
 
     /// Runs one flow through a lossless, reordering-free path in round trips: the packets
     /// one round sends are delivered (except the first transmission of each segment in
