@@ -64,7 +64,7 @@ def run_cmd(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Run directory [default: results/<scenario stem>]."),
+        typer.Option("--out", "-o", help="Run directory \\[default: results/<scenario stem>]."),
     ] = None,
     set_: SetOption = None,
     seed: Annotated[int | None, typer.Option(help="Override run.seed.")] = None,

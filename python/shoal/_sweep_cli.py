@@ -96,14 +96,15 @@ def sweep_cmd(
     sweep_file: Annotated[Path, typer.Argument(help="Sweep file (TOML).", show_default=False)],
     jobs: Annotated[
         int | None,
-        typer.Option("--jobs", "-j", help="Local worker processes [default: number of cores]."),
+        typer.Option("--jobs", "-j", help="Local worker processes \\[default: number of cores]."),
     ] = None,
     cluster: Annotated[
         str | None,
         typer.Option(help="Run on a dask.distributed scheduler, e.g. tcp://scheduler:8786."),
     ] = None,
     store: Annotated[
-        Path | None, typer.Option(help="Results store [default: the sweep's, else results/<name>].")
+        Path | None,
+        typer.Option(help="Results store \\[default: the sweep's, else results/<name>]."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     dry_run: Annotated[
@@ -213,7 +214,8 @@ def _check_format(fmt: str) -> str:
 @results_app.command("list")
 def results_list(
     store: Annotated[
-        Path | None, typer.Argument(help="A results store [default: list the stores in results/].")
+        Path | None,
+        typer.Argument(help="A results store \\[default: list the stores in results/]."),
     ] = None,
     sweep: Annotated[str | None, typer.Option(help="Only this sweep's runs.")] = None,
     failed: Annotated[
@@ -340,14 +342,14 @@ plot_app = typer.Typer(
 )
 
 StoreArg = Annotated[Path, typer.Argument(help="A results store.")]
-SweepOpt = Annotated[str | None, typer.Option(help="The sweep [default: the store's only one].")]
+SweepOpt = Annotated[str | None, typer.Option(help="The sweep \\[default: the store's only one].")]
 WhereOpt = Annotated[
     str | None,
     typer.Option(help="Keep runs matching this SQL condition, e.g. '\"workload.load\" = 0.6'."),
 ]
 ByOpt = Annotated[
     list[str] | None,
-    typer.Option(help="Column making the lines (repeatable) [default: scheme]."),
+    typer.Option(help="Column making the lines (repeatable) \\[default: scheme]."),
 ]
 OutOpt = Annotated[
     Path, typer.Option("--out", "-o", help="Output file (.png or .pdf; no suffix: both).")
@@ -507,7 +509,7 @@ def report_cmd(
     sweep: SweepOpt = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="[default: <store>/sweeps/<name>/report.html]"),
+        typer.Option("--out", "-o", help="\\[default: <store>/sweeps/<name>/report.html]"),
     ] = None,
 ) -> None:
     """Write the HTML report of a sweep: parameters, results table, figures."""

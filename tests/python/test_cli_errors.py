@@ -189,3 +189,21 @@ def test_questionable_values_warn_but_run(
     warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
     assert any(key in line for line in warnings), proc.stderr
     assert (out / "summary.json").is_file()
+
+
+@pytest.mark.parametrize(
+    ("command", "default"),
+    [
+        (("sweep",), "default: number of cores"),
+        (("reproduce",), "default: cores"),
+        (("run",), "default: results/"),
+    ],
+)
+def test_help_shows_option_defaults(
+    shoal_cli: CliRunner, command: tuple[str, ...], default: str
+) -> None:
+    """Defaults written as "[default: ...]" in option help survive Rich markup (an
+    unescaped "[...]" is read as a style tag and silently dropped)."""
+    proc = shoal_cli(*command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert default in " ".join(proc.stdout.split())

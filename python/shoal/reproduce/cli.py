@@ -25,14 +25,14 @@ def register(app: typer.Typer) -> None:
         ] = False,
         full: Annotated[bool, typer.Option("--full", help="The paper's scale (long).")] = False,
         jobs: Annotated[
-            int | None, typer.Option("--jobs", "-j", help="Local workers [default: cores].")
+            int | None, typer.Option("--jobs", "-j", help="Local workers \\[default: cores].")
         ] = None,
         store: Annotated[
             Path | None,
-            typer.Option(help="Results store [default: results/reproduce/PAPER/NAME/MODE]."),
+            typer.Option(help="Results store \\[default: results/reproduce/PAPER/NAME/MODE]."),
         ] = None,
         out: Annotated[
-            Path | None, typer.Option("--out", "-o", help="Figures [default: STORE/figures].")
+            Path | None, typer.Option("--out", "-o", help="Figures \\[default: STORE/figures].")
         ] = None,
         list_: Annotated[bool, typer.Option("--list", help="List the experiments.")] = False,
     ) -> None:
