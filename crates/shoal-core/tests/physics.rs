@@ -54,42 +54,54 @@ fn lone_flow_slow_start_matches_formula() {
     assert_eq!(rec.ideal_fct.unwrap(), ideal);
 }
 
+/// A 10,000 B flow from host 0 to host 1 of a one-host-a-side dumbbell (25 Gbps access
+/// links, a 100 Gbps core link, 3 us per link) with an initial window of 10 segments:
+/// `transport` and `workload` add lines to those tables.
+fn ten_kb_dumbbell_flow(transport: &str, workload: &str) -> shoal_core::Scenario {
+    scenario(&format!(
+        r#"
+        [topology]
+        kind = "dumbbell"
+        hosts = 1
+        hosts_right = 1
+        link_rate = "25Gbps"
+        uplink_rate = "100Gbps"
+        link_delay = "3us"
+        [transport]
+        init_cwnd = 10
+        {transport}
+        [workload]
+        pattern = "incast"
+        senders = "0"
+        receiver = 1
+        size = "10000B"
+        {workload}
+        "#
+    ))
+}
+
+/// The FCT of `ten_kb_dumbbell_flow` without a handshake, and what a SYN / SYN-ACK round
+/// trip adds. 7 segments of 1460 B (the last 1240 B) with 54 B headers fit in the initial
+/// window. Full packets cross the 100 Gbps link without queueing; at the right switch the
+/// short last packet waits for the sixth, which leaves at 7 s1 + s2 + 2d; the last
+/// follows, l1 later.
+fn ten_kb_dumbbell_fct() -> (u64, u64) {
+    let d = 3_000_000u64;
+    let (s1, s2) = (ser(1514, 25), ser(1514, 100));
+    let l1 = ser(10_000 - 6 * 1460 + 54, 25);
+    let handshake = 2 * (3 * d + ser(64, 25) * 2 + ser(64, 100));
+    (7 * s1 + s2 + l1 + 3 * d, handshake)
+}
+
 /// A flow that fits in the initial window completes in exactly its ideal FCT; with the
 /// handshake it takes one SYN / SYN-ACK round trip more.
 #[test]
 fn initial_window_flow_completes_in_ideal_time() {
+    let (ideal, handshake_rtt) = ten_kb_dumbbell_fct();
     for handshake in [false, true] {
-        let sc = scenario(&format!(
-            r#"
-            [topology]
-            kind = "dumbbell"
-            hosts = 1
-            hosts_right = 1
-            link_rate = "25Gbps"
-            uplink_rate = "100Gbps"
-            link_delay = "3us"
-            [transport]
-            init_cwnd = 10
-            handshake = {handshake}
-            [workload]
-            pattern = "incast"
-            senders = "0"
-            receiver = 1
-            size = "10000B"
-            "#
-        ));
-        let sim = run(&sc);
+        let sim = run(&ten_kb_dumbbell_flow(&format!("handshake = {handshake}"), ""));
         let rec = &sim.flow_records()[0];
-        let d = 3_000_000u64;
-        // 7 segments of 1460 B (the last 1240 B) with 54 B headers. Full packets cross
-        // the 100 Gbps link without queueing; at the right switch the short last packet
-        // waits for the sixth, which leaves at 7 s1 + s2 + 2d; the last follows, l1 later.
-        let (s1, s2) = (ser(1514, 25), ser(1514, 100));
-        let l1 = ser(10_000 - 6 * 1460 + 54, 25);
-        let mut expected = 7 * s1 + s2 + l1 + 3 * d;
-        if handshake {
-            expected += 2 * (3 * d + ser(64, 25) * 2 + ser(64, 100));
-        }
+        let expected = if handshake { ideal + handshake_rtt } else { ideal };
         assert_eq!(rec.finish.unwrap() - rec.start, expected, "handshake = {handshake}");
         assert_eq!(rec.ideal_fct.unwrap(), expected);
     }
@@ -284,35 +296,11 @@ fn burst_through_a_tiny_buffer(transport_extra: &str) -> String {
 #[test]
 fn a_reused_connection_skips_the_handshake() {
     let fcts = |reuse: bool, period: &str| {
-        let sc = scenario(&format!(
-            r#"
-            [topology]
-            kind = "dumbbell"
-            hosts = 1
-            hosts_right = 1
-            link_rate = "25Gbps"
-            uplink_rate = "100Gbps"
-            link_delay = "3us"
-            [transport]
-            init_cwnd = 10
-            handshake = true
-            reuse_connections = {reuse}
-            [workload]
-            pattern = "incast"
-            senders = "0"
-            receiver = 1
-            size = "10000B"
-            period = "{period}"
-            repeats = 3
-            "#
-        ));
-        let sim = run(&sc);
+        let transport = format!("handshake = true\nreuse_connections = {reuse}");
+        let sim = run(&ten_kb_dumbbell_flow(&transport, &format!("period = \"{period}\"\nrepeats = 3")));
         sim.flow_records().iter().map(|r| r.finish.unwrap() - r.start).collect::<Vec<_>>()
     };
-    let d = 3_000_000u64;
-    let (s1, s2) = (ser(1514, 25), ser(1514, 100));
-    let ideal = 7 * s1 + s2 + ser(10_000 - 6 * 1460 + 54, 25) + 3 * d;
-    let handshake = 2 * (3 * d + ser(64, 25) * 2 + ser(64, 100));
+    let (ideal, handshake) = ten_kb_dumbbell_fct();
     // Flows 1 ms apart: each finds the previous one's connection idle.
     assert_eq!(fcts(false, "1ms"), vec![ideal + handshake; 3]);
     assert_eq!(fcts(true, "1ms"), vec![ideal + handshake, ideal, ideal]);

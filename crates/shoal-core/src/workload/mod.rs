@@ -287,17 +287,22 @@ mod tests {
         assert!(flows.windows(2).all(|w| w[0].start <= w[1].start));
     }
 
-    #[test]
-    fn core_load_on_leaf_spine() {
+    /// All-to-all traffic on 4 leaves x 4 hosts with 2 spines (2:1), 40,000 flows.
+    fn small_leaf_spine(load_on: LoadOn, load: f64) -> Scenario {
         let mut sc = Scenario::default();
         sc.topology.kind = TopologyKind::LeafSpine;
         sc.topology.leaves = 4;
         sc.topology.spines = 2;
         sc.topology.hosts_per_leaf = 4;
-        sc.workload.load_on = LoadOn::Core;
-        sc.workload.load = 0.5;
+        sc.workload.load_on = load_on;
+        sc.workload.load = load;
         sc.workload.flows = 40_000;
-        let (flows, bps) = offered(&sc);
+        sc
+    }
+
+    #[test]
+    fn core_load_on_leaf_spine() {
+        let (flows, bps) = offered(&small_leaf_spine(LoadOn::Core, 0.5));
         let bits = |crossing: bool| {
             flows.iter().filter(|f| (f.src / 4 != f.dst / 4) == crossing).map(|f| f.bytes as f64).sum::<f64>()
         };
@@ -311,15 +316,7 @@ mod tests {
     /// share of the flows stays in its rack.
     #[test]
     fn nominal_core_load_is_access_load_times_oversubscription() {
-        let mut sc = Scenario::default();
-        sc.topology.kind = TopologyKind::LeafSpine;
-        sc.topology.leaves = 4;
-        sc.topology.spines = 2;
-        sc.topology.hosts_per_leaf = 4;
-        sc.workload.load_on = LoadOn::CoreNominal;
-        sc.workload.load = 0.8;
-        sc.workload.flows = 40_000;
-        let (_, bps) = offered(&sc);
+        let (_, bps) = offered(&small_leaf_spine(LoadOn::CoreNominal, 0.8));
         // 16 hosts x 100 Gbps of access links, 4 hosts per 2 uplinks: 2:1.
         let access_load = bps / (16.0 * 100e9);
         assert!((access_load - 0.8 / 2.0).abs() < 0.04, "access load {access_load}");
