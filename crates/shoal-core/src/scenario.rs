@@ -869,8 +869,8 @@ impl Workload {
                     return err(
                         "load_on",
                         format!(
-                            "\"{}\" needs a topology with core links (leaf_spine, fat_tree or dumbbell)",
-                            if self.load_on == LoadOn::Core { "core" } else { "core_nominal" }
+                            "{} needs a topology with core links (leaf_spine, fat_tree or dumbbell)",
+                            serde_json::to_string(&self.load_on).expect("an enum always serializes")
                         ),
                     );
                 }
@@ -964,6 +964,17 @@ mod tests {
     fn bad_unit_names_path() {
         let e = Scenario::from_toml("[topology]\nlink_rate = \"100Gbs\"\n").unwrap_err();
         assert_eq!(e.path, "topology.link_rate");
+    }
+
+    #[test]
+    fn core_loads_need_core_links() {
+        for (value, name) in [(LoadOn::Core, "\"core\""), (LoadOn::CoreNominal, "\"core_nominal\"")] {
+            let mut sc = Scenario::default();
+            sc.workload.load_on = value;
+            let e = sc.validate().unwrap_err();
+            assert_eq!(e.path, "workload.load_on");
+            assert!(e.message.starts_with(&format!("{name} needs a topology with core links")), "{e}");
+        }
     }
 
     #[test]
