@@ -519,7 +519,7 @@ impl Simulation {
             FlowKind::Tcp => {
                 let idle = self.idle_connections.get_mut(&(src, flow.spec.dst)).and_then(Vec::pop);
                 let mut sender = match idle {
-                    Some(conn) => TcpSender::reopen(&self.tcp, flow.spec.bytes, flow.forward, conn),
+                    Some(conn) => TcpSender::reopen(&self.tcp, flow.spec.bytes, flow.forward, conn, self.now),
                     None => TcpSender::new(&self.tcp, flow.spec.bytes, flow.forward, cc::build(&self.tcp)),
                 };
                 let receiver = TcpReceiver::new(&self.tcp, flow.spec.bytes);

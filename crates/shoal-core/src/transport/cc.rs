@@ -6,7 +6,7 @@ use super::TcpConfig;
 use crate::scenario::CcKind;
 
 /// The window a congestion controller adjusts, in bytes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Window {
     pub cwnd: f64,
     pub ssthresh: f64,

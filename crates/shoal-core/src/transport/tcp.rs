@@ -91,12 +91,13 @@ const CLOCK_GRANULARITY: Ps = 1_000_000; // 1 us
 
 /// What a TCP connection keeps between the flows it carries when connections are reused
 /// (`transport.reuse_connections`): its congestion controller's learned state (DCTCP's
-/// alpha), ssthresh and RTT estimate.
+/// alpha), its window, ssthresh and RTT estimate, and when it last sent data.
 pub struct IdleConnection {
     cc: Box<dyn CongestionControl>,
-    ssthresh: f64,
+    window: Window,
     srtt: Option<Ps>,
     rttvar: Ps,
+    last_sent: Ps,
 }
 
 /// A TCP sender with SACK-based (RFC 6675) or NewReno (RFC 6582) loss recovery; window
@@ -135,6 +136,8 @@ pub struct TcpSender {
     pub timeouts: u32,
     /// Payload bytes sent so far, retransmissions included (PIAS tags by it).
     bytes_sent: u64,
+    /// When the last data segment was sent.
+    last_sent: Ps,
     /// Wire bytes the host lets this sender hand to its NIC now (TCP small queues).
     budget: u64,
     /// A send stopped because the budget ran out; resume when the NIC drains.
@@ -169,22 +172,29 @@ impl TcpSender {
             retransmits: 0,
             timeouts: 0,
             bytes_sent: 0,
+            last_sent: 0,
             budget: u64::MAX,
             blocked: false,
             template,
         }
     }
 
-    /// A sender for a new flow on an idle, open connection. The window restarts at the
-    /// initial window, as after an idle period (RFC 5681, section 4.1), below the
-    /// connection's ssthresh; no handshake.
-    pub fn reopen(cfg: &TcpConfig, bytes: u64, template: Packet, mut conn: IdleConnection) -> Self {
+    /// A sender for a new flow on an idle, open connection, which needs no handshake. It
+    /// keeps the connection's window, unless the connection sent nothing for longer than
+    /// an RTO: then the window restarts at min(initial window, cwnd) (RFC 5681, section
+    /// 4.1); ssthresh is kept either way.
+    pub fn reopen(cfg: &TcpConfig, bytes: u64, template: Packet, mut conn: IdleConnection, now: Ps) -> Self {
         conn.cc.on_new_flow();
         let mut sender = TcpSender::new(cfg, bytes, template, conn.cc);
-        sender.window.ssthresh = conn.ssthresh;
         sender.srtt = conn.srtt;
         sender.rttvar = conn.rttvar;
         sender.established = true;
+        let idle = now.saturating_sub(conn.last_sent);
+        let restart_window = sender.window.cwnd;
+        sender.window = conn.window;
+        if idle > sender.rto(cfg) {
+            sender.window.cwnd = sender.window.cwnd.min(restart_window);
+        }
         sender
     }
 
@@ -195,9 +205,10 @@ impl TcpSender {
         debug_assert!(self.done(), "a connection is released only when its flow is acknowledged");
         IdleConnection {
             cc: std::mem::replace(&mut self.cc, Box::new(super::cc::NewReno)),
-            ssthresh: self.window.ssthresh,
+            window: self.window,
             srtt: self.srtt,
             rttvar: self.rttvar,
+            last_sent: self.last_sent,
         }
     }
 
@@ -274,6 +285,7 @@ impl TcpSender {
         let priority =
             if cfg.pias_thresholds.is_empty() { self.template.priority } else { cfg.pias_priority(self.bytes_sent) };
         self.bytes_sent += payload;
+        self.last_sent = now;
         let size = (payload + cfg.header as u64) as u32;
         self.budget = self.budget.saturating_sub(size as u64);
         out.push(Packet {
@@ -551,23 +563,41 @@ mod tests {
     use super::*;
     use crate::scenario::TransportConfig;
     use crate::transport::cc;
+    use crate::units::Time;
 
-    /// RFC 5681, section 4.1: a connection that was idle restarts its window at the
-    /// initial window but keeps ssthresh; it keeps its RTT estimate and needs no handshake.
-    #[test]
-    fn a_reopened_connection_restarts_the_window_and_keeps_the_rest() {
-        let t = TransportConfig { init_cwnd: 10, handshake: true, ..Default::default() };
-        let cfg = TcpConfig::from_scenario(&t);
+    /// A connection that finished a flow with window `cwnd`, 30 KB ssthresh and an RTT
+    /// estimate of 80 +- 5 us, whose last data left at t = 0.
+    fn idle_connection(cfg: &TcpConfig, cwnd: f64) -> IdleConnection {
         let template = Packet::template(0, 1, 0, 0);
-        let mut first = TcpSender::new(&cfg, 100_000, template, cc::build(&cfg));
-        first.window = Window { cwnd: 80_000.0, ssthresh: 30_000.0, mss: cfg.mss as f64 };
+        let mut first = TcpSender::new(cfg, 100_000, template, cc::build(cfg));
+        first.window = Window { cwnd, ssthresh: 30_000.0, mss: cfg.mss as f64 };
         first.srtt = Some(80_000_000);
         first.rttvar = 5_000_000;
         first.snd_una = first.segments;
-        let second = TcpSender::reopen(&cfg, 50_000, template, first.release());
-        assert_eq!(second.window.cwnd, 10.0 * cfg.mss as f64);
-        assert_eq!(second.window.ssthresh, 30_000.0);
-        assert_eq!((second.srtt, second.rttvar, second.established), (Some(80_000_000), 5_000_000, true));
+        first.release()
+    }
+
+    /// RFC 5681, section 4.1: a connection idle for longer than an RTO restarts its window
+    /// at min(IW, cwnd); a shorter pause keeps the window. Either way it keeps ssthresh
+    /// and its RTT estimate and needs no handshake.
+    #[test]
+    fn a_reopened_connection_restarts_its_window_only_after_an_rto_of_idleness() {
+        let rto: Ps = 1_000_000_000; // rto_min, above srtt + 4 rttvar = 100 us
+        let t = TransportConfig { init_cwnd: 10, handshake: true, rto_min: Time(rto), ..Default::default() };
+        let cfg = TcpConfig::from_scenario(&t);
+        let iw = 10.0 * cfg.mss as f64;
+        let template = Packet::template(0, 1, 0, 0);
+        let reopen = |cwnd: f64, at: Ps| TcpSender::reopen(&cfg, 50_000, template, idle_connection(&cfg, cwnd), at);
+
+        let after_long_idle = reopen(80_000.0, rto + 1);
+        assert_eq!(after_long_idle.window.cwnd, iw);
+        assert_eq!(after_long_idle.window.ssthresh, 30_000.0);
+        assert_eq!(
+            (after_long_idle.srtt, after_long_idle.rttvar, after_long_idle.established),
+            (Some(80_000_000), 5_000_000, true)
+        );
+        assert_eq!(reopen(80_000.0, rto / 2).window.cwnd, 80_000.0, "a short pause keeps the window");
+        assert_eq!(reopen(3_000.0, rto + 1).window.cwnd, 3_000.0, "RW = min(IW, cwnd)");
     }
 
     /// Runs one flow through a lossless, reordering-free path in round trips: the packets
