@@ -155,6 +155,17 @@ def sets(pairs: dict[str, object]) -> list[str]:
     return out
 
 
+def make_trace(shoal, scenario: Path, out: Path, senders: str, receivers: str, load_on: str, args) -> Path:
+    """Web-search-like many-to-few trace of ``args.flows`` flows into ``out/trace.csv``."""
+    trace = out / "trace.csv"
+    gen = {"workload.pattern": "many_to_few", "workload.senders": senders, "workload.receivers": receivers,
+           "workload.cdf": args.cdf, "workload.load": args.load, "workload.load_on": load_on,
+           "workload.flows": args.flows, "run.seed": args.seed}
+    print(f"generating {args.flows} flows ({args.cdf}, load {args.load}, seed {args.seed}) ...", flush=True)
+    run(shoal + ["trace", str(scenario), "--out", str(trace)] + sets(gen), "shoal trace")
+    return trace
+
+
 # ---- the comparison -------------------------------------------------------------------
 
 def bucket_stats(fct_ns, bytes_):
@@ -231,6 +242,7 @@ def compare(args) -> int:
     t, sw, tr, host = sc["topology"], sc["switch"], sc["transport"], sc.get("host", {})
     link_delay = args.link_delay or t["link_delay"]
     k = args.k or sw["ecn"]["k"]
+    buffer = args.buffer or sw["pool_size"]
     init_cwnd = args.init_cwnd or tr["init_cwnd"]
     mtu = tr["mss"] + tr["header"]
     if tr["header"] != 54:
@@ -247,25 +259,18 @@ def compare(args) -> int:
     if topo == "star":
         hosts = t["hosts"]
         senders, receivers = f"0-{hosts * 3 // 4 - 1}", f"{hosts * 3 // 4}-{hosts - 1}"
-        load = args.load  # of the receivers' access links
-        load_on = "access"
+        load_on = "access"  # --load is of the receivers' access links
         ns3_topo = ["--hosts=%d" % hosts]
     else:
         left, right = t["hosts"], t["hosts_right"]
         senders, receivers = f"0-{left - 1}", f"{left}-{left + right - 1}"
         # --load is the A->B utilization: Shoal's load_on = "core" counts the uplinks of
         # the switches that have senders, i.e. the A->B link only.
-        load = args.load
         load_on = "core"
         ns3_topo = ["--left=%d" % left, "--right=%d" % right,
                     "--uplinkRate=%s" % ns3_rate(t.get("uplink_rate", t["link_rate"])),
                     "--uplinkDelay=%s" % ns3_time(args.link_delay or t.get("uplink_delay", t["link_delay"]))]
-    trace = out / "trace.csv"
-    gen = {"workload.pattern": "many_to_few", "workload.senders": senders, "workload.receivers": receivers,
-           "workload.cdf": args.cdf, "workload.load": load, "workload.load_on": load_on,
-           "workload.flows": args.flows, "run.seed": args.seed}
-    print(f"[{topo}] generating {args.flows} flows ({args.cdf}, load {args.load}, seed {args.seed}) ...", flush=True)
-    run(shoal + ["trace", str(scenario), "--out", str(trace)] + sets(gen), "shoal trace")
+    trace = make_trace(shoal, scenario, out, senders, receivers, load_on, args)
     tr_df = pd.read_csv(trace)
 
     # (c) ns-3
@@ -274,7 +279,7 @@ def compare(args) -> int:
     ns3 = [str(NS3_DIR / "build" / topo), f"--trace={trace}", f"--out={ns3_out}",
            f"--detail={ns3_out.with_suffix('.detail.csv')}",
            f"--linkRate={ns3_rate(t['link_rate'])}", f"--linkDelay={ns3_time(link_delay)}",
-           f"--mtu={mtu}", f"--K={parse_size(k)}", f"--buffer={parse_size(sw['pool_size'])}",
+           f"--mtu={mtu}", f"--K={parse_size(k)}", f"--buffer={parse_size(buffer)}",
            f"--nicBuffer={parse_size(host.get('nic_buffer', '10MB'))}", f"--initCwnd={init_cwnd}",
            f"--rtoMin={ns3_time(tr['rto_min'])}", f"--rtoInit={ns3_time(tr.get('rto_init', tr['rto_min']))}",
            f"--sack={'true' if args.sack else 'false'}", f"--dctcpG={tr.get('dctcp_g', 0.0625)}",
@@ -300,7 +305,7 @@ def compare(args) -> int:
     shoal_dir = out / "shoal"
     if shoal_dir.exists():
         shutil.rmtree(shoal_dir)
-    over = {"workload.trace": trace, "topology.link_delay": link_delay, "switch.ecn.k": k,
+    over = {"workload.trace": trace, "topology.link_delay": link_delay, "switch.ecn.k": k, "switch.pool_size": buffer,
             "transport.init_cwnd": init_cwnd, "transport.sack": "true" if args.sack else "false", "run.seed": args.seed}
     if topo == "dumbbell" and args.link_delay:
         over["topology.uplink_delay"] = args.link_delay
@@ -435,6 +440,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--cdf", default="websearch")
     p.add_argument("--k", help="ECN threshold (default: the scenario's, 720KB)")
+    p.add_argument("--buffer", help="switch buffer per egress port, tail drop (default: the scenario's, 4MB)")
     p.add_argument("--link-delay", help="per-link one-way delay (default: the scenario's, 10us)")
     p.add_argument("--init-cwnd", type=int, help="initial window in packets, both simulators (default 20)")
     p.add_argument("--sack", action=argparse.BooleanOptionalAction, default=True,
