@@ -37,6 +37,7 @@ from compare_ns3 import (  # noqa: E402
     parse_size,
     parse_time_s,
     run,
+    run_guarded,
     sets,
     shoal_cmd,
 )
@@ -48,6 +49,7 @@ NS2_SCRIPT = HERE / "ns2" / "star.tcl"
 def compare(args) -> int:
     import pandas as pd
 
+    parse_size(args.buffer)  # a bad --buffer fails before anything runs
     ns = shutil.which("ns")
     if ns is None:
         raise UserError("ns-2 is not installed (Debian: apt-get install ns2)", 1)
@@ -146,15 +148,7 @@ def main(argv=None) -> int:
         p.error("--flows must be >= 1")
     if not 0 < args.load < 1:
         p.error("--load must be in (0, 1)")
-    try:
-        parse_size(args.buffer)
-        return compare(args)
-    except UserError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return e.code
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+    return run_guarded(compare, args)
 
 
 if __name__ == "__main__":

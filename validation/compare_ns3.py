@@ -166,6 +166,19 @@ def make_trace(shoal, scenario: Path, out: Path, senders: str, receivers: str, l
     return trace
 
 
+def run_guarded(compare, args) -> int:
+    """Runs a driver's ``compare(args)``: a user error prints ``error: ...`` and returns its
+    exit status, Ctrl-C returns 130."""
+    try:
+        return compare(args)
+    except UserError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
 # ---- the comparison -------------------------------------------------------------------
 
 def bucket_stats(fct_ns, bytes_):
@@ -460,14 +473,7 @@ def main(argv=None) -> int:
         p.error("--repeat must be >= 1")
     if not 0 < args.load < 1:
         p.error("--load must be in (0, 1)")
-    try:
-        return compare(args)
-    except UserError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return e.code
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+    return run_guarded(compare, args)
 
 
 if __name__ == "__main__":

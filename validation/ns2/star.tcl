@@ -39,12 +39,12 @@ Queue/DropTail set queue_in_bytes_ true
 Queue/DropTail set mean_pktsize_ $pkt
 
 set sw [$ns node]
+set null [open /dev/null w]
 for {set i 0} {$i < $hosts} {incr i} {
     set h($i) [$ns node]
     $ns duplex-link $h($i) $sw ${rate}Gb [expr {$delay_us * 1e-6}] DropTail
     $ns queue-limit $sw $h($i) [expr {max(1, $sw_buf / $pkt)}]
     $ns queue-limit $h($i) $sw [expr {max(1, $nic_buf / $pkt)}]
-    set null [open /dev/null w]
     set qm_sw($i) [$ns monitor-queue $sw $h($i) $null 1.0]
     set qm_nic($i) [$ns monitor-queue $h($i) $sw $null 1.0]
 }
