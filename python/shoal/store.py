@@ -111,7 +111,7 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
 
     Columns: ``<bucket>_<stat>`` for every size bucket (``small medium large all``) and
     stat (``count mean_fct_ns p50_fct_ns p99_fct_ns mean_slowdown p50_slowdown
-    p99_slowdown``), then ``flows finished unfinished loss_rate packets_sent
+    p99_slowdown``), then ``flows finished unfinished loss_rate switch_drop_rate packets_sent
     packets_dropped timeouts retransmits ecn_mark_rate util_mean util_max
     util_core_mean buffer_mean_bytes buffer_p99_bytes buffer_max_bytes
     simulated_ns events sim_wall_s``. Buffer columns are the largest over the pools.
@@ -146,6 +146,7 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
             "finished": flows.get("finished"),
             "unfinished": flows.get("unfinished"),
             "loss_rate": summary.get("loss_rate"),
+            "switch_drop_rate": summary.get("switch_drop_rate"),
             "packets_sent": packets.get("sent"),
             "packets_dropped": packets.get("dropped"),
             "timeouts": summary.get("timeouts"),

@@ -193,6 +193,7 @@ def _expected_summary_parts(flows: pd.DataFrame, summary: dict[str, Any]) -> dic
         "queries": queries,
         "packets": packets,
         "loss_rate": packets["dropped"] / packets["sent"],
+        "switch_drop_rate": packets["switch_dropped"] / packets["switch_arrivals"],
         "timeouts": int(flows["timeouts"].sum()),
         "retransmits": int(flows["retransmits"].sum()),
         "ecn_mark_rate": counters["ecn_marks"] / counters["data_packets_sent"],

@@ -3,7 +3,7 @@
 //! transport's traits.
 
 use crate::net::{self, NodeId, Packet, PacketKind, Routes};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{FctUntil, Scenario, ScenarioError};
 use crate::sim::{mix64, serialization, stream, EventQueue, LinkRate, Ps};
 use crate::stats::Counters;
 use crate::switch::{marking::MarkRule, Switch};
@@ -130,6 +130,7 @@ pub struct Simulation {
     /// Index of the next flow to start.
     next_flow: usize,
     tcp: TcpConfig,
+    fct_until: FctUntil,
     /// Open connections without a flow, by (sender, receiver) host (`reuse_connections`).
     idle_connections: FxHashMap<(u32, u32), Vec<IdleConnection>>,
     /// TCP small queues: a flow's bytes allowed in its NIC queue; 0 = unlimited.
@@ -239,6 +240,7 @@ impl Simulation {
             tcp,
             idle_connections: FxHashMap::default(),
             counters: Counters::default(),
+            fct_until: sc.run.fct_until,
             stop_time: sc.run.stop_time.map(|t| t.0),
             sample_interval: sc.run.sample_interval.map(|t| t.0),
             samples: Vec::new(),
@@ -475,7 +477,7 @@ impl Simulation {
                     debug_assert_eq!(h, flow.spec.dst);
                     let was_done = receiver.finished_at.is_some();
                     out.push(receiver.on_packet(&self.tcp, &pkt, flow.reverse, now));
-                    if !was_done && receiver.finished_at.is_some() {
+                    if !was_done && receiver.finished_at.is_some() && self.fct_until == FctUntil::Delivered {
                         flow.finished_at = receiver.finished_at;
                         newly_finished = true;
                     }
@@ -484,9 +486,15 @@ impl Simulation {
                     let was_done = sender.done();
                     sender.set_budget(tsq_budget(self.tsq, flow.nic_bytes));
                     sender.on_ack(&self.tcp, &pkt, now, &mut out);
-                    if self.tcp.reuse_connections && !was_done && sender.done() {
-                        let pair = (flow.spec.src, flow.spec.dst);
-                        self.idle_connections.entry(pair).or_default().push(sender.release());
+                    if !was_done && sender.done() {
+                        if self.fct_until == FctUntil::Acked {
+                            flow.finished_at = Some(now);
+                            newly_finished = true;
+                        }
+                        if self.tcp.reuse_connections {
+                            let pair = (flow.spec.src, flow.spec.dst);
+                            self.idle_connections.entry(pair).or_default().push(sender.release());
+                        }
                     }
                 }
                 PacketKind::Udp => unreachable!("a TCP flow carries no UDP packets"),
@@ -738,8 +746,12 @@ impl Simulation {
         let first = cfg.payload(spec.bytes, 0) + cfg.header as u64;
         let mut t = delay + rates.iter().map(|&r| serialization(first, r)).sum::<Ps>();
         t += serialization(wire - first, rates[0]);
+        let ack_trip = delay + rates.iter().map(|&r| serialization(cfg.ack_size as u64, r)).sum::<Ps>();
         if cfg.handshake {
-            t += 2 * (delay + rates.iter().map(|&r| serialization(cfg.ack_size as u64, r)).sum::<Ps>());
+            t += 2 * ack_trip;
+        }
+        if self.fct_until == FctUntil::Acked {
+            t += ack_trip;
         }
         Some(t)
     }
@@ -841,7 +853,14 @@ impl Simulation {
             .sum();
         let c = &self.counters;
         json!({
-            "packets": {"sent": c.created, "delivered": c.delivered, "dropped": c.total_dropped(), "in_network": in_network},
+            "packets": {
+                "sent": c.created,
+                "delivered": c.delivered,
+                "dropped": c.total_dropped(),
+                "in_network": in_network,
+                "switch_arrivals": c.switch_arrivals,
+                "switch_dropped": c.switch_dropped(),
+            },
             "data_packets_sent": c.data_packets_sent,
             "bytes_dropped": c.bytes_dropped,
             "drops": drops,

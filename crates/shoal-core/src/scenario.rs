@@ -572,6 +572,19 @@ pub struct RunConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sample_interval: Option<Time>,
     pub size_buckets: Vec<Bytes>,
+    pub fct_until: FctUntil,
+}
+
+/// Where a TCP flow's completion time ends.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FctUntil {
+    /// The receiver holds every byte.
+    Delivered,
+    /// The sender holds an acknowledgment for every byte: one ACK trip later, and a
+    /// timeout later still when the last ACKs are lost. ns-2's traffic generator of the
+    /// BCC, PIAS and LossPass papers ends flows here (`done_data`).
+    Acked,
 }
 
 impl Default for RunConfig {
@@ -581,6 +594,7 @@ impl Default for RunConfig {
             stop_time: None,
             sample_interval: None,
             size_buckets: vec![Bytes(100_000), Bytes(10_000_000)],
+            fct_until: FctUntil::Delivered,
         }
     }
 }

@@ -124,3 +124,38 @@ fn stop_time_leaves_flows_unfinished_and_counted() {
     assert!(sim.packets_in_network() > 0);
     assert!(sim.now() <= 200_000_000);
 }
+
+/// `switch_arrivals` counts a packet once per switch it reaches: a lossless flow within a
+/// leaf crosses one switch, one across the spine three (data and ACKs alike).
+#[test]
+fn every_switch_hop_counts_as_one_arrival() {
+    for (receiver, hops) in [(1u64, 1u64), (4, 3)] {
+        let sc = scenario(&format!(
+            r#"
+            [topology]
+            kind = "leaf_spine"
+            leaves = 2
+            spines = 2
+            hosts_per_leaf = 4
+            link_rate = "10Gbps"
+            [workload]
+            pattern = "incast"
+            senders = "0"
+            receiver = {receiver}
+            size = "200KB"
+            "#
+        ));
+        let mut sim = run(&sc);
+        let c = sim.counters_json();
+        let packets = &c["packets"];
+        assert_eq!(packets["dropped"], 0);
+        let sent = packets["sent"].as_u64().unwrap();
+        assert_eq!(packets["switch_arrivals"].as_u64().unwrap(), hops * sent, "receiver {receiver}");
+    }
+    // With losses, switches drop all that is dropped (no NIC overflows here).
+    let sc = scenario(&mixed("newreno", "fifo", "", 5).replace("pool_size = \"200KB\"", "pool_size = \"40KB\""));
+    let mut sim = run(&sc);
+    let c = sim.counters_json();
+    assert!(c["packets"]["switch_dropped"].as_u64().unwrap() > 0);
+    assert_eq!(c["packets"]["switch_dropped"], c["packets"]["dropped"]);
+}

@@ -107,6 +107,22 @@ fn initial_window_flow_completes_in_ideal_time() {
     }
 }
 
+/// With `run.fct_until = "acked"` the flow ends when the last ACK reaches the sender: the
+/// delivered FCT plus that ACK's trip back over the three links (no queueing: earlier
+/// ACKs left at least one data packet's serialization earlier).
+#[test]
+fn acked_fct_adds_the_last_acks_trip() {
+    let (ideal, handshake_rtt) = ten_kb_dumbbell_fct();
+    let ack_trip = 3 * 3_000_000 + 2 * ser(64, 25) + ser(64, 100);
+    for handshake in [false, true] {
+        let sim = run(&ten_kb_dumbbell_flow(&format!("handshake = {handshake}"), "[run]\nfct_until = \"acked\""));
+        let rec = &sim.flow_records()[0];
+        let expected = ideal + ack_trip + if handshake { handshake_rtt } else { 0 };
+        assert_eq!(rec.finish.unwrap() - rec.start, expected, "handshake = {handshake}");
+        assert_eq!(rec.ideal_fct.unwrap(), expected);
+    }
+}
+
 /// Choudhury-Hahne dynamic threshold: M queues of one pool, each overloaded by
 /// constant-rate UDP, settle at q* = alpha * B / (1 + M * alpha) each. With packets of
 /// size P the queues' mean settles within one P of q*. Each single queue sees the

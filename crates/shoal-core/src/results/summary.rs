@@ -58,6 +58,9 @@ pub struct Summary<'a> {
     pub queries: QueryStats,
     pub packets: Value,
     pub loss_rate: Option<f64>,
+    /// Switch drops per packet arriving at a switch queue, each hop counted: the loss rate
+    /// of ns-2's per-queue counters summed over switches.
+    pub switch_drop_rate: Option<f64>,
     pub drops: Value,
     pub bytes_dropped: Value,
     pub timeouts: u64,
@@ -255,6 +258,7 @@ impl<'a> Summary<'a> {
             fct: Buckets(fct),
             queries: query_stats(&flows),
             loss_rate: rate(packets.get("dropped"), packets.get("sent")),
+            switch_drop_rate: rate(packets.get("switch_dropped"), packets.get("switch_arrivals")),
             packets,
             drops: or_empty("drops", Value::Object(Default::default())),
             bytes_dropped: get("bytes_dropped"),

@@ -47,6 +47,8 @@ pub struct Counters {
     pub delivered: u64,
     pub dropped: [u64; DropReason::ALL.len()],
     pub bytes_dropped: u64,
+    /// Packets offered to a switch queue, once per hop.
+    pub switch_arrivals: u64,
     pub data_packets_sent: u64,
     /// Packets marked CE (each once).
     pub ecn_marks: u64,
@@ -62,5 +64,10 @@ impl Counters {
 
     pub fn total_dropped(&self) -> u64 {
         self.dropped.iter().sum()
+    }
+
+    /// Drops at switches (every reason but a full sending NIC).
+    pub fn switch_dropped(&self) -> u64 {
+        self.total_dropped() - self.dropped[DropReason::NicBuffer as usize]
     }
 }

@@ -181,6 +181,7 @@ impl Switch {
 
     /// Offers `pkt` to egress `port`. On refusal the packet is dropped and counted.
     pub fn enqueue(&mut self, port: usize, mut pkt: Packet, now: Ps, counters: &mut Counters) -> bool {
+        counters.switch_arrivals += 1;
         let q = self.queue_of(port, &pkt);
         let pool = self.ports[port].pool;
         let size = pkt.size as u64;
