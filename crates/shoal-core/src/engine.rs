@@ -812,6 +812,7 @@ impl Simulation {
                     "p99": pool.occupancy.quantile(now, 0.99),
                     "max": pool.occupancy.max(),
                     "now": pool.occupancy.value(),
+                    "drops": pool.drops,
                 }));
             }
             for (pi, port) in s.ports.iter_mut().enumerate() {

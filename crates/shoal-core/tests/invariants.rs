@@ -158,4 +158,6 @@ fn every_switch_hop_counts_as_one_arrival() {
     let c = sim.counters_json();
     assert!(c["packets"]["switch_dropped"].as_u64().unwrap() > 0);
     assert_eq!(c["packets"]["switch_dropped"], c["packets"]["dropped"]);
+    let by_pool: u64 = c["pools"].as_array().unwrap().iter().map(|p| p["drops"].as_u64().unwrap()).sum();
+    assert_eq!(by_pool, c["packets"]["switch_dropped"].as_u64().unwrap());
 }

@@ -88,9 +88,10 @@ def register(app: typer.Typer) -> None:
             table.add_row(_escape(what), claim.text, _escape(claim.paper), holds)
         stdout.print(table)
         if mode == "quick":
+            flows = (exp.sweep_spec("quick").get("set") or {}).get("workload.flows")
+            size = f"{flows:,} flows per point" if isinstance(flows, int) else "a short run"
             stdout.print(
-                "quick mode: a few hundred flows per point; the paper's scale is "
-                f"`shoal reproduce {exp.id} --full`"
+                f"quick mode: {size}; the paper's scale is `shoal reproduce {exp.id} --full`"
             )
         stdout.print(f"store: {_escape(str(result.store))}")
         for path in result.figures:

@@ -15,11 +15,13 @@ pub struct Pool {
     pub shared_used: u64,
     /// Reserved plus shared bytes held by the pool's queues.
     pub occupancy: TimeWeighted,
+    /// Packets this pool refused or pushed out.
+    pub drops: u64,
 }
 
 impl Pool {
     pub fn new(size: u64, reserved_total: u64) -> Self {
-        Pool { size, shared_used: 0, occupancy: TimeWeighted::with_histogram(size + reserved_total, 1000) }
+        Pool { size, shared_used: 0, occupancy: TimeWeighted::with_histogram(size + reserved_total, 1000), drops: 0 }
     }
 
     /// Unused shared bytes.

@@ -199,6 +199,7 @@ impl Switch {
                 Verdict::Admit => break,
                 Verdict::Drop(reason) => {
                     counters.drop(reason, size);
+                    self.pools[pool].drops += 1;
                     return false;
                 }
                 Verdict::Evict { port: victim_port, queue: victim_queue } => {
@@ -207,6 +208,7 @@ impl Switch {
                     account(&mut vq.account, &mut self.pools[pool], victim.size as u64, false, now);
                     vq.occupancy.set(now, vq.account.bytes);
                     counters.drop(DropReason::Pushout, victim.size as u64);
+                    self.pools[pool].drops += 1;
                 }
             }
         }
@@ -215,6 +217,7 @@ impl Switch {
             // WRED drops are admission decisions: judged on arrival, never at dequeue.
             if self.non_ect == NonEct::Drop && self.has_rules(pool) && self.rules_fire(ahead, pool, counters) {
                 counters.drop(DropReason::MarkingDrop, size);
+                self.pools[pool].drops += 1;
                 return false;
             }
         } else if self.mark_at == MarkPoint::Enqueue {
