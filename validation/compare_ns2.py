@@ -11,9 +11,9 @@ receivers' links), a tail-drop buffer of ``--buffer`` per switch port, no ECN, a
 Shoal ``cc = "newreno"`` with SACK, one new connection per flow (handshake included).
 
 Prints drops, timeouts (ns-2: ``nrexmit_``, RTO expiries, as the papers' traffic
-generator counts them), drops per timeout and the FCTs per size bucket. ns-2's FCT ends
-when the sender sees the last byte acknowledged (as the papers measure it), Shoal's when
-the receiver holds it: ns-2's is longer by about one one-way delay. Writes
+generator counts them), drops per timeout and the FCTs per size bucket. Both FCTs end
+when the sender sees the last byte acknowledged (as the papers measure it; Shoal's
+``run.fct_until = "acked"``). Writes
 ``comparison_ns2.json`` into ``--out``. Exit status 1 when ns-2 or Shoal is missing, 2 on
 bad arguments.
 """
@@ -81,6 +81,7 @@ def compare(args) -> int:
         shutil.rmtree(shoal_dir)
     over = {"workload.trace": trace, "switch.pool_size": args.buffer, "transport.cc": "newreno",
             "transport.ecn": "off", "transport.initial_rwnd": "0B", "transport.sack": "true",
+            "run.fct_until": "acked",
             "run.seed": args.seed}
     shoal_wall, _ = run(shoal + ["run", str(SCENARIO), "--out", str(shoal_dir), "-q"] + sets(over),
                         "shoal run")
