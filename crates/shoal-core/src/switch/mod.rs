@@ -179,6 +179,12 @@ impl Switch {
         }
     }
 
+    /// Counts a packet of `pool` dropped, network-wide and in the pool.
+    fn drop(&mut self, pool: usize, reason: DropReason, bytes: u64, counters: &mut Counters) {
+        counters.drop(reason, bytes);
+        self.pools[pool].drops += 1;
+    }
+
     /// Offers `pkt` to egress `port`. On refusal the packet is dropped and counted.
     pub fn enqueue(&mut self, port: usize, mut pkt: Packet, now: Ps, counters: &mut Counters) -> bool {
         counters.switch_arrivals += 1;
@@ -198,8 +204,7 @@ impl Switch {
             match self.admission.admit(&ctx) {
                 Verdict::Admit => break,
                 Verdict::Drop(reason) => {
-                    counters.drop(reason, size);
-                    self.pools[pool].drops += 1;
+                    self.drop(pool, reason, size, counters);
                     return false;
                 }
                 Verdict::Evict { port: victim_port, queue: victim_queue } => {
@@ -207,8 +212,7 @@ impl Switch {
                     let victim = vq.packets.pop_back().expect("admission evicts from a non-empty queue");
                     account(&mut vq.account, &mut self.pools[pool], victim.size as u64, false, now);
                     vq.occupancy.set(now, vq.account.bytes);
-                    counters.drop(DropReason::Pushout, victim.size as u64);
-                    self.pools[pool].drops += 1;
+                    self.drop(pool, DropReason::Pushout, victim.size as u64, counters);
                 }
             }
         }
@@ -216,8 +220,7 @@ impl Switch {
         if !pkt.ect {
             // WRED drops are admission decisions: judged on arrival, never at dequeue.
             if self.non_ect == NonEct::Drop && self.has_rules(pool) && self.rules_fire(ahead, pool, counters) {
-                counters.drop(DropReason::MarkingDrop, size);
-                self.pools[pool].drops += 1;
+                self.drop(pool, DropReason::MarkingDrop, size, counters);
                 return false;
             }
         } else if self.mark_at == MarkPoint::Enqueue {
