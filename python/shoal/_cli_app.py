@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import math
-import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -14,10 +13,10 @@ from typing import Annotated, Any
 import typer
 
 from shoal import _core
-from shoal._run import Result, load, run, trace
+from shoal._output import check_output_file, replace_file
+from shoal._run import TRACE_COLUMNS, Result, load, run, trace
 from shoal.advise.cli import advise_app
 from shoal.cli import (
-    _check_writable,
     _console,
     _escape,
     _fail,
@@ -110,6 +109,7 @@ def trace_cmd(
     if seed is not None:
         overrides.append(f"run.seed={seed}")
     with _user_errors():
+        check_output_file(out, _is_trace, "trace")
         flows = trace(scenario, set=overrides)
         _write_csv(flows, out)
     stderr.print(f"{len(flows)} flows written to {_escape(str(out))}")
@@ -121,19 +121,27 @@ def _csv_cell(value: Any) -> str:
     return str(value)
 
 
-def _write_csv(flows: Any, out: Path) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+def _is_trace(path: Path) -> bool:
+    """Whether ``path`` is a trace Shoal exported (its first line is the trace header)."""
     try:
+        with path.open("rb") as fh:
+            return fh.readline().rstrip(b"\r\n") == ",".join(TRACE_COLUMNS).encode()
+    except OSError:
+        return False
+
+
+def _write_csv(flows: Any, out: Path) -> None:
+    """Write the trace CSV ``out``; an existing file is replaced only if it is a trace."""
+
+    def write(tmp: Path) -> None:
         with tmp.open("w", newline="") as fh:
             writer = csv.writer(fh, lineterminator="\n")
             columns = list(flows.columns)
             writer.writerow(columns)
             for row in zip(*(flows[c].tolist() for c in columns), strict=True):
                 writer.writerow([_csv_cell(v) for v in row])
-        tmp.replace(out)
-    finally:
-        tmp.unlink(missing_ok=True)
+
+    replace_file(out, write, _is_trace, "trace")
 
 
 @app.command("demo")
@@ -147,8 +155,6 @@ def demo_cmd(
     scenario = resources.files("shoal") / "scenarios" / "star_dctcp.toml"
     with resources.as_file(scenario) as path, _user_errors():
         stderr.print(f"running the quickstart scenario {path.name} (DCTCP on a 32-host star)")
-        if out is not None:
-            _check_writable(out)
         result = run(path, out=out, progress=not quiet and stderr.is_terminal)
     _show(result, as_json=False, written=out is not None)
 

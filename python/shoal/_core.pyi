@@ -33,7 +33,11 @@ def summarize(
     the flow table's dtypes, ``kind`` a list of str), counters and resolved scenario."""
 
 def write_run_dir(out: str, files: dict[str, bytes]) -> None:
-    """Write the directory ``out`` atomically from file names and contents."""
+    """Write the run directory ``out`` atomically from run file names and contents."""
+
+def check_output_dir(out: str) -> None:
+    """Raise ``OSError`` unless ``out`` may become a run directory: missing, empty, or a
+    run directory Shoal wrote."""
 
 class Simulation:
     """A built network and workload, advanced with :meth:`run`."""

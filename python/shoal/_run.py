@@ -127,13 +127,30 @@ class Result:
         files["scenario.json"] = _json_bytes(self.scenario)
         files["summary.json"] = _json_bytes(self.summary)
         target = _target(out)
+        check_output_dir(target)
         _core.write_run_dir(str(target), files)
         self.path = target
         return target
 
 
 def _target(out: str | os.PathLike[str]) -> Path:
+    if not os.fspath(out):
+        raise OSError("the output path is empty; name a directory for the results")
     return Path(out).expanduser().absolute()
+
+
+def check_output_dir(target: Path) -> None:
+    """Raise ``OSError`` (before any simulating) unless ``target`` may become a run
+    directory: Shoal replaces only an empty directory or a run directory it wrote, never
+    a file, a link or a directory holding anything else."""
+    _core.check_output_dir(str(target))
+    parent = target.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OSError(f"cannot create output directory {target}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OSError(f"output directory is not writable: {parent}")
 
 
 def _json_bytes(data: Any) -> bytes:
@@ -231,7 +248,9 @@ def run(
 
     Args:
         scenario: a path to a TOML scenario file, TOML text, or a mapping of tables.
-        out: write the run directory here (atomically) when given.
+        out: write the run directory here (atomically) when given. It must not exist,
+            or be an empty directory, or a run directory Shoal wrote (which is
+            replaced); anything else raises ``OSError`` before simulating.
         set: overrides, ``["switch.ecn.k=200KB", "run.seed=2"]`` or
             ``{"switch.ecn.k": "200KB"}``. Text values are parsed as TOML values when
             they are one, else kept as strings.
@@ -249,9 +268,11 @@ def run(
         ScenarioError: the scenario is invalid (the message names the key path).
         RunInterrupted: Ctrl-C; nothing is written.
     """
+    path = None if out is None else _target(out)
+    if path is not None:
+        check_output_dir(path)
     sim, resolved_json, warnings = _start(scenario, set)
     wall = _advance(sim, progress)
-    path = None if out is None else _target(out)
     if path is None:
         summary = json.loads(sim.summary(warnings, wall))
     else:
@@ -283,9 +304,10 @@ def run_to_dir(
     Returns:
         The run directory and the summary.
     """
+    target = _target(out)
+    check_output_dir(target)
     sim, _, warnings = _start(scenario, set)
     wall = _advance(sim, progress)
-    target = _target(out)
     summary: dict[str, Any] = json.loads(sim.write_run_dir(str(target), warnings, wall))
     _warn_run(summary, warnings)
     return target, summary

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from shoal._output import check_output_file, replace_file
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -128,6 +130,8 @@ def sweep_cmd(
     cli = _cli()
     with _errors():
         spec = load_sweep(sweep_file, store=store)
+        if csv_out is not None:
+            check_output_file(csv_out, _is_sweep_csv, "sweep table")
         if dry_run:
             frame = plan(spec)
             _print_frame(frame, "table", None, title=f"sweep {spec.name}: {len(frame)} runs")
@@ -144,8 +148,9 @@ def sweep_cmd(
             log=None if quiet else (lambda line: cli.stderr.print(line, markup=False)),
         )
         if csv_out is not None:
-            csv_out.parent.mkdir(parents=True, exist_ok=True)
-            frame.to_csv(csv_out, index=False)
+            replace_file(
+                csv_out, lambda tmp: frame.to_csv(tmp, index=False), _is_sweep_csv, "sweep table"
+            )
         report_path = None
         if report:
             from shoal.report import write_report
@@ -526,3 +531,14 @@ def register(app: typer.Typer) -> None:
     app.add_typer(results_app, name="results")
     app.add_typer(plot_app, name="plot")
     app.command("report")(report_cmd)
+
+
+def _is_sweep_csv(path: Path) -> bool:
+    """Whether ``path`` is a sweep table Shoal wrote as CSV (its header names the
+    columns every sweep table has)."""
+    try:
+        with path.open("rb") as fh:
+            header = set(fh.readline().rstrip(b"\r\n").split(b","))
+    except OSError:
+        return False
+    return {b"key", b"status", b"error", b"wall_time_s"} <= header

@@ -17,7 +17,6 @@ behaves identically. ``app`` and the helpers below are also reachable as
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import warnings
@@ -61,15 +60,9 @@ def _console(name: str) -> Any:
     return console
 
 
-def _exit(code: int) -> BaseException:
-    """``typer.Exit`` inside the typer app, ``SystemExit`` on the fast path (same status)."""
-    typer = sys.modules.get("typer")
-    return typer.Exit(code) if typer is not None else SystemExit(code)
-
-
 def _fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
     _console("stderr").print(f"[bold red]error:[/bold red] {message}", markup=True, soft_wrap=True)
-    raise _exit(code)
+    raise SystemExit(code)
 
 
 def _warn(message: str) -> None:
@@ -138,19 +131,6 @@ def _show_summary(
             sys.stdout.write(f"results written to {path}\n")
 
 
-def _check_writable(target: Path) -> None:
-    """Fail early, before simulating, when ``target`` cannot become a run directory."""
-    if target.exists() and not target.is_dir():
-        raise OSError(f"output path exists and is not a directory: {target}")
-    parent = target.absolute().parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise OSError(f"cannot create output directory {target}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OSError(f"output directory is not writable: {parent}")
-
-
 def run_command(
     scenario: Path,
     out: Path | None,
@@ -162,7 +142,6 @@ def run_command(
     """``shoal run`` once its arguments are parsed (by typer or by the fast path)."""
     target = out if out is not None else Path("results") / scenario.stem
     with _user_errors():
-        _check_writable(target)
         progress = not quiet and _console("stderr").is_terminal
         from shoal._run import run_to_dir
 

@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from shoal._output import SHOAL_MARK, has_mark, replace_file
+
 __all__ = [
     "fct_vs_load",
     "slowdown_vs_size",
@@ -472,20 +474,31 @@ def save(
     if formats is None:
         formats = [suffix] if suffix in ("png", "pdf", "svg") else ["png", "pdf"]
     stem = path.with_suffix("") if suffix in ("png", "pdf", "svg") else path
-    stem.parent.mkdir(parents=True, exist_ok=True)
     written = []
     for fmt in formats:
         target = stem.with_name(f"{stem.name}.{fmt}")
-        tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-        fig.savefig(
-            tmp,
-            format=fmt,
-            dpi=300 if fmt == "png" else None,
-            metadata={"Software": None} if fmt == "png" else {"CreationDate": None},
-        )
-        os.replace(tmp, target)
-        written.append(target)
+
+        def draw(tmp: Path, fmt: str = fmt) -> None:
+            fig.savefig(tmp, format=fmt, dpi=300 if fmt == "png" else None, metadata=_METADATA[fmt])
+
+        written.append(replace_file(target, draw, _is_figure, "figure"))
     return written
+
+
+#: Figure metadata: Shoal's mark (so a later save may replace the file), no timestamps
+#: (the same figure gives the same bytes).
+_METADATA: dict[str, dict[str, Any]] = {
+    "png": {"Software": SHOAL_MARK},
+    "pdf": {"Creator": SHOAL_MARK, "Producer": SHOAL_MARK, "CreationDate": None},
+    "svg": {"Creator": SHOAL_MARK, "Date": None},
+}
+
+
+def _is_figure(path: Path) -> bool:
+    """Whether ``path`` is a figure Shoal saved (it carries Shoal's creator mark)."""
+    mark = SHOAL_MARK.encode()
+    marks = {".png": b"Software\x00" + mark, ".pdf": b"/Creator (" + mark}
+    return has_mark(path, marks.get(path.suffix.lower(), b"<dc:title>" + mark))
 
 
 def _with_params(frame: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:

@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from shoal import _core
+from shoal._output import SHOAL_MARK, check_output_file, has_mark, replace_file
 from shoal.store import Store
 
 __all__ = ["write_report", "choose_axes"]
@@ -200,6 +201,7 @@ def write_report(
     runs = sweep_table(db, name)
     target = Path(out) if out is not None else db.sweeps_dir / name / "report.html"
     target = target.expanduser().absolute()
+    check_output_file(target, _is_report, "report")
     outdir = target.parent
     outdir.mkdir(parents=True, exist_ok=True)
     axes = [c for c in runs.attrs.get("axes", []) if c in runs]
@@ -212,7 +214,7 @@ def write_report(
     )
     parts = [
         "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
+        f'<html lang="en"><head><meta charset="utf-8">{_GENERATOR}',
         f"<title>Shoal sweep {html.escape(name)}</title>",
         f"<style>{_CSS}</style><script>{_SCRIPT}</script></head><body>",
         f"<h1>Sweep <code>{html.escape(name)}</code></h1>",
@@ -277,7 +279,16 @@ def write_report(
             "</figcaption></figure>"
         )
     parts.append("</body></html>")
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    tmp.write_text("\n".join(parts), encoding="utf-8")
-    os.replace(tmp, target)
-    return target
+    html_text = "\n".join(parts)
+    return replace_file(
+        target, lambda tmp: tmp.write_text(html_text, encoding="utf-8"), _is_report, "report"
+    )
+
+
+#: The head tag by which a later report recognizes a file as an earlier one.
+_GENERATOR = f'<meta name="generator" content="{SHOAL_MARK}">'
+
+
+def _is_report(path: Path) -> bool:
+    """Whether ``path`` is a report Shoal wrote (its head carries Shoal's generator tag)."""
+    return has_mark(path, _GENERATOR.encode())

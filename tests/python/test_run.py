@@ -146,24 +146,20 @@ def test_failed_write_leaves_no_run_dir(tmp_path: Path) -> None:
     out = tmp_path / "runs" / "x"
     # The writer fails after writing a file: its temporary directory goes, nothing appears.
     with pytest.raises(TypeError):
-        shoal._core.write_run_dir(str(out), {"flows.parquet": b"PAR1 half a file", "x": None})
+        shoal._core.write_run_dir(
+            str(out), {"flows.parquet": b"PAR1 half a file", "summary.json": None}
+        )
     assert not out.exists()
     assert _run_dir_leftovers(out.parent) == []
+    with pytest.raises(ValueError, match="run directory holds summary.json"):
+        shoal._core.write_run_dir(str(out), {"notes.txt": b"not a run file"})
+    assert not out.exists()
 
 
 def test_failed_rewrite_keeps_previous_run(tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "x"
     shoal.run(tiny, out=out)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    # The previous run cannot be moved aside (the name it would take is a non-empty
-    # directory): the new run is complete but cannot replace it.
-    aside = tmp_path / f".x.old-{os.getpid()}"
-    (aside / "busy").mkdir(parents=True)
-    with pytest.raises(OSError):
-        shoal.run(tiny, out=out, set=["run.seed=2"])
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
-    shutil.rmtree(aside)
-    assert _run_dir_leftovers(tmp_path) == []
     with pytest.raises(TypeError):
         shoal._core.write_run_dir(str(out), {"flows.parquet": b"PAR1", "summary.json": 1})
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
@@ -173,10 +169,9 @@ def test_failed_rewrite_keeps_previous_run(tiny: Path, tmp_path: Path) -> None:
 def test_rewrite_replaces_previous_run(tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "x"
     shoal.run(tiny, out=out)
-    (out / "stale.txt").write_text("from an older run")
     shoal.run(tiny, out=out, set=["run.seed=2"])
-    assert not (out / "stale.txt").exists()
     assert shoal.load(out).scenario["run"]["seed"] == 2
+    assert _run_dir_leftovers(tmp_path) == []
 
 
 def test_interrupt_writes_nothing(

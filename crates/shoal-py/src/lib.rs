@@ -8,7 +8,10 @@ use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use shoal_core::results::json::to_python_json;
-use shoal_core::results::{write_atomically, FileError, FlowColumns, FlowTable, RunFiles, SampleTable, Summary};
+use shoal_core::results::{
+    check_run_dir_target, write_atomically, FileError, FlowColumns, FlowTable, RunFiles, SampleTable, Summary,
+    RUN_FILES,
+};
 use shoal_core::{Scenario, ScenarioError};
 use std::path::PathBuf;
 
@@ -90,10 +93,25 @@ fn os_error(e: FileError) -> PyErr {
     }
 }
 
-/// Writes the run directory `out` atomically from `files` (file name -> bytes, written
-/// in order); returns nothing. The directory appears only once every file is written.
+/// Raises `OSError` unless `out` may become a run directory: missing, empty, or a run
+/// directory Shoal wrote (see `check_run_dir_target`).
+#[pyfunction]
+fn check_output_dir(out: PathBuf) -> PyResult<()> {
+    check_run_dir_target(&out).map_err(os_error)
+}
+
+/// Writes the run directory `out` atomically from `files` (run file name -> bytes,
+/// written in order; `summary.json` required); returns nothing. The directory appears
+/// only once every file is written.
 #[pyfunction]
 fn write_run_dir(out: PathBuf, files: &Bound<'_, PyDict>) -> PyResult<()> {
+    let names: Vec<String> = files.keys().iter().map(|k| k.str().map(|s| s.to_string())).collect::<PyResult<_>>()?;
+    if !names.iter().all(|n| RUN_FILES.contains(&n.as_str())) || !names.iter().any(|n| n == "summary.json") {
+        return Err(PyValueError::new_err(format!(
+            "a run directory holds summary.json and optionally {:?}; got {names:?}",
+            &RUN_FILES[..3]
+        )));
+    }
     let mut failure = None;
     let result = write_atomically(&out, |dir| {
         for (name, data) in files.iter() {
@@ -348,6 +366,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(summarize, m)?)?;
     m.add_function(wrap_pyfunction!(write_run_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(check_output_dir, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

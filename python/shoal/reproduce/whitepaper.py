@@ -344,7 +344,6 @@ def _plot_curves(curves: dict[str, pd.Series], stem: Path, ylabel: str) -> None:
         ax.set_ylabel(ylabel)
         ax.set_ylim(0, 1.05)
         ax.legend(frameon=False, fontsize="small")
-    stem.parent.mkdir(parents=True, exist_ok=True)
     plot.save(fig, stem)
     plt.close(fig)
 

@@ -12,7 +12,7 @@ pub mod parquet;
 mod run_dir;
 pub mod summary;
 
-pub use run_dir::{write_atomically, FileError};
+pub use run_dir::{check_run_dir_target, write_atomically, FileError, RUN_FILES};
 pub use summary::{FlowColumns, Summary};
 
 use crate::engine::{FlowRecord, Sample, Simulation};
