@@ -48,10 +48,12 @@ class Simulation:
     flows_finished: int
     events: int
     done: bool
+    reached_time_limit: bool
 
     def __init__(self, scenario_json: str) -> None: ...
-    def run(self, until_ps: int) -> bool:
-        """Advance to simulated time ``until_ps`` (GIL released); True when the run is over."""
+    def run(self, until_ps: int, max_events: int = ...) -> bool:
+        """Advance to simulated time ``until_ps``, or by ``max_events`` events if that
+        comes first (GIL released); True when the run is over."""
     def flows(self) -> dict[str, Any]:
         """The flow table as NumPy columns (``kind``: a list of str)."""
     def counters(self) -> dict[str, Any]: ...

@@ -255,17 +255,19 @@ def test_compute_summary_is_the_core_summary() -> None:
 def test_write_errors_from_the_core_are_clean(tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "x"
     shoal.run(tiny, out=out)
-    # A failure inside the core's writer (the previous run cannot be moved aside) is an
-    # OSError naming the path: `error: ...`, exit 2, the previous run kept.
+    # A failure inside the core's writer (a file of the user's holds the name of its
+    # temporary directory) is an OSError naming the path: `error: ...`, exit 2, the
+    # previous run kept, and the user's file too.
     code = (
         "import os, sys\nfrom pathlib import Path\nfrom shoal.cli import main\n"
         f"out = Path({str(out)!r})\n"
-        "(out.parent / f'.x.old-{os.getpid()}' / 'busy').mkdir(parents=True)\n"
+        "(out.parent / f'.x.tmp-{os.getpid()}').write_text('mine')\n"
         f"main(['run', {str(tiny)!r}, '--quiet', '--out', str(out), '--seed', '2'])\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert proc.stderr.startswith("error:") and str(out) in proc.stderr.replace("\n", "")
+    assert proc.stderr.startswith("error:") and str(out.parent) in proc.stderr.replace("\n", "")
     assert "Traceback" not in proc.stderr
     assert shoal.load(out).scenario["run"]["seed"] == 1
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".x.tmp")] == []
+    planted = [p for p in tmp_path.iterdir() if p.name.startswith(".x.tmp")]
+    assert len(planted) == 1 and planted[0].read_text() == "mine"

@@ -186,7 +186,7 @@ def test_interrupt_writes_nothing(
         def __getattr__(self, name: str) -> object:
             return getattr(self._sim, name)
 
-        def run(self, until_ps: int) -> bool:
+        def run(self, until_ps: int, max_events: int) -> bool:
             raise KeyboardInterrupt
 
     monkeypatch.setattr(shoal._run._core, "Simulation", Interrupted)
@@ -197,22 +197,33 @@ def test_interrupt_writes_nothing(
     assert _run_dir_leftovers(tmp_path) == []
 
 
-def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
-    # About a minute of work at full speed: still running when the signal arrives.
-    scenario = REPO / "experiments" / "quickstart" / "star_dctcp.toml"
+#: Ten million events per simulated millisecond: three sources at the largest rate.
+DENSE_UDP = """\
+[topology]
+kind = "star"
+hosts = 4
+[workload]
+pattern = "udp"
+senders = "1-3"
+receiver = 0
+rate = "100Tbps"
+[run]
+stop_time = "1s"
+"""
+
+
+@pytest.mark.parametrize("dense", [False, True], ids=["many_flows", "dense_events"])
+def test_ctrl_c_stops_cleanly(tmp_path: Path, dense: bool) -> None:
+    # Minutes of work at full speed: still running when the signal arrives.
+    if dense:
+        scenario, overrides = tmp_path / "udp.toml", []
+        scenario.write_text(DENSE_UDP)
+    else:
+        scenario = REPO / "experiments" / "quickstart" / "star_dctcp.toml"
+        overrides = ["--set", "workload.flows=300000"]
     out = tmp_path / "big"
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "shoal",
-            "run",
-            str(scenario),
-            "--out",
-            str(out),
-            "--set",
-            "workload.flows=300000",
-        ],
+        [sys.executable, "-m", "shoal", "run", str(scenario), "--out", str(out), *overrides],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -220,7 +231,7 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
     )
     time.sleep(3)
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=60)
+    stdout, stderr = proc.communicate(timeout=10)
     assert proc.returncode == 130, stdout + stderr
     assert "error:" in stderr and "interrupted" in stderr and "no results written" in stderr
     assert "Traceback" not in stdout + stderr

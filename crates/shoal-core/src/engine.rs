@@ -4,7 +4,7 @@
 
 use crate::net::{self, NodeId, Packet, PacketKind, Routes};
 use crate::scenario::{FctUntil, Scenario, ScenarioError};
-use crate::sim::{mix64, serialization, stream, EventQueue, LinkRate, Ps};
+use crate::sim::{mix64, serialization, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::Counters;
 use crate::switch::{marking::MarkRule, Switch};
 use crate::transport::{cc, IdleConnection, TcpConfig, TcpReceiver, TcpSender, UdpSource};
@@ -144,6 +144,7 @@ pub struct Simulation {
     flows_finished: usize,
     tcp_flows: usize,
     finished: bool,
+    reached_time_limit: bool,
     scratch: Vec<Packet>,
 }
 
@@ -248,6 +249,7 @@ impl Simulation {
             flows_finished: 0,
             tcp_flows,
             finished: false,
+            reached_time_limit: false,
             scratch: Vec::new(),
         };
         if let Some(first) = sim.flows.first() {
@@ -289,6 +291,12 @@ impl Simulation {
         self.finished
     }
 
+    /// Whether the run stopped because its next event lay beyond `TIME_LIMIT`: nothing
+    /// was left but traffic that could not make progress in any reasonable time.
+    pub fn reached_time_limit(&self) -> bool {
+        self.reached_time_limit
+    }
+
     pub fn counters(&self) -> &Counters {
         &self.counters
     }
@@ -296,14 +304,32 @@ impl Simulation {
     /// Runs every event up to simulated time `until` (or the run's stop time). Returns
     /// true when the run is over: no events are left or the stop time is reached.
     pub fn run_until(&mut self, until: Ps) -> bool {
+        self.run_bounded(until, u64::MAX)
+    }
+
+    /// As `run_until`, but returns after at most `max_events` events (with `now` at the
+    /// last one), so that a caller can stay responsive (Ctrl-C, progress) however many
+    /// events a stretch of simulated time holds. A run whose next event lies beyond
+    /// `TIME_LIMIT` stops there (see `reached_time_limit`).
+    pub fn run_bounded(&mut self, until: Ps, max_events: u64) -> bool {
         if self.finished {
             return true;
         }
-        let limit = self.stop_time.map_or(until, |s| s.min(until));
+        let limit = self.stop_time.map_or(until, |s| s.min(until)).min(TIME_LIMIT);
+        let mut budget = max_events;
         while let Some(t) = self.events.peek_time() {
             if t > limit {
+                if t > TIME_LIMIT {
+                    self.reached_time_limit = true;
+                    self.finished = true;
+                    return true;
+                }
                 break;
             }
+            if budget == 0 {
+                return false;
+            }
+            budget -= 1;
             let (t, event) = self.events.pop().expect("peeked");
             self.now = t;
             self.events_processed += 1;

@@ -88,7 +88,31 @@ impl Default for Topology {
     }
 }
 
+/// The most ports one switch may have: a port index is 16 bits wide.
+pub const MAX_SWITCH_PORTS: u64 = u16::MAX as u64;
+
 impl Topology {
+    /// The port count of the topology's largest switch.
+    pub fn max_switch_ports(&self) -> u64 {
+        let (hosts, right) = (self.hosts as u64, self.hosts_right as u64);
+        match self.kind {
+            TopologyKind::Star => hosts,
+            TopologyKind::Dumbbell => hosts.max(right) + 1,
+            TopologyKind::LeafSpine => (self.hosts_per_leaf as u64 + self.spines as u64).max(self.leaves as u64),
+            TopologyKind::FatTree => self.k as u64,
+        }
+    }
+
+    /// The keys that set the largest switch's port count.
+    fn port_keys(&self) -> &'static str {
+        match self.kind {
+            TopologyKind::Star => "lower topology.hosts",
+            TopologyKind::Dumbbell => "lower topology.hosts or topology.hosts_right",
+            TopologyKind::LeafSpine => "lower topology.hosts_per_leaf, topology.spines or topology.leaves",
+            TopologyKind::FatTree => "lower topology.k",
+        }
+    }
+
     /// Number of hosts the topology builds.
     pub fn host_count(&self) -> u64 {
         match self.kind {
@@ -669,6 +693,16 @@ impl Scenario {
             }
             _ => {}
         }
+        if t.max_switch_ports() > MAX_SWITCH_PORTS {
+            return err(
+                "topology",
+                format!(
+                    "a switch would have {} ports (accepted: at most {MAX_SWITCH_PORTS} per switch; {})",
+                    t.max_switch_ports(),
+                    t.port_keys()
+                ),
+            );
+        }
         if t.host_count() > 1_000_000 {
             return err("topology", format!("{} hosts is too many (accepted: at most 1,000,000)", t.host_count()));
         }
@@ -758,6 +792,27 @@ impl Scenario {
         }
         if tr.header > 1000 {
             return err("transport.header", format!("{} is not accepted (accepted: 0 to 1000 bytes)", tr.header));
+        }
+        // Buffers that cannot hold one data packet drop every packet: the run could never
+        // finish.
+        let packet = Bytes(tr.mss as u64 + tr.header as u64);
+        if self.host.nic_buffer < packet {
+            return err(
+                "host.nic_buffer",
+                format!(
+                    "{} cannot hold one data packet of {packet} (transport.mss + transport.header); accepted: at least {packet}",
+                    self.host.nic_buffer
+                ),
+            );
+        }
+        if Bytes(s.pool_size.0 + s.reserved.0) < packet {
+            return err(
+                "switch.pool_size",
+                format!(
+                    "{} plus switch.reserved = {} cannot hold one data packet of {packet}; accepted: together at least {packet}",
+                    s.pool_size, s.reserved
+                ),
+            );
         }
         if tr.ack_size == 0 || tr.ack_size > 10_000 {
             return err("transport.ack_size", format!("{} is not accepted (accepted: 1 to 10000 bytes)", tr.ack_size));
@@ -901,6 +956,19 @@ impl Workload {
                 }
                 if self.repeats > 1 && self.period.map_or(true, |p| p.0 == 0) {
                     return err("period", "a positive period is required when repeats > 1".into());
+                }
+                let last = self.start.0 as u128 + (self.repeats as u128 - 1) * self.period.map_or(0, |p| p.0 as u128);
+                if last > Time::MAX.0 as u128 {
+                    return err(
+                        "repeats",
+                        format!(
+                            "the last of {} rounds, {} apart, would start after {} (accepted: every round starts by {})",
+                            self.repeats,
+                            self.period.unwrap_or_default(),
+                            Time::MAX,
+                            Time::MAX
+                        ),
+                    );
                 }
             }
             Pattern::Udp => {

@@ -8,16 +8,59 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
-/// Picoseconds per unit of time.
-const TIME_UNITS: &[(&str, f64)] = &[("ps", 1.0), ("ns", 1e3), ("us", 1e6), ("ms", 1e9), ("s", 1e12)];
-const RATE_UNITS: &[(&str, f64)] = &[("bps", 1.0), ("Kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9), ("Tbps", 1e12)];
-const SIZE_UNITS: &[(&str, f64)] =
-    &[("B", 1.0), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0), ("MiB", 1048576.0), ("GiB", 1073741824.0)];
+/// Picoseconds per unit of time ("µs" and the Greek "μs" are "us").
+const TIME_UNITS: &[(&str, f64)] =
+    &[("ps", 1.0), ("ns", 1e3), ("us", 1e6), ("µs", 1e6), ("μs", 1e6), ("ms", 1e9), ("s", 1e12)];
+const RATE_UNITS: &[(&str, f64)] =
+    &[("bps", 1.0), ("Kbps", 1e3), ("kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9), ("Tbps", 1e12)];
+const SIZE_UNITS: &[(&str, f64)] = &[
+    ("B", 1.0),
+    ("KB", 1e3),
+    ("kB", 1e3),
+    ("MB", 1e6),
+    ("GB", 1e9),
+    ("KiB", 1024.0),
+    ("MiB", 1048576.0),
+    ("GiB", 1073741824.0),
+];
 
-fn parse_with_units(text: &str, units: &[(&str, f64)]) -> Result<u64, String> {
+/// The largest time a scenario may name: 10^6 s (11.6 days), far beyond any experiment,
+/// and small enough that sums of a few times cannot overflow the u64 picosecond clock
+/// (2^64 ps is 213 days).
+pub const MAX_TIME: u64 = 1_000_000 * 1_000_000_000_000;
+/// The largest rate: 100 Tbps. Faster links or sources would send a packet in less
+/// than a picosecond, and simulated time would stop advancing.
+pub const MAX_RATE: u64 = 100_000_000_000_000;
+/// The largest size: 1 PB, so that sums over many flows or packets stay within u64.
+pub const MAX_BYTES: u64 = 1_000_000_000_000_000;
+
+/// The number at the start of `text` (digits, a decimal point, an exponent such as
+/// "1e3"), and the rest.
+fn split_number(text: &str) -> (&str, &str) {
+    let bytes = text.as_bytes();
+    let mut end = 0;
+    while end < bytes.len() && (bytes[end].is_ascii_digit() || matches!(bytes[end], b'.' | b'+' | b'-')) {
+        end += 1;
+    }
+    // An exponent only when digits follow ("1e3us"), so that "5e" stays a unit error.
+    if end < bytes.len() && matches!(bytes[end], b'e' | b'E') {
+        let mut exp = end + 1;
+        if exp < bytes.len() && matches!(bytes[exp], b'+' | b'-') {
+            exp += 1;
+        }
+        if exp < bytes.len() && bytes[exp].is_ascii_digit() {
+            end = exp;
+            while end < bytes.len() && bytes[end].is_ascii_digit() {
+                end += 1;
+            }
+        }
+    }
+    (text[..end].trim(), text[end..].trim())
+}
+
+fn parse_with_units(text: &str, units: &[(&str, f64)], max: u64) -> Result<u64, String> {
     let text = text.trim();
-    let split = text.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(text.len());
-    let (number, unit) = (text[..split].trim(), text[split..].trim());
+    let (number, unit) = split_number(text);
     let accepted = units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ");
     let value: f64 = number.parse().map_err(|_| format!("cannot read a number in {text:?} (units: {accepted})"))?;
     if !value.is_finite() || value < 0.0 {
@@ -32,22 +75,30 @@ fn parse_with_units(text: &str, units: &[(&str, f64)]) -> Result<u64, String> {
             .map(|(_, f)| *f)
             .ok_or_else(|| format!("unknown unit {unit:?} in {text:?} (accepted: {accepted})"))?
     };
-    let scaled = (value * factor).round();
-    if scaled > u64::MAX as f64 {
-        return Err(format!("{text:?} is too large"));
+    in_range(value * factor, max, units).map_err(|why| format!("{text:?} {why}"))
+}
+
+/// `value` rounded to a whole number of base units, if at most `max`.
+fn in_range(value: f64, max: u64, units: &[(&str, f64)]) -> Result<u64, String> {
+    let scaled = value.round();
+    // `max` is far below 2^53, so the comparison is exact and the cast cannot saturate.
+    if scaled > max as f64 {
+        return Err(format!("is too large (accepted: up to {})", format_with_units(max, units)));
     }
     Ok(scaled as u64)
 }
 
 fn format_with_units(value: u64, units: &[(&str, f64)]) -> String {
-    // Largest unit in which the value is a whole number, restricted to the decimal units.
+    // Largest unit in which the value is a whole number, restricted to the decimal units
+    // and to each factor's first spelling (not the aliases "µs", "kB", ...).
     let mut best = format!("{value}{}", units[0].0);
     if value == 0 {
         return best;
     }
-    for (unit, factor) in units {
+    for (i, (unit, factor)) in units.iter().enumerate() {
         let f = *factor as u64;
-        if f > 0 && value % f == 0 && !unit.contains('i') {
+        let alias = units[..i].iter().any(|(_, g)| g == factor);
+        if f > 0 && value % f == 0 && !unit.contains('i') && !alias {
             best = format!("{}{unit}", value / f);
         }
     }
@@ -55,13 +106,16 @@ fn format_with_units(value: u64, units: &[(&str, f64)]) -> String {
 }
 
 macro_rules! unit_type {
-    ($name:ident, $units:expr, $what:literal) => {
+    ($name:ident, $units:expr, $max:expr, $what:literal) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
         pub struct $name(pub u64);
 
         impl $name {
+            /// The largest value a scenario may give.
+            pub const MAX: $name = $name($max);
+
             pub fn parse(text: &str) -> Result<Self, String> {
-                parse_with_units(text, $units).map($name)
+                parse_with_units(text, $units, $max).map($name)
             }
         }
 
@@ -86,17 +140,20 @@ macro_rules! unit_type {
                         write!(f, "{}", $what)
                     }
                     fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
+                        if v > $max {
+                            return Err(E::custom(format!("{v} is too large (accepted: up to {})", $name::MAX)));
+                        }
                         Ok($name(v))
                     }
                     fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
-                        u64::try_from(v).map($name).map_err(|_| E::custom(format!("{v} must not be negative")))
+                        let v = u64::try_from(v).map_err(|_| E::custom(format!("{v} must not be negative")))?;
+                        self.visit_u64(v)
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
-                        if v >= 0.0 && v.is_finite() {
-                            Ok($name(v.round() as u64))
-                        } else {
-                            Err(E::custom(format!("{v} must be a non-negative number")))
+                        if !(v >= 0.0 && v.is_finite()) {
+                            return Err(E::custom(format!("{v} must be a non-negative number")));
                         }
+                        in_range(v, $max, $units).map($name).map_err(|why| E::custom(format!("{v} {why}")))
                     }
                     fn visit_str<E: de::Error>(self, v: &str) -> Result<$name, E> {
                         $name::parse(v).map_err(E::custom)
@@ -108,9 +165,9 @@ macro_rules! unit_type {
     };
 }
 
-unit_type!(Rate, RATE_UNITS, "a rate such as \"100Gbps\" (bits per second)");
-unit_type!(Time, TIME_UNITS, "a time such as \"2us\" (picoseconds)");
-unit_type!(Bytes, SIZE_UNITS, "a size such as \"720KB\" (bytes)");
+unit_type!(Rate, RATE_UNITS, MAX_RATE, "a rate such as \"100Gbps\" (bits per second)");
+unit_type!(Time, TIME_UNITS, MAX_TIME, "a time such as \"2us\" (picoseconds)");
+unit_type!(Bytes, SIZE_UNITS, MAX_BYTES, "a size such as \"720KB\" (bytes)");
 
 #[cfg(test)]
 mod tests {
@@ -124,14 +181,46 @@ mod tests {
         assert_eq!(Bytes::parse("720KB").unwrap().0, 720_000);
         assert_eq!(Bytes::parse("1KiB").unwrap().0, 1024);
         assert_eq!(Bytes::parse("3 MB").unwrap().0, 3_000_000);
+        assert_eq!(Time::parse("1e3us").unwrap().0, 1_000_000_000);
+        assert_eq!(Time::parse("2.5E-3s").unwrap().0, 2_500_000_000);
+        assert_eq!(Time::parse("5µs").unwrap(), Time::parse("5us").unwrap());
+        assert_eq!(Time::parse("5μs").unwrap(), Time::parse("5us").unwrap());
+        assert_eq!(Bytes::parse("720kB").unwrap().0, 720_000);
+        assert_eq!(Rate::parse("10kbps").unwrap().0, 10_000);
+        assert!(Time::parse("5e").is_err());
+        assert!(Time::parse("1e3").is_ok());
         assert!(Rate::parse("100Gbs").is_err());
         assert!(Rate::parse("-5Gbps").is_err());
         assert!(Bytes::parse("abc").is_err());
     }
 
     #[test]
+    fn refuses_values_beyond_the_limits() {
+        // The limits themselves are accepted, in any spelling; one unit more is not.
+        assert_eq!(Time::parse("1000000s").unwrap(), Time::MAX);
+        assert_eq!(Rate::parse("100Tbps").unwrap(), Rate::MAX);
+        assert_eq!(Bytes::parse("1000000GB").unwrap(), Bytes::MAX);
+        for text in ["1000000.000001s", "18446744073709551615ps", "18446744073709551616ps", "1e300s"] {
+            let e = Time::parse(text).unwrap_err();
+            assert!(e.contains("too large (accepted: up to 1000000s)"), "{text}: {e}");
+        }
+        assert!(Rate::parse("1e30bps").unwrap_err().contains("up to 100Tbps"));
+        assert!(Bytes::parse("1e30").is_err());
+        // Plain numbers in the scenario file: integers, floats and integers beyond u64.
+        let de = |v: serde_json::Value| serde_json::from_value::<Time>(v).map_err(|e| e.to_string());
+        assert_eq!(de(serde_json::json!(1_000_000_000_000_000_000u64)).unwrap(), Time::MAX);
+        assert!(de(serde_json::json!(1_000_000_000_000_000_001u64)).unwrap_err().contains("too large"));
+        assert!(de(serde_json::json!(u64::MAX)).unwrap_err().contains("too large"));
+        assert!(de(serde_json::json!(1.8446744073709552e19)).unwrap_err().contains("too large"));
+        assert!(de(serde_json::json!(-1)).unwrap_err().contains("negative"));
+        assert_eq!(de(serde_json::json!(2.4)).unwrap(), Time(2));
+    }
+
+    #[test]
     fn displays_round_trip() {
         assert_eq!(Bytes(0).to_string(), "0B");
+        assert_eq!(Time::parse("5µs").unwrap().to_string(), "5us");
+        assert_eq!(Bytes::parse("2kB").unwrap().to_string(), "2KB");
         for text in ["100Gbps", "2us", "720KB", "3MB", "1500B"] {
             let shown = match text.chars().last() {
                 Some('s') if text.ends_with("bps") => Rate::parse(text).unwrap().to_string(),

@@ -242,10 +242,18 @@ impl Simulation {
         Ok(Simulation { inner: shoal_core::Simulation::new(&scenario).map_err(to_py)?, scenario })
     }
 
-    /// Runs up to simulated time `until_ps`; returns True when the run is over.
-    fn run(&mut self, py: Python<'_>, until_ps: u64) -> bool {
+    /// Runs up to simulated time `until_ps`, or `max_events` events if that comes first;
+    /// returns True when the run is over.
+    #[pyo3(signature = (until_ps, max_events=u64::MAX))]
+    fn run(&mut self, py: Python<'_>, until_ps: u64, max_events: u64) -> bool {
         let inner = &mut self.inner;
-        py.allow_threads(|| inner.run_until(until_ps))
+        py.allow_threads(|| inner.run_bounded(until_ps, max_events))
+    }
+
+    /// Whether the run stopped at the simulated-time limit (traffic making no progress).
+    #[getter]
+    fn reached_time_limit(&self) -> bool {
+        self.inner.reached_time_limit()
     }
 
     #[getter]

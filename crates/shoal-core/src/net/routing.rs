@@ -1,68 +1,186 @@
 //! Shortest-path routing with every equal-cost next hop kept for ECMP.
+//!
+//! Hosts hang off one switch each (their edge switch), so every host behind the same
+//! edge switch is reached the same way until that switch: routes are kept per (switch,
+//! edge switch), and the last hop is the host's own port. Memory and work grow with
+//! switches x edge switches, not switches x hosts (a k = 64 fat tree: 5,120 x 2,048).
 
 use super::topology::{NetworkSpec, NodeId};
 use std::collections::VecDeque;
 
 /// For each switch and destination host, the switch ports on a shortest path.
 pub struct Routes {
-    hosts: usize,
-    /// (offset, count) into `ports`, indexed by switch * hosts + dst.
+    /// The edge switch of each host, and its index among the edge switches.
+    host_edge: Vec<(u32, u32)>,
+    /// Each host's port at its edge switch.
+    host_port: Vec<u16>,
+    edges: usize,
+    /// (offset, count) into `ports`, indexed by switch * edges + edge index; empty for a
+    /// switch's own edge index (the host port is the next hop there).
     spans: Vec<(u32, u16)>,
     ports: Vec<u16>,
 }
 
 impl Routes {
-    /// `switch_ports[s]` lists the link ids of switch s's ports in port order.
+    /// `switch_ports[s]` lists the link ids of switch s's ports in port order (at most
+    /// 65,535: the scenario refuses larger switches); `host_link[h]` is host h's link.
     pub fn compute(net: &NetworkSpec, switch_ports: &[Vec<u32>], host_link: &[u32]) -> Routes {
-        let hosts = net.hosts as usize;
         let switches = net.switches as usize;
-        // Neighbours of each switch: (port index, peer).
-        let peers: Vec<Vec<(u16, NodeId)>> = switch_ports
+        // Neighbours of each switch: (port index, peer switch).
+        let peers: Vec<Vec<(u16, u32)>> = switch_ports
             .iter()
-            .map(|links| links.iter().enumerate().map(|(p, &l)| (p as u16, net.links[l as usize].to)).collect())
+            .map(|links| {
+                debug_assert!(links.len() <= u16::MAX as usize, "validated: a port index fits 16 bits");
+                links
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(p, &l)| match net.links[l as usize].to {
+                        NodeId::Switch(n) => Some((p as u16, n)),
+                        NodeId::Host(_) => None,
+                    })
+                    .collect()
+            })
             .collect();
-        let mut spans = vec![(0u32, 0u16); switches * hosts];
+        let mut edge_index = vec![u32::MAX; switches];
+        let mut edge_switches = Vec::new();
+        let mut host_edge = Vec::with_capacity(host_link.len());
+        let mut host_port = vec![0u16; host_link.len()];
+        for &link in host_link {
+            let NodeId::Switch(edge) = net.links[link as usize].to else {
+                unreachable!("a host's link goes to a switch")
+            };
+            if edge_index[edge as usize] == u32::MAX {
+                edge_index[edge as usize] = edge_switches.len() as u32;
+                edge_switches.push(edge);
+            }
+            host_edge.push((edge, edge_index[edge as usize]));
+        }
+        for (s, links) in switch_ports.iter().enumerate() {
+            for (p, &l) in links.iter().enumerate() {
+                if let NodeId::Host(h) = net.links[l as usize].to {
+                    debug_assert_eq!(host_edge[h as usize].0 as usize, s);
+                    host_port[h as usize] = p as u16;
+                }
+            }
+        }
+        let edges = edge_switches.len();
+        let mut spans = vec![(0u32, 0u16); switches * edges];
         let mut ports = Vec::new();
         let mut dist = vec![u32::MAX; switches];
         let mut frontier = VecDeque::new();
-        for dst in 0..hosts {
+        for (e, &edge) in edge_switches.iter().enumerate() {
             dist.fill(u32::MAX);
-            let NodeId::Switch(first) = net.links[host_link[dst] as usize].to else {
-                unreachable!("a host's link goes to a switch")
-            };
-            dist[first as usize] = 1;
-            frontier.push_back(first as usize);
+            dist[edge as usize] = 0;
+            frontier.push_back(edge as usize);
             while let Some(s) = frontier.pop_front() {
-                for &(_, peer) in &peers[s] {
-                    if let NodeId::Switch(n) = peer {
-                        if dist[n as usize] == u32::MAX {
-                            dist[n as usize] = dist[s] + 1;
-                            frontier.push_back(n as usize);
-                        }
+                for &(_, n) in &peers[s] {
+                    if dist[n as usize] == u32::MAX {
+                        dist[n as usize] = dist[s] + 1;
+                        frontier.push_back(n as usize);
                     }
                 }
             }
-            for s in 0..switches {
+            for s in (0..switches).filter(|&s| dist[s] != 0 && dist[s] != u32::MAX) {
                 let start = ports.len() as u32;
-                for &(port, peer) in &peers[s] {
-                    let next_hop = match peer {
-                        NodeId::Host(h) => h as usize == dst && dist[s] == 1,
-                        NodeId::Switch(n) => dist[n as usize] != u32::MAX && dist[n as usize] + 1 == dist[s],
-                    };
-                    if next_hop {
-                        ports.push(port);
-                    }
-                }
-                spans[s * hosts + dst] = (start, (ports.len() as u32 - start) as u16);
+                ports.extend(peers[s].iter().filter(|&&(_, n)| dist[n as usize] + 1 == dist[s]).map(|&(p, _)| p));
+                spans[s * edges + e] = (start, (ports.len() as u32 - start) as u16);
             }
         }
-        Routes { hosts, spans, ports }
+        Routes { host_edge, host_port, edges, spans, ports }
     }
 
-    /// Candidate egress ports at `switch` toward host `dst`.
+    /// Candidate egress ports at `switch` toward host `dst`, in port order.
     #[inline]
     pub fn next_hops(&self, switch: u32, dst: u32) -> &[u16] {
-        let (start, count) = self.spans[switch as usize * self.hosts + dst as usize];
+        let (edge, e) = self.host_edge[dst as usize];
+        if edge == switch {
+            return std::slice::from_ref(&self.host_port[dst as usize]);
+        }
+        let (start, count) = self.spans[switch as usize * self.edges + e as usize];
         &self.ports[start as usize..start as usize + count as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{Topology, TopologyKind};
+
+    /// Each switch's port links in port order and each host's link, as the engine wires
+    /// them (ports numbered in the order of the network's links).
+    fn wiring(net: &NetworkSpec) -> (Vec<Vec<u32>>, Vec<u32>) {
+        let mut switch_ports = vec![Vec::new(); net.switches as usize];
+        let mut host_link = vec![0; net.hosts as usize];
+        for (i, l) in net.links.iter().enumerate() {
+            match l.from {
+                NodeId::Switch(s) => switch_ports[s as usize].push(i as u32),
+                NodeId::Host(h) => host_link[h as usize] = i as u32,
+            }
+        }
+        (switch_ports, host_link)
+    }
+
+    /// The definition, host by host: a port is a next hop toward `dst` if it leads to
+    /// `dst` itself, or to a switch one hop closer to `dst` (breadth-first distances
+    /// from `dst` over the whole graph).
+    fn oracle(net: &NetworkSpec, switch_ports: &[Vec<u32>], dst: u32) -> Vec<Vec<u16>> {
+        let node = |n: NodeId| match n {
+            NodeId::Host(h) => h as usize,
+            NodeId::Switch(s) => net.hosts as usize + s as usize,
+        };
+        let mut dist = vec![usize::MAX; (net.hosts + net.switches) as usize];
+        dist[dst as usize] = 0;
+        let mut frontier = VecDeque::from([NodeId::Host(dst)]);
+        while let Some(n) = frontier.pop_front() {
+            for l in net.links.iter().filter(|l| l.to == n) {
+                // Hosts do not forward: paths leave them only at their start.
+                if dist[node(l.from)] == usize::MAX && matches!(l.from, NodeId::Switch(_)) {
+                    dist[node(l.from)] = dist[node(n)] + 1;
+                    frontier.push_back(l.from);
+                }
+            }
+        }
+        (0..net.switches as usize)
+            .map(|s| {
+                let here = dist[net.hosts as usize + s];
+                switch_ports[s]
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &l)| {
+                        here != usize::MAX && dist[node(net.links[l as usize].to)].checked_add(1) == Some(here)
+                    })
+                    .map(|(p, _)| p as u16)
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn next_hops_are_every_shortest_path_port() {
+        let leaf_spine =
+            Topology { kind: TopologyKind::LeafSpine, leaves: 3, spines: 2, hosts_per_leaf: 3, ..Default::default() };
+        for t in [
+            Topology { kind: TopologyKind::Star, hosts: 5, ..Default::default() },
+            Topology { kind: TopologyKind::Dumbbell, hosts: 3, hosts_right: 2, ..Default::default() },
+            leaf_spine,
+            Topology { kind: TopologyKind::FatTree, k: 4, ..Default::default() },
+            Topology { kind: TopologyKind::FatTree, k: 6, ..Default::default() },
+        ] {
+            let net = crate::net::build(&t);
+            let (switch_ports, host_link) = wiring(&net);
+            let routes = Routes::compute(&net, &switch_ports, &host_link);
+            for dst in 0..net.hosts {
+                let expected = oracle(&net, &switch_ports, dst);
+                for s in 0..net.switches {
+                    assert_eq!(
+                        routes.next_hops(s, dst),
+                        expected[s as usize],
+                        "{:?}: switch {s} to host {dst}",
+                        t.kind
+                    );
+                    assert!(!expected[s as usize].is_empty());
+                }
+            }
+        }
     }
 }

@@ -23,6 +23,7 @@
 
 use crate::engine::Simulation;
 use crate::scenario::Scenario;
+use crate::workload::ENDLESS;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -179,6 +180,13 @@ impl<'a> Summary<'a> {
         wall_time_s: Option<f64>,
     ) -> Summary<'a> {
         warnings.extend(sim.check_invariants().into_iter().map(|v| format!("invariant violated: {v}")));
+        if sim.reached_time_limit() {
+            warnings.push(format!(
+                "the run stopped at Shoal's simulated-time limit ({} s) with traffic that was not making \
+                 progress; check rates, buffer sizes and the workload for a unit mistake",
+                crate::sim::TIME_LIMIT / crate::sim::PS_PER_S
+            ));
+        }
         Summary::new(table.columns(), sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s)
     }
 
@@ -231,8 +239,10 @@ impl<'a> Summary<'a> {
                  they are excluded from FCT statistics"
             ));
         }
-        // Sums as NumPy's of the uint64 columns (wrapping).
-        let wrapping_sum = |v: &[u64]| v.iter().fold(0u64, |a, &b| a.wrapping_add(b));
+        // Endless flows (long-lived TCP, UDP) have no size: their bytes do not count.
+        let finite = |v: &[u64]| {
+            v.iter().zip(flows.bytes).filter(|(_, &b)| b != ENDLESS).fold(0u64, |a, (&x, _)| a.saturating_add(x))
+        };
         let sum32 = |v: &[u32]| v.iter().map(|&x| x as u64).sum::<u64>();
 
         let get = |key: &str| counters.get(key).cloned().unwrap_or(Value::Null);
@@ -251,8 +261,8 @@ impl<'a> Summary<'a> {
                 unfinished: n - finished,
                 tcp,
                 udp: n - tcp,
-                bytes: wrapping_sum(flows.bytes),
-                delivered_bytes: wrapping_sum(flows.delivered_bytes),
+                bytes: finite(flows.bytes),
+                delivered_bytes: flows.delivered_bytes.iter().fold(0u64, |a, &x| a.saturating_add(x)),
             },
             size_buckets_bytes: bounds.clone(),
             fct: Buckets(fct),

@@ -13,6 +13,11 @@ pub const PS_PER_NS: Ps = 1_000;
 pub const PS_PER_US: Ps = 1_000_000;
 pub const PS_PER_S: Ps = 1_000_000_000_000;
 
+/// Simulated time at which every run stops: four times the largest time a scenario may
+/// name (`units::MAX_TIME`, 10^6 s), and far enough below 2^64 ps that adding any
+/// delay, timeout or serialization time a scenario allows cannot overflow the clock.
+pub const TIME_LIMIT: Ps = 4 * crate::units::MAX_TIME;
+
 /// Serialization time of `bytes` at `rate_bps`, rounded up to a whole picosecond.
 #[inline]
 pub fn serialization(bytes: u64, rate_bps: u64) -> Ps {

@@ -9,7 +9,8 @@ pub use trace::read_trace;
 
 use crate::net::NetworkSpec;
 use crate::scenario::{Arrival, HostSet, LoadOn, Pattern, Scenario, ScenarioError, Workload};
-use crate::sim::{stream, Ps, Rng, PS_PER_S};
+use crate::sim::{stream, Ps, Rng, PS_PER_S, TIME_LIMIT};
+use crate::units::MAX_TIME;
 use rand::Rng as _;
 use rand_distr::{Distribution, Exp, LogNormal};
 
@@ -40,6 +41,9 @@ pub struct FlowSpec {
 
 /// Bytes of an endless (long-lived) flow.
 pub const ENDLESS: u64 = u64::MAX;
+
+/// The most flows a run may have (all workloads together).
+pub const MAX_FLOWS: u64 = 100_000_000;
 
 /// Reads the CDF a workload names: a built-in name or a file path.
 pub fn load_cdf(name: &str, path: &str) -> Result<FlowSizeCdf, ScenarioError> {
@@ -94,6 +98,12 @@ pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, Scena
         }
         queries += rounds;
         flows.extend(generated.into_iter().map(|f| (from_trace, f)));
+    }
+    if flows.len() as u64 > MAX_FLOWS {
+        return Err(ScenarioError::new(
+            "workload",
+            format!("the workloads make {} flows together (accepted: at most {MAX_FLOWS})", flows.len()),
+        ));
     }
     flows.sort_by_key(|(_, f)| f.start);
     let mut next_id = flows.iter().filter(|(t, _)| *t).map(|(_, f)| f.id + 1).max().unwrap_or(0);
@@ -153,6 +163,35 @@ fn generate_one(
             };
             let flows_per_s = w.load * capacity_bps / mean_bits;
             let mean_gap_s = 1.0 / flows_per_s;
+            let (expected, last_start_s) = match w.duration {
+                Some(d) => (d.0 as f64 / PS_PER_S as f64 * flows_per_s, d.0 as f64 / PS_PER_S as f64),
+                None => (w.flows as f64, w.flows as f64 * mean_gap_s),
+            };
+            if expected > MAX_FLOWS as f64 {
+                return Err(ScenarioError::new(
+                    key("duration"),
+                    format!(
+                        "{} at this load starts about {expected:.3e} flows (accepted: at most {MAX_FLOWS}); shorten it or lower workload.load",
+                        w.duration.expect("flows is at most MAX_FLOWS")
+                    ),
+                ));
+            }
+            // The last arrival of a flow count lies near flows x the mean gap; a start
+            // beyond the time limit means a unit mistake in the load or the link rate.
+            if last_start_s * PS_PER_S as f64 > MAX_TIME as f64 {
+                return Err(ScenarioError::new(
+                    key("load"),
+                    format!(
+                        "{} on {:.4e} bit/s of capacity starts one flow every {mean_gap_s:.3e} s, so {} flows would take \
+                         about {last_start_s:.3e} s of simulated time (accepted: up to {} s); check workload.load and the \
+                         link rates' units (a plain number is bits per second)",
+                        w.load,
+                        capacity_bps,
+                        w.flows,
+                        MAX_TIME / PS_PER_S
+                    ),
+                ));
+            }
             let mut arrivals = stream(seed, "workload.arrivals", index);
             let mut sizes = stream(seed, "workload.sizes", index);
             let mut pairs = stream(seed, "workload.pairs", index);
@@ -173,7 +212,9 @@ fn generate_one(
             let limit = w.duration.map(|d| d.0);
             loop {
                 t_s += gap(&mut arrivals);
-                let start = (t_s * PS_PER_S as f64).round() as Ps;
+                // Below TIME_LIMIT (checked above, with a long tail's margin): the cast
+                // cannot saturate; a flow that would start later ends the run's workload.
+                let start = (t_s * PS_PER_S as f64).round().min(TIME_LIMIT as f64) as Ps;
                 match limit {
                     Some(d) if start >= d => break,
                     None if out.len() as u64 >= w.flows => break,
@@ -195,8 +236,18 @@ fn generate_one(
             let senders = host_set(&w.senders, hosts, &key("senders"), || {
                 (0..net.hosts).filter(|h| !receivers.contains(h)).collect()
             })?;
-            let mut out = Vec::new();
             let rounds = if w.pattern == Pattern::Incast { w.repeats } else { 1 };
+            if senders.len() as u64 * rounds as u64 > MAX_FLOWS {
+                return Err(ScenarioError::new(
+                    key("repeats"),
+                    format!(
+                        "{rounds} rounds of {} senders make {} flows (accepted: at most {MAX_FLOWS})",
+                        senders.len(),
+                        senders.len() as u64 * rounds as u64
+                    ),
+                ));
+            }
+            let mut out = Vec::new();
             for round in 0..rounds as u64 {
                 let start = w.start.0 + round * w.period.map_or(0, |p| p.0);
                 for (i, &src) in senders.iter().enumerate() {

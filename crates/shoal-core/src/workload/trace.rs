@@ -1,8 +1,10 @@
 //! Flow traces: CSV `id,src,dst,bytes,start_ns` with an optional `priority` column.
 
+use super::MAX_FLOWS;
 use super::{FlowKind, FlowSpec};
 use crate::scenario::ScenarioError;
 use crate::sim::PS_PER_NS;
+use crate::units::{MAX_BYTES, MAX_TIME};
 
 /// Reads a trace; hosts must be below `hosts`. A missing priority is `u8::MAX` (the
 /// workload's priority applies).
@@ -44,6 +46,19 @@ pub fn read_trace(file: &str, hosts: u64, path: &str) -> Result<Vec<FlowSpec>, S
             .ok()
             .filter(|v: &f64| v.is_finite() && *v >= 0.0)
             .ok_or_else(|| err(n, format!("start_ns = {:?} is not a non-negative number", fields[4])))?;
+        let start = (start_ns * PS_PER_NS as f64).round();
+        if start > MAX_TIME as f64 {
+            return Err(err(
+                n,
+                format!("start_ns = {} is too late (accepted: up to {} ns)", fields[4], MAX_TIME / PS_PER_NS),
+            ));
+        }
+        if bytes > MAX_BYTES {
+            return Err(err(n, format!("bytes = {bytes} is too large (accepted: up to {MAX_BYTES})")));
+        }
+        if flows.len() as u64 >= MAX_FLOWS {
+            return Err(err(n, format!("more than {MAX_FLOWS} flows (accepted: at most {MAX_FLOWS})")));
+        }
         for (name, host) in [("src", src), ("dst", dst)] {
             if host >= hosts {
                 return Err(err(
@@ -75,7 +90,7 @@ pub fn read_trace(file: &str, hosts: u64, path: &str) -> Result<Vec<FlowSpec>, S
             src: src as u32,
             dst: dst as u32,
             bytes,
-            start: (start_ns * PS_PER_NS as f64).round() as u64,
+            start: start as u64,
             priority,
             kind: FlowKind::Tcp,
             query: None,
