@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
 import signal
 import subprocess
 import sys
