@@ -242,12 +242,24 @@ def test_ecn_buffer_3_bdp_and_mice_threshold() -> None:
         (lambda: advise.headroom(chip="nonesuch", delay="2us"), "chip"),
         (lambda: advise.ecn(rate="1Gbps", rtt="1us", transport="cubic"), "transport"),
         (lambda: advise.dsh_burst(chip="tomahawk", delay="2us", alpha=1, load=1), "load"),
+        (lambda: advise.headroom(rate="100Gbps", delay="2us", mtu=1e30), "mtu"),
+        (lambda: advise.headroom(rate="100Gbps", delay="2us", mtu=float("nan")), "mtu"),
+        (lambda: advise.headroom(rate=float("inf"), delay="2us"), "rate"),
+        (lambda: advise.bdp(rate=0, rtt="1us"), "rate"),
+        (lambda: advise.dt(pool="3MB", alpha=1, reserved="4MB"), "reserved"),
+        (lambda: advise.dt(pool="3MB", alpha=[4, -1]), "alpha"),
+        (lambda: advise.headroom(chip="tomahawk", delay="2us", ports=33), "ports"),
     ],
 )
 def test_bad_input_names_the_parameter(call, param: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(AdviseError) as err:
         call()
     assert err.value.param == param
+
+
+def test_unusual_input_is_a_python_warning() -> None:
+    with pytest.warns(advise.AdviseWarning, match="did you mean us"):
+        advise.bdp(rate="100Gbps", rtt="80ms")
 
 
 def test_chip_presets_cover_bcc_table_i_and_cite_sources() -> None:
