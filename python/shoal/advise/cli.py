@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -35,6 +34,7 @@ from shoal.advise.units import (
     fmt_ratio,
     fmt_time,
 )
+from shoal.cli import _console
 
 __all__ = ["advise_app"]
 
@@ -48,8 +48,9 @@ advise_app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )
-stdout = Console(highlight=False)
-stderr = Console(stderr=True, highlight=False)
+# The shoal CLI's consoles: piped output never wraps (shoal._console).
+stdout = _console("stdout")
+stderr = _console("stderr")
 
 #: Python keyword -> command-line option, where they differ.
 _OPTION_NAMES = {"lam": "--lambda"}
