@@ -39,8 +39,7 @@ def stream_width(stream: IO[str]) -> int | None:
 class StreamConsole(Console):
     """A :class:`rich.console.Console` whose width follows its stream at each print
     (:func:`stream_width`), not the environment it was created in: the CLI's consoles
-    are made once and print to whatever ``sys.stdout`` is at the time. Its width is not
-    settable."""
+    are made once and print to whatever ``sys.stdout`` is at the time."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -54,3 +53,8 @@ class StreamConsole(Console):
         if width is None:
             return super().size
         return ConsoleDimensions(width, super().size.height)
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        # Kept so that the property stays writable as in rich; the stream still decides.
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
