@@ -52,11 +52,13 @@ def __getattr__(name: str) -> Any:
 
 
 def _console(name: str) -> Any:
+    """The ``stdout`` or ``stderr`` rich console, made on first use; piped output never
+    wraps (:class:`shoal._console.StreamConsole`)."""
     console = _CONSOLES.get(name)
     if console is None:
-        from rich.console import Console
+        from shoal._console import StreamConsole
 
-        console = _CONSOLES[name] = Console(stderr=name == "stderr", highlight=False)
+        console = _CONSOLES[name] = StreamConsole(stderr=name == "stderr", highlight=False)
     return console
 
 

@@ -6,15 +6,22 @@ from the formula and the paper's inputs (nothing is looked up).
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
 from conftest import TINY
-from shoal import advise
+from shoal import _core, advise, load_scenario
 from shoal.advise import AdviseError
-from shoal.advise.check import RULES, build_context, pfc_headroom
+from shoal.advise.check import (
+    RULES,
+    build_context,
+    ecn_transport_without_marking,
+    pfc_headroom,
+)
 from shoal.advise.units import parse_rate, parse_size, parse_time
 
 MiB = 2**20
@@ -242,12 +249,24 @@ def test_ecn_buffer_3_bdp_and_mice_threshold() -> None:
         (lambda: advise.headroom(chip="nonesuch", delay="2us"), "chip"),
         (lambda: advise.ecn(rate="1Gbps", rtt="1us", transport="cubic"), "transport"),
         (lambda: advise.dsh_burst(chip="tomahawk", delay="2us", alpha=1, load=1), "load"),
+        (lambda: advise.headroom(rate="100Gbps", delay="2us", mtu=1e30), "mtu"),
+        (lambda: advise.headroom(rate="100Gbps", delay="2us", mtu=float("nan")), "mtu"),
+        (lambda: advise.headroom(rate=float("inf"), delay="2us"), "rate"),
+        (lambda: advise.bdp(rate=0, rtt="1us"), "rate"),
+        (lambda: advise.dt(pool="3MB", alpha=1, reserved="4MB"), "reserved"),
+        (lambda: advise.dt(pool="3MB", alpha=[4, -1]), "alpha"),
+        (lambda: advise.headroom(chip="tomahawk", delay="2us", ports=33), "ports"),
     ],
 )
 def test_bad_input_names_the_parameter(call, param: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(AdviseError) as err:
         call()
     assert err.value.param == param
+
+
+def test_unusual_input_is_a_python_warning() -> None:
+    with pytest.warns(advise.AdviseWarning, match="did you mean us"):
+        advise.bdp(rate="100Gbps", rtt="80ms")
 
 
 def test_chip_presets_cover_bcc_table_i_and_cite_sources() -> None:
@@ -326,16 +345,87 @@ def test_check_red_thresholds_and_non_ecn_transport() -> None:
     assert "drop-threshold-below-bdp" in _rules(drop)
 
 
-def test_check_tiny_scenario_is_clean() -> None:
-    assert advise.check(TINY).warnings == []
+def test_check_tiny_scenario_with_marking_is_clean() -> None:
+    assert advise.check(TINY, set=["switch.ecn.k=39KB"]).warnings == []
+    # Without a threshold, DCTCP never sees a mark: the only problem.
+    assert _rules(advise.check(TINY)) == {"ecn-transport-without-marking"}
+
+
+#: The README's `shoal.run` example.
+README_EXAMPLE = {"topology": {"kind": "star", "hosts": 8}, "workload": {"flows": 100}}
+
+#: Every way the scenario schema can mark a packet, and nothing set.
+NO_MARKING = ["switch.marking=explicit", "host.ecn_k=0B"]
+
+
+def _resolved_without_marking(cc: str) -> dict[str, Any]:
+    """The README example resolved, with every marking rule explicitly removed (so the
+    test does not depend on the schema's defaults)."""
+    resolved = json.loads(_core.resolve(load_scenario(README_EXAMPLE).to_json())[0])
+    for table in ("ecn", "shared_ecn"):
+        for key in ("k", "kmin", "kmax"):
+            resolved["switch"][table].pop(key, None)
+    resolved["switch"]["marking"] = "explicit"
+    resolved["host"]["ecn_k"] = "0B"
+    resolved["transport"]["cc"] = cc
+    return resolved
+
+
+@pytest.mark.parametrize(("cc", "name"), [("dctcp", "DCTCP"), ("ecn_star", "ECN*")])
+def test_check_flags_an_ecn_transport_without_marking(cc: str, name: str) -> None:
+    found = ecn_transport_without_marking(build_context(_resolved_without_marking(cc)))
+    assert [f.rule for f in found] == ["ecn-transport-without-marking"]
+    (finding,) = found
+    assert finding.severity == "warning"
+    for text in (f"{name} will never see a mark", "loss-based TCP with a large buffer"):
+        assert text in finding.message
+    # A K to set, from the advisor's rule K = lambda x C x RTT (BDP 53,156 B here).
+    k = advise.ecn(
+        rate="100Gbps", rtt=build_context(_resolved_without_marking(cc)).rtt, transport=cc
+    ).k
+    assert f"--set switch.ecn.k={math.ceil(k / 1000)}KB" in finding.message
+    assert ("K > C*RTT/7 = 7,594 B" if cc == "dctcp" else "K >= C*RTT = 53,156 B") in (
+        finding.message
+    )
+
+
+@pytest.mark.parametrize(
+    "marking",
+    [
+        {"ecn": {"k": "39KB"}},
+        {"ecn": {"kmin": "20KB", "kmax": "60KB"}},
+        {"shared_ecn": {"k": "2MB"}},
+        {"shared_ecn": {"kmin": "1MB", "kmax": "2MB"}},
+        {"marking": "bcc"},
+        {"host": "10KB"},
+    ],
+)
+def test_any_marking_rule_satisfies_the_ecn_transport(marking: dict[str, Any]) -> None:
+    resolved = _resolved_without_marking("dctcp")
+    for key, value in marking.items():
+        if key == "host":
+            resolved["host"]["ecn_k"] = value
+        elif isinstance(value, dict):
+            resolved["switch"][key].update(value)
+        else:
+            resolved["switch"][key] = value
+    assert ecn_transport_without_marking(build_context(resolved)) == []
+
+
+def test_loss_based_tcp_needs_no_marking() -> None:
+    ctx = build_context(_resolved_without_marking("newreno"))
+    assert ecn_transport_without_marking(ctx) == []
+
+
+def test_check_readme_example_without_marking() -> None:
+    report = advise.check(README_EXAMPLE, set=NO_MARKING)
+    assert "ecn-transport-without-marking" in {f.rule for f in report.warnings}
+    fixed = advise.check(README_EXAMPLE, set=[*NO_MARKING, "switch.ecn.k=39KB"])
+    assert "ecn-transport-without-marking" not in _rules(fixed)
 
 
 def test_pfc_rule_plugs_in_when_the_schema_has_pfc() -> None:
     assert pfc_headroom in RULES
-    import json
-
-    from shoal import _core, load_scenario
-
     resolved = json.loads(_core.resolve(load_scenario(BCC_STAR).to_json())[0])
     ctx = build_context(resolved)
     assert pfc_headroom(ctx) == []  # no PFC table today

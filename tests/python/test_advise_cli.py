@@ -129,10 +129,13 @@ def test_dt_json_bcc_testbed() -> None:
     ("args", "words"),
     [
         (["headroom", "--rate", "100Gbs", "--delay", "2us"], ["--rate", "Gbps"]),
-        (["headroom", "--rate", "-100Gbps", "--delay", "2us"], ["--rate", "greater than 0"]),
+        (
+            ["headroom", "--rate", "-100Gbps", "--delay", "2us"],
+            ["--rate", "-100Gbps", "accepted: 1 Mbps to 10 Tbps"],
+        ),
         (["headroom", "--delay", "2us"], ["--rate", "required"]),
         (["headroom", "--rate", "100Gbps", "--delay", "2"], ["--delay", "us"]),
-        (["dt", "--pool", "3MB", "--alpha", "0"], ["--alpha", "greater than 0"]),
+        (["dt", "--pool", "3MB", "--alpha", "0"], ["--alpha", "0 is out of range", "1/1024"]),
         (
             ["bcc", "--rate", "100Gbps", "--rtt", "80us", "--pool", "3MB", "--ports", "8"],
             ["--alpha", "required"],
@@ -168,6 +171,21 @@ def test_check_with_set(shoal_cli: CliRunner, tmp_path: Path) -> None:
     assert "k-below-transport-minimum" in out
 
 
+def test_check_reports_dctcp_without_marking(tmp_path: Path) -> None:
+    # The README's example scenario, with no marking rule set anywhere.
+    scenario = tmp_path / "readme.toml"
+    scenario.write_text('[topology]\nkind = "star"\nhosts = 8\n\n[workload]\nflows = 100\n')
+    no_marking = ["--set", "switch.marking=explicit", "--set", "host.ecn_k=0B"]
+    code, out, _ = _advise("check", str(scenario), *no_marking, "--strict")
+    assert code == 1
+    flat = " ".join(out.replace("│", " ").split())
+    assert "ecn-transport-without-marking" in flat.replace(" ", "")
+    assert "DCTCP will never see a mark" in flat
+    assert "--set switch.ecn.k=39KB" in flat
+    code, _, _ = _advise("check", str(scenario), *no_marking, "--set", "switch.ecn.k=39KB")
+    assert code == 0
+
+
 def test_check_errors(tmp_path: Path) -> None:
     code, _, err = _advise("check", str(tmp_path / "missing.toml"))
     assert code == 2 and err.startswith("error:")
@@ -175,3 +193,90 @@ def test_check_errors(tmp_path: Path) -> None:
     scenario.write_text("[topology]\nhosts = 4\n")
     code, _, err = _advise("check", str(scenario), "--set", "switch.ecn.k=abc")
     assert code == 2 and "switch.ecn.k" in err
+
+
+HEADROOM = ["headroom", "--rate", "100Gbps", "--delay", "2us"]
+DT = ["dt", "--pool", "3MB", "--alpha", "1"]
+BCC_CHIP = ["bcc", "--chip", "tomahawk", "--rtt", "80us", "--alpha", "4"]
+DSH_CHIP = ["dsh-burst", "--chip", "tomahawk", "--delay", "2us", "--alpha", "1", "--load", "2"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        # Out of physical range: the option, the value and the accepted range.
+        ([*HEADROOM, "--mtu", "1e30"], ["--mtu", "1e30", "64 B to 65,535 B"]),
+        ([*HEADROOM, "--mtu", "10"], ["--mtu", "64 B to 65,535 B"]),
+        (["bdp", "--rate", "1e30Gbps", "--rtt", "80us"], ["--rate", "1 Mbps to 10 Tbps"]),
+        (["bdp", "--rate", "0Gbps", "--rtt", "80us"], ["--rate", "0Gbps", "1 Mbps"]),
+        (["bdp", "--rate", "100Gbps", "--rtt", "0us"], ["--rtt", "10 ns to 10 s"]),
+        (["bdp", "--rate", "100Gbps", "--rtt", "-5us"], ["--rtt", "-5us", "10 ns to 10 s"]),
+        (["bdp", "--rate", "100Gbps", "--rtt", "1e9s"], ["--rtt", "10 s"]),
+        (["bdp", "--rate", "nanGbps", "--rtt", "80us"], ["--rate", "nanGbps"]),
+        (["bdp", "--rate", "infGbps", "--rtt", "80us"], ["--rate", "infGbps"]),
+        (["headroom", "--rate", "100Gbps", "--delay", "-1us"], ["--delay", "0 to 5 s"]),
+        ([*HEADROOM, "--queues", "9"], ["--queues", "1 to 8", "802.1Qbb"]),
+        ([*HEADROOM, "--ports", "0"], ["--ports", "1 to 1,024"]),
+        ([*HEADROOM, "--ports", "4", "--buffer", "0"], ["--buffer", "more than 0"]),
+        ([*HEADROOM, "--ports", "4", "--buffer", "-3MB"], ["--buffer", "-3MB"]),
+        (["dt", "--pool", "0", "--alpha", "1"], ["--pool", "more than 0"]),
+        (["dt", "--pool", "3MB", "--alpha", "-1"], ["--alpha", "-1", "1/1024 to 1,024"]),
+        (["dt", "--pool", "3MB", "--alpha", "1/2000"], ["--alpha", "1/1024"]),
+        (["dt", "--pool", "3MB", "--alpha", "5000"], ["--alpha", "1,024"]),
+        ([*DT, "--active", "0"], ["--active", "1 to 65,536"]),
+        ([*DT, "--reserved", "-1KB"], ["--reserved", "-1KB"]),
+        (["ecn", "--rate", "1Gbps", "--rtt", "1us", "--lambda", "0"], ["--lambda", "more than 0"]),
+        (["ecn", "--rate", "1Gbps", "--rtt", "1us", "--lambda", "-1"], ["--lambda", "-1"]),
+        (["tail-drop", "--rate", "1Gbps", "--rtt", "1us", "--flows", "0"], ["--flows", "1 to"]),
+        ([*BCC_ARGS[:-1], "--pmax", "2"], ["--pmax", "at most 1"]),
+        ([*BCC_ARGS[:-1], "--h", "0us"], ["--h", "more than 0"]),
+        ([*DSH_CHIP[:-2], "--load", "1"], ["--load", "more than 1"]),
+        ([*DSH_CHIP, "--congested", "-1"], ["--congested", "0 to"]),
+        # Inconsistent with each other or with the chip.
+        ([*DT, "--reserved", "4MB"], ["--reserved", "4MB", "larger than the shared pool"]),
+        ([*BCC_ARGS[:-1], "--reserved", "4MB"], ["--reserved", "larger than the shared pool"]),
+        ([*BCC_CHIP, "--reserved", "1MB"], ["--reserved", "no shared pool", "512 KiB"]),
+        (
+            ["headroom", "--chip", "tomahawk", "--delay", "1us", "--ports", "64"],
+            ["--ports", "1 to 32"],
+        ),
+        ([*DSH_CHIP, "--ports", "33"], ["--ports", "1 to 32"]),
+        ([*BCC_CHIP, "--ports", "16"], ["--ports", "one pool", "1 to 8"]),
+        ([*DSH_CHIP, "--queues", "1", "--bursting", "40"], ["--bursting", "32"]),
+    ],
+)
+def test_out_of_range_input_exits_2_naming_option_value_and_range(
+    args: list[str], words: list[str]
+) -> None:
+    code, out, err = _advise(*args)
+    assert code == 2, out
+    assert err.startswith("error:"), err
+    assert "Traceback" not in err + out
+    for word in words:
+        assert word in err
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["bdp", "--rate", "100Gbps", "--rtt", "80ms"], ["--rtt", "80ms", "did you mean us"]),
+        ([*HEADROOM[:-1], "20ms"], ["--delay", "20ms"]),
+        ([*HEADROOM, "--mtu", "64KB"], ["--mtu", "9,216 B"]),
+        (["dt", "--pool", "3MB", "--alpha", "16"], ["--alpha", "1/128 to 8"]),
+    ],
+)
+def test_unusual_input_warns_and_still_answers(args: list[str], words: list[str]) -> None:
+    code, out, err = _advise(*args, "--json")
+    assert code == 0, err
+    json.loads(out)  # the warning goes to stderr, JSON stays clean
+    assert err.startswith("warning:"), err
+    for word in words:
+        assert word in err
+
+
+def test_help_states_accepted_ranges() -> None:
+    code, out, _ = _advise("headroom", "--help")
+    assert code == 0
+    flat = " ".join(out.replace("│", " ").split())
+    assert "64 B to 65,535 B" in flat
+    assert "1 to 8" in flat

@@ -36,12 +36,14 @@ from shoal.advise.formulas import (
     headroom,
     tail_drop,
 )
-from shoal.advise.units import AdviseError
+from shoal.advise.limits import LIMITS, Limits
+from shoal.advise.units import AdviseError, AdviseWarning
 
 __all__ = [
     "CHIPS",
     "Advice",
     "AdviseError",
+    "AdviseWarning",
     "BccAdvice",
     "BdpAdvice",
     "CheckReport",
@@ -51,6 +53,8 @@ __all__ = [
     "EcnAdvice",
     "Finding",
     "HeadroomAdvice",
+    "LIMITS",
+    "Limits",
     "TailDropAdvice",
     "bcc",
     "bdp",

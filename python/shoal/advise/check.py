@@ -11,6 +11,7 @@ working when the key appears.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -18,8 +19,16 @@ from typing import Any
 
 from shoal import _core
 from shoal._scenario import Overrides, ScenarioInput, load_scenario
-from shoal.advise.formulas import BCC, DCTCP, DSH, WP, eta_bytes
-from shoal.advise.units import as_number, fmt_bytes, parse_rate, parse_size, parse_time
+from shoal.advise.formulas import BCC, DSH, TRANSPORTS, WP, Transport, eta_bytes
+from shoal.advise.units import (
+    as_number,
+    fmt_bytes,
+    fmt_rate,
+    fmt_time,
+    parse_rate,
+    parse_size,
+    parse_time,
+)
 
 __all__ = ["RULES", "CheckContext", "CheckReport", "Finding", "check", "rule"]
 
@@ -74,6 +83,11 @@ class CheckContext:
     def k_high(self) -> Fraction | None:
         """Where every packet is marked: K, or RED's Kmax."""
         return self.k if self.k is not None else self.kmax
+
+    @property
+    def transport(self) -> Transport | None:
+        """The ECN-reacting transport (DCTCP, ECN*) in use; None for loss-based TCP."""
+        return TRANSPORTS.get(self.cc)
 
     def dt_share(self, active: int) -> Fraction:
         """Bytes one of ``active`` congested queues gets: reserved + alpha*B/(1+M*alpha)."""
@@ -322,29 +336,71 @@ def ecn_above_dt_share(ctx: CheckContext) -> list[Finding]:
     ]
 
 
+def _marks_anywhere(scenario: dict[str, Any]) -> bool:
+    """Whether any rule can mark a packet CE: a per-queue or shared-buffer threshold
+    (``k`` or RED's ``kmin``; the core rejects ``kmax`` alone), BCC's derived
+    shared-buffer thresholds, or a host NIC cut-off."""
+    sw = scenario["switch"]
+    thresholds = any(
+        key in (sw.get(table) or {}) for table in ("ecn", "shared_ecn") for key in ("k", "kmin")
+    )
+    host_k = _size(scenario.get("host", {}).get("ecn_k", 0))
+    return thresholds or sw.get("marking") == "bcc" or host_k > 0
+
+
+@rule
+def ecn_transport_without_marking(ctx: CheckContext) -> list[Finding]:
+    """A transport that reacts to ECN marks, with no marking rule anywhere, never sees one."""
+    tp = ctx.transport
+    if tp is None or _marks_anywhere(ctx.scenario):
+        return []
+    lam = Fraction(tp.lam).limit_denominator(1000)
+    k_kb = math.ceil(lam * ctx.bdp / 1000)  # whole KB, so the --set can be pasted
+    return [
+        Finding(
+            "ecn-transport-without-marking",
+            "warning",
+            f"transport.cc = {ctx.cc!r} reacts to ECN marks, but no marking rule is configured "
+            "(switch.ecn and switch.shared_ecn have no k or kmin, switch.marking is not "
+            f'"bcc", host.ecn_k = 0): {tp.name} will never see a mark and behaves like '
+            "loss-based TCP with a large buffer, filling queues until they drop. Set a "
+            f"marking threshold, e.g. --set switch.ecn.k={k_kb}KB: K = lambda x C x RTT = "
+            f"{float(lam):g} x {_whole(ctx.bdp)}; {tp.name} needs {tp.k_min_rule} = "
+            f"{_whole(tp.k_min_bdp * ctx.bdp)} (shoal advise ecn --rate "
+            f"{_unit(fmt_rate(ctx.link_rate))} --rtt {_unit(fmt_time(ctx.rtt))}).",
+            f"{tp.k_min_source}; {BCC}, section II-C (K = lambda x C x RTT)",
+        )
+    ]
+
+
+def _whole(v: Fraction) -> str:
+    """Whole bytes: ``38,273 B``."""
+    return f"{math.ceil(v):,} B"
+
+
+def _unit(text: str) -> str:
+    """``100 Gbps`` as a command-line value: ``100Gbps``."""
+    return text.replace(" ", "")
+
+
 @rule
 def k_below_transport_minimum(ctx: CheckContext) -> list[Finding]:
     """K below what the transport needs to keep the link busy."""
-    k = ctx.k_low
-    if k is None or not ctx.ecn_capable:
+    k, tp = ctx.k_low, ctx.transport
+    if k is None or tp is None or not ctx.ecn_capable:
         return []
     what = "K" if ctx.k is not None else "Kmin"
-    if ctx.cc == "dctcp":
-        minimum, rule_text, src = ctx.bdp / 7, "K > C*RTT/7", DCTCP
-    elif ctx.cc == "ecn_star":
-        minimum, rule_text, src = ctx.bdp, "K >= C*RTT (lambda = 1)", f"{BCC}, section II-C"
-    else:
-        return []
+    minimum = tp.k_min_bdp * ctx.bdp
     if k >= minimum:
         return []
     return [
         Finding(
             "k-below-transport-minimum",
             "warning",
-            f"{what} = {_b(k)} is below {rule_text} = {_b(minimum)} for {ctx.cc} (C = "
+            f"{what} = {_b(k)} is below {tp.k_min_rule} = {_b(minimum)} for {ctx.cc} (C = "
             f"{float(ctx.link_rate) / 1e9:g} Gbps, base RTT = {float(ctx.rtt) * 1e6:.3g} us): the "
             "link underflows after each window cut and throughput is lost.",
-            src,
+            tp.k_min_source,
         )
     ]
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -23,8 +23,10 @@ from shoal._core import ScenarioError
 from shoal.advise import formulas
 from shoal.advise.check import RULES, check
 from shoal.advise.chips import CHIPS, get_chip
+from shoal.advise.limits import LIMITS
 from shoal.advise.units import (
     AdviseError,
+    AdviseWarning,
     fmt_bytes,
     fmt_bytes_short,
     fmt_count,
@@ -32,6 +34,7 @@ from shoal.advise.units import (
     fmt_ratio,
     fmt_time,
 )
+from shoal.cli import _console
 
 __all__ = ["advise_app"]
 
@@ -45,8 +48,9 @@ advise_app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )
-stdout = Console(highlight=False)
-stderr = Console(stderr=True, highlight=False)
+# The shoal CLI's consoles: piped output never wraps (shoal._console).
+stdout = _console("stdout")
+stderr = _console("stderr")
 
 #: Python keyword -> command-line option, where they differ.
 _OPTION_NAMES = {"lam": "--lambda"}
@@ -62,9 +66,28 @@ def _fail(message: str) -> NoReturn:
 
 
 @contextmanager
+def _input_warnings() -> Iterator[None]:
+    """Print each :class:`AdviseWarning` as ``warning: --option: ...`` (also when an error
+    follows, so it comes first); other warnings pass through unchanged."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", AdviseWarning)
+        try:
+            yield
+        finally:
+            for w in caught:
+                if isinstance(w.message, AdviseWarning):
+                    msg = f"{_option(w.message.param)}: {w.message.message}"
+                    stderr.print(f"[yellow]warning:[/yellow] {escape(msg)}", soft_wrap=True)
+                else:
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+@contextmanager
 def _user_errors() -> Iterator[None]:
+    """Bad input: ``error: --option: ...`` and exit status 2, after any input warnings."""
     try:
-        yield
+        with _input_warnings():
+            yield
     except AdviseError as exc:
         _fail(f"{_option(exc.param)}: {exc.message}")
     except ScenarioError as exc:
@@ -132,26 +155,45 @@ def _bullets(title: str, items: tuple[str, ...] | list[str]) -> None:
         stdout.print(f"  - {escape(item)}", soft_wrap=False)
 
 
-# Option types shared by the commands (strings, parsed by shoal.advise.units so that
-# every mistake gets the same "error: --option: ..." message).
-Rate = Annotated[str | None, typer.Option("--rate", help="Link rate, e.g. 100Gbps.")]
-Rtt = Annotated[str | None, typer.Option("--rtt", help="Base round-trip time, e.g. 80us.")]
+def _help(text: str, param: str) -> str:
+    """``text`` and the accepted range of ``param`` with its reason (from LIMITS)."""
+    limits = LIMITS[param]
+    return f"{text} Accepted: {limits.accepted}; {limits.why}."
+
+
+# Option types shared by the commands (strings, parsed by shoal.advise.units and checked
+# against shoal.advise.limits so that every mistake gets the same "error: --option: ...").
+Rate = Annotated[str | None, typer.Option("--rate", help=_help("Link rate, e.g. 100Gbps.", "rate"))]
+Rtt = Annotated[
+    str | None, typer.Option("--rtt", help=_help("Base round-trip time, e.g. 80us.", "rtt"))
+]
 Delay = Annotated[
-    str | None, typer.Option("--delay", help="One-way propagation delay of the link, e.g. 2us.")
+    str | None,
+    typer.Option(
+        "--delay", help=_help("One-way propagation delay of the link, e.g. 2us.", "delay")
+    ),
 ]
 Mtu = Annotated[
-    str, typer.Option("--mtu", help="Largest frame on the wire, bytes (e.g. 1500, 9KB).")
+    str,
+    typer.Option("--mtu", help=_help("Largest frame on the wire, bytes (e.g. 1500, 9KB).", "mtu")),
 ]
-Ports = Annotated[str | None, typer.Option("--ports", help="Number of ports.")]
-Queues = Annotated[str, typer.Option("--queues", help="Lossless queues per port.")]
-Buffer = Annotated[str | None, typer.Option("--buffer", help="Total buffer, e.g. 12MiB.")]
-Pool = Annotated[str | None, typer.Option("--pool", help="Shared buffer pool B, e.g. 3MB.")]
+Ports = Annotated[str | None, typer.Option("--ports", help=_help("Number of ports.", "ports"))]
+Queues = Annotated[str, typer.Option("--queues", help=_help("Lossless queues per port.", "queues"))]
+Buffer = Annotated[
+    str | None, typer.Option("--buffer", help=_help("Total buffer, e.g. 12MiB.", "buffer"))
+]
+Pool = Annotated[
+    str | None, typer.Option("--pool", help=_help("Shared buffer pool B, e.g. 3MB.", "pool"))
+]
 Alpha = Annotated[
     list[str] | None,
     typer.Option(
         "--alpha",
-        help="Dynamic-threshold alpha (e.g. 4, 0.5, 1/16); repeat or "
-        "comma-separate for several queues (the smallest is used).",
+        help=_help(
+            "Dynamic-threshold alpha (e.g. 4, 0.5, 1/16); repeat or "
+            "comma-separate for several queues (the smallest is used).",
+            "alpha",
+        ),
     ),
 ]
 Chip = Annotated[
@@ -187,7 +229,9 @@ def bdp_cmd(
 def tail_drop_cmd(
     rate: Rate = None,
     rtt: Rtt = None,
-    flows: Annotated[str, typer.Option("--flows", help="Concurrent long flows n.")] = "1",
+    flows: Annotated[
+        str, typer.Option("--flows", help=_help("Concurrent long flows n.", "flows"))
+    ] = "1",
     sync: Annotated[
         str, typer.Option("--sync", help="auto (datacenter default: synchronized), sync or desync.")
     ] = "auto",
@@ -207,9 +251,13 @@ def ecn_cmd(
     transport: Annotated[str, typer.Option("--transport", help="dctcp or ecn_star.")] = "dctcp",
     lam: Annotated[
         str | None,
-        typer.Option("--lambda", help="Override the transport's lambda (K = lambda x C x RTT)."),
+        typer.Option(
+            "--lambda", help=_help("Override the transport's lambda (K = lambda x C x RTT).", "lam")
+        ),
     ] = None,
-    flows: Annotated[str | None, typer.Option("--flows", help="Concurrent long flows n.")] = None,
+    flows: Annotated[
+        str | None, typer.Option("--flows", help=_help("Concurrent long flows n.", "flows"))
+    ] = None,
     mix: Annotated[
         str | None,
         typer.Option("--mix", help="mice (latency first) or elephant (throughput first)."),
@@ -248,8 +296,15 @@ def headroom_cmd(
 def dt_cmd(
     pool: Pool = None,
     alpha: Alpha = None,
-    active: Annotated[str, typer.Option("--active", help="Congested queues M.")] = "1",
-    reserved: Annotated[str, typer.Option("--reserved", help="Static reserve per queue.")] = "0",
+    active: Annotated[
+        str, typer.Option("--active", help=_help("Congested queues M.", "active"))
+    ] = "1",
+    reserved: Annotated[
+        str,
+        typer.Option(
+            "--reserved", help=_help("Static reserve per queue, at most --pool.", "reserved")
+        ),
+    ] = "0",
     chip: Chip = None,
     as_json: Json = False,
 ) -> None:
@@ -271,14 +326,20 @@ def dsh_burst_cmd(
     queues: Queues = "8",
     alpha: Alpha = None,
     congested: Annotated[
-        str, typer.Option("--congested", help="Queues already congested N.")
+        str,
+        typer.Option(
+            "--congested",
+            help=_help("Queues already congested N; N + M at most ports x queues.", "congested"),
+        ),
     ] = "0",
     bursting: Annotated[
-        str, typer.Option("--bursting", help="Queues receiving the burst M.")
+        str, typer.Option("--bursting", help=_help("Queues receiving the burst M.", "bursting"))
     ] = "1",
     load: Annotated[
         str | None,
-        typer.Option("--load", help="Burst rate R of each bursting queue / its drain rate (> 1)."),
+        typer.Option(
+            "--load", help=_help("Burst rate R of each bursting queue / its drain rate.", "load")
+        ),
     ] = None,
     chip: Chip = None,
     as_json: Json = False,
@@ -306,16 +367,28 @@ def bcc_cmd(
     rate: Rate = None,
     rtt: Rtt = None,
     lam: Annotated[
-        str, typer.Option("--lambda", help="Transport constant (0.72 DCTCP, 1 ECN*).")
+        str,
+        typer.Option("--lambda", help=_help("Transport constant (0.72 DCTCP, 1 ECN*).", "lam")),
     ] = "0.72",
     pool: Pool = None,
     alpha: Alpha = None,
     reserved: Annotated[
-        str, typer.Option("--reserved", help="Static reserve S_min per queue.")
+        str,
+        typer.Option(
+            "--reserved", help=_help("Static reserve S_min per queue, at most --pool.", "reserved")
+        ),
     ] = "0",
-    ports: Annotated[str | None, typer.Option("--ports", help="Ports N sharing the pool.")] = None,
-    h: Annotated[str, typer.Option("--h", help="Kmax - Kmin = C x N x h.")] = "8us",
-    pmax: Annotated[str, typer.Option("--pmax", help="RED maximum marking probability.")] = "0.1",
+    ports: Annotated[
+        str | None,
+        typer.Option(
+            "--ports",
+            help=_help("Ports N sharing the pool (with --chip: at most one MMU's).", "ports"),
+        ),
+    ] = None,
+    h: Annotated[str, typer.Option("--h", help=_help("Kmax - Kmin = C x N x h.", "h"))] = "8us",
+    pmax: Annotated[
+        str, typer.Option("--pmax", help=_help("RED maximum marking probability.", "pmax"))
+    ] = "0.1",
     chip: Chip = None,
     as_json: Json = False,
 ) -> None:

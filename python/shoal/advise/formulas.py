@@ -17,11 +17,12 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from shoal.advise.chips import Chip, get_chip
+from shoal.advise.limits import LIMITS, count_within, within
 from shoal.advise.units import (
     AdviseError,
     Number,
     as_number,
-    parse_count,
+    fmt_bytes,
     parse_positive,
     parse_rate,
     parse_size,
@@ -178,6 +179,36 @@ def _bytes(rate_bps: Fraction, seconds: Fraction) -> Fraction:
     return rate_bps * seconds / 8
 
 
+def _chip_ports(n: int, c: Chip | None) -> int:
+    """``n`` ports, no more than the chip has (when a chip is given)."""
+    if c is not None and n > c.ports:
+        raise AdviseError("ports", f"{n} is more than the {c.name} has; accepted: 1 to {c.ports}")
+    return n
+
+
+def _mmu_ports(n: int, c: Chip | None) -> int:
+    """``n`` ports sharing one pool: no more than one MMU of the chip serves."""
+    if c is not None and n > c.ports_per_mmu:
+        raise AdviseError(
+            "ports",
+            f"{n} ports cannot share one pool of the {c.name}: its {c.ports} ports are split "
+            f"over {c.mmus} MMU(s); accepted: 1 to {c.ports_per_mmu}",
+        )
+    return n
+
+
+def _reserve_fits(reserve: Fraction, reserved: Number, pool: Fraction) -> Fraction:
+    """The static reserve per queue (given as ``reserved``), no larger than the shared
+    pool: a queue's private bytes beyond the whole shared pool is a typo."""
+    if reserve > pool:
+        raise AdviseError(
+            "reserved",
+            f"{reserved} per queue is larger than the shared pool ({fmt_bytes(pool)}); "
+            f"accepted: 0 to the pool size",
+        )
+    return reserve
+
+
 # --------------------------------------------------------------------------------- bdp
 
 
@@ -205,16 +236,17 @@ def bdp(
     c = _chip(chip)
     if rate is None and c is not None:
         rate = c.port_rate_bps
-    C = parse_rate("rate", _require("rate", rate, "the bottleneck link rate, e.g. 100Gbps"))
-    T = parse_time("rtt", _require("rtt", rtt, "the round-trip time, e.g. 80us"))
+    C = within("rate", parse_rate, _require("rate", rate, "the bottleneck link rate, e.g. 100Gbps"))
+    T = within("rtt", parse_time, _require("rtt", rtt, "the round-trip time, e.g. 80us"))
+    L = within("mtu", parse_size, mtu) if mtu is not None else None
     value = _bytes(C, T)
-    packets = value / parse_size("mtu", mtu) if mtu is not None else None
+    packets = value / L if L is not None else None
     return BdpAdvice(
         rate=as_number(C),
         rtt=as_number(T),
         bdp=as_number(value),
         bdp_packets=_out(packets),
-        inputs={"rate": C, "rtt": T, **({"mtu": parse_size("mtu", mtu)} if mtu else {})},
+        inputs={"rate": C, "rtt": T, **({"mtu": L} if L is not None else {})},
         assumptions=(
             "C is the bottleneck link rate; RTT is the base round-trip time "
             "(propagation, serialization and host delay, no queueing).",
@@ -260,9 +292,9 @@ def tail_drop(
     c = _chip(chip)
     if rate is None and c is not None:
         rate = c.port_rate_bps
-    C = parse_rate("rate", _require("rate", rate, "the bottleneck link rate, e.g. 100Gbps"))
-    T = parse_time("rtt", _require("rtt", rtt, "the round-trip time, e.g. 80us"))
-    n = parse_count("flows", flows)
+    C = within("rate", parse_rate, _require("rate", rate, "the bottleneck link rate, e.g. 100Gbps"))
+    T = within("rtt", parse_time, _require("rtt", rtt, "the round-trip time, e.g. 80us"))
+    n = count_within("flows", flows)
     if sync not in ("auto", "sync", "desync"):
         raise AdviseError("sync", f"unknown value {sync!r}; accepted: auto, sync, desync")
     b = _bytes(C, T)
@@ -364,8 +396,8 @@ def ecn(
     c = _chip(chip)
     if rate is None and c is not None:
         rate = c.port_rate_bps
-    C = parse_rate("rate", _require("rate", rate, "the bottleneck link rate, e.g. 100Gbps"))
-    T = parse_time("rtt", _require("rtt", rtt, "the round-trip time, e.g. 80us"))
+    C = within("rate", parse_rate, _require("rate", rate, "the bottleneck link rate, e.g. 100Gbps"))
+    T = within("rtt", parse_time, _require("rtt", rtt, "the round-trip time, e.g. 80us"))
     key = str(transport).lower().replace("-", "_").replace("*", "_star")
     if key == "ecnstar":
         key = "ecn_star"
@@ -377,13 +409,13 @@ def ecn(
         )
     tp = TRANSPORTS[key]
     lam_f = (
-        parse_positive("lam", lam, what="lambda, e.g. 0.72")
+        within("lam", parse_positive, lam, what="lambda, e.g. 0.72")
         if lam is not None
         else Fraction(tp.lam).limit_denominator(1000)
     )
     if mix not in (None, "mice", "elephant"):
         raise AdviseError("mix", f"unknown value {mix!r}; accepted: mice, elephant")
-    n = parse_count("flows", flows) if flows is not None else None
+    n = count_within("flows", flows) if flows is not None else None
     if mix == "mice" and n is None:
         raise AdviseError(
             "flows",
@@ -488,17 +520,17 @@ def headroom(
         rate = c.port_rate_bps if rate is None else rate
         ports = c.ports if ports is None else ports
         buffer = c.buffer if buffer is None else buffer
-    C = parse_rate("rate", _require("rate", rate, "the upstream link rate, e.g. 100Gbps"))
-    D = parse_time(
+    C = within("rate", parse_rate, _require("rate", rate, "the upstream link rate, e.g. 100Gbps"))
+    D = within(
         "delay",
+        parse_time,
         _require("delay", delay, "the upstream link's one-way propagation delay, e.g. 2us"),
-        allow_zero=True,
     )
-    L = parse_size("mtu", mtu)
-    nq = parse_count("queues", queues)
+    L = within("mtu", parse_size, mtu)
+    nq = count_within("queues", queues)
     eta = eta_bytes(C, D, L)
-    np_ = parse_count("ports", ports) if ports is not None else None
-    B = parse_size("buffer", buffer) if buffer is not None else None
+    np_ = _chip_ports(count_within("ports", ports), c) if ports is not None else None
+    B = within("buffer", parse_size, buffer) if buffer is not None else None
     static = np_ * nq * eta if np_ else None
     dsh = np_ * eta if np_ else None
     notes = []
@@ -583,10 +615,12 @@ def dt(
     c = _chip(chip)
     if pool is None and c is not None:
         pool = c.buffer_per_mmu
-    B = parse_size("pool", _require("pool", pool, "the shared pool size B, e.g. 3MB, or --chip"))
+    B = within(
+        "pool", parse_size, _require("pool", pool, "the shared pool size B, e.g. 3MB, or --chip")
+    )
     a = _alpha(alpha)
-    M = parse_count("active", active)
-    S = parse_size("reserved", reserved, allow_zero=True)
+    M = count_within("active", active)
+    S = _reserve_fits(within("reserved", parse_size, reserved), reserved, B)
     per = a * B / (1 + M * a)
     return DtAdvice(
         per_queue=as_number(per),
@@ -616,7 +650,12 @@ def dt(
     )
 
 
-def _alpha(alpha: Number | Sequence[Number] | None, param: str = "alpha") -> Fraction:
+_ALPHA_WHAT = "a number > 0 such as 4, 0.5 or 1/16"
+
+
+def _alpha(alpha: Number | Sequence[Number] | None) -> Fraction:
+    """The smallest of one or several alphas (comma-separated, a list, or 1/16 fractions)."""
+    param = "alpha"
     _require(param, alpha, "the dynamic-threshold alpha, e.g. 4 or 1/16")
     values: list[Number]
     if isinstance(alpha, str) and "," in alpha:
@@ -632,14 +671,10 @@ def _alpha(alpha: Number | Sequence[Number] | None, param: str = "alpha") -> Fra
             try:
                 f = Fraction(int(num.strip()), int(den.strip()))
             except (ValueError, ZeroDivisionError):
-                raise AdviseError(
-                    param, f"cannot read {v!r}; expected a number > 0 such as 4, 0.5 or 1/16"
-                ) from None
-            if f <= 0:
-                raise AdviseError(param, f"must be greater than 0, got {v}")
-            parsed.append(f)
+                raise AdviseError(param, f"cannot read {v!r}; expected {_ALPHA_WHAT}") from None
+            parsed.append(LIMITS["alpha"].check(param, f, v))
         else:
-            parsed.append(parse_positive(param, v, what="a number > 0 such as 4, 0.5 or 1/16"))
+            parsed.append(within("alpha", parse_positive, v, what=_ALPHA_WHAT))
     if not parsed:
         raise AdviseError(param, "is required (the dynamic-threshold alpha, e.g. 4)")
     return min(parsed)
@@ -717,25 +752,38 @@ def dsh_burst(
         rate = c.port_rate_bps if rate is None else rate
         ports = c.ports if ports is None else ports
         buffer = c.buffer if buffer is None else buffer
-    C = parse_rate("rate", _require("rate", rate, "the port rate, e.g. 100Gbps"))
-    D = parse_time(
+    C = within("rate", parse_rate, _require("rate", rate, "the port rate, e.g. 100Gbps"))
+    D = within(
         "delay",
+        parse_time,
         _require("delay", delay, "the link's one-way propagation delay, e.g. 2us"),
-        allow_zero=True,
     )
-    L = parse_size("mtu", mtu)
-    B = parse_size(
-        "buffer", _require("buffer", buffer, "the lossless pool size B, e.g. 16MiB, or --chip")
+    L = within("mtu", parse_size, mtu)
+    B = within(
+        "buffer",
+        parse_size,
+        _require("buffer", buffer, "the lossless pool size B, e.g. 16MiB, or --chip"),
     )
-    Np = parse_count(
-        "ports", _require("ports", ports, "the number of ingress ports N_p, or --chip")
+    Np = _chip_ports(
+        count_within(
+            "ports", _require("ports", ports, "the number of ingress ports N_p, or --chip")
+        ),
+        c,
     )
-    Nq = parse_count("queues", queues)
+    Nq = count_within("queues", queues)
     a = _alpha(alpha)
-    N = parse_count("congested", congested, minimum=0)
-    M = parse_count("bursting", bursting)
-    R = parse_positive(
+    N = count_within("congested", congested)
+    M = count_within("bursting", bursting)
+    if Np * Nq < N + M:
+        raise AdviseError(
+            "bursting",
+            f"{N} congested + {M} bursting queues are more than the {Np} ports x {Nq} "
+            f"lossless queues = {Np * Nq} there are; accepted: --congested + --bursting "
+            f"at most --ports x --queues",
+        )
+    R = within(
         "load",
+        parse_positive,
         _require(
             "load",
             load,
@@ -743,8 +791,6 @@ def dsh_burst(
         ),
         what="a load R > 1, e.g. 2",
     )
-    if R <= 1:
-        raise AdviseError("load", f"must be greater than 1 (an overload), got {load}")
     eta = eta_bytes(C, D, L)
     case_d, d_dsh = _burst_time(a * (B - Np * eta) - eta, a, N, M, R)
     case_s, d_sih = _burst_time(a * (B - Nq * Np * eta), a, N, M, R)
@@ -841,32 +887,43 @@ def bcc(
 ) -> BccAdvice:
     """BCC's shared-buffer ECN/RED thresholds (section IV-C, IV-D)."""
     c = _chip(chip)
-    S = parse_size("reserved", reserved, allow_zero=True)
+    S = within("reserved", parse_size, reserved)
     notes: list[str] = []
     if c is not None:
         rate = c.port_rate_bps if rate is None else rate
         ports = c.ports_per_mmu if ports is None else ports
         if pool is None:
-            n_ports = parse_count("ports", ports)
+            n_ports = _mmu_ports(count_within("ports", ports), c)
             pool = c.buffer_per_mmu - n_ports * S
+            if pool <= 0:
+                raise AdviseError(
+                    "reserved",
+                    f"{reserved} per port x {n_ports} ports leaves no shared pool in the "
+                    f"{c.name}'s {fmt_bytes(c.buffer_per_mmu)} per MMU; accepted: at most "
+                    f"{fmt_bytes(c.buffer_per_mmu / n_ports)} per port",
+                )
             notes.append(
                 f"pool from --chip {c.key}: {float(c.buffer_per_mmu):,.0f} B per MMU minus "
                 f"{n_ports} ports x the reserve S_min."
             )
-    C = parse_rate("rate", _require("rate", rate, "the port rate, e.g. 100Gbps"))
-    T = parse_time("rtt", _require("rtt", rtt, "the base round-trip time, e.g. 80us"))
-    lam_f = parse_positive("lam", lam, what="lambda, e.g. 0.72 for DCTCP, 1 for ECN*")
-    B = parse_size(
-        "pool", _require("pool", pool, "the shared buffer pool size B, e.g. 3MB, or --chip")
+    C = within("rate", parse_rate, _require("rate", rate, "the port rate, e.g. 100Gbps"))
+    T = within("rtt", parse_time, _require("rtt", rtt, "the base round-trip time, e.g. 80us"))
+    lam_f = within("lam", parse_positive, lam, what="lambda, e.g. 0.72 for DCTCP, 1 for ECN*")
+    B = within(
+        "pool",
+        parse_size,
+        _require("pool", pool, "the shared buffer pool size B, e.g. 3MB, or --chip"),
     )
+    _reserve_fits(S, reserved, B)
     a = _alpha(alpha)
-    N = parse_count(
-        "ports", _require("ports", ports, "the number of ports N sharing the pool, or --chip")
+    N = _mmu_ports(
+        count_within(
+            "ports", _require("ports", ports, "the number of ports N sharing the pool, or --chip")
+        ),
+        c,
     )
-    H = parse_time("h", h)
-    P = parse_positive("pmax", pmax, what="a probability in (0, 1], e.g. 0.1")
-    if P > 1:
-        raise AdviseError("pmax", f"must be at most 1, got {pmax}")
+    H = within("h", parse_time, h)
+    P = within("pmax", parse_positive, pmax, what="a probability in (0, 1], e.g. 0.1")
     b = _bytes(C, T)
     b_r = b * (1 + lam_f) - S
     kmax = B - b_r / a

@@ -20,6 +20,7 @@ from fractions import Fraction
 
 __all__ = [
     "AdviseError",
+    "AdviseWarning",
     "Number",
     "as_number",
     "fmt_bytes",
@@ -81,6 +82,16 @@ class AdviseError(ValueError):
         self.message = message
 
 
+class AdviseWarning(UserWarning):
+    """A legal but probably mistaken input (80 ms where 80 us was meant). ``param`` names
+    the input (a Python keyword)."""
+
+    def __init__(self, param: str, message: str) -> None:
+        super().__init__(f"{param}: {message}")
+        self.param = param
+        self.message = message
+
+
 def _split(param: str, value: str, expected: str) -> tuple[Fraction, str]:
     match = _QUANTITY.match(value)
     if not match:
@@ -107,7 +118,13 @@ def _from_python(param: str, value: object, expected: str) -> Fraction | None:
     raise AdviseError(param, f"expected {expected}, got {type(value).__name__} {value!r}")
 
 
-def _check_sign(param: str, value: Fraction, raw: object, *, allow_zero: bool) -> Fraction:
+def _check_sign(
+    param: str, value: Fraction, raw: object, *, allow_zero: bool, any_sign: bool = False
+) -> Fraction:
+    """``value`` if it is positive (or 0 with ``allow_zero``, or anything with
+    ``any_sign``: callers that check a whole range themselves)."""
+    if any_sign:
+        return value
     if value < 0 or (value == 0 and not allow_zero):
         need = "at least 0" if allow_zero else "greater than 0"
         raise AdviseError(param, f"must be {need} (got {raw})")
@@ -123,6 +140,7 @@ def _parse_quantity(
     *,
     unit_required: bool,
     allow_zero: bool,
+    any_sign: bool,
 ) -> Fraction:
     """A Python number as it is (SI), or a string's number times ``unit_factor(unit)``.
     An unknown unit (``unit_factor`` returns None), a missing required unit or a sign
@@ -139,10 +157,12 @@ def _parse_quantity(
                 param, f"unknown {kind} unit {unit!r} in {value!r}; expected {expected}"
             )
         number *= factor
-    return _check_sign(param, number, value, allow_zero=allow_zero)
+    return _check_sign(param, number, value, allow_zero=allow_zero, any_sign=any_sign)
 
 
-def parse_rate(param: str, value: Number, *, allow_zero: bool = False) -> Fraction:
+def parse_rate(
+    param: str, value: Number, *, allow_zero: bool = False, any_sign: bool = False
+) -> Fraction:
     """A rate in bits per second."""
     return _parse_quantity(
         param,
@@ -152,10 +172,13 @@ def parse_rate(param: str, value: Number, *, allow_zero: bool = False) -> Fracti
         lambda unit: RATE_UNITS.get(unit.lower().replace("b/s", "bps")),
         unit_required=True,
         allow_zero=allow_zero,
+        any_sign=any_sign,
     )
 
 
-def parse_time(param: str, value: Number, *, allow_zero: bool = False) -> Fraction:
+def parse_time(
+    param: str, value: Number, *, allow_zero: bool = False, any_sign: bool = False
+) -> Fraction:
     """A time in seconds."""
     return _parse_quantity(
         param,
@@ -165,10 +188,13 @@ def parse_time(param: str, value: Number, *, allow_zero: bool = False) -> Fracti
         lambda unit: TIME_UNITS.get(unit if unit in TIME_UNITS else unit.lower()),
         unit_required=True,
         allow_zero=allow_zero,
+        any_sign=any_sign,
     )
 
 
-def parse_size(param: str, value: Number, *, allow_zero: bool = False) -> Fraction:
+def parse_size(
+    param: str, value: Number, *, allow_zero: bool = False, any_sign: bool = False
+) -> Fraction:
     """A size in bytes (a plain number is bytes)."""
     return _parse_quantity(
         param,
@@ -178,11 +204,17 @@ def parse_size(param: str, value: Number, *, allow_zero: bool = False) -> Fracti
         lambda unit: SIZE_UNITS.get(unit.lower() if unit else "b"),
         unit_required=False,
         allow_zero=allow_zero,
+        any_sign=any_sign,
     )
 
 
 def parse_positive(
-    param: str, value: Number, *, allow_zero: bool = False, what: str = "a number"
+    param: str,
+    value: Number,
+    *,
+    allow_zero: bool = False,
+    any_sign: bool = False,
+    what: str = "a number",
 ) -> Fraction:
     """A plain (unitless) positive number, e.g. alpha, lambda or a load."""
     number = _from_python(param, value, what)
@@ -192,19 +224,21 @@ def parse_positive(
             number /= 100
         elif unit:
             raise AdviseError(param, f"expected {what} without a unit, got {value!r}")
-    return _check_sign(param, number, value, allow_zero=allow_zero)
+    return _check_sign(param, number, value, allow_zero=allow_zero, any_sign=any_sign)
 
 
-def parse_count(param: str, value: Number | None, *, minimum: int = 1) -> int:
-    """A whole number >= ``minimum`` (ports, queues, flows)."""
+def parse_count(param: str, value: Number | None, *, minimum: int | None = 1) -> int:
+    """A whole number >= ``minimum`` (ports, queues, flows); any whole number when
+    ``minimum`` is None (the caller checks the range)."""
+    expected = "a whole number" + (f" >= {minimum}" if minimum is not None else "")
     if isinstance(value, bool) or value is None:
-        raise AdviseError(param, f"expected a whole number >= {minimum}, got {value!r}")
+        raise AdviseError(param, f"expected {expected}, got {value!r}")
     try:
         number = Fraction(value) if not isinstance(value, str) else Fraction(value.strip())
     except (ValueError, ZeroDivisionError):
-        raise AdviseError(param, f"expected a whole number >= {minimum}, got {value!r}") from None
-    if number.denominator != 1 or number < minimum:
-        raise AdviseError(param, f"expected a whole number >= {minimum}, got {value!r}")
+        raise AdviseError(param, f"expected {expected}, got {value!r}") from None
+    if number.denominator != 1 or (minimum is not None and number < minimum):
+        raise AdviseError(param, f"expected {expected}, got {value!r}")
     return int(number)
 
 
