@@ -42,9 +42,10 @@ import socket
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # imported where used: a sweep's worker processes need no pandas
+    import pandas as pd
 
 __all__ = [
     "Store",
@@ -339,6 +340,8 @@ class Store:
 
     def runs(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """One row per run: key, status, error, wall time, axis values, headline metrics."""
+        import pandas as pd
+
         rows = []
         for key in self.keys() if keys is None else keys:
             meta = self.meta(key)
@@ -369,6 +372,8 @@ class Store:
     def _table(self, name: str, keys: Iterable[str] | None) -> pd.DataFrame:
         """The Parquet file ``name`` of the given runs (default: all) that have one, one
         frame with a leading ``key`` column."""
+        import pandas as pd
+
         frames = []
         for key in self.keys() if keys is None else keys:
             path = self.run_dir(key) / name
@@ -381,6 +386,7 @@ class Store:
     def connect(self) -> Any:
         """A DuckDB connection with the ``runs`` and ``flows`` views (in memory)."""
         import duckdb
+        import pandas as pd
 
         con = duckdb.connect()
         runs = self.runs()
