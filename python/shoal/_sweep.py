@@ -202,9 +202,10 @@ def load_sweep(
     """
     source: Path | None = None
     if isinstance(spec, Mapping):
-        raw = _plain(spec)
+        raw = _plain(spec, SweepError, "sweep")
     else:
         raw, source = read_toml(spec, "sweep", SweepError)
+        raw = _plain(raw, SweepError, str(source or "sweep"))
     where = str(source) if source else "sweep"
     unknown = sorted(set(raw) - _TOP_KEYS)
     if unknown:
