@@ -384,7 +384,13 @@ class Store:
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def connect(self) -> Any:
-        """A DuckDB connection with the ``runs`` and ``flows`` views (in memory)."""
+        """A DuckDB connection with the ``runs`` and ``flows`` views (in memory).
+
+        The connection cannot touch files: DuckDB's external access is off and locked,
+        so SQL cannot write (``COPY ... TO``), read other files, ``ATTACH`` or
+        ``INSTALL``. The views read the store through objects registered beforehand (a
+        DataFrame, and a pyarrow dataset of the ``flows.parquet`` files).
+        """
         import duckdb
         import pandas as pd
 
@@ -394,16 +400,39 @@ class Store:
             runs = pd.DataFrame({"key": pd.Series([], dtype=str), "status": []})
         con.register("runs_df", _sql_safe(runs))
         con.execute("create view runs as select * from runs_df")
-        pattern = str(self.runs_dir / "*" / "flows.parquet").replace("'", "''")
-        if any(self.runs_dir.glob("*/flows.parquet")):
-            con.execute(
-                "create view flows as select regexp_extract(filename, "
-                "'([^/\\\\]+)[/\\\\]flows\\.parquet$', 1) as key, * exclude (filename) "
-                f"from read_parquet('{pattern}', filename = true, union_by_name = true)"
-            )
+        flows = self._dataset("flows.parquet")
+        if flows is not None:
+            con.register("flows_ds", flows)
+            con.execute("create view flows as select key, * exclude (key) from flows_ds")
         else:
             con.execute("create view flows as select null::varchar as key where false")
+        con.execute("set enable_external_access = false")
+        con.execute("set lock_configuration = true")
         return con
+
+    def _dataset(self, name: str) -> Any:
+        """The Parquet files ``name`` of every run as one pyarrow dataset with a ``key``
+        column (the run directory's name; columns missing in a run are null), or None
+        when no run has one."""
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+        import pyarrow.parquet as pq
+
+        files = [self.run_dir(k) / name for k in self.keys()]
+        files = [f for f in files if f.is_file()]
+        if not files:
+            return None
+        key = pa.schema([("key", pa.string())])
+        schema = pa.unify_schemas(
+            [pq.read_schema(f) for f in files] + [key], promote_options="permissive"
+        )
+        return ds.dataset(
+            [str(f) for f in files],
+            schema=schema,
+            format="parquet",
+            partitioning=ds.partitioning(key),
+            partition_base_dir=str(self.runs_dir),
+        )
 
     def query(self, sql: str) -> pd.DataFrame:
         """Run SQL over the ``runs`` and ``flows`` views and return the result."""
