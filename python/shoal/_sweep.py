@@ -70,7 +70,7 @@ from shoal import _core
 from shoal._core import ScenarioError
 from shoal._scenario import _plain, _resolve_paths, apply_overrides, load_scenario, read_toml
 from shoal._worker import run_pool, simulate
-from shoal.store import Store, flatten_summary, now_iso, run_key
+from shoal.store import Store, now_iso, run_key
 
 __all__ = [
     "SweepError",
@@ -685,10 +685,7 @@ def _table(
                 "wall_time_s": (meta or {}).get("wall_time_s"),
             }
         )
-        summary_path = store.run_dir(key) / "summary.json" if key else None
-        if row["status"] == "ok" and summary_path is not None and summary_path.is_file():
-            row.update(flatten_summary(json.loads(summary_path.read_text())))
-        rows.append(row)
+        rows.append(store.with_metrics(row) if key else row)
     frame = pd.DataFrame(rows)
     if cached is None and "cached" in frame:
         frame = frame.drop(columns="cached")

@@ -38,6 +38,7 @@ def _fail(message: str) -> NoReturn:
 
 @contextmanager
 def _errors() -> Iterator[None]:
+    from shoal._files import CorruptFileError
     from shoal._sweep import SweepError
     from shoal.plot import PlotError
     from shoal.store import StoreError
@@ -45,7 +46,7 @@ def _errors() -> Iterator[None]:
     with _cli()._user_errors():
         try:
             yield
-        except (SweepError, StoreError, PlotError) as exc:
+        except (SweepError, StoreError, PlotError, CorruptFileError) as exc:
             _fail(str(exc))
         except Exception as exc:
             if type(exc).__module__.lstrip("_").split(".")[0] == "duckdb":
