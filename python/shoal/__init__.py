@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from shoal import _core
 from shoal._core import ScenarioError
+from shoal._files import CorruptFileError
 from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, trace
 from shoal._scenario import apply_overrides, load_scenario, parse_value
 from shoal._summary import compute_summary, summary_table
@@ -64,6 +65,7 @@ def default_scenario_toml() -> str:
 
 
 __all__ = [
+    "CorruptFileError",
     "Result",
     "RunInterrupted",
     "ScenarioError",

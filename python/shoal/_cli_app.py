@@ -92,7 +92,9 @@ def summarize_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Print the headline results of a run directory."""
-    with _user_errors():
+    from shoal._sweep_cli import _errors  # also a damaged file: error, exit 2
+
+    with _errors():
         result = load(run_dir)
     _show(result, as_json=as_json)
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # imported where used, so that `import shoal` stays fast
     import pandas as pd
 
 from shoal import _core
+from shoal._files import read_json, read_parquet
 from shoal._scenario import Overrides, ScenarioInput, load_scenario
 
 __all__ = ["Result", "RunInterrupted", "ShoalWarning", "run", "load", "trace", "write_parquet"]
@@ -196,22 +197,17 @@ def load(path: str | os.PathLike[str]) -> Result:
 
     Raises:
         FileNotFoundError: when ``path`` is not a run directory.
+        CorruptFileError: when one of its files cannot be read back (names the file).
     """
     root = Path(path).expanduser()
     if not (root / "summary.json").is_file():
         raise FileNotFoundError(f"not a Shoal run directory (no summary.json): {root}")
-    summary = json.loads((root / "summary.json").read_text())
+    summary = read_json(root / "summary.json")
     scenario_file = root / "scenario.json"
-    scenario = (
-        json.loads(scenario_file.read_text())
-        if scenario_file.is_file()
-        else summary.get("scenario", {})
-    )
-    import pandas as pd
-
-    flows = pd.read_parquet(root / "flows.parquet")
+    scenario = read_json(scenario_file) if scenario_file.is_file() else summary.get("scenario", {})
+    flows = read_parquet(root / "flows.parquet")
     queues = root / "queues.parquet"
-    samples = pd.read_parquet(queues) if queues.is_file() else None
+    samples = read_parquet(queues) if queues.is_file() else None
     return Result(
         flows=flows,
         summary=summary,

@@ -8,8 +8,11 @@ cannot see (unreadable files, TOML syntax, malformed overrides).
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import re
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -36,6 +39,12 @@ Overrides: TypeAlias = "Iterable[str] | Mapping[str, Any] | None"
 # Keys inside a workload table that name files, resolved against the scenario's folder.
 _PATH_KEYS = ("trace", "cdf")
 _CDF_SUFFIXES = (".cdf", ".txt", ".csv")
+#: Deepest nesting of tables and arrays a scenario may have (scenarios use four levels;
+#: deeper data would exhaust the Python stack here or the core's JSON reader).
+MAX_DEPTH = 64
+#: Integers the core can read: i64 or u64 (a JSON reader makes larger ones floats).
+INT_MIN, INT_MAX = -(2**63), 2**64 - 1
+_INT_RANGE = "integers must be within -2^63 .. 2^64-1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,18 +66,63 @@ class LoadedScenario:
         return json.dumps(self.data, sort_keys=False)
 
 
+class _TomlLimit(ValueError):
+    """TOML beyond what can be read: nested too deep for the Python stack, or an
+    integer longer than Python converts (``sys.get_int_max_str_digits()``)."""
+
+
+def _digits_text(digits: str) -> str:
+    """A long number abbreviated for a message: ``1000...0 (100000 digits)``."""
+    sign = "-" if digits.startswith("-") else ""
+    digits = digits.lstrip("+-").replace("_", "")
+    return sign + (
+        digits if len(digits) <= 24 else f"{digits[:4]}...{digits[-1]} ({len(digits)} digits)"
+    )
+
+
+def _toml_loads(text: str) -> dict[str, Any]:
+    """``tomllib.loads``, whose limits raise :class:`_TomlLimit` with a clear message
+    instead of a RecursionError or an integer-conversion ValueError.
+
+    Raises:
+        tomllib.TOMLDecodeError: invalid TOML.
+        _TomlLimit: nesting too deep, or an integer too long.
+    """
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise
+    except RecursionError:
+        raise _TomlLimit("nesting too deep") from None
+    except ValueError as exc:  # int(): more digits than Python converts
+        limit = sys.get_int_max_str_digits()
+        found = re.search(rf"[+-]?[0-9](?:_?[0-9]){{{limit},}}", text) if limit else None
+        if found is None:
+            raise _TomlLimit(str(exc)) from None
+        message = f"{_digits_text(found.group())} is out of range: {_INT_RANGE}"
+        if "\n" in text:  # a file, not an override value
+            line = text.count("\n", 0, found.start()) + 1
+            message = f"line {line}: {message}"
+        raise _TomlLimit(message) from None
+
+
 def parse_value(text: str) -> Any:
     """Parse an override value.
 
     The text is read as a TOML value when it is one (numbers, booleans, quoted strings,
     arrays, inline tables); anything else is kept verbatim as a string, so
     ``200KB`` gives ``"200KB"`` and ``0-23`` gives ``"0-23"``.
+
+    Raises:
+        ScenarioError: a value nested too deep, or an integer with too many digits.
     """
     stripped = text.strip()
     try:
-        return tomllib.loads(f"v = {stripped}")["v"]
+        return _toml_loads(f"v = {stripped}")["v"]
     except tomllib.TOMLDecodeError:
         return stripped
+    except _TomlLimit as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 def parse_override(item: str) -> tuple[str, Any]:
@@ -83,7 +137,10 @@ def parse_override(item: str) -> tuple[str, Any]:
         raise ScenarioError(f"--set {item!r}: expected KEY=VALUE, e.g. switch.ecn.k=200KB")
     if not key or any(not part.strip() for part in key.split(".")):
         raise ScenarioError(f"--set {item!r}: empty key path")
-    return key, parse_value(value)
+    try:
+        return key, parse_value(value)
+    except ScenarioError as exc:
+        raise ScenarioError(f"--set {key}: {exc}") from None
 
 
 def apply_overrides(data: dict[str, Any], overrides: Overrides) -> dict[str, Any]:
@@ -144,18 +201,70 @@ def _resolve_paths(data: dict[str, Any], base: Path) -> None:
             table[key] = str(candidate.resolve())
 
 
-def _json_default(value: Any) -> Any:
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    if hasattr(value, "item"):  # numpy scalars
-        return value.item()
-    raise ScenarioError(f"scenario value {value!r} ({type(value).__name__}) is not TOML/JSON data")
+def _plain(
+    data: Mapping[str, Any], error: type[Exception] = ScenarioError, where: str = ""
+) -> dict[str, Any]:
+    """A deep copy of ``data`` as plain JSON types (paths become strings).
 
+    Whatever JSON or the core cannot hold raises ``error`` naming its key path (after
+    ``where``, e.g. a file): a value that is not TOML/JSON data (a TOML date), an
+    integer beyond 64 bits (a JSON reader would silently make it a float) or nesting
+    deeper than :data:`MAX_DEPTH`.
+    """
 
-def _plain(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A deep copy of ``data`` as plain JSON types (paths become strings)."""
-    out: dict[str, Any] = json.loads(json.dumps(data, default=_json_default))
+    def fail(path: str, message: str) -> Exception:
+        path = path or "top level"
+        if len(path) > 80:  # the path of something nested too deep
+            path = path[:60] + "..."
+        return error(f"{where}: {path}: {message}" if where else f"{path}: {message}")
+
+    def walk(value: Any, path: str, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise fail(path, f"nesting too deep (more than {MAX_DEPTH} levels)")
+        if isinstance(value, Mapping):
+            out = {}
+            for k, v in value.items():
+                key = _plain_key(k)
+                if key is None:
+                    raise fail(path, f"key {k!r} is not a string")
+                out[key] = walk(v, f"{path}.{key}" if path else key, depth + 1)
+            return out
+        if isinstance(value, list | tuple):
+            return [walk(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
+        if value is None or isinstance(value, bool | float | str):
+            return value
+        if isinstance(value, int):
+            if not INT_MIN <= value <= INT_MAX:
+                raise fail(path, f"{_int_text(value)} is out of range: {_INT_RANGE}")
+            return int(value)  # an IntEnum, a numpy integer subclass...
+        if isinstance(value, os.PathLike):
+            return os.fspath(value)
+        if isinstance(value, datetime.date | datetime.time):
+            raise fail(
+                path,
+                f"{value.isoformat()} is a TOML date/time; expected a number, string, "
+                "boolean, array or table",
+            )
+        if hasattr(value, "tolist"):  # numpy scalars and arrays
+            return walk(value.tolist(), path, depth)
+        raise fail(path, f"{value!r} ({type(value).__name__}) is not TOML/JSON data")
+
+    out: dict[str, Any] = walk(data, "", 0)
     return out
+
+
+def _plain_key(key: Any) -> str | None:
+    """A table key as JSON writes it (``1`` -> ``"1"``); None for keys JSON rejects."""
+    if isinstance(key, str):
+        return key
+    return json.dumps(key) if key is None or isinstance(key, int | float) else None
+
+
+def _int_text(value: int) -> str:
+    try:
+        return _digits_text(str(value))
+    except ValueError:  # more digits than Python converts to text
+        return f"an integer of more than {sys.get_int_max_str_digits()} digits"
 
 
 def _is_file(text: str) -> bool:
@@ -189,8 +298,8 @@ def read_toml(
         except (OSError, UnicodeDecodeError) as exc:
             raise error(f"cannot read {what} file {source}: {exc}") from None
     try:
-        return tomllib.loads(text), source
-    except tomllib.TOMLDecodeError as exc:
+        return _toml_loads(text), source
+    except (tomllib.TOMLDecodeError, _TomlLimit) as exc:
         raise error(f"{source or what}: invalid TOML: {exc}") from None
 
 
@@ -210,7 +319,7 @@ def load_scenario(scenario: ScenarioInput, overrides: Overrides = None) -> Loade
         data, source = read_toml(scenario, "scenario", ScenarioError)
     name = (source.stem or "scenario") if source is not None else "scenario"
     apply_overrides(data, overrides)
-    data = _plain(data)  # TOML dates or override values that are not JSON data fail here
+    data = _plain(data)  # TOML dates, 65-bit integers... fail here, naming the key
     base = source.parent.resolve() if source is not None else Path.cwd()
     _resolve_paths(data, base)
     return LoadedScenario(data=data, source=source, name=name)

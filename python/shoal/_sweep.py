@@ -43,7 +43,9 @@ From Python::
     df = shoal.sweep("sweep.toml", jobs=4)          # one row per run
     df.groupby(["scheme", "workload.load"]).small_p99_fct_ns.mean()
 
-Execution: a local process pool (``jobs`` workers, default: the number of cores), or a
+Execution: local worker processes (``jobs`` of them, default: the number of cores; see
+:mod:`shoal._worker`: they never import the caller's ``__main__``, a worker that dies
+fails only its own run, and none outlives the sweep), or a
 dask.distributed cluster (``cluster="tcp://scheduler:8786"``, a ``distributed.Client``,
 or a cluster object such as dask-jobqueue's ``SLURMCluster``). Workers only simulate and
 send the run files back; the calling process alone writes the store, so workers need
@@ -52,16 +54,12 @@ no shared file system.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import json
 import os
-import signal
-import socket
-import tempfile
-import time
-import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,7 +69,8 @@ import pandas as pd
 from shoal import _core
 from shoal._core import ScenarioError
 from shoal._scenario import _plain, _resolve_paths, apply_overrides, load_scenario, read_toml
-from shoal.store import RUN_FILES, Store, flatten_summary, now_iso, run_key
+from shoal._worker import run_pool, simulate
+from shoal.store import Store, now_iso, run_key
 
 __all__ = [
     "SweepError",
@@ -100,6 +99,8 @@ _TOP_KEYS = {
 SEED_KEY = "run.seed"
 #: Seconds to wait for a dask scheduler given by address.
 CONNECT_TIMEOUT_S = 20
+#: What an executor yields as runs finish: the run, its outcome, runs still running.
+Outcomes = Generator[tuple["SweepRun", dict[str, Any], int], None, None]
 
 
 class SweepError(ValueError):
@@ -201,9 +202,10 @@ def load_sweep(
     """
     source: Path | None = None
     if isinstance(spec, Mapping):
-        raw = _plain(spec)
+        raw = _plain(spec, SweepError, "sweep")
     else:
         raw, source = read_toml(spec, "sweep", SweepError)
+        raw = _plain(raw, SweepError, str(source or "sweep"))
     where = str(source) if source else "sweep"
     unknown = sorted(set(raw) - _TOP_KEYS)
     if unknown:
@@ -387,50 +389,6 @@ def _describe(params: Mapping[str, Any]) -> str:
     return " ".join(f"{k}={v}" for k, v in params.items()) or "base"
 
 
-# -- workers -------------------------------------------------------------------------
-
-
-def simulate(resolved_json: str) -> dict[str, Any]:
-    """Run one resolved scenario; return its run files as bytes (the worker's task).
-
-    Never raises for a failed simulation: returns ``{"status": "failed", "error": ...}``.
-    """
-    import warnings
-
-    from shoal._run import run_to_dir
-
-    started = time.perf_counter()
-    info = {"host": socket.gethostname(), "pid": os.getpid(), "started_at": now_iso()}
-    try:
-        with tempfile.TemporaryDirectory(prefix="shoal-run-") as tmp:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                path, summary = run_to_dir(json.loads(resolved_json), Path(tmp) / "run")
-            files = {p.name: p.read_bytes() for p in path.iterdir() if p.name in RUN_FILES}
-        return {
-            "status": "ok",
-            "files": files,
-            "warnings": list(summary["warnings"]),
-            "wall_time_s": time.perf_counter() - started,
-            **info,
-        }
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as exc:  # noqa: BLE001 - PyO3 panics derive from BaseException
-        return {
-            "status": "failed",
-            "error": f"{type(exc).__name__}: {exc}",
-            "traceback": traceback.format_exc(),
-            "wall_time_s": time.perf_counter() - started,
-            **info,
-        }
-
-
-def _init_local_worker() -> None:
-    # Ctrl-C goes to the whole process group; the parent alone handles it.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 # -- progress ------------------------------------------------------------------------
 
 
@@ -518,46 +476,16 @@ def _local_jobs(jobs: int | None) -> int:
     return jobs
 
 
-def _run_serial(tasks: Sequence[SweepRun]) -> Iterator[tuple[SweepRun, dict[str, Any], int]]:
+def _run_serial(tasks: Sequence[SweepRun]) -> Outcomes:
     for i, task in enumerate(tasks):
         assert task.resolved_json is not None
         yield task, simulate(task.resolved_json), min(1, len(tasks) - i - 1)
 
 
-def _run_local(
-    tasks: Sequence[SweepRun], jobs: int
-) -> Iterator[tuple[SweepRun, dict[str, Any], int]]:
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-    executor = ProcessPoolExecutor(
-        max_workers=jobs,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_init_local_worker,
-    )
-    clean = False
-    try:
-        pending = {executor.submit(simulate, str(t.resolved_json)): t for t in tasks}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                task = pending.pop(fut)
-                try:
-                    outcome = fut.result()
-                except Exception as exc:  # a worker process died (e.g. killed, out of memory)
-                    outcome = {"status": "failed", "error": f"{type(exc).__name__}: {exc}"}
-                yield task, outcome, min(jobs, len(pending))
-        clean = True
-    finally:
-        if clean:
-            executor.shutdown(wait=True)
-        else:
-            processes = list((getattr(executor, "_processes", None) or {}).values())
-            executor.shutdown(wait=False, cancel_futures=True)
-            for proc in processes:
-                proc.terminate()
-            for proc in processes:
-                proc.join(timeout=5)
+def _run_local(tasks: Sequence[SweepRun], jobs: int) -> Outcomes:
+    with contextlib.closing(run_pool([str(t.resolved_json) for t in tasks], jobs)) as outcomes:
+        for index, outcome, running in outcomes:
+            yield tasks[index], outcome, running
 
 
 def _dask_client(cluster: Any) -> tuple[Any, bool]:
@@ -578,9 +506,7 @@ def _dask_client(cluster: Any) -> tuple[Any, bool]:
     return Client(cluster), True  # type: ignore[no-untyped-call]
 
 
-def _run_dask(
-    tasks: Sequence[SweepRun], cluster: Any
-) -> Iterator[tuple[SweepRun, dict[str, Any], int]]:
+def _run_dask(tasks: Sequence[SweepRun], cluster: Any) -> Outcomes:
     from distributed import as_completed
 
     client, owned = _dask_client(cluster)
@@ -702,17 +628,20 @@ def sweep(
             n = _local_jobs(jobs)
             outcomes = _run_serial(tasks) if n == 1 or len(tasks) <= 1 else _run_local(tasks, n)
         bar.update(min(len(tasks), _local_jobs(jobs) if cluster is None else len(tasks)))
-        for run, outcome, running in outcomes:
-            assert run.key is not None
-            files = outcome.pop("files", None) if outcome.get("status") == "ok" else None
-            db.put(run.key, _meta(spec, run, outcome), files)
-            ok = outcome.get("status") == "ok"
-            what = f"{run.key} {_describe(run.params)}"
-            if ok:
-                message = f"ok {what} ({outcome.get('wall_time_s', 0):.2f} s)"
-            else:
-                message = f"failed {what}: {outcome.get('error')}"
-            bar.finished(ok, message, running)
+        # Closed on the way out, also on an error or Ctrl-C: that stops the workers now
+        # rather than when the traceback (which holds this frame) is dropped.
+        with contextlib.closing(outcomes):
+            for run, outcome, running in outcomes:
+                assert run.key is not None
+                files = outcome.pop("files", None) if outcome.get("status") == "ok" else None
+                db.put(run.key, _meta(spec, run, outcome), files)
+                ok = outcome.get("status") == "ok"
+                what = f"{run.key} {_describe(run.params)}"
+                if ok:
+                    message = f"ok {what} ({outcome.get('wall_time_s', 0):.2f} s)"
+                else:
+                    message = f"failed {what}: {outcome.get('error')}"
+                bar.finished(ok, message, running)
     _record(spec, runs, db)
     return _table(db, [(r.key, r.params) for r in runs], spec.columns, cached)
 
@@ -756,10 +685,7 @@ def _table(
                 "wall_time_s": (meta or {}).get("wall_time_s"),
             }
         )
-        summary_path = store.run_dir(key) / "summary.json" if key else None
-        if row["status"] == "ok" and summary_path is not None and summary_path.is_file():
-            row.update(flatten_summary(json.loads(summary_path.read_text())))
-        rows.append(row)
+        rows.append(store.with_metrics(row) if key else row)
     frame = pd.DataFrame(rows)
     if cached is None and "cached" in frame:
         frame = frame.drop(columns="cached")

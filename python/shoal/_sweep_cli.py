@@ -40,6 +40,7 @@ def _fail(message: str) -> NoReturn:
 
 @contextmanager
 def _errors() -> Iterator[None]:
+    from shoal._files import CorruptFileError
     from shoal._sweep import SweepError
     from shoal.plot import PlotError
     from shoal.store import StoreError
@@ -47,7 +48,7 @@ def _errors() -> Iterator[None]:
     with _cli()._user_errors():
         try:
             yield
-        except (SweepError, StoreError, PlotError) as exc:
+        except (SweepError, StoreError, PlotError, CorruptFileError) as exc:
             _fail(str(exc))
         except Exception as exc:
             if type(exc).__module__.lstrip("_").split(".")[0] == "duckdb":
@@ -128,14 +129,16 @@ def sweep_cmd(
     from shoal._sweep import load_sweep, sweep
 
     cli = _cli()
+    if dry_run:
+        with _errors():
+            spec = load_sweep(sweep_file, store=store)
+            frame = plan(spec)
+        _print_frame(frame, "table", None, title=f"sweep {spec.name}: {len(frame)} runs")
+        return
     with _errors():
         spec = load_sweep(sweep_file, store=store)
         if csv_out is not None:
             check_output_file(csv_out, _is_sweep_csv, "sweep table")
-        if dry_run:
-            frame = plan(spec)
-            _print_frame(frame, "table", None, title=f"sweep {spec.name}: {len(frame)} runs")
-            return
         interactive = not quiet and cli.stderr.is_terminal
         cli.stderr.print(
             f"sweep [bold]{cli._escape(spec.name)}[/bold] → store {cli._escape(str(spec.store))}"
@@ -230,53 +233,64 @@ def results_list(
     limit: Annotated[int, typer.Option(help="Rows to print in a table.")] = 60,
 ) -> None:
     """List the runs of a store (or, without STORE, the stores under results/)."""
-    import pandas as pd
-
     from shoal._sweep import sweep_table
     from shoal.store import Store
 
     fmt = _check_format(fmt)
+    # Printed outside _errors(): an output error is not a user mistake (see cli.main).
     with _errors():
         if store is None:
-            root = Path("results")
-            stores = (
-                sorted(p for p in root.glob("*") if (p / "runs").is_dir()) if root.is_dir() else []
-            )
-            if not stores:
-                _fail("no results stores under results/; give a STORE path")
-            rows = []
-            for path in stores:
-                db = Store(path)
-                rows.append(
-                    {"store": str(path), "runs": len(db.keys()), "sweeps": ", ".join(db.sweeps())}
-                )
-            _print_frame(pd.DataFrame(rows), fmt, None)
-            return
-        db = Store(store)
-        frame = sweep_table(db, sweep) if sweep is not None else db.runs()
-        if frame.empty:
-            _cli().stderr.print("the store holds no runs")
-            return
-        if failed:
-            frame = frame[frame["status"] != "ok"]
-            cols = [
-                "key",
-                "status",
-                *[
-                    c
-                    for c in frame.columns
-                    if c not in ("key", "status", "error") and not _is_metric(c)
-                ],
-                "error",
-            ]
+            stores = _stores()
         else:
-            meta = {"key", "status", "error", "wall_time_s", "finished_at", "cached"}
-            params = [c for c in frame.columns if c not in meta and not _is_metric(c)]
-            cols = ["key", "status", *params, *[c for c in _HEADLINE if c in frame], "wall_time_s"]
-        frame = frame[[c for c in dict.fromkeys(cols) if c in frame]]
-        _print_frame(
-            frame, fmt, None if fmt != "table" else limit, title=f"{len(frame)} runs in {db.root}"
-        )
+            db = Store(store)
+            frame = sweep_table(db, sweep) if sweep is not None else db.runs()
+    if store is None:
+        _print_frame(stores, fmt, None)
+        return
+    if frame.empty:
+        _cli().stderr.print("the store holds no runs")
+        return
+    frame = _listing(frame, failed)
+    title = f"{len(frame)} runs in {db.root}"
+    _print_frame(frame, fmt, None if fmt != "table" else limit, title=title)
+
+
+def _stores() -> pd.DataFrame:
+    """The stores under ``results/``: path, number of runs, sweeps."""
+    import pandas as pd
+
+    from shoal.store import Store
+
+    root = Path("results")
+    stores = sorted(p for p in root.glob("*") if (p / "runs").is_dir()) if root.is_dir() else []
+    if not stores:
+        _fail("no results stores under results/; give a STORE path")
+    rows = []
+    for path in stores:
+        db = Store(path)
+        rows.append({"store": str(path), "runs": len(db.keys()), "sweeps": ", ".join(db.sweeps())})
+    return pd.DataFrame(rows)
+
+
+def _listing(frame: pd.DataFrame, failed: bool) -> pd.DataFrame:
+    """The columns of ``results list``: with ``failed``, failed runs and their errors."""
+    if failed:
+        frame = frame[frame["status"] != "ok"]
+        cols = [
+            "key",
+            "status",
+            *[
+                c
+                for c in frame.columns
+                if c not in ("key", "status", "error") and not _is_metric(c)
+            ],
+            "error",
+        ]
+    else:
+        meta = {"key", "status", "error", "wall_time_s", "finished_at", "cached"}
+        params = [c for c in frame.columns if c not in meta and not _is_metric(c)]
+        cols = ["key", "status", *params, *[c for c in _HEADLINE if c in frame], "wall_time_s"]
+    return frame[[c for c in dict.fromkeys(cols) if c in frame]]
 
 
 def _is_metric(column: str) -> bool:
@@ -329,13 +343,14 @@ def results_show(
         if len(matches) != 1:
             _fail(f"{len(matches)} runs match {key!r} in {db.root}")
         meta = db.meta(matches[0]) or {}
-        if meta.get("status") != "ok":
-            cli.stdout.print(f"run {matches[0]}: {meta.get('status')}; params {meta.get('params')}")
-            cli.stdout.print(cli._escape(str(meta.get("error"))))
-            if meta.get("traceback"):
-                cli.stdout.print(cli._escape(meta["traceback"]))
-            return
-        result = db.load(matches[0])
+        result = db.load(matches[0]) if meta.get("status") == "ok" else None
+    if result is None:
+        params = cli._escape(str(meta.get("params")))
+        cli.stdout.print(f"run {matches[0]}: {meta.get('status')}; params {params}")
+        cli.stdout.print(cli._escape(str(meta.get("error"))))
+        if meta.get("traceback"):
+            cli.stdout.print(cli._escape(meta["traceback"]))
+        return
     cli.stdout.print(f"run {matches[0]}: params {cli._escape(json.dumps(meta.get('params')))}")
     cli._show(result, as_json=as_json)
 

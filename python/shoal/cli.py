@@ -17,6 +17,8 @@ behaves identically. ``app`` and the helpers below are also reachable as
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 import sys
 import warnings
@@ -35,6 +37,8 @@ __all__ = ["app", "main"]
 
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
+#: 128 + SIGPIPE, as a shell reports a command that SIGPIPE ended.
+EXIT_BROKEN_PIPE = 141
 
 _CONSOLES: dict[str, Any] = {}
 
@@ -211,14 +215,63 @@ def _parse_fast_run(args: list[str]) -> dict[str, Any] | None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``shoal`` console script."""
-    warnings.simplefilter("always", ShoalWarning)
-    warnings.showwarning = _show_warning
-    fast = _parse_fast_run(list(sys.argv[1:] if argv is None else argv))
-    if fast is not None:
-        scenario, out, overrides = fast.pop("scenario"), fast.pop("out"), fast.pop("overrides")
-        run_command(scenario, out, overrides, **fast)
-        raise SystemExit(0)  # as the typer app exits after a command
-    from shoal._cli_app import app
+    """Entry point of the ``shoal`` console script.
 
-    app(args=argv, prog_name="shoal")
+    Output that cannot be written ends it without a traceback: a closed pipe (``shoal
+    ... | head -1``) quietly with status 141, as SIGPIPE ends Unix tools (SIGPIPE itself
+    stays ignored: it would also kill a sweep writing to a dead worker); a full disk
+    with ``error: cannot write output: ...`` and status 2.
+    """
+    stdout_file = _fd_identity(1)
+    try:
+        try:
+            warnings.simplefilter("always", ShoalWarning)
+            warnings.showwarning = _show_warning
+            fast = _parse_fast_run(list(sys.argv[1:] if argv is None else argv))
+            if fast is not None:
+                scenario, out = fast.pop("scenario"), fast.pop("out")
+                run_command(scenario, out, fast.pop("overrides"), **fast)
+                raise SystemExit(0)  # as the typer app exits after a command
+            from shoal._cli_app import app
+
+            app(args=argv, prog_name="shoal")
+        except SystemExit as exc:
+            # click and rich end at a closed stdout themselves, with status 1: click
+            # wraps sys.stdout in its PacifyFlushWrapper, rich points fd 1 at /dev/null.
+            closed = type(sys.stdout).__name__ == "PacifyFlushWrapper"
+            if exc.code == 1 and (closed or _fd_identity(1) != stdout_file):
+                raise SystemExit(EXIT_BROKEN_PIPE) from None
+            raise
+        finally:
+            # Now, while errors can be reported; at exit they print "Exception ignored".
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+        raise SystemExit(EXIT_BROKEN_PIPE) from None
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise
+        _discard_stdout()
+        _console("stderr").print(
+            f"[bold red]error:[/bold red] cannot write output: {exc.strerror}", soft_wrap=True
+        )
+        raise SystemExit(EXIT_USER_ERROR) from None
+
+
+def _fd_identity(fd: int) -> tuple[int, int] | None:
+    """The file behind ``fd`` (device, inode), or None when it is closed."""
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush of what could not be
+    written succeeds (see the note on SIGPIPE in the documentation of :mod:`signal`)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)

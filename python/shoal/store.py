@@ -40,11 +40,15 @@ import os
 import shutil
 import socket
 import time
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+from shoal._files import CorruptFileError, parquet_intact, read_json, read_parquet
+
+if TYPE_CHECKING:  # imported where used: a sweep's worker processes need no pandas
+    import pandas as pd
 
 __all__ = [
     "Store",
@@ -54,6 +58,8 @@ __all__ = [
     "RUN_FILES",
 ]
 
+#: The status of a run whose files cannot be read back (see :meth:`Store.status`).
+CORRUPT = "corrupt"
 #: Files a finished run directory may hold (besides meta.json).
 RUN_FILES = ("flows.parquet", "summary.json", "scenario.json", "queues.parquet")
 _KEY_CHARS = 20
@@ -229,23 +235,75 @@ class Store:
         return self.runs_dir / key
 
     def meta(self, key: str) -> dict[str, Any] | None:
-        """The ``meta.json`` of a run, or ``None`` when the store does not have it."""
+        """The ``meta.json`` of a run, or ``None`` when the store does not have it.
+
+        An unreadable ``meta.json`` gives ``{"status": "corrupt", "error": <why>}``.
+        """
         path = self.run_dir(key) / "meta.json"
         try:
-            data: dict[str, Any] = json.loads(path.read_text())
-        except (OSError, ValueError):
+            return read_json(path)
+        except (FileNotFoundError, NotADirectoryError):
             return None
-        return data
+        except (CorruptFileError, OSError) as exc:
+            return {"status": CORRUPT, "error": _why(exc, path)}
 
     def status(self, key: str) -> str | None:
-        """``"ok"``, ``"failed"``, or ``None`` when the run is not in the store."""
+        """``"ok"``, ``"failed"``, ``"corrupt"`` (its files cannot be read back), or
+        ``None`` when the run is not in the store. Only ``"ok"`` runs are reused by a
+        sweep: a corrupt one is simulated again, and replaced."""
         meta = self.meta(key)
         if meta is None:
             return None
         status = meta.get("status")
-        if status == "ok" and not (self.run_dir(key) / "summary.json").is_file():
-            return None
+        if status == "ok":
+            if not (self.run_dir(key) / "summary.json").is_file():
+                return None
+            if self._damage(key) is not None:
+                return CORRUPT
         return str(status) if status else None
+
+    def _damage(self, key: str) -> str | None:
+        """Why the files of finished run ``key`` cannot be read back, or None. Cheap: the
+        summary is parsed, the Parquet files only checked for truncation."""
+        try:
+            read_json(self.run_dir(key) / "summary.json")
+        except (CorruptFileError, OSError) as exc:
+            return _why(exc, self.run_dir(key) / "summary.json")
+        for name in ("flows.parquet", "queues.parquet"):
+            path = self.run_dir(key) / name
+            if path.exists() and not parquet_intact(path):
+                return str(CorruptFileError(path, "not a complete Parquet file"))
+        return None
+
+    def summary(self, key: str) -> dict[str, Any]:
+        """The ``summary.json`` of a run.
+
+        Raises:
+            CorruptFileError: it cannot be read back.
+            OSError: the run has none.
+        """
+        return read_json(self.run_dir(key) / "summary.json")
+
+    def with_metrics(self, row: dict[str, Any]) -> dict[str, Any]:
+        """``row``, a run's row (``key``, ``status``...), with the run's headline metrics
+        when it finished. A run whose files cannot be read back is reported, not fatal:
+        status ``"corrupt"``, the reason as its ``error``, and a :class:`ShoalWarning`."""
+        key = row["key"]
+        if row.get("status") == "ok" and (self.run_dir(key) / "summary.json").is_file():
+            damage = self._damage(key)
+            if damage is None:
+                row.update(flatten_summary(self.summary(key)))
+            else:
+                row.update(status=CORRUPT, error=damage)
+        if row.get("status") == CORRUPT:
+            from shoal._run import ShoalWarning
+
+            warnings.warn(
+                f"run {key} of store {self.root}: {row.get('error')}; the next sweep runs it again",
+                ShoalWarning,
+                stacklevel=2,
+            )
+        return row
 
     def keys(self) -> list[str]:
         """Keys of every run in the store (finished or failed), sorted."""
@@ -332,13 +390,20 @@ class Store:
         path = self.sweeps_dir / f"{name}.json"
         if not path.is_file():
             raise StoreError(f"no sweep named {name!r} in {self.root} (have: {', '.join(names)})")
-        data: dict[str, Any] = json.loads(path.read_text())
+        data = read_json(path)
+        runs = data.get("runs")
+        if not isinstance(runs, list) or not all(
+            isinstance(r, Mapping) and isinstance(r.get("key"), str) for r in runs
+        ):
+            raise CorruptFileError(path, "not a sweep record (no list of runs with keys)")
         return data
 
     # -- tables --------------------------------------------------------------------
 
     def runs(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """One row per run: key, status, error, wall time, axis values, headline metrics."""
+        import pandas as pd
+
         rows = []
         for key in self.keys() if keys is None else keys:
             meta = self.meta(key)
@@ -351,11 +416,9 @@ class Store:
                 "wall_time_s": meta.get("wall_time_s"),
                 "finished_at": meta.get("finished_at"),
             }
-            row.update(meta.get("params") or {})
-            summary_path = self.run_dir(key) / "summary.json"
-            if meta.get("status") == "ok" and summary_path.is_file():
-                row.update(flatten_summary(json.loads(summary_path.read_text())))
-            rows.append(row)
+            params = meta.get("params")
+            row.update(params if isinstance(params, Mapping) else {})
+            rows.append(self.with_metrics(row))
         return pd.DataFrame(rows)
 
     def flows(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
@@ -369,18 +432,27 @@ class Store:
     def _table(self, name: str, keys: Iterable[str] | None) -> pd.DataFrame:
         """The Parquet file ``name`` of the given runs (default: all) that have one, one
         frame with a leading ``key`` column."""
+        import pandas as pd
+
         frames = []
         for key in self.keys() if keys is None else keys:
             path = self.run_dir(key) / name
             if path.is_file():
-                frame = pd.read_parquet(path)
+                frame = _read_run_table(path)
                 frame.insert(0, "key", key)
                 frames.append(frame)
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def connect(self) -> Any:
-        """A DuckDB connection with the ``runs`` and ``flows`` views (in memory)."""
+        """A DuckDB connection with the ``runs`` and ``flows`` views (in memory).
+
+        The connection cannot touch files: DuckDB's external access is off and locked,
+        so SQL cannot write (``COPY ... TO``), read other files, ``ATTACH`` or
+        ``INSTALL``. The views read the store through objects registered beforehand (a
+        DataFrame, and a pyarrow dataset of the ``flows.parquet`` files).
+        """
         import duckdb
+        import pandas as pd
 
         con = duckdb.connect()
         runs = self.runs()
@@ -388,16 +460,44 @@ class Store:
             runs = pd.DataFrame({"key": pd.Series([], dtype=str), "status": []})
         con.register("runs_df", _sql_safe(runs))
         con.execute("create view runs as select * from runs_df")
-        pattern = str(self.runs_dir / "*" / "flows.parquet").replace("'", "''")
-        if any(self.runs_dir.glob("*/flows.parquet")):
-            con.execute(
-                "create view flows as select regexp_extract(filename, "
-                "'([^/\\\\]+)[/\\\\]flows\\.parquet$', 1) as key, * exclude (filename) "
-                f"from read_parquet('{pattern}', filename = true, union_by_name = true)"
-            )
+        # Flows of the runs whose files are intact (a corrupt run is listed in `runs`).
+        flows = self._dataset("flows.parquet", runs.loc[runs["status"] == "ok", "key"])
+        if flows is not None:
+            con.register("flows_ds", flows)
+            con.execute("create view flows as select key, * exclude (key) from flows_ds")
         else:
             con.execute("create view flows as select null::varchar as key where false")
+        con.execute("set enable_external_access = false")
+        con.execute("set lock_configuration = true")
         return con
+
+    def _dataset(self, name: str, keys: Iterable[str]) -> Any:
+        """The Parquet files ``name`` of the runs ``keys`` as one pyarrow dataset with a
+        ``key`` column (the run directory's name; columns missing in a run are null), or
+        None when no run has one."""
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+        import pyarrow.parquet as pq
+
+        files = [self.run_dir(k) / name for k in keys]
+        files = [f for f in files if f.is_file()]
+        if not files:
+            return None
+        key = pa.schema([("key", pa.string())])
+        schemas = []
+        for path in files:
+            try:
+                schemas.append(pq.read_schema(path))
+            except (OSError, pa.ArrowException) as exc:
+                raise _corrupt_run_file(path, str(exc).strip().splitlines()[0]) from None
+        schema = pa.unify_schemas([*schemas, key], promote_options="permissive")
+        return ds.dataset(
+            [str(f) for f in files],
+            schema=schema,
+            format="parquet",
+            partitioning=ds.partitioning(key),
+            partition_base_dir=str(self.runs_dir),
+        )
 
     def query(self, sql: str) -> pd.DataFrame:
         """Run SQL over the ``runs`` and ``flows`` views and return the result."""
@@ -407,6 +507,25 @@ class Store:
         finally:
             con.close()
         return result
+
+
+def _why(exc: BaseException, path: Path) -> str:
+    """The reason a store file cannot be read, naming the file."""
+    if isinstance(exc, OSError):
+        return f"cannot read {path}: {exc.strerror or exc}"
+    return str(exc)
+
+
+def _corrupt_run_file(path: Path, reason: str) -> CorruptFileError:
+    """A damaged run file of the store, with what to do about it."""
+    return CorruptFileError(path, f"{reason}; running its sweep again redoes that run")
+
+
+def _read_run_table(path: Path) -> pd.DataFrame:
+    try:
+        return read_parquet(path)
+    except CorruptFileError as exc:
+        raise _corrupt_run_file(path, exc.reason) from None
 
 
 def _sql_safe(frame: pd.DataFrame) -> pd.DataFrame:

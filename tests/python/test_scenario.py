@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import CliRunner
 from shoal import ScenarioError, apply_overrides, load_scenario, parse_value
 from shoal._summary import parse_size
 
@@ -82,3 +83,117 @@ def test_long_toml_text_is_text_not_a_file_name() -> None:
     assert len(text) > 512
     loaded = load_scenario(text)
     assert loaded.data["topology"]["hosts"] == 4
+
+
+# -- hostile input: limits of TOML, JSON and the core's 64-bit integers ---------------
+
+BASE = "[topology]\nhosts = 4\n[workload]\n"
+DIGITS = "1" + "0" * 99_999  # a 100,000-digit integer
+RANGE = "integers must be within -2^63 .. 2^64-1"
+
+
+def _nested(depth: int) -> object:
+    value: object = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("scenario", "overrides", "message"),
+    [
+        (BASE + "flows = " + "[" * 100_000, None, "scenario: invalid TOML: nesting too deep"),
+        (BASE, ["workload.flows=" + "[" * 100_000], "--set workload.flows: nesting too deep"),
+        ({"workload": {"flows": _nested(500)}}, None, "workload.flows[0][0]"),
+        (
+            BASE + "flows = " + DIGITS,
+            None,
+            f"invalid TOML: line 4: 1000...0 (100000 digits) is out of range: {RANGE}",
+        ),
+        (
+            BASE,
+            ["workload.flows=" + DIGITS],
+            f"--set workload.flows: 1000...0 (100000 digits) is out of range: {RANGE}",
+        ),
+        (
+            BASE + "flows = 1" + "0" * 29,
+            None,
+            "workload.flows: 1000...0 (30 digits) is out of range",
+        ),
+        ({"workload": {"flows": 10**100_000}}, None, "workload.flows: an integer of more than"),
+        (
+            {"workload": {"flows": 2**64}},
+            None,
+            f"workload.flows: 18446744073709551616 is out of range: {RANGE}",
+        ),
+        ({"run": {"seed": -(2**63) - 1}}, None, "run.seed: -9223372036854775809 is out of range"),
+        (BASE + "[run]\nseed = 1979-05-27\n", None, "run.seed: 1979-05-27 is a TOML date/time"),
+        ({"workload": {"extra": [{"flows": 2**65}]}}, None, "workload.extra[0].flows: 3689"),
+    ],
+    ids=[
+        "deep-toml",
+        "deep-set",
+        "deep-mapping",
+        "long-int-toml",
+        "long-int-set",
+        "30-digit-toml",
+        "long-int-mapping",
+        "2^64",
+        "-2^63-1",
+        "toml-date",
+        "in-a-list",
+    ],
+)
+def test_hostile_values_are_scenario_errors_naming_the_key(
+    scenario: object, overrides: list[str] | None, message: str
+) -> None:
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(scenario, overrides)  # type: ignore[arg-type]
+    assert message in str(info.value)
+    assert len(str(info.value)) < 300  # the number or the path is abbreviated
+
+
+def test_integers_at_the_64_bit_limits_reach_the_core_as_integers() -> None:
+    import json
+
+    from shoal import _core
+
+    for seed in (2**64 - 1, 0):
+        loaded = load_scenario({"run": {"seed": seed}})
+        resolved = json.loads(_core.resolve(loaded.to_json())[0])
+        assert resolved["run"]["seed"] == seed
+
+
+def test_hostile_scenario_file_in_the_cli(shoal_cli: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "deep.toml").write_text(BASE + "flows = " + "[" * 100_000)
+    (tmp_path / "long.toml").write_text(BASE + "flows = " + DIGITS)
+    (tmp_path / "ok.toml").write_text(BASE + "flows = 10\n")
+    for args, message in (
+        (["run", "deep.toml"], "deep.toml: invalid TOML: nesting too deep"),
+        (["run", "long.toml"], "long.toml: invalid TOML: line 4: 1000...0 (100000 digits)"),
+        (["run", "ok.toml", "--set", "run.seed=" + DIGITS], "--set run.seed: 1000...0 (100000"),
+        (["trace", "long.toml", "-o", "x.csv"], "long.toml: invalid TOML"),
+    ):
+        proc = shoal_cli(*args)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith("error: ") and message in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def test_hostile_sweep_values_are_sweep_errors(tmp_path: Path) -> None:
+    from shoal import SweepError, load_sweep
+
+    cases = {
+        "[scenario]\n[axes]\nseeds = " + "[" * 100_000: "invalid TOML: nesting too deep",
+        "[scenario]\n[axes]\nseeds = " + DIGITS: "line 3: 1000...0 (100000 digits)",
+        '[scenario]\n[axes]\n"workload.flows" = [1, 2, 1'
+        + "0" * 25
+        + "]": "axes.workload.flows[2]",
+        "[scenario]\n[axes]\nseeds = [1979-05-27]": "axes.seeds[0]: 1979-05-27",
+    }
+    for i, (text, message) in enumerate(cases.items()):
+        path = tmp_path / f"s{i}.toml"
+        path.write_text(text + "\n")
+        with pytest.raises(SweepError) as info:
+            load_sweep(path)
+        assert str(path) in str(info.value) and message in str(info.value)

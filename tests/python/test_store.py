@@ -109,3 +109,30 @@ def test_results_cli(store: Path, shoal_cli: CliRunner, capsys: pytest.CaptureFi
     key = Store(store).keys()[0]
     code, out, err = run_cli(capsys, "results", "show", store, key[:8])
     assert code == 0 and "p99" in out, err
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "copy (select * from runs) to '{out}'",
+        "copy flows to '{out}' (format parquet, use_tmp_file false)",
+        "attach '{out}' as other",
+        "export database '{out}'",
+        "install httpfs",
+        "select * from read_csv('/etc/passwd')",
+        "set enable_external_access = true",
+    ],
+)
+def test_queries_cannot_touch_files(
+    store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], sql: str
+) -> None:
+    out = tmp_path / "leak"
+    code, _, err = run_cli(capsys, "results", "query", store, sql.format(out=out))
+    assert code == 2, err
+    assert err.startswith("error: query: ") and "Traceback" not in err
+    assert not out.exists()
+    # The store's own files are still read: both views, and a join of them.
+    counts = Store(store).query(
+        "select count(distinct r.key) runs, count(*) flows from flows f join runs r using (key)"
+    )
+    assert counts.to_dict("records") == [{"runs": 4, "flows": 80}]
