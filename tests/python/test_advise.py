@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
-from typing import Any
 
 import pytest
 
@@ -19,7 +18,6 @@ from shoal.advise import AdviseError
 from shoal.advise.check import (
     RULES,
     build_context,
-    ecn_transport_without_marking,
     pfc_headroom,
 )
 from shoal.advise.units import parse_rate, parse_size, parse_time
@@ -345,83 +343,25 @@ def test_check_red_thresholds_and_non_ecn_transport() -> None:
     assert "drop-threshold-below-bdp" in _rules(drop)
 
 
-def test_check_tiny_scenario_with_marking_is_clean() -> None:
-    assert advise.check(TINY, set=["switch.ecn.k=39KB"]).warnings == []
-    # Without a threshold, DCTCP never sees a mark: the only problem.
-    assert _rules(advise.check(TINY)) == {"ecn-transport-without-marking"}
+def test_check_tiny_scenario_is_clean() -> None:
+    assert advise.check(TINY).warnings == []
 
 
 #: The README's `shoal.run` example.
 README_EXAMPLE = {"topology": {"kind": "star", "hosts": 8}, "workload": {"flows": 100}}
 
-#: Every way the scenario schema can mark a packet, and nothing set.
-NO_MARKING = ["switch.marking=explicit", "host.ecn_k=0B"]
 
-
-def _resolved_without_marking(cc: str) -> dict[str, Any]:
-    """The README example resolved, with every marking rule explicitly removed (so the
-    test does not depend on the schema's defaults)."""
-    resolved = json.loads(_core.resolve(load_scenario(README_EXAMPLE).to_json())[0])
-    for table in ("ecn", "shared_ecn"):
-        for key in ("k", "kmin", "kmax"):
-            resolved["switch"][table].pop(key, None)
-    resolved["switch"]["marking"] = "explicit"
-    resolved["host"]["ecn_k"] = "0B"
-    resolved["transport"]["cc"] = cc
-    return resolved
-
-
-@pytest.mark.parametrize(("cc", "name"), [("dctcp", "DCTCP"), ("ecn_star", "ECN*")])
-def test_check_flags_an_ecn_transport_without_marking(cc: str, name: str) -> None:
-    found = ecn_transport_without_marking(build_context(_resolved_without_marking(cc)))
-    assert [f.rule for f in found] == ["ecn-transport-without-marking"]
-    (finding,) = found
-    assert finding.severity == "warning"
-    for text in (f"{name} will never see a mark", "loss-based TCP with a large buffer"):
-        assert text in finding.message
-    # A K to set, from the advisor's rule K = lambda x C x RTT (BDP 53,156 B here).
-    k = advise.ecn(
-        rate="100Gbps", rtt=build_context(_resolved_without_marking(cc)).rtt, transport=cc
-    ).k
-    assert f"--set switch.ecn.k={math.ceil(k / 1000)}KB" in finding.message
-    assert ("K > C*RTT/7 = 7,594 B" if cc == "dctcp" else "K >= C*RTT = 53,156 B") in (
-        finding.message
-    )
-
-
-@pytest.mark.parametrize(
-    "marking",
-    [
-        {"ecn": {"k": "39KB"}},
-        {"ecn": {"kmin": "20KB", "kmax": "60KB"}},
-        {"shared_ecn": {"k": "2MB"}},
-        {"shared_ecn": {"kmin": "1MB", "kmax": "2MB"}},
-        {"marking": "bcc"},
-        {"host": "10KB"},
-    ],
-)
-def test_any_marking_rule_satisfies_the_ecn_transport(marking: dict[str, Any]) -> None:
-    resolved = _resolved_without_marking("dctcp")
-    for key, value in marking.items():
-        if key == "host":
-            resolved["host"]["ecn_k"] = value
-        elif isinstance(value, dict):
-            resolved["switch"][key].update(value)
-        else:
-            resolved["switch"][key] = value
-    assert ecn_transport_without_marking(build_context(resolved)) == []
-
-
-def test_loss_based_tcp_needs_no_marking() -> None:
-    ctx = build_context(_resolved_without_marking("newreno"))
-    assert ecn_transport_without_marking(ctx) == []
-
-
-def test_check_readme_example_without_marking() -> None:
-    report = advise.check(README_EXAMPLE, set=NO_MARKING)
-    assert "ecn-transport-without-marking" in {f.rule for f in report.warnings}
-    fixed = advise.check(README_EXAMPLE, set=[*NO_MARKING, "switch.ecn.k=39KB"])
-    assert "ecn-transport-without-marking" not in _rules(fixed)
+@pytest.mark.parametrize("cc", ["dctcp", "ecn_star"])
+def test_an_ecn_transport_without_marking_gets_the_advisors_k(cc: str) -> None:
+    """The core derives K = lambda x C x RTT for an ECN transport given no marking rule;
+    the advisor computes the same rule independently (exact fractions, its own RTT)."""
+    scenario = {**README_EXAMPLE, "transport": {"cc": cc}}
+    resolved = json.loads(_core.resolve(load_scenario(scenario).to_json())[0])
+    k_core = _core.parse_bytes(resolved["switch"]["ecn"]["k"])
+    ctx = build_context(resolved)
+    k_advisor = advise.ecn(rate="100Gbps", rtt=ctx.rtt, transport=cc).k
+    assert abs(k_core - k_advisor) <= 0.5
+    assert advise.check(scenario).warnings == []
 
 
 def test_pfc_rule_plugs_in_when_the_schema_has_pfc() -> None:

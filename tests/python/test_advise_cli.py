@@ -171,21 +171,6 @@ def test_check_with_set(shoal_cli: CliRunner, tmp_path: Path) -> None:
     assert "k-below-transport-minimum" in out
 
 
-def test_check_reports_dctcp_without_marking(tmp_path: Path) -> None:
-    # The README's example scenario, with no marking rule set anywhere.
-    scenario = tmp_path / "readme.toml"
-    scenario.write_text('[topology]\nkind = "star"\nhosts = 8\n\n[workload]\nflows = 100\n')
-    no_marking = ["--set", "switch.marking=explicit", "--set", "host.ecn_k=0B"]
-    code, out, _ = _advise("check", str(scenario), *no_marking, "--strict")
-    assert code == 1
-    flat = " ".join(out.replace("│", " ").split())
-    assert "ecn-transport-without-marking" in flat.replace(" ", "")
-    assert "DCTCP will never see a mark" in flat
-    assert "--set switch.ecn.k=39KB" in flat
-    code, _, _ = _advise("check", str(scenario), *no_marking, "--set", "switch.ecn.k=39KB")
-    assert code == 0
-
-
 def test_check_errors(tmp_path: Path) -> None:
     code, _, err = _advise("check", str(tmp_path / "missing.toml"))
     assert code == 2 and err.startswith("error:")

@@ -56,9 +56,9 @@ def test_advise_tables_do_not_wrap_in_a_pipe(tmp_path: Path) -> None:
     _line_with(_piped("advise", "chip"), "Broadcom Trident 3 (BCM56870, X7)")
     scenario = tmp_path / "tiny.toml"
     scenario.write_text(TINY)
-    out = _piped("advise", "check", str(scenario))
-    row = _line_with(out, "ecn-transport-without-marking")
-    assert "will never see a mark and behaves like loss-based TCP with a large buffer" in row
+    out = _piped("advise", "check", str(scenario), "--set", "switch.ecn.k=1KB")
+    row = _line_with(out, "k-below-transport-minimum")
+    assert "the link underflows after each window cut and throughput is lost" in row
 
 
 def test_columns_is_respected(store: Path) -> None:

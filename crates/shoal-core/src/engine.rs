@@ -149,9 +149,11 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Validates `sc`, builds its network and generates its workload.
+    /// Validates `sc`, builds its network (with `sc.resolved()`'s derived defaults) and
+    /// generates its workload.
     pub fn new(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         sc.validate()?;
+        let sc = &sc.resolved();
         let spec = net::build(&sc.topology);
         let flows = workload::generate(sc, &spec)?;
         Ok(Self::with_flows(sc, &spec, flows))

@@ -113,6 +113,19 @@ impl Topology {
         }
     }
 
+    /// (rate, one-way delay) of each link on the topology's longest host-to-host path.
+    pub fn longest_path(&self) -> Vec<(Rate, Time)> {
+        let host = (self.link_rate, self.link_delay);
+        let up = (self.uplink_rate, self.uplink_delay.unwrap_or(self.link_delay));
+        match self.kind {
+            TopologyKind::Star => vec![host, host],
+            TopologyKind::Dumbbell => vec![host, up, host],
+            TopologyKind::LeafSpine if self.leaves > 1 => vec![host, up, up, host],
+            TopologyKind::LeafSpine => vec![host, host],
+            TopologyKind::FatTree => vec![host, up, up, up, up, host],
+        }
+    }
+
     /// Number of hosts the topology builds.
     pub fn host_count(&self) -> u64 {
         match self.kind {
@@ -659,6 +672,44 @@ impl Scenario {
         serde_json::to_string(self).expect("a scenario always serializes")
     }
 
+    /// The scenario with its derived defaults filled in (what a run uses and what
+    /// `scenario.json` shows). Today one: TCP traffic whose transport reacts to ECN marks
+    /// (DCTCP, ECN*) on a network where no marking rule is set at all gets the cut-off
+    /// `switch.ecn.k = lambda x C x RTT` (BCC paper, section II-C; lambda = 0.72 for DCTCP,
+    /// 1 for ECN*), C the host link rate and RTT the base round trip of the longest path
+    /// with one data packet and one ACK serialized per link. Without it DCTCP would never
+    /// see a mark and behave as loss-based TCP filling the buffer.
+    pub fn resolved(&self) -> Scenario {
+        let mut sc = self.clone();
+        let tr = &sc.transport;
+        let (sw, host) = (&sc.switch, &sc.host);
+        let lambda = match tr.cc {
+            CcKind::Dctcp => 0.72,
+            CcKind::EcnStar => 1.0,
+            CcKind::Newreno => return sc,
+        };
+        let marks = sw.ecn.k.is_some()
+            || sw.ecn.kmin.is_some()
+            || sw.shared_ecn.k.is_some()
+            || sw.shared_ecn.kmin.is_some()
+            || sw.marking == MarkingKind::Bcc
+            || host.ecn_k.0 > 0;
+        let tcp = sc.workloads().any(|w| w.pattern != Pattern::Udp);
+        if marks || !tr.ect() || !tcp {
+            return sc;
+        }
+        let (data, ack) = (tr.mss as u64 + tr.header as u64, tr.ack_size as u64);
+        let rtt_ps: u64 = sc
+            .topology
+            .longest_path()
+            .iter()
+            .map(|(rate, delay)| 2 * delay.0 + crate::sim::serialization(data + ack, rate.0))
+            .sum();
+        let bdp = sc.topology.link_rate.0 as f64 / 8.0 * rtt_ps as f64 / crate::sim::PS_PER_S as f64;
+        sc.switch.ecn.k = Some(Bytes((lambda * bdp).round().max(1.0) as u64));
+        sc
+    }
+
     /// Checks every value against its accepted range; returns warnings for legal but
     /// suspicious settings.
     pub fn validate(&self) -> Result<Warnings, ScenarioError> {
@@ -1057,6 +1108,47 @@ mod tests {
             assert_eq!(e.path, "workload.load_on");
             assert!(e.message.starts_with(&format!("{name} needs a topology with core links")), "{e}");
         }
+    }
+
+    #[test]
+    fn ecn_transports_without_marking_get_lambda_c_rtt() {
+        // Default star: two 1 us links at 100 Gbps; per link a 1,514 B packet and a 64 B
+        // ACK take 126.24 ns, so RTT = 2 x (2 us + 126.24 ns) = 4.25248 us; C x RTT =
+        // 12.5 GB/s x 4.25248 us = 53,156 B; DCTCP's lambda 0.72 gives 38,272.3 B.
+        let sc = Scenario::default();
+        assert_eq!(sc.resolved().switch.ecn.k, Some(Bytes(38_272)));
+        let mut ecn_star = sc.clone();
+        ecn_star.transport.cc = CcKind::EcnStar;
+        assert_eq!(ecn_star.resolved().switch.ecn.k, Some(Bytes(53_156)));
+        // Leaf-spine, 10 Gbps hosts, 40 Gbps uplinks, 2 us links, host-leaf-spine-leaf-host:
+        // RTT = 2 x (4 us + 1,262.4 ns) + 2 x (4 us + 315.6 ns) = 19.156 us; 1.25 GB/s x
+        // 19.156 us = 23,945 B; x 0.72 = 17,240.4 B.
+        let mut ls = sc.clone();
+        ls.topology = Topology {
+            kind: TopologyKind::LeafSpine,
+            link_rate: Rate(10_000_000_000),
+            uplink_rate: Rate(40_000_000_000),
+            link_delay: Time(2_000_000),
+            ..Topology::default()
+        };
+        assert_eq!(ls.resolved().switch.ecn.k, Some(Bytes(17_240)));
+        // Any marking rule, a transport that ignores marks, non-ECT packets or no TCP
+        // traffic: unchanged.
+        let mut variants: Vec<Scenario> = vec![sc.clone(); 7];
+        variants[6].workload.pattern = Pattern::Udp;
+        variants[0].switch.ecn.kmin = Some(Bytes(1));
+        variants[0].switch.ecn.kmax = Some(Bytes(2));
+        variants[1].switch.shared_ecn.k = Some(Bytes(1));
+        variants[2].switch.marking = MarkingKind::Bcc;
+        variants[3].host.ecn_k = Bytes(1);
+        variants[4].transport.cc = CcKind::Newreno;
+        variants[5].transport.ecn = EcnCapable::Off;
+        for v in variants {
+            assert_eq!(v.resolved(), v);
+        }
+        let mut set = sc.clone();
+        set.switch.ecn.k = Some(Bytes(720_000));
+        assert_eq!(set.resolved(), set);
     }
 
     #[test]

@@ -36,7 +36,7 @@ fn default_scenario_toml() -> &'static str {
 fn resolve(scenario_json: &str) -> PyResult<(String, Vec<String>)> {
     let sc = parse(scenario_json)?;
     let warnings = sc.validate().map_err(to_py)?;
-    Ok((sc.to_json(), warnings))
+    Ok((sc.resolved().to_json(), warnings))
 }
 
 /// Bytes of a size written as the scenario schema accepts it ("720KB", "1MiB", "1500").

@@ -23,8 +23,6 @@ from shoal.advise.formulas import BCC, DSH, TRANSPORTS, WP, Transport, eta_bytes
 from shoal.advise.units import (
     as_number,
     fmt_bytes,
-    fmt_rate,
-    fmt_time,
     parse_rate,
     parse_size,
     parse_time,
@@ -332,43 +330,6 @@ def ecn_above_dt_share(ctx: CheckContext) -> list[Finding]:
             f"reserved + alpha*B/(1+M*alpha) = {_b(share)}, below {what} = {_b(k)}: the queue hits "
             "the threshold and drops before it is marked.",
             f"{BCC}, sections II-B and IV-B (T(t) <= B_R means losses)",
-        )
-    ]
-
-
-def _marks_anywhere(scenario: dict[str, Any]) -> bool:
-    """Whether any rule can mark a packet CE: a per-queue or shared-buffer threshold
-    (``k`` or RED's ``kmin``; the core rejects ``kmax`` alone), BCC's derived
-    shared-buffer thresholds, or a host NIC cut-off."""
-    sw = scenario["switch"]
-    thresholds = any(
-        key in (sw.get(table) or {}) for table in ("ecn", "shared_ecn") for key in ("k", "kmin")
-    )
-    host_k = _size(scenario.get("host", {}).get("ecn_k", 0))
-    return thresholds or sw.get("marking") == "bcc" or host_k > 0
-
-
-@rule
-def ecn_transport_without_marking(ctx: CheckContext) -> list[Finding]:
-    """A transport that reacts to ECN marks, with no marking rule anywhere, never sees one."""
-    tp = ctx.transport
-    if tp is None or _marks_anywhere(ctx.scenario):
-        return []
-    lam = Fraction(tp.lam).limit_denominator(1000)
-    k_kb = math.ceil(lam * ctx.bdp / 1000)  # whole KB, so the --set can be pasted
-    return [
-        Finding(
-            "ecn-transport-without-marking",
-            "warning",
-            f"transport.cc = {ctx.cc!r} reacts to ECN marks, but no marking rule is configured "
-            "(switch.ecn and switch.shared_ecn have no k or kmin, switch.marking is not "
-            f'"bcc", host.ecn_k = 0): {tp.name} will never see a mark and behaves like '
-            "loss-based TCP with a large buffer, filling queues until they drop. Set a "
-            f"marking threshold, e.g. --set switch.ecn.k={k_kb}KB: K = lambda x C x RTT = "
-            f"{float(lam):g} x {_whole(ctx.bdp)}; {tp.name} needs {tp.k_min_rule} = "
-            f"{_whole(tp.k_min_bdp * ctx.bdp)} (shoal advise ecn --rate "
-            f"{_unit(fmt_rate(ctx.link_rate))} --rtt {_unit(fmt_time(ctx.rtt))}).",
-            f"{tp.k_min_source}; {BCC}, section II-C (K = lambda x C x RTT)",
         )
     ]
 
