@@ -35,6 +35,9 @@ def summarize(
 def write_run_dir(out: str, files: dict[str, bytes]) -> None:
     """Write the run directory ``out`` atomically from run file names and contents."""
 
+def memory_estimate(scenario_json: str) -> list[tuple[str, str, int]]:
+    """The memory a run of the scenario needs, by part: ``(what, key, bytes)``."""
+
 def check_output_dir(out: str) -> None:
     """Raise ``OSError`` unless ``out`` may become a run directory: missing, empty, or a
     run directory Shoal wrote."""

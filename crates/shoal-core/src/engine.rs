@@ -2,6 +2,7 @@
 //! timers; it knows nothing of schemes, which live behind the switch's and the
 //! transport's traits.
 
+use crate::budget;
 use crate::net::{self, NodeId, Packet, PacketKind, Routes};
 use crate::scenario::{FctUntil, Scenario, ScenarioError};
 use crate::sim::{mix64, serialization, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
@@ -155,6 +156,10 @@ impl Simulation {
         sc.validate()?;
         let sc = &sc.resolved();
         let spec = net::build(&sc.topology);
+        if let Some(available) = budget::available_memory() {
+            let flows = workload::planned_flows(sc, &spec)?;
+            budget::MemoryEstimate::new(sc, &spec, flows).check(available)?;
+        }
         let flows = workload::generate(sc, &spec)?;
         Ok(Self::with_flows(sc, &spec, flows))
     }

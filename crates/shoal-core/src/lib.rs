@@ -4,9 +4,10 @@
 //! Layers: `sim` (time, events, random streams), `net` (packets, topologies, routing),
 //! `switch` (MMU, admission, marking, scheduling), `transport` (TCP family, UDP),
 //! `workload` (flow sizes, arrivals, patterns, traces), `stats`, `scenario` (schema and
-//! validation), `engine` (the run loop) and `results` (flow tables, the summary, run
+//! validation), `budget` (the memory a run needs), `engine` (the run loop) and `results` (flow tables, the summary, run
 //! directories).
 
+pub mod budget;
 pub mod engine;
 pub mod net;
 pub mod results;

@@ -39,6 +39,18 @@ fn resolve(scenario_json: &str) -> PyResult<(String, Vec<String>)> {
     Ok((sc.resolved().to_json(), warnings))
 }
 
+/// The memory a run of the scenario needs, by part: [(what, key, bytes)].
+#[pyfunction]
+fn memory_estimate(scenario_json: &str) -> PyResult<Vec<(String, String, u64)>> {
+    let sc = parse(scenario_json)?;
+    sc.validate().map_err(to_py)?;
+    let sc = sc.resolved();
+    let net = shoal_core::net::build(&sc.topology);
+    let flows = shoal_core::workload::planned_flows(&sc, &net).map_err(to_py)?;
+    let estimate = shoal_core::budget::MemoryEstimate::new(&sc, &net, flows);
+    Ok(estimate.parts.into_iter().map(|p| (p.what.to_string(), p.key.to_string(), p.bytes)).collect())
+}
+
 /// Bytes of a size written as the scenario schema accepts it ("720KB", "1MiB", "1500").
 #[pyfunction]
 fn parse_bytes(text: &str) -> PyResult<u64> {
@@ -375,6 +387,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(summarize, m)?)?;
     m.add_function(wrap_pyfunction!(write_run_dir, m)?)?;
     m.add_function(wrap_pyfunction!(check_output_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

@@ -119,6 +119,121 @@ pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, Scena
         .collect())
 }
 
+/// What a load-driven workload will generate, known before generating it.
+struct Plan {
+    senders: Vec<u32>,
+    receivers: Vec<u32>,
+    cdf: Option<FlowSizeCdf>,
+    /// Arrivals per second (0 when the pattern is not load-driven).
+    flows_per_s: f64,
+    /// The number of flows (expected, for a duration-limited arrival process).
+    flows: f64,
+}
+
+/// The flow count a workload will generate (expected, for a duration), without
+/// generating it: what the memory estimate needs before anything big is built.
+pub fn planned_flows(sc: &Scenario, net: &NetworkSpec) -> Result<u64, ScenarioError> {
+    let mut total = 0.0f64;
+    for (i, w) in sc.workloads().enumerate() {
+        let path = if i == 0 { "workload".to_string() } else { format!("workload.extra[{}]", i - 1) };
+        total += match w.pattern {
+            Pattern::AllToAll | Pattern::ManyToFew => plan_arrivals(sc, net, w, &path)?.flows,
+            Pattern::Incast | Pattern::LongLived | Pattern::Udp => {
+                let (senders, _) = fixed_pairs(net, w, &path)?;
+                fixed_flows(w, senders.len(), &path)? as f64
+            }
+            Pattern::Trace => {
+                let file = w.trace.as_deref().expect("validated: a trace pattern names its file");
+                trace::count_rows(file).map_err(|e| ScenarioError::new(format!("{path}.trace"), e))? as f64
+            }
+        };
+    }
+    Ok(total.round() as u64)
+}
+
+/// The senders, receivers, arrival rate and flow count of an all-to-all or many-to-few
+/// workload, checked: at most `MAX_FLOWS` flows, all starting within `MAX_TIME`.
+fn plan_arrivals(sc: &Scenario, net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, ScenarioError> {
+    let hosts = net.hosts as u64;
+    let all = || (0..net.hosts).collect::<Vec<u32>>();
+    let key = |k: &str| format!("{path}.{k}");
+    let senders = host_set(&w.senders, hosts, &key("senders"), all)?;
+    let receivers = host_set(&w.receivers, hosts, &key("receivers"), all)?;
+    if senders.len() == 1 && receivers == senders {
+        return Err(ScenarioError::new(key("receivers"), "the only receiver is the only sender"));
+    }
+    let cdf = load_cdf(&w.cdf, &key("cdf"))?;
+    let mean_bits = cdf.mean() * 8.0;
+    let capacity_bps = match w.load_on {
+        LoadOn::Access => receivers.len() as f64 * sc.topology.link_rate.0 as f64,
+        LoadOn::Core => {
+            let tor = host_tor(net);
+            let crossing = crossing_fraction(&senders, &receivers, &tor);
+            if crossing == 0.0 {
+                return Err(ScenarioError::new(key("load_on"), "no flow of this pattern crosses the core"));
+            }
+            core_capacity_bps(net, &senders) / crossing
+        }
+        LoadOn::CoreNominal => core_capacity_bps(net, &senders),
+    };
+    let flows_per_s = w.load * capacity_bps / mean_bits;
+    let mean_gap_s = 1.0 / flows_per_s;
+    let (expected, last_start_s) = match w.duration {
+        Some(d) => (d.0 as f64 / PS_PER_S as f64 * flows_per_s, d.0 as f64 / PS_PER_S as f64),
+        None => (w.flows as f64, w.flows as f64 * mean_gap_s),
+    };
+    if expected > MAX_FLOWS as f64 {
+        return Err(ScenarioError::new(
+            key("duration"),
+            format!(
+                "{} at this load starts about {expected:.3e} flows (accepted: at most {MAX_FLOWS}); shorten it or lower workload.load",
+                w.duration.expect("flows is at most MAX_FLOWS")
+            ),
+        ));
+    }
+    // The last arrival of a flow count lies near flows x the mean gap; a start beyond
+    // the time limit means a unit mistake in the load or the link rate.
+    if last_start_s * PS_PER_S as f64 > MAX_TIME as f64 {
+        return Err(ScenarioError::new(
+            key("load"),
+            format!(
+                "{} on {:.4e} bit/s of capacity starts one flow every {mean_gap_s:.3e} s, so {} flows would take \
+                 about {last_start_s:.3e} s of simulated time (accepted: up to {} s); check workload.load and the \
+                 link rates' units (a plain number is bits per second)",
+                w.load,
+                capacity_bps,
+                w.flows,
+                MAX_TIME / PS_PER_S
+            ),
+        ));
+    }
+    Ok(Plan { senders, receivers, cdf: Some(cdf), flows_per_s, flows: expected })
+}
+
+/// The flow count of an incast, long-lived or UDP workload with `senders` senders: one
+/// per sender and round, at most `MAX_FLOWS`.
+fn fixed_flows(w: &Workload, senders: usize, path: &str) -> Result<u64, ScenarioError> {
+    let rounds = if w.pattern == Pattern::Incast { w.repeats as u64 } else { 1 };
+    let flows = senders as u64 * rounds;
+    if flows > MAX_FLOWS {
+        return Err(ScenarioError::new(
+            format!("{path}.repeats"),
+            format!("{rounds} rounds of {senders} senders make {flows} flows (accepted: at most {MAX_FLOWS})"),
+        ));
+    }
+    Ok(flows)
+}
+
+/// The senders and receivers of an incast, long-lived or UDP workload.
+fn fixed_pairs(net: &NetworkSpec, w: &Workload, path: &str) -> Result<(Vec<u32>, Vec<u32>), ScenarioError> {
+    let hosts = net.hosts as u64;
+    let key = |k: &str| format!("{path}.{k}");
+    let receivers = host_set(&w.receivers, hosts, &key("receivers"), || vec![w.receiver as u32])?;
+    let senders =
+        host_set(&w.senders, hosts, &key("senders"), || (0..net.hosts).filter(|h| !receivers.contains(h)).collect())?;
+    Ok((senders, receivers))
+}
+
 fn generate_one(
     sc: &Scenario,
     net: &NetworkSpec,
@@ -128,7 +243,6 @@ fn generate_one(
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     let hosts = net.hosts as u64;
     let seed = sc.run.seed;
-    let all = || (0..net.hosts).collect::<Vec<u32>>();
     let key = |k: &str| format!("{path}.{k}");
     let flow = |src, dst, bytes, start, kind| FlowSpec {
         id: 0,
@@ -142,56 +256,9 @@ fn generate_one(
     };
     match w.pattern {
         Pattern::AllToAll | Pattern::ManyToFew => {
-            let senders = host_set(&w.senders, hosts, &key("senders"), all)?;
-            let receivers = host_set(&w.receivers, hosts, &key("receivers"), all)?;
-            if senders.len() == 1 && receivers == senders {
-                return Err(ScenarioError::new(key("receivers"), "the only receiver is the only sender"));
-            }
-            let cdf = load_cdf(&w.cdf, &key("cdf"))?;
-            let mean_bits = cdf.mean() * 8.0;
-            let capacity_bps = match w.load_on {
-                LoadOn::Access => receivers.len() as f64 * sc.topology.link_rate.0 as f64,
-                LoadOn::Core => {
-                    let tor = host_tor(net);
-                    let crossing = crossing_fraction(&senders, &receivers, &tor);
-                    if crossing == 0.0 {
-                        return Err(ScenarioError::new(key("load_on"), "no flow of this pattern crosses the core"));
-                    }
-                    core_capacity_bps(net, &senders) / crossing
-                }
-                LoadOn::CoreNominal => core_capacity_bps(net, &senders),
-            };
-            let flows_per_s = w.load * capacity_bps / mean_bits;
+            let Plan { senders, receivers, cdf, flows_per_s, .. } = plan_arrivals(sc, net, w, path)?;
+            let cdf = cdf.expect("a load-driven pattern has a CDF");
             let mean_gap_s = 1.0 / flows_per_s;
-            let (expected, last_start_s) = match w.duration {
-                Some(d) => (d.0 as f64 / PS_PER_S as f64 * flows_per_s, d.0 as f64 / PS_PER_S as f64),
-                None => (w.flows as f64, w.flows as f64 * mean_gap_s),
-            };
-            if expected > MAX_FLOWS as f64 {
-                return Err(ScenarioError::new(
-                    key("duration"),
-                    format!(
-                        "{} at this load starts about {expected:.3e} flows (accepted: at most {MAX_FLOWS}); shorten it or lower workload.load",
-                        w.duration.expect("flows is at most MAX_FLOWS")
-                    ),
-                ));
-            }
-            // The last arrival of a flow count lies near flows x the mean gap; a start
-            // beyond the time limit means a unit mistake in the load or the link rate.
-            if last_start_s * PS_PER_S as f64 > MAX_TIME as f64 {
-                return Err(ScenarioError::new(
-                    key("load"),
-                    format!(
-                        "{} on {:.4e} bit/s of capacity starts one flow every {mean_gap_s:.3e} s, so {} flows would take \
-                         about {last_start_s:.3e} s of simulated time (accepted: up to {} s); check workload.load and the \
-                         link rates' units (a plain number is bits per second)",
-                        w.load,
-                        capacity_bps,
-                        w.flows,
-                        MAX_TIME / PS_PER_S
-                    ),
-                ));
-            }
             let mut arrivals = stream(seed, "workload.arrivals", index);
             let mut sizes = stream(seed, "workload.sizes", index);
             let mut pairs = stream(seed, "workload.pairs", index);
@@ -232,21 +299,9 @@ fn generate_one(
             Ok(out)
         }
         Pattern::Incast | Pattern::LongLived | Pattern::Udp => {
-            let receivers = host_set(&w.receivers, hosts, &key("receivers"), || vec![w.receiver as u32])?;
-            let senders = host_set(&w.senders, hosts, &key("senders"), || {
-                (0..net.hosts).filter(|h| !receivers.contains(h)).collect()
-            })?;
+            let (senders, receivers) = fixed_pairs(net, w, path)?;
+            fixed_flows(w, senders.len(), path)?;
             let rounds = if w.pattern == Pattern::Incast { w.repeats } else { 1 };
-            if senders.len() as u64 * rounds as u64 > MAX_FLOWS {
-                return Err(ScenarioError::new(
-                    key("repeats"),
-                    format!(
-                        "{rounds} rounds of {} senders make {} flows (accepted: at most {MAX_FLOWS})",
-                        senders.len(),
-                        senders.len() as u64 * rounds as u64
-                    ),
-                ));
-            }
             let mut out = Vec::new();
             for round in 0..rounds as u64 {
                 let start = w.start.0 + round * w.period.map_or(0, |p| p.0);

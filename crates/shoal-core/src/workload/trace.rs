@@ -6,13 +6,25 @@ use crate::scenario::ScenarioError;
 use crate::sim::PS_PER_NS;
 use crate::units::{MAX_BYTES, MAX_TIME};
 
+/// The number of flows in the trace `file` (rows after the header), without parsing them.
+pub fn count_rows(file: &str) -> Result<u64, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read trace {file:?}: {e}"))?;
+    Ok(data_lines(&text).count().saturating_sub(1) as u64)
+}
+
+/// The lines of a trace that hold a header or a flow (not blank, not a `#` comment),
+/// with their 0-based line index.
+fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+}
+
 /// Reads a trace; hosts must be below `hosts`. A missing priority is `u8::MAX` (the
 /// workload's priority applies).
 pub fn read_trace(file: &str, hosts: u64, path: &str) -> Result<Vec<FlowSpec>, ScenarioError> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| ScenarioError::new(path, format!("cannot read trace {file:?}: {e}")))?;
     let err = |line: usize, msg: String| ScenarioError::new(path, format!("{file}: line {line}: {msg}"));
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+    let mut lines = data_lines(&text);
     let (_, header) = lines.next().ok_or_else(|| ScenarioError::new(path, format!("{file}: the trace is empty")))?;
     let columns: Vec<String> = header.split(',').map(|c| c.trim().to_ascii_lowercase()).collect();
     let expected = ["id", "src", "dst", "bytes", "start_ns"];

@@ -1,0 +1,81 @@
+"""The memory estimate: close to what runs use, and a scenario that cannot fit is refused
+before anything big is built, with the estimate and the key to change."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import TINY
+
+MEASURE = """
+import json, resource, sys, warnings
+warnings.simplefilter("ignore")
+from shoal import _core
+from shoal._run import _resolve, run_to_dir
+scenario = json.loads(sys.argv[1])
+resolved, _, _ = _resolve(scenario, None)
+estimate = sum(b for _, _, b in _core.memory_estimate(resolved))
+run_to_dir(scenario, sys.argv[2])
+print(json.dumps([estimate, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024]))
+"""
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        {
+            "topology": {"kind": "fat_tree", "k": 16},
+            "workload": {"flows": 20000, "cdf": "google_rpc"},
+        },
+        {"topology": {"kind": "star", "hosts": 20000}, "workload": {"flows": 500}},
+        {
+            "topology": {"kind": "leaf_spine"},
+            "workload": {"flows": 500},
+            "run": {"sample_interval": "100ns", "stop_time": "1ms"},
+        },
+    ],
+    ids=["flows", "ports", "samples"],
+)
+def test_estimate_is_near_the_peak_a_run_reaches(scenario: dict, tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, json.dumps(scenario), str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    estimate, peak = json.loads(out.stdout)
+    assert 0.5 <= estimate / peak <= 2.5, (estimate, peak)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [
+        (["topology.kind=fat_tree", "topology.k=64"], "topology"),
+        (["workload.flows=10000000"], "workload"),
+        (["run.sample_interval=1ps", "run.stop_time=1ms"], "run.sample_interval"),
+    ],
+)
+def test_what_cannot_fit_is_refused_with_the_key(
+    tmp_path: Path, overrides: list[str], key: str
+) -> None:
+    (tmp_path / "s.toml").write_text(TINY)
+    sets = [arg for o in overrides for arg in ("--set", o)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "shoal", "run", "s.toml", "--quiet", "--out", "r", *sets],
+        cwd=tmp_path,
+        env=dict(os.environ, SHOAL_MEMORY_LIMIT=str(1_000_000_000)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"error: {key}: this run needs about"), proc.stderr
+    assert "1.0 GB is available" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "r").exists()
