@@ -15,7 +15,7 @@ import pytest
 
 import shoal
 from conftest import CliRunner, run_cli
-from shoal._sweep import expand, load_sweep
+from shoal._sweep import MAX_RUNS, SweepError, expand, load_sweep
 from shoal.store import Store
 
 #: A sweep of tiny runs (8-host star, 20 web-search flows: ~0.05 s each).
@@ -213,6 +213,77 @@ def test_user_mistakes_exit_2_without_traceback(
     assert code == 2, err
     assert "error:" in err and message in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("axes", "named"),
+    [
+        ("seeds = 1000000000000000000", "(seeds 1,000,000,000,000,000,000)"),
+        (
+            f'"workload.load" = {[i / 1000 for i in range(1, 401)]}\n'
+            f'"workload.flows" = {list(range(1, 301))}',
+            "the sweep has 120,000 runs (axes.workload.load 400 x axes.workload.flows 300)",
+        ),
+    ],
+    ids=["seeds", "product"],
+)
+def test_a_huge_sweep_is_refused_before_it_is_built(
+    tmp_path: Path, shoal_cli: CliRunner, axes: str, named: str
+) -> None:
+    spec = _write(tmp_path, f"[scenario]\n[axes]\n{axes}\n")
+    started = time.monotonic()
+    proc = shoal_cli("sweep", spec, "-q", "--no-report", "--store", "s")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"error: {spec}: ") and named in proc.stderr
+    assert "at most 100,000" in proc.stderr and "Traceback" not in proc.stderr
+    assert time.monotonic() - started < 30  # refused from the counts, not after expanding
+    assert not (tmp_path / "s").exists()
+
+
+def test_the_run_limit_is_inclusive_and_holds_for_a_spec_built_by_hand(tmp_path: Path) -> None:
+    base = {"scenario": {}}
+    assert len(load_sweep({**base, "seeds": MAX_RUNS}, store=tmp_path).seeds or []) == MAX_RUNS
+    with pytest.raises(SweepError, match="100,001 runs \\(seeds 100,001\\)"):
+        load_sweep({**base, "seeds": MAX_RUNS + 1}, store=tmp_path)
+    spec = load_sweep({**base, "axes": {"workload.load": [0.5]}}, store=tmp_path)
+    spec.axes["workload.load"] = [0.5] * 1000
+    spec.seeds = list(range(1000))
+    with pytest.raises(SweepError, match="1,000,000 runs"):
+        expand(spec)
+
+
+def test_repeated_values_warn_and_run_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = SWEEP.replace("[0.3, 0.6]", "[0.3, 0.6, 0.3]").replace("[1, 2]", "[1, 2, 2, 2]")
+    text += '[labels]\n"workload.load" = ["low", "high", "low again"]\n'
+    spec_file = _write(tmp_path, text)
+    with pytest.warns(shoal.ShoalWarning) as caught:
+        spec = load_sweep(spec_file, store=tmp_path / "s")
+    assert sorted(str(w.message) for w in caught) == [
+        f"{spec_file}: axes.seeds: 2 is given 3 times; it runs once",
+        f"{spec_file}: axes.workload.load: 0.3 is given 2 times; it runs once",
+    ]
+    # The first occurrence is kept, with its label.
+    assert spec.axes == {"workload.load": [0.3, 0.6]} and spec.seeds == [1, 2]
+    assert spec.labels == {"workload.load": ["low", "high"]}
+    assert len(expand(spec)) == 8
+
+    zipped = {
+        "scenario": {},
+        "zip": {
+            "workload.cdf": ["websearch", "fb_hadoop", "websearch"],
+            "workload.flows": [10] * 3,
+        },
+    }
+    with pytest.warns(shoal.ShoalWarning, match='workload.flows: \\("websearch", 10\\) is given 2'):
+        spec = load_sweep(zipped, store=tmp_path / "s")
+    assert spec.zip == {"workload.cdf": ["websearch", "fb_hadoop"], "workload.flows": [10, 10]}
+
+    code, out, err = run_cli(capsys, "sweep", spec_file, "--dry-run", "--store", tmp_path / "s")
+    assert code == 0, err
+    assert err.count("warning: ") == 2 and "0.3 is given 2 times; it runs once" in err
+    assert "8 runs" in out
 
 
 def test_user_mistake_in_a_real_process(tmp_path: Path, shoal_cli: CliRunner) -> None:
