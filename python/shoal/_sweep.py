@@ -76,7 +76,7 @@ from shoal._core import ScenarioError
 from shoal._run import ShoalWarning
 from shoal._scenario import _plain, _resolve_paths, apply_overrides, load_scenario, read_toml
 from shoal._worker import run_pool, simulate
-from shoal.store import Store, now_iso, run_key
+from shoal.store import Store, check_store_path, is_store, now_iso, run_key
 
 __all__ = [
     "SweepError",
@@ -831,9 +831,14 @@ def sweep_table(store: str | os.PathLike[str] | Store, name: str | None = None) 
 
 
 def dry_run(spec: SweepSpec) -> pd.DataFrame:
-    """The runs a sweep would do: axis columns, key, and whether the store has them."""
+    """The runs a sweep would do: axis columns, key, and whether the store has them.
+
+    Raises:
+        StoreError: the sweep could not use its store path (as :func:`sweep` would).
+    """
+    check_store_path(spec.store)
     runs = resolve_runs(spec)
-    db = Store(spec.store) if (spec.store / "runs").is_dir() else None
+    db = Store(spec.store) if is_store(spec.store) else None
     rows = []
     for run in runs:
         status = db.status(run.key) if db is not None and run.key else None

@@ -127,6 +127,7 @@ def sweep_cmd(
     """
     from shoal._sweep import dry_run as plan
     from shoal._sweep import load_sweep, sweep
+    from shoal.store import check_store_path
 
     cli = _cli()
     if dry_run:
@@ -137,6 +138,7 @@ def sweep_cmd(
         return
     with _errors():
         spec = load_sweep(sweep_file, store=store)
+        check_store_path(spec.store)  # before anything is printed or simulated
         if csv_out is not None:
             check_output_file(csv_out, _is_sweep_csv, "sweep table")
         interactive = not quiet and cli.stderr.is_terminal
@@ -259,10 +261,10 @@ def _stores() -> pd.DataFrame:
     """The stores under ``results/``: path, number of runs, sweeps."""
     import pandas as pd
 
-    from shoal.store import Store
+    from shoal.store import Store, is_store
 
     root = Path("results")
-    stores = sorted(p for p in root.glob("*") if (p / "runs").is_dir()) if root.is_dir() else []
+    stores = sorted(p for p in root.glob("*") if is_store(p)) if root.is_dir() else []
     if not stores:
         _fail("no results stores under results/; give a STORE path")
     rows = []

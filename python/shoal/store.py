@@ -19,6 +19,11 @@ default filled in by the core), the content of every file it reads (a trace, a C
 the Shoal version: the same simulation always gets the same key, so a sweep skips runs
 that are already in the store, and a new Shoal version never reuses old results.
 
+A store is made only in a new or empty directory, and a directory is taken for a store
+only when it has both ``runs/`` and ``sweeps/`` (:func:`is_store`): a path that is
+neither (a user's folder, the current directory, a run directory) is refused, so
+nothing in it is ever written, moved or cleaned.
+
 A run directory appears under ``runs/`` only complete: it is assembled in ``.staging/``
 and renamed into place, so an interrupted or killed sweep never leaves a half-written run
 that looks finished.
@@ -54,6 +59,8 @@ __all__ = [
     "Store",
     "StoreError",
     "flatten_summary",
+    "is_store",
+    "check_store_path",
     "run_key",
     "RUN_FILES",
 ]
@@ -172,6 +179,39 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     return row
 
 
+def is_store(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a results store: a directory with ``runs/`` and ``sweeps/``
+    folders (a store has both from the start). One folder alone is not enough: ``runs/``
+    is a common name for a user's own run directories."""
+    root = Path(path)
+    return (root / "runs").is_dir() and (root / "sweeps").is_dir()
+
+
+def check_store_path(path: str | os.PathLike[str]) -> None:
+    """Refuse a store path that is not missing, an empty directory or a store: a store
+    made there would add its folders among the user's files, and clean what it takes
+    for its own.
+
+    Raises:
+        StoreError: naming the path and a few of its entries.
+    """
+    root = Path(path).expanduser().absolute()
+    if not root.exists() or is_store(root):
+        return
+    if not root.is_dir():
+        raise StoreError(f"store path exists and is not a directory: {root}")
+    try:
+        entries = sorted(p.name for p in root.iterdir())
+    except OSError as exc:
+        raise StoreError(f"cannot read the store directory {root}: {exc.strerror}") from None
+    if entries:
+        shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+        raise StoreError(
+            f"cannot make a results store in {root}: it is not empty and not a store "
+            f"(it holds {shown}); give a new or empty directory, or an existing store"
+        )
+
+
 def _atomic_write_text(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp.write_text(text)
@@ -193,8 +233,9 @@ class Store:
 
     Args:
         path: the store directory.
-        create: create it when missing; otherwise a missing store is a
-            :class:`StoreError`.
+        create: create it when missing (or when it is an empty directory); otherwise a
+            missing store is a :class:`StoreError`. An existing directory that is not a
+            store and not empty is always a :class:`StoreError`, and left as it is.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = False) -> None:
@@ -208,8 +249,12 @@ class Store:
                 self.root.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(f"cannot create the store {self.root}: {exc.strerror}") from None
-        elif not create and not (self.root / "runs").is_dir():
-            raise StoreError(f"not a Shoal results store (no runs/ folder): {self.root}")
+        elif not is_store(self.root):
+            if not create:
+                raise StoreError(
+                    f"not a Shoal results store (no runs/ and sweeps/ folders): {self.root}"
+                )
+            check_store_path(self.root)
         if create:
             try:
                 for sub in ("runs", "sweeps", ".staging"):
