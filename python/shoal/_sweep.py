@@ -80,6 +80,7 @@ from shoal.store import Store, check_store_path, is_store, now_iso, run_key
 
 __all__ = [
     "SweepError",
+    "SweepInterrupted",
     "SweepSpec",
     "SweepRun",
     "load_sweep",
@@ -121,6 +122,28 @@ Outcomes = Generator[tuple["SweepRun", dict[str, Any], int], None, None]
 
 class SweepError(ValueError):
     """A mistake in a sweep specification (the message says where)."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a sweep. Unlike an interrupted single run, it leaves results: every
+    run that finished is in the store (the message says how many), and running the same
+    sweep again resumes it.
+
+    Attributes:
+        store: the store directory.
+        finished: how many of the sweep's runs are finished in the store.
+        total: how many runs the sweep has (distinct keys).
+    """
+
+    def __init__(self, name: str, store: Path, finished: int, total: int) -> None:
+        super().__init__(
+            f"interrupted; {finished} of {total} runs of sweep {name} are finished and kept "
+            f"in the store {store}; run the sweep again to resume (finished runs are not "
+            "simulated again)"
+        )
+        self.store = store
+        self.finished = finished
+        self.total = total
 
 
 @dataclass(slots=True)
@@ -703,6 +726,8 @@ def sweep(
     Raises:
         SweepError: a malformed sweep, or a first run whose scenario is invalid.
         StoreError: the store cannot be used.
+        SweepInterrupted: Ctrl-C (a :class:`KeyboardInterrupt`); the runs that
+            finished are kept in the store.
     """
     if not isinstance(spec, SweepSpec):
         spec = load_sweep(spec, store=store)
@@ -710,22 +735,57 @@ def sweep(
         spec.store = Path(store).expanduser().absolute()
     runs = resolve_runs(spec)
     db = Store(spec.store, create=True)
-    _record(spec, runs, db)
+    keys = {r.key for r in runs if r.key is not None}
+    finished: set[str] | None = None  # this sweep's runs finished in the store
+    try:
+        _record(spec, runs, db)
+        cached, todo, finished = _plan(db, runs, retry_failed)
+        _execute(spec, db, todo, len(keys & cached), finished, jobs, cluster, progress, log)
+        _record(spec, runs, db)
+        return _table(db, [(r.key, r.params) for r in runs], spec.columns, cached)
+    except KeyboardInterrupt:
+        if finished is None:  # stopped while looking: look again
+            finished = {k for k in keys if db.status(k) == "ok"}
+        raise SweepInterrupted(spec.name, db.root, len(finished), len(keys)) from None
 
-    # What is left to do: each key once; finished runs are reused.
+
+def _plan(
+    db: Store, runs: Sequence[SweepRun], retry_failed: bool
+) -> tuple[set[str], dict[str, SweepRun], set[str]]:
+    """What the store has and what is left to do: the keys reused (finished runs, and
+    failed ones unless ``retry_failed``), the runs to simulate (each key once), and the
+    keys of the finished runs."""
     cached: set[str] = set()
+    finished: set[str] = set()
     todo: dict[str, SweepRun] = {}
     for run in runs:
         assert run.key is not None
         status = db.status(run.key)
+        if status == "ok":
+            finished.add(run.key)
         if status == "ok" or (status == "failed" and not retry_failed):
             cached.add(run.key)
         elif run.key not in todo:
             todo[run.key] = run
+    return cached, todo, finished
 
+
+def _execute(
+    spec: SweepSpec,
+    db: Store,
+    todo: Mapping[str, SweepRun],
+    n_cached: int,
+    finished: set[str],
+    jobs: int | None,
+    cluster: Any,
+    progress: bool,
+    log: Callable[[str], None] | None,
+) -> None:
+    """Simulate the runs ``todo`` and write each to the store as it ends; the key of each
+    run that finished is added to ``finished`` as soon as it is in the store (so that
+    Ctrl-C can say what is kept)."""
     unresolved = [r for r in todo.values() if r.error is not None]
     tasks = [r for r in todo.values() if r.error is None]
-    n_cached = len({r.key for r in runs} & cached)
     with _Progress(len(todo), n_cached, progress, log) as bar:
         for run in unresolved:
             assert run.key is not None
@@ -742,17 +802,17 @@ def sweep(
         with contextlib.closing(outcomes):
             for run, outcome, running in outcomes:
                 assert run.key is not None
-                files = outcome.pop("files", None) if outcome.get("status") == "ok" else None
-                db.put(run.key, _meta(spec, run, outcome), files)
                 ok = outcome.get("status") == "ok"
+                files = outcome.pop("files", None) if ok else None
+                db.put(run.key, _meta(spec, run, outcome), files)
+                if ok:
+                    finished.add(run.key)
                 what = f"{run.key} {_describe(run.params)}"
                 if ok:
                     message = f"ok {what} ({outcome.get('wall_time_s', 0):.2f} s)"
                 else:
                     message = f"failed {what}: {outcome.get('error')}"
                 bar.finished(ok, message, running)
-    _record(spec, runs, db)
-    return _table(db, [(r.key, r.params) for r in runs], spec.columns, cached)
 
 
 def _meta(spec: SweepSpec, run: SweepRun, outcome: Mapping[str, Any]) -> dict[str, Any]:

@@ -32,16 +32,16 @@ def _cli() -> Any:
     return cli
 
 
-def _fail(message: str) -> NoReturn:
+def _fail(message: str, code: int | None = None) -> NoReturn:
     cli = _cli()
-    cli._fail(cli._escape(message))
+    cli._fail(cli._escape(message), *(() if code is None else (code,)))
     raise AssertionError("unreachable")  # cli._fail raises typer.Exit
 
 
 @contextmanager
 def _errors() -> Iterator[None]:
     from shoal._files import CorruptFileError
-    from shoal._sweep import SweepError
+    from shoal._sweep import SweepError, SweepInterrupted
     from shoal.plot import PlotError
     from shoal.store import StoreError
 
@@ -50,6 +50,8 @@ def _errors() -> Iterator[None]:
             yield
         except (SweepError, StoreError, PlotError, CorruptFileError) as exc:
             _fail(str(exc))
+        except SweepInterrupted as exc:  # it keeps results: not "no results written"
+            _fail(str(exc), _cli().EXIT_INTERRUPTED)
         except Exception as exc:
             if type(exc).__module__.lstrip("_").split(".")[0] == "duckdb":
                 _fail(f"query: {str(exc).strip()}")

@@ -337,8 +337,9 @@ def _complete_runs(store: Path) -> list[Path]:
     return [p for p in runs.iterdir() if not p.name.startswith(".")] if runs.is_dir() else []
 
 
-def test_resume_after_the_sweep_is_killed(tmp_path: Path) -> None:
-    n_loads, n_seeds = 4, 10
+def _start_long_sweep(tmp_path: Path, n_runs: int) -> tuple[subprocess.Popen[str], Path]:
+    """A sweep of 4 loads x 10 seeds (40 flows each) started in its own process group,
+    with SIGINT handled as in a terminal; returns once ``n_runs`` runs are in its store."""
     text = (
         SWEEP.replace('[schemes.k200]\n"switch.ecn.k" = "200KB"\n', "")
         .replace('[schemes.k720]\n"switch.ecn.k" = "720KB"\n', "")
@@ -347,36 +348,37 @@ def test_resume_after_the_sweep_is_killed(tmp_path: Path) -> None:
     )
     spec = _write(tmp_path, text.replace("flows = 20", "flows = 40"))
     store = tmp_path / "store"
-    env = dict(os.environ, NO_COLOR="1")
+    args = ["sweep", str(spec), "--store", str(store), "--jobs", "2", "-q", "--no-report"]
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "shoal",
-            "sweep",
-            str(spec),
-            "--store",
-            str(store),
-            "--jobs",
-            "2",
-            "-q",
-            "--no-report",
-        ],
+        [sys.executable, "-m", "shoal", *args],
         cwd=tmp_path,
-        env=env,
+        env=dict(os.environ, NO_COLOR="1"),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        text=True,
         start_new_session=True,
+        # A background process starts with SIGINT ignored; a terminal's does not.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 60
-        while len(_complete_runs(store)) < 4:
+        while len(_complete_runs(store)) < n_runs:
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
             assert time.monotonic() < deadline, "the sweep did not start"
             time.sleep(0.01)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its workers, mid-run
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
+        raise
+    return proc, spec
+
+
+def test_resume_after_the_sweep_is_killed(tmp_path: Path) -> None:
+    n_loads, n_seeds = 4, 10
+    store = tmp_path / "store"
+    proc, spec = _start_long_sweep(tmp_path, 4)
+    os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its workers, mid-run
+    proc.wait(timeout=30)
     done = _complete_runs(store)
     assert 4 <= len(done) < n_loads * n_seeds, "the sweep finished before it was killed"
     # Every run directory that exists is complete; a half-written one never appears.
@@ -405,3 +407,21 @@ def test_one_progress_display_for_the_whole_sweep(
     assert "4/4 runs" in err and "2 failed" in err and "ETA" in err
     again = shoal.sweep(spec, jobs=1, store=tmp_path / "s", retry_failed=False)
     assert again["cached"].all()  # nothing left to do: failed runs are kept as they are
+
+
+def test_ctrl_c_says_what_is_kept_and_that_the_sweep_resumes(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    proc, spec = _start_long_sweep(tmp_path, 3)
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole group
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "no results written" not in stderr
+    kept = [r for r in _complete_runs(store) if Store(store).status(r.name) == "ok"]
+    assert 3 <= len(kept) < 40, "the sweep finished before it was interrupted"
+    assert stderr.endswith(
+        f"error: interrupted; {len(kept)} of 40 runs of sweep tiny are finished and kept in "
+        f"the store {store}; run the sweep again to resume (finished runs are not simulated "
+        "again)\n"
+    ), stderr
+    again = shoal.sweep(spec, jobs=2, progress=False, store=store)
+    assert (again["status"] == "ok").all() and int(again["cached"].sum()) == len(kept)
