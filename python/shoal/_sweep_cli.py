@@ -347,6 +347,9 @@ def results_show(
         if len(matches) != 1:
             _fail(f"{len(matches)} runs match {key!r} in {db.root}")
         meta = db.meta(matches[0]) or {}
+        damage = db.damage(matches[0]) if meta.get("status") == "ok" else None
+        if damage is not None:  # shown as a failed run is: status and reason
+            meta = {**meta, "status": "corrupt", "error": damage}
         result = db.load(matches[0]) if meta.get("status") == "ok" else None
     if result is None:
         params = cli._escape(str(meta.get("params")))

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shoal._files import CorruptFileError, parquet_intact, read_json, read_parquet
+from shoal._summary import check_summary, read_summary
 
 if TYPE_CHECKING:  # imported where used: a sweep's worker processes need no pandas
     import pandas as pd
@@ -128,11 +129,15 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     packets_dropped timeouts retransmits ecn_mark_rate util_mean util_max
     util_core_mean buffer_mean_bytes buffer_p99_bytes buffer_max_bytes
     simulated_ns events sim_wall_s``. Buffer columns are the largest over the pools.
+    A missing or null part gives empty (None) columns.
+
+    Raises:
+        ValueError: a part has the wrong shape (see :func:`shoal._summary.check_summary`;
+            :meth:`Store.summary` raises it as a :class:`CorruptFileError` naming the file).
     """
+    check_summary(summary)
     row: dict[str, Any] = {}
     for bucket, stats in (summary.get("fct") or {}).items():
-        if not isinstance(stats, Mapping):
-            continue
         for stat in (
             "count",
             "mean_fct_ns",
@@ -146,7 +151,7 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     flows = summary.get("flows") or {}
     packets = summary.get("packets") or {}
     util = summary.get("link_utilization") or {}
-    pools = [p for p in (summary.get("pools") or []) if isinstance(p, Mapping)]
+    pools = summary.get("pools") or []
 
     def pool_max(field: str) -> float | None:
         values = [v for v in (_num(p.get(field)) for p in pools) if v is not None]
@@ -303,15 +308,16 @@ class Store:
         if status == "ok":
             if not (self.run_dir(key) / "summary.json").is_file():
                 return None
-            if self._damage(key) is not None:
+            if self.damage(key) is not None:
                 return CORRUPT
         return str(status) if status else None
 
-    def _damage(self, key: str) -> str | None:
+    def damage(self, key: str) -> str | None:
         """Why the files of finished run ``key`` cannot be read back, or None. Cheap: the
-        summary is parsed, the Parquet files only checked for truncation."""
+        summary is parsed and its shape checked, the Parquet files only checked for
+        truncation."""
         try:
-            read_json(self.run_dir(key) / "summary.json")
+            read_summary(self.run_dir(key) / "summary.json")
         except (CorruptFileError, OSError) as exc:
             return _why(exc, self.run_dir(key) / "summary.json")
         for name in ("flows.parquet", "queues.parquet"):
@@ -324,10 +330,10 @@ class Store:
         """The ``summary.json`` of a run.
 
         Raises:
-            CorruptFileError: it cannot be read back.
+            CorruptFileError: it cannot be read back, or has the wrong shape.
             OSError: the run has none.
         """
-        return read_json(self.run_dir(key) / "summary.json")
+        return read_summary(self.run_dir(key) / "summary.json")
 
     def with_metrics(self, row: dict[str, Any]) -> dict[str, Any]:
         """``row``, a run's row (``key``, ``status``...), with the run's headline metrics
@@ -335,7 +341,7 @@ class Store:
         status ``"corrupt"``, the reason as its ``error``, and a :class:`ShoalWarning`."""
         key = row["key"]
         if row.get("status") == "ok" and (self.run_dir(key) / "summary.json").is_file():
-            damage = self._damage(key)
+            damage = self.damage(key)
             if damage is None:
                 row.update(flatten_summary(self.summary(key)))
             else:
