@@ -25,7 +25,7 @@ from shoal._summary import compute_summary, summary_table
 
 if TYPE_CHECKING:
     from shoal import advise, plot, report
-    from shoal._sweep import SweepError, load_sweep, sweep, sweep_table
+    from shoal._sweep import SweepError, SweepInterrupted, load_sweep, sweep, sweep_table
     from shoal.store import Store, StoreError
 
 __version__: str = _core.__version__
@@ -36,6 +36,7 @@ __version__: str = _core.__version__
 _LAZY_MODULES = {"advise", "plot", "report", "store"}
 _LAZY_ATTRS = {
     "SweepError": "shoal._sweep",
+    "SweepInterrupted": "shoal._sweep",
     "load_sweep": "shoal._sweep",
     "sweep": "shoal._sweep",
     "sweep_table": "shoal._sweep",
@@ -73,6 +74,7 @@ __all__ = [
     "Store",
     "StoreError",
     "SweepError",
+    "SweepInterrupted",
     "__version__",
     "advise",
     "apply_overrides",

@@ -92,9 +92,13 @@ def summarize_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Print the headline results of a run directory."""
+    from shoal._summary import read_summary
     from shoal._sweep_cli import _errors  # also a damaged file: error, exit 2
 
     with _errors():
+        summary = run_dir / "summary.json"
+        if summary.is_file():  # its shape first: load() and the table rely on it
+            read_summary(summary)
         result = load(run_dir)
     _show(result, as_json=as_json)
 

@@ -6,22 +6,71 @@ its definitions: FCT, ideal FCT, slowdown, size buckets, query completion times,
 ECN mark rates); :func:`compute_summary` calls it through the binding. Means and
 percentiles are NumPy's (``np.mean``; ``np.percentile``'s default linear interpolation),
 reproduced bit for bit.
+
+A ``summary.json`` read back (``shoal summarize``, the results store) may have been
+edited or replaced: :func:`read_summary` and :func:`check_summary` refuse one whose
+parts have the wrong shape (``{"fct": 1}``, a string where a number belongs) with a
+:class:`~shoal.CorruptFileError` naming the file and the key. A missing or null part is
+legitimate (an older or partial summary): it is shown as "—".
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from shoal import _core
+from shoal._files import CorruptFileError, read_json
 
 if TYPE_CHECKING:  # pandas / rich are imported where used (fast `import shoal`)
     import pandas as pd
     from rich.table import Table
 
-__all__ = ["compute_summary", "summary_table", "summary_text", "parse_size", "format_ns"]
+__all__ = [
+    "compute_summary",
+    "summary_table",
+    "summary_text",
+    "check_summary",
+    "read_summary",
+    "parse_size",
+    "format_ns",
+]
+
+_COUNT = "a non-negative integer"
+_NUMBER = "a number"
+#: The parts of a summary that its readers use (the table and text here,
+#: :func:`shoal.store.flatten_summary`, :func:`shoal.load`), and the kind of each value.
+_TOP = {
+    **dict.fromkeys(("timeouts", "retransmits", "events", "duration_ps"), _COUNT),
+    **dict.fromkeys(
+        ("loss_rate", "switch_drop_rate", "ecn_mark_rate", "wall_time_s", "events_per_s"),
+        _NUMBER,
+    ),
+}
+_SECTIONS = {
+    "flows": dict.fromkeys(("total", "finished", "unfinished"), _COUNT),
+    "packets": dict.fromkeys(("sent", "dropped"), _COUNT),
+    "link_utilization": dict.fromkeys(("mean", "max", "core_mean"), _NUMBER),
+}
+_BUCKET = {
+    "count": _COUNT,
+    **dict.fromkeys(
+        (
+            "mean_fct_ns",
+            "p50_fct_ns",
+            "p99_fct_ns",
+            "mean_slowdown",
+            "p50_slowdown",
+            "p99_slowdown",
+        ),
+        _NUMBER,
+    ),
+    **dict.fromkeys(("min_bytes_exclusive", "max_bytes_inclusive"), _COUNT),
+}
+_POOL = dict.fromkeys(("mean", "p99", "max"), _NUMBER)
 
 
 def parse_size(value: Any) -> int:
@@ -83,6 +132,87 @@ def compute_summary(
     return summary
 
 
+def read_summary(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The ``summary.json`` at ``path``, checked by :func:`check_summary`.
+
+    Raises:
+        CorruptFileError: it is not a JSON object, or a part has the wrong shape.
+        OSError: it cannot be read.
+    """
+    summary = read_json(path)
+    check_summary(summary, path)
+    return summary
+
+
+def check_summary(summary: Mapping[str, Any], path: str | os.PathLike[str] | None = None) -> None:
+    """Refuse a summary whose parts its readers use have the wrong shape (a section that
+    is not a table, a string where a number belongs); missing or null parts are fine.
+
+    Raises:
+        CorruptFileError: naming ``path`` (its ``summary.json``) and the key, when given.
+        ValueError: naming the key, for a summary that is not from a file.
+    """
+    problem = next(_shape_problems(summary), None)
+    if problem is not None:
+        if path is not None:
+            raise CorruptFileError(path, problem)
+        raise ValueError(f"not a Shoal summary: {problem}")
+
+
+def _shape_problems(summary: Mapping[str, Any]) -> Iterator[str]:
+    """What is wrong with the shape of ``summary``, one message per wrong key."""
+    yield from _table_problems(summary, _TOP, "")
+    for name, fields in _SECTIONS.items():
+        yield from _table_problems(summary.get(name), fields, name)
+    fct = summary.get("fct")
+    if fct is not None and not isinstance(fct, Mapping):
+        yield f"key 'fct': expected a table of size buckets, found {_short(fct)}"
+    for bucket, stats in (fct if isinstance(fct, Mapping) else {}).items():
+        yield from _table_problems(stats, _BUCKET, f"fct.{bucket}", required=True)
+    pools = summary.get("pools")
+    if pools is not None and not isinstance(pools, list):
+        yield f"key 'pools': expected a list of buffer pools, found {_short(pools)}"
+    for i, pool in enumerate(pools if isinstance(pools, list) else []):
+        yield from _table_problems(pool, _POOL, f"pools[{i}]", required=True)
+    warnings = summary.get("warnings")
+    if warnings is not None and not (
+        isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)
+    ):
+        yield f"key 'warnings': expected a list of strings, found {_short(warnings)}"
+    scenario = summary.get("scenario")
+    if scenario is not None and not isinstance(scenario, Mapping):
+        yield f"key 'scenario': expected a table, found {_short(scenario)}"
+
+
+def _table_problems(
+    table: Any, fields: Mapping[str, str], where: str, *, required: bool = False
+) -> Iterator[str]:
+    """What is wrong with ``table`` (at key ``where``; ``""`` is the top level): not a
+    table (unless null and not ``required``), or a field of the wrong kind."""
+    if table is None and not required:
+        return
+    if not isinstance(table, Mapping):
+        yield f"key {where!r}: expected a table, found {_short(table)}"
+        return
+    for field, kind in fields.items():
+        value = table.get(field)
+        if value is not None and not _is_kind(value, kind):
+            key = f"{where}.{field}" if where else field
+            yield f"key {key!r}: expected {kind} or null, found {_short(value)}"
+
+
+def _is_kind(value: Any, kind: str) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return kind == _NUMBER or (isinstance(value, int) and value >= 0)
+
+
+def _short(value: Any) -> str:
+    """A value as JSON, cut to a readable length."""
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def format_ns(ns: float | None) -> str:
     """Human-readable duration from nanoseconds (``"12.3 µs"``)."""
     if ns is None or not math.isfinite(ns):
@@ -97,6 +227,10 @@ def _fmt_num(value: float | None, spec: str = ".3g") -> str:
     return "—" if value is None else format(value, spec)
 
 
+def _fmt_count(value: int | None) -> str:
+    return "—" if value is None else str(value)
+
+
 def _fmt_pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.3g}%"
 
@@ -106,14 +240,16 @@ HEADERS = ("bucket", "size", "flows", "mean FCT", "p99 FCT", "mean slowdown", "p
 
 def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], list[str], int]:
     """The headline results as text: title, one row per size bucket (in ``HEADERS``
-    order), caption lines, and the number of unfinished flows."""
-    flows = summary.get("flows", {})
+    order), caption lines, and the number of unfinished flows. Missing parts show as
+    "—"; parts of the wrong shape are a ValueError (:func:`check_summary`)."""
+    check_summary(summary)
+    flows = summary.get("flows") or {}
     title = (
-        f"Shoal {summary.get('shoal_version', '')} — seed {summary.get('seed')}, "
-        f"{flows.get('finished', 0)}/{flows.get('total', 0)} flows finished"
+        f"Shoal {summary.get('shoal_version', '')} — seed {_fmt_count(summary.get('seed'))}, "
+        f"{_fmt_count(flows.get('finished'))}/{_fmt_count(flows.get('total'))} flows finished"
     )
     rows = []
-    for name, stats in summary.get("fct", {}).items():
+    for name, stats in (summary.get("fct") or {}).items():
         lo, hi = stats.get("min_bytes_exclusive"), stats.get("max_bytes_inclusive")
         if name == "all":
             size = "any"
@@ -125,22 +261,22 @@ def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], li
             size = f"{_fmt_bytes(lo)}–{_fmt_bytes(hi)}"
         rows.append(
             [
-                name,
+                str(name),
                 size,
-                str(stats.get("count", 0)),
+                _fmt_count(stats.get("count")),
                 format_ns(stats.get("mean_fct_ns")),
                 format_ns(stats.get("p99_fct_ns")),
                 _fmt_num(stats.get("mean_slowdown")),
                 _fmt_num(stats.get("p99_slowdown")),
             ]
         )
-    links = summary.get("link_utilization", {})
-    packets = summary.get("packets", {})
+    links = summary.get("link_utilization") or {}
+    packets = summary.get("packets") or {}
     lines = [
         f"loss {_fmt_pct(summary.get('loss_rate'))} "
-        f"({packets.get('dropped', 0)}/{packets.get('sent', 0)} packets)"
-        f" · timeouts {summary.get('timeouts', 0)}"
-        f" · retransmits {summary.get('retransmits', 0)}",
+        f"({_fmt_count(packets.get('dropped'))}/{_fmt_count(packets.get('sent'))} packets)"
+        f" · timeouts {_fmt_count(summary.get('timeouts'))}"
+        f" · retransmits {_fmt_count(summary.get('retransmits'))}",
         f"ECN marks {_fmt_pct(summary.get('ecn_mark_rate'))} of data packets"
         f" · downlink utilization mean {_fmt_pct(links.get('mean'))}"
         f", max {_fmt_pct(links.get('max'))}",
@@ -148,7 +284,7 @@ def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], li
         f" in {_fmt_num(summary.get('wall_time_s'), '.3g')} s"
         f" ({_fmt_num(summary.get('events_per_s'), '.3g')} events/s)",
     ]
-    return title, rows, lines, int(flows.get("unfinished", 0))
+    return title, rows, lines, int(flows.get("unfinished") or 0)
 
 
 def summary_table(summary: Mapping[str, Any]) -> Table:

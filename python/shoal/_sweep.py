@@ -27,6 +27,9 @@ A sweep file (TOML)::
     [labels]                                # optional: display names of an axis' values,
     "workload.cdf" = ["WebSearch", "Hadoop"]  # added as column "workload.cdf_label"
 
+A sweep has at most :data:`MAX_RUNS` runs (more is refused before any run is built); a
+value repeated in an axis, a zipped tuple or the seeds is a warning, and runs once.
+
 Keys are scenario key paths as ``--set`` takes them; a scheme may also be written as
 nested tables (``[schemes.x.switch.ecn] k = "200KB"``). Runs are expanded in the order
 scheme, grid axes (in file order), zip, seed. Relative file paths in overrides (a CDF
@@ -58,7 +61,9 @@ import contextlib
 import copy
 import itertools
 import json
+import math
 import os
+import warnings
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,12 +73,14 @@ import pandas as pd
 
 from shoal import _core
 from shoal._core import ScenarioError
+from shoal._run import ShoalWarning
 from shoal._scenario import _plain, _resolve_paths, apply_overrides, load_scenario, read_toml
 from shoal._worker import run_pool, simulate
-from shoal.store import Store, now_iso, run_key
+from shoal.store import Store, check_store_path, is_store, now_iso, run_key
 
 __all__ = [
     "SweepError",
+    "SweepInterrupted",
     "SweepSpec",
     "SweepRun",
     "load_sweep",
@@ -97,6 +104,16 @@ _TOP_KEYS = {
     "seeds",
 }
 SEED_KEY = "run.seed"
+#: The most runs one sweep may have. Every run costs something before any simulation:
+#: the core resolves its scenario (~70 µs), the store is asked whether it has it, and
+#: the sweep record (``sweeps/<name>.json``, written at the start and at the end) and
+#: the returned table hold a row of it (~100 bytes). At 100,000 runs that is seconds and
+#: tens of MB; at a second of simulation per run it is over a day of one core's work,
+#: well past the grids of published evaluations (hundreds to a few thousand runs). Past
+#: it, a sweep is almost certainly a mistake (``seeds = 1000000000000000000``, one
+#: axis too many) that would otherwise hang building its list; a study that really is
+#: larger is several sweeps, which can share one store.
+MAX_RUNS = 100_000
 #: Seconds to wait for a dask scheduler given by address.
 CONNECT_TIMEOUT_S = 20
 #: What an executor yields as runs finish: the run, its outcome, runs still running.
@@ -105,6 +122,28 @@ Outcomes = Generator[tuple["SweepRun", dict[str, Any], int], None, None]
 
 class SweepError(ValueError):
     """A mistake in a sweep specification (the message says where)."""
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a sweep. Unlike an interrupted single run, it leaves results: every
+    run that finished is in the store (the message says how many), and running the same
+    sweep again resumes it.
+
+    Attributes:
+        store: the store directory.
+        finished: how many of the sweep's runs are finished in the store.
+        total: how many runs the sweep has (distinct keys).
+    """
+
+    def __init__(self, name: str, store: Path, finished: int, total: int) -> None:
+        super().__init__(
+            f"interrupted; {finished} of {total} runs of sweep {name} are finished and kept "
+            f"in the store {store}; run the sweep again to resume (finished runs are not "
+            "simulated again)"
+        )
+        self.store = store
+        self.finished = finished
+        self.total = total
 
 
 @dataclass(slots=True)
@@ -138,6 +177,12 @@ class SweepSpec:
     labels: dict[str, list[str]] = field(default_factory=dict)
     root: Path = field(default_factory=Path.cwd)
     raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def factors(self) -> dict[str, int]:
+        """What multiplies up to the number of runs: ``{"schemes": 2, "axes.<key>": 3,
+        "[zip]": 2, "seeds": 10}`` (only the parts the sweep has)."""
+        return _factors(self.schemes, self.axes, self.zip, self.seeds)
 
     @property
     def columns(self) -> list[str]:
@@ -180,15 +225,76 @@ def _as_list(where: str, value: Any) -> list[Any]:
     return list(value)
 
 
-def _seeds(where: str, value: Any) -> list[int]:
+def _seeds(where: str, value: Any) -> Sequence[int]:
+    """The seeds of ``seeds = N`` (a range: nothing is built before the size check) or
+    of a list of seeds (repeats dropped, with a warning)."""
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise SweepError(f"{where}: expected a positive count or a list of seeds")
-        return list(range(1, value + 1))
+        return range(1, value + 1)
     seeds = _as_list(where, value)
     if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
         raise SweepError(f"{where}: seeds must be non-negative integers, got {value!r}")
-    return seeds
+    return [seeds[i] for i in _first_occurrences(where, seeds)]
+
+
+def _first_occurrences(where: str, values: Sequence[Any]) -> list[int]:
+    """Indices of the first occurrence of each value, in order; each repeated value is a
+    :class:`ShoalWarning` naming it. A repeat would be the same simulation (the same
+    store key): it is run once, and listed once, so it does not count twice in a mean.
+    Values are compared as written (``1`` and ``1.0`` differ)."""
+    first: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    for i, value in enumerate(values):
+        text = json.dumps(value, sort_keys=True, default=str)
+        first.setdefault(text, i)
+        counts[text] = counts.get(text, 0) + 1
+    for text, n in counts.items():
+        if n > 1:
+            shown = _show_value(values[first[text]])
+            warnings.warn(
+                f"{where}: {shown} is given {n} times; it runs once",
+                ShoalWarning,
+                stacklevel=4,
+            )
+    return sorted(first.values())
+
+
+def _show_value(value: Any) -> str:
+    """A value as the sweep file writes it (``0.5``, ``"websearch"``, a tuple of those)."""
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_show_value(v) for v in value) + ")"
+    return json.dumps(value, default=str)
+
+
+def _factors(
+    schemes: Mapping[str, Any],
+    axes: Mapping[str, Sequence[Any]],
+    zipped: Mapping[str, Sequence[Any]],
+    seeds: Sequence[int] | None,
+) -> dict[str, int]:
+    """The counts whose product is the number of runs, named as the sweep file names
+    them (see :attr:`SweepSpec.factors`)."""
+    out = {"schemes": len(schemes)} if schemes else {}
+    out.update({f"axes.{key}": len(values) for key, values in axes.items()})
+    if zipped:
+        out["[zip]"] = len(next(iter(zipped.values())))
+    if seeds is not None:
+        out["seeds"] = len(seeds)
+    return out
+
+
+def _check_size(where: str, factors: Mapping[str, int]) -> None:
+    """Refuse a sweep of more than :data:`MAX_RUNS` runs, naming the keys and their
+    counts. It needs the counts only, so it runs before any list of runs is built."""
+    total = math.prod(factors.values())
+    if total > MAX_RUNS:
+        detail = " x ".join(f"{key} {n:,}" for key, n in factors.items() if n > 1)
+        raise SweepError(
+            f"{where}: the sweep has {total:,} runs ({detail}); at most {MAX_RUNS:,} are "
+            "allowed: shorten the lists, or split it into several sweeps (they can share "
+            "a store)"
+        )
 
 
 def load_sweep(
@@ -256,7 +362,7 @@ def load_sweep(
         schemes[str(scheme)] = _flatten(body)
 
     axes: dict[str, list[Any]] = {}
-    seeds: list[int] | None = None
+    seeds: Sequence[int] | None = None
     if "seeds" in raw:
         seeds = _seeds(f"{where}: seeds", raw["seeds"])
     for key, values in table("axes").items():
@@ -294,6 +400,8 @@ def load_sweep(
         if len(names) != len(values):
             raise SweepError(f"{where}: labels.{key}: {len(names)} names for {len(values)} values")
         labels[key] = [str(n) for n in names]
+    _drop_repeats(where, axes, zipped, labels)
+    _check_size(where, _factors(schemes, axes, zipped, seeds))
 
     if store is not None:
         store_path = Path(store)
@@ -310,15 +418,39 @@ def load_sweep(
         schemes=schemes,
         axes=axes,
         zip=zipped,
-        seeds=seeds,
+        seeds=None if seeds is None else list(seeds),
         labels=labels,
         root=root,
         raw=raw,
     )
 
 
+def _drop_repeats(
+    where: str,
+    axes: dict[str, list[Any]],
+    zipped: dict[str, list[Any]],
+    labels: dict[str, list[str]],
+) -> None:
+    """Keep the first occurrence of each value of a grid axis and of each tuple of the
+    zipped lists, with its label (see :func:`_first_occurrences`); in place."""
+    keep = {key: _first_occurrences(f"{where}: axes.{key}", values) for key, values in axes.items()}
+    if zipped:
+        tuples = list(zip(*zipped.values(), strict=True))
+        zip_keep = _first_occurrences(f"{where}: [zip] {', '.join(zipped)}", tuples)
+        keep.update(dict.fromkeys(zipped, zip_keep))
+    for table in (axes, zipped, labels):
+        for key, values in table.items():
+            table[key] = [values[i] for i in keep[key]]
+
+
 def expand(spec: SweepSpec) -> list[SweepRun]:
-    """Every run of the sweep, in order (scheme, grid axes, zip, seed); not yet resolved."""
+    """Every run of the sweep, in order (scheme, grid axes, zip, seed); not yet resolved.
+
+    Raises:
+        SweepError: the sweep has more than :data:`MAX_RUNS` runs (a :class:`SweepSpec`
+            built by hand; :func:`load_sweep` refuses such a sweep already).
+    """
+    _check_size(spec.name, spec.factors)
     schemes: list[tuple[str | None, dict[str, Any]]] = (
         list(spec.schemes.items()) if spec.schemes else [(None, {})]
     )
@@ -594,6 +726,8 @@ def sweep(
     Raises:
         SweepError: a malformed sweep, or a first run whose scenario is invalid.
         StoreError: the store cannot be used.
+        SweepInterrupted: Ctrl-C (a :class:`KeyboardInterrupt`); the runs that
+            finished are kept in the store.
     """
     if not isinstance(spec, SweepSpec):
         spec = load_sweep(spec, store=store)
@@ -601,22 +735,57 @@ def sweep(
         spec.store = Path(store).expanduser().absolute()
     runs = resolve_runs(spec)
     db = Store(spec.store, create=True)
-    _record(spec, runs, db)
+    keys = {r.key for r in runs if r.key is not None}
+    finished: set[str] | None = None  # this sweep's runs finished in the store
+    try:
+        _record(spec, runs, db)
+        cached, todo, finished = _plan(db, runs, retry_failed)
+        _execute(spec, db, todo, len(keys & cached), finished, jobs, cluster, progress, log)
+        _record(spec, runs, db)
+        return _table(db, [(r.key, r.params) for r in runs], spec.columns, cached)
+    except KeyboardInterrupt:
+        if finished is None:  # stopped while looking: look again
+            finished = {k for k in keys if db.status(k) == "ok"}
+        raise SweepInterrupted(spec.name, db.root, len(finished), len(keys)) from None
 
-    # What is left to do: each key once; finished runs are reused.
+
+def _plan(
+    db: Store, runs: Sequence[SweepRun], retry_failed: bool
+) -> tuple[set[str], dict[str, SweepRun], set[str]]:
+    """What the store has and what is left to do: the keys reused (finished runs, and
+    failed ones unless ``retry_failed``), the runs to simulate (each key once), and the
+    keys of the finished runs."""
     cached: set[str] = set()
+    finished: set[str] = set()
     todo: dict[str, SweepRun] = {}
     for run in runs:
         assert run.key is not None
         status = db.status(run.key)
+        if status == "ok":
+            finished.add(run.key)
         if status == "ok" or (status == "failed" and not retry_failed):
             cached.add(run.key)
         elif run.key not in todo:
             todo[run.key] = run
+    return cached, todo, finished
 
+
+def _execute(
+    spec: SweepSpec,
+    db: Store,
+    todo: Mapping[str, SweepRun],
+    n_cached: int,
+    finished: set[str],
+    jobs: int | None,
+    cluster: Any,
+    progress: bool,
+    log: Callable[[str], None] | None,
+) -> None:
+    """Simulate the runs ``todo`` and write each to the store as it ends; the key of each
+    run that finished is added to ``finished`` as soon as it is in the store (so that
+    Ctrl-C can say what is kept)."""
     unresolved = [r for r in todo.values() if r.error is not None]
     tasks = [r for r in todo.values() if r.error is None]
-    n_cached = len({r.key for r in runs} & cached)
     with _Progress(len(todo), n_cached, progress, log) as bar:
         for run in unresolved:
             assert run.key is not None
@@ -633,17 +802,17 @@ def sweep(
         with contextlib.closing(outcomes):
             for run, outcome, running in outcomes:
                 assert run.key is not None
-                files = outcome.pop("files", None) if outcome.get("status") == "ok" else None
-                db.put(run.key, _meta(spec, run, outcome), files)
                 ok = outcome.get("status") == "ok"
+                files = outcome.pop("files", None) if ok else None
+                db.put(run.key, _meta(spec, run, outcome), files)
+                if ok:
+                    finished.add(run.key)
                 what = f"{run.key} {_describe(run.params)}"
                 if ok:
                     message = f"ok {what} ({outcome.get('wall_time_s', 0):.2f} s)"
                 else:
                     message = f"failed {what}: {outcome.get('error')}"
                 bar.finished(ok, message, running)
-    _record(spec, runs, db)
-    return _table(db, [(r.key, r.params) for r in runs], spec.columns, cached)
 
 
 def _meta(spec: SweepSpec, run: SweepRun, outcome: Mapping[str, Any]) -> dict[str, Any]:
@@ -722,9 +891,14 @@ def sweep_table(store: str | os.PathLike[str] | Store, name: str | None = None) 
 
 
 def dry_run(spec: SweepSpec) -> pd.DataFrame:
-    """The runs a sweep would do: axis columns, key, and whether the store has them."""
+    """The runs a sweep would do: axis columns, key, and whether the store has them.
+
+    Raises:
+        StoreError: the sweep could not use its store path (as :func:`sweep` would).
+    """
+    check_store_path(spec.store)
     runs = resolve_runs(spec)
-    db = Store(spec.store) if (spec.store / "runs").is_dir() else None
+    db = Store(spec.store) if is_store(spec.store) else None
     rows = []
     for run in runs:
         status = db.status(run.key) if db is not None and run.key else None

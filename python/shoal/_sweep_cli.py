@@ -32,16 +32,16 @@ def _cli() -> Any:
     return cli
 
 
-def _fail(message: str) -> NoReturn:
+def _fail(message: str, code: int | None = None) -> NoReturn:
     cli = _cli()
-    cli._fail(cli._escape(message))
+    cli._fail(cli._escape(message), *(() if code is None else (code,)))
     raise AssertionError("unreachable")  # cli._fail raises typer.Exit
 
 
 @contextmanager
 def _errors() -> Iterator[None]:
     from shoal._files import CorruptFileError
-    from shoal._sweep import SweepError
+    from shoal._sweep import SweepError, SweepInterrupted
     from shoal.plot import PlotError
     from shoal.store import StoreError
 
@@ -50,6 +50,8 @@ def _errors() -> Iterator[None]:
             yield
         except (SweepError, StoreError, PlotError, CorruptFileError) as exc:
             _fail(str(exc))
+        except SweepInterrupted as exc:  # it keeps results: not "no results written"
+            _fail(str(exc), _cli().EXIT_INTERRUPTED)
         except Exception as exc:
             if type(exc).__module__.lstrip("_").split(".")[0] == "duckdb":
                 _fail(f"query: {str(exc).strip()}")
@@ -127,6 +129,7 @@ def sweep_cmd(
     """
     from shoal._sweep import dry_run as plan
     from shoal._sweep import load_sweep, sweep
+    from shoal.store import check_store_path
 
     cli = _cli()
     if dry_run:
@@ -137,6 +140,7 @@ def sweep_cmd(
         return
     with _errors():
         spec = load_sweep(sweep_file, store=store)
+        check_store_path(spec.store)  # before anything is printed or simulated
         if csv_out is not None:
             check_output_file(csv_out, _is_sweep_csv, "sweep table")
         interactive = not quiet and cli.stderr.is_terminal
@@ -259,10 +263,10 @@ def _stores() -> pd.DataFrame:
     """The stores under ``results/``: path, number of runs, sweeps."""
     import pandas as pd
 
-    from shoal.store import Store
+    from shoal.store import Store, is_store
 
     root = Path("results")
-    stores = sorted(p for p in root.glob("*") if (p / "runs").is_dir()) if root.is_dir() else []
+    stores = sorted(p for p in root.glob("*") if is_store(p)) if root.is_dir() else []
     if not stores:
         _fail("no results stores under results/; give a STORE path")
     rows = []
@@ -343,6 +347,9 @@ def results_show(
         if len(matches) != 1:
             _fail(f"{len(matches)} runs match {key!r} in {db.root}")
         meta = db.meta(matches[0]) or {}
+        damage = db.damage(matches[0]) if meta.get("status") == "ok" else None
+        if damage is not None:  # shown as a failed run is: status and reason
+            meta = {**meta, "status": "corrupt", "error": damage}
         result = db.load(matches[0]) if meta.get("status") == "ok" else None
     if result is None:
         params = cli._escape(str(meta.get("params")))

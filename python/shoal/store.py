@@ -19,6 +19,11 @@ default filled in by the core), the content of every file it reads (a trace, a C
 the Shoal version: the same simulation always gets the same key, so a sweep skips runs
 that are already in the store, and a new Shoal version never reuses old results.
 
+A store is made only in a new or empty directory, and a directory is taken for a store
+only when it has both ``runs/`` and ``sweeps/`` (:func:`is_store`): a path that is
+neither (a user's folder, the current directory, a run directory) is refused, so
+nothing in it is ever written, moved or cleaned.
+
 A run directory appears under ``runs/`` only complete: it is assembled in ``.staging/``
 and renamed into place, so an interrupted or killed sweep never leaves a half-written run
 that looks finished.
@@ -46,6 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shoal._files import CorruptFileError, parquet_intact, read_json, read_parquet
+from shoal._summary import check_summary, read_summary
 
 if TYPE_CHECKING:  # imported where used: a sweep's worker processes need no pandas
     import pandas as pd
@@ -54,6 +60,8 @@ __all__ = [
     "Store",
     "StoreError",
     "flatten_summary",
+    "is_store",
+    "check_store_path",
     "run_key",
     "RUN_FILES",
 ]
@@ -121,11 +129,15 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     packets_dropped timeouts retransmits ecn_mark_rate util_mean util_max
     util_core_mean buffer_mean_bytes buffer_p99_bytes buffer_max_bytes
     simulated_ns events sim_wall_s``. Buffer columns are the largest over the pools.
+    A missing or null part gives empty (None) columns.
+
+    Raises:
+        ValueError: a part has the wrong shape (see :func:`shoal._summary.check_summary`;
+            :meth:`Store.summary` raises it as a :class:`CorruptFileError` naming the file).
     """
+    check_summary(summary)
     row: dict[str, Any] = {}
     for bucket, stats in (summary.get("fct") or {}).items():
-        if not isinstance(stats, Mapping):
-            continue
         for stat in (
             "count",
             "mean_fct_ns",
@@ -139,7 +151,7 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     flows = summary.get("flows") or {}
     packets = summary.get("packets") or {}
     util = summary.get("link_utilization") or {}
-    pools = [p for p in (summary.get("pools") or []) if isinstance(p, Mapping)]
+    pools = summary.get("pools") or []
 
     def pool_max(field: str) -> float | None:
         values = [v for v in (_num(p.get(field)) for p in pools) if v is not None]
@@ -172,6 +184,39 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     return row
 
 
+def is_store(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a results store: a directory with ``runs/`` and ``sweeps/``
+    folders (a store has both from the start). One folder alone is not enough: ``runs/``
+    is a common name for a user's own run directories."""
+    root = Path(path)
+    return (root / "runs").is_dir() and (root / "sweeps").is_dir()
+
+
+def check_store_path(path: str | os.PathLike[str]) -> None:
+    """Refuse a store path that is not missing, an empty directory or a store: a store
+    made there would add its folders among the user's files, and clean what it takes
+    for its own.
+
+    Raises:
+        StoreError: naming the path and a few of its entries.
+    """
+    root = Path(path).expanduser().absolute()
+    if not root.exists() or is_store(root):
+        return
+    if not root.is_dir():
+        raise StoreError(f"store path exists and is not a directory: {root}")
+    try:
+        entries = sorted(p.name for p in root.iterdir())
+    except OSError as exc:
+        raise StoreError(f"cannot read the store directory {root}: {exc.strerror}") from None
+    if entries:
+        shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+        raise StoreError(
+            f"cannot make a results store in {root}: it is not empty and not a store "
+            f"(it holds {shown}); give a new or empty directory, or an existing store"
+        )
+
+
 def _atomic_write_text(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp.write_text(text)
@@ -193,8 +238,9 @@ class Store:
 
     Args:
         path: the store directory.
-        create: create it when missing; otherwise a missing store is a
-            :class:`StoreError`.
+        create: create it when missing (or when it is an empty directory); otherwise a
+            missing store is a :class:`StoreError`. An existing directory that is not a
+            store and not empty is always a :class:`StoreError`, and left as it is.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, create: bool = False) -> None:
@@ -208,8 +254,12 @@ class Store:
                 self.root.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(f"cannot create the store {self.root}: {exc.strerror}") from None
-        elif not create and not (self.root / "runs").is_dir():
-            raise StoreError(f"not a Shoal results store (no runs/ folder): {self.root}")
+        elif not is_store(self.root):
+            if not create:
+                raise StoreError(
+                    f"not a Shoal results store (no runs/ and sweeps/ folders): {self.root}"
+                )
+            check_store_path(self.root)
         if create:
             try:
                 for sub in ("runs", "sweeps", ".staging"):
@@ -258,15 +308,16 @@ class Store:
         if status == "ok":
             if not (self.run_dir(key) / "summary.json").is_file():
                 return None
-            if self._damage(key) is not None:
+            if self.damage(key) is not None:
                 return CORRUPT
         return str(status) if status else None
 
-    def _damage(self, key: str) -> str | None:
+    def damage(self, key: str) -> str | None:
         """Why the files of finished run ``key`` cannot be read back, or None. Cheap: the
-        summary is parsed, the Parquet files only checked for truncation."""
+        summary is parsed and its shape checked, the Parquet files only checked for
+        truncation."""
         try:
-            read_json(self.run_dir(key) / "summary.json")
+            read_summary(self.run_dir(key) / "summary.json")
         except (CorruptFileError, OSError) as exc:
             return _why(exc, self.run_dir(key) / "summary.json")
         for name in ("flows.parquet", "queues.parquet"):
@@ -279,10 +330,10 @@ class Store:
         """The ``summary.json`` of a run.
 
         Raises:
-            CorruptFileError: it cannot be read back.
+            CorruptFileError: it cannot be read back, or has the wrong shape.
             OSError: the run has none.
         """
-        return read_json(self.run_dir(key) / "summary.json")
+        return read_summary(self.run_dir(key) / "summary.json")
 
     def with_metrics(self, row: dict[str, Any]) -> dict[str, Any]:
         """``row``, a run's row (``key``, ``status``...), with the run's headline metrics
@@ -290,7 +341,7 @@ class Store:
         status ``"corrupt"``, the reason as its ``error``, and a :class:`ShoalWarning`."""
         key = row["key"]
         if row.get("status") == "ok" and (self.run_dir(key) / "summary.json").is_file():
-            damage = self._damage(key)
+            damage = self.damage(key)
             if damage is None:
                 row.update(flatten_summary(self.summary(key)))
             else:

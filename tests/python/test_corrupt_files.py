@@ -4,6 +4,7 @@ the file, or in a store's listing a run with status "corrupt"; never a traceback
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ import pytest
 import shoal
 from conftest import TINY, CliRunner, run_cli
 from shoal import CorruptFileError, ShoalWarning
-from shoal.store import Store
+from shoal._summary import summary_table, summary_text
+from shoal.store import Store, flatten_summary
 
 DAMAGE = {
     "not JSON": b'{"flows": ',
@@ -44,6 +46,82 @@ def test_damaged_json_in_a_run_directory(
     code, _, err = run_cli(capsys, "summarize", run_dir)
     assert code == 2 and err.startswith(f"error: corrupt file {run_dir / name}: ")
     assert "Traceback" not in err
+
+
+#: Valid JSON of the wrong shape in summary.json, and the key the error names.
+WRONG_SHAPE = {
+    "fct not a table": ({"fct": 1}, "key 'fct': expected a table of size buckets, found 1"),
+    "bucket not a table": ({"fct": {"small": 3}}, "key 'fct.small': expected a table, found 3"),
+    "string count": (
+        {"flows": {"total": "20"}},
+        "key 'flows.total': expected a non-negative integer or null, found \"20\"",
+    ),
+    "string rate": ({"loss_rate": "high"}, "key 'loss_rate': expected a number or null"),
+    "string stat": (
+        {"fct": {"all": {"p99_fct_ns": "fast"}}},
+        "key 'fct.all.p99_fct_ns': expected a number or null, found \"fast\"",
+    ),
+    "section a list": ({"packets": [1]}, "key 'packets': expected a table, found [1]"),
+    "pools not a list": ({"pools": 5}, "key 'pools': expected a list of buffer pools"),
+    "pool stat": ({"pools": [{"max": True}]}, "key 'pools[0].max': expected a number"),
+    "warnings": ({"warnings": 5}, "key 'warnings': expected a list of strings, found 5"),
+}
+
+
+@pytest.mark.parametrize(("summary", "message"), WRONG_SHAPE.values(), ids=WRONG_SHAPE.keys())
+def test_a_summary_of_the_wrong_shape_is_an_error_naming_the_key(
+    run_dir: Path, capsys: pytest.CaptureFixture[str], summary: dict[str, object], message: str
+) -> None:
+    path = run_dir / "summary.json"
+    path.write_text(json.dumps(summary))
+    for as_json in ((), ("--json",)):
+        code, out, err = run_cli(capsys, "summarize", run_dir, *as_json)
+        assert code == 2 and out == "", err
+        assert err.startswith(f"error: corrupt file {path}: {message}"), err
+    # The formatting and flattening functions name the key too (no file to name).
+    for function in (summary_table, summary_text, flatten_summary):
+        with pytest.raises(ValueError, match="^not a Shoal summary: " + re.escape(message)):
+            function(summary)
+
+
+def test_missing_parts_of_a_summary_are_shown_as_missing(
+    run_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    for key in ("packets", "link_utilization", "pools", "loss_rate", "warnings"):
+        del summary[key]
+    summary["flows"] = None
+    summary["fct"] = {"small": summary["fct"]["small"]}
+    path.write_text(json.dumps(summary))
+    code, out, err = run_cli(capsys, "summarize", run_dir)
+    assert code == 0, err
+    assert "—/— flows finished" in out and "loss — (—/— packets)" in out
+    assert out.count("small") == 1 and "medium" not in out
+    row = flatten_summary(summary)
+    assert row["small_count"] == 20 and row["loss_rate"] is None and row["flows"] is None
+
+
+def test_a_summary_of_the_wrong_shape_in_a_store_is_a_corrupt_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "store"
+    sweep = {"name": "s", "scenario": shoal.load_scenario(TINY).data, "axes": {"seeds": 2}}
+    keys = list(shoal.sweep(sweep, jobs=1, progress=False, store=store)["key"])
+    path = store / "runs" / keys[0] / "summary.json"
+    path.write_text('{"fct": {"all": {"count": "many"}}}')
+    reason = f"corrupt file {path}: key 'fct.all.count': expected a non-negative integer"
+    with pytest.raises(CorruptFileError, match="key 'fct.all.count'"):
+        Store(store).summary(keys[0])
+    code, out, err = run_cli(capsys, "results", "list", store, "--failed", "-f", "json")
+    assert code == 0, err
+    [row] = json.loads(out)
+    assert row["key"] == keys[0] and row["status"] == "corrupt" and reason in row["error"]
+    assert err.startswith(f"warning: run {keys[0]} of store {store}: {reason}")
+    code, out, err = run_cli(capsys, "results", "show", store, keys[0])
+    assert code == 0 and f"run {keys[0]}: corrupt" in out and reason in out, err
+    again = shoal.sweep(sweep, jobs=1, progress=False, store=store)  # simulated again
+    assert list(again["cached"]) == [False, True] and (again["status"] == "ok").all()
 
 
 @pytest.mark.parametrize("name", ["flows.parquet"])

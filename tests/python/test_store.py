@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -136,3 +138,81 @@ def test_queries_cannot_touch_files(
         "select count(distinct r.key) runs, count(*) flows from flows f join runs r using (key)"
     )
     assert counts.to_dict("records") == [{"runs": 4, "flows": 80}]
+
+
+def _snapshot(root: Path) -> dict[str, tuple[bool, bytes, int]]:
+    """Every path under ``root``: whether it is a directory, its content, its mtime."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        data = b"" if path.is_dir() else path.read_bytes()
+        out[str(path.relative_to(root))] = (path.is_dir(), data, path.stat().st_mtime_ns)
+    return out
+
+
+@pytest.fixture
+def user_dir(tmp_path: Path) -> Path:
+    """A user's directory that is not a store: files, a runs/ folder of their own, and
+    something that looks like a staging leftover of a dead process on this host."""
+    mine = tmp_path / "mine"
+    (mine / "runs" / "old").mkdir(parents=True)
+    (mine / "runs" / "old" / "summary.json").write_text("{}")
+    (mine / "notes.txt").write_text("my notes")
+    (mine / ".staging" / f"k.{socket.gethostname()}.999999999").mkdir(parents=True)
+    (mine / ".staging" / f"k.{socket.gethostname()}.999999999" / "keep").write_text("x")
+    (tmp_path / "sweep.toml").write_text(
+        'name = "u"\n[scenario.topology]\nhosts = 4\n[axes]\nseeds = 2\n'
+    )
+    return mine
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("sweep", "{spec}", "-q", "--no-report", "--store", "{store}"),
+        ("sweep", "{spec}", "--dry-run", "--store", "{store}"),
+        ("results", "list", "{store}"),
+        ("results", "query", "{store}", "select 1"),
+        ("results", "show", "{store}", "abc"),
+        ("plot", "fct-cdf", "{store}", "-o", "{spec}.png"),
+        ("report", "{store}"),
+    ],
+    ids=["sweep", "dry-run", "list", "query", "show", "plot", "report"],
+)
+@pytest.mark.parametrize("where", ["directory", "current directory", "file"])
+def test_paths_that_are_not_stores_are_left_untouched(
+    user_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: tuple[str, ...],
+    where: str,
+) -> None:
+    store = user_dir
+    if where == "file":
+        store = user_dir / "notes.txt"
+    elif where == "current directory":
+        monkeypatch.chdir(user_dir)
+        store = Path(".")
+    spec = user_dir.parent / "sweep.toml"
+    before = _snapshot(user_dir)
+    code, _, err = run_cli(capsys, *(a.format(spec=spec, store=store) for a in args))
+    assert code == 2, err
+    assert err.startswith("error: ") and "Traceback" not in err
+    assert str(user_dir) in err.replace("\n", "")
+    if args[0] == "sweep" and where != "file":
+        assert "not empty and not a store (it holds .staging, notes.txt, runs)" in err
+    assert _snapshot(user_dir) == before
+    assert not Path(f"{spec}.png").exists()
+
+
+def test_a_store_is_made_in_a_new_or_empty_directory_only(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    for path in (tmp_path / "empty", tmp_path / "new" / "deeper"):
+        db = Store(path, create=True)
+        assert sorted(os.listdir(path)) == [".staging", "runs", "sweeps"]
+        assert Store(db.root).keys() == [] and Store(db.root, create=True).root == db.root
+    (tmp_path / "other" / "runs").mkdir(parents=True)
+    with pytest.raises(StoreError, match="not empty and not a store"):
+        Store(tmp_path / "other", create=True)
+    with pytest.raises(StoreError, match="not a Shoal results store"):
+        Store(tmp_path / "other")
+    assert os.listdir(tmp_path / "other") == ["runs"]

@@ -15,7 +15,7 @@ import pytest
 
 import shoal
 from conftest import CliRunner, run_cli
-from shoal._sweep import expand, load_sweep
+from shoal._sweep import MAX_RUNS, SweepError, expand, load_sweep
 from shoal.store import Store
 
 #: A sweep of tiny runs (8-host star, 20 web-search flows: ~0.05 s each).
@@ -215,6 +215,77 @@ def test_user_mistakes_exit_2_without_traceback(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("axes", "named"),
+    [
+        ("seeds = 1000000000000000000", "(seeds 1,000,000,000,000,000,000)"),
+        (
+            f'"workload.load" = {[i / 1000 for i in range(1, 401)]}\n'
+            f'"workload.flows" = {list(range(1, 301))}',
+            "the sweep has 120,000 runs (axes.workload.load 400 x axes.workload.flows 300)",
+        ),
+    ],
+    ids=["seeds", "product"],
+)
+def test_a_huge_sweep_is_refused_before_it_is_built(
+    tmp_path: Path, shoal_cli: CliRunner, axes: str, named: str
+) -> None:
+    spec = _write(tmp_path, f"[scenario]\n[axes]\n{axes}\n")
+    started = time.monotonic()
+    proc = shoal_cli("sweep", spec, "-q", "--no-report", "--store", "s")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"error: {spec}: ") and named in proc.stderr
+    assert "at most 100,000" in proc.stderr and "Traceback" not in proc.stderr
+    assert time.monotonic() - started < 30  # refused from the counts, not after expanding
+    assert not (tmp_path / "s").exists()
+
+
+def test_the_run_limit_is_inclusive_and_holds_for_a_spec_built_by_hand(tmp_path: Path) -> None:
+    base = {"scenario": {}}
+    assert len(load_sweep({**base, "seeds": MAX_RUNS}, store=tmp_path).seeds or []) == MAX_RUNS
+    with pytest.raises(SweepError, match="100,001 runs \\(seeds 100,001\\)"):
+        load_sweep({**base, "seeds": MAX_RUNS + 1}, store=tmp_path)
+    spec = load_sweep({**base, "axes": {"workload.load": [0.5]}}, store=tmp_path)
+    spec.axes["workload.load"] = [0.5] * 1000
+    spec.seeds = list(range(1000))
+    with pytest.raises(SweepError, match="1,000,000 runs"):
+        expand(spec)
+
+
+def test_repeated_values_warn_and_run_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = SWEEP.replace("[0.3, 0.6]", "[0.3, 0.6, 0.3]").replace("[1, 2]", "[1, 2, 2, 2]")
+    text += '[labels]\n"workload.load" = ["low", "high", "low again"]\n'
+    spec_file = _write(tmp_path, text)
+    with pytest.warns(shoal.ShoalWarning) as caught:
+        spec = load_sweep(spec_file, store=tmp_path / "s")
+    assert sorted(str(w.message) for w in caught) == [
+        f"{spec_file}: axes.seeds: 2 is given 3 times; it runs once",
+        f"{spec_file}: axes.workload.load: 0.3 is given 2 times; it runs once",
+    ]
+    # The first occurrence is kept, with its label.
+    assert spec.axes == {"workload.load": [0.3, 0.6]} and spec.seeds == [1, 2]
+    assert spec.labels == {"workload.load": ["low", "high"]}
+    assert len(expand(spec)) == 8
+
+    zipped = {
+        "scenario": {},
+        "zip": {
+            "workload.cdf": ["websearch", "fb_hadoop", "websearch"],
+            "workload.flows": [10] * 3,
+        },
+    }
+    with pytest.warns(shoal.ShoalWarning, match='workload.flows: \\("websearch", 10\\) is given 2'):
+        spec = load_sweep(zipped, store=tmp_path / "s")
+    assert spec.zip == {"workload.cdf": ["websearch", "fb_hadoop"], "workload.flows": [10, 10]}
+
+    code, out, err = run_cli(capsys, "sweep", spec_file, "--dry-run", "--store", tmp_path / "s")
+    assert code == 0, err
+    assert err.count("warning: ") == 2 and "0.3 is given 2 times; it runs once" in err
+    assert "8 runs" in out
+
+
 def test_user_mistake_in_a_real_process(tmp_path: Path, shoal_cli: CliRunner) -> None:
     spec = _write(tmp_path, '[scenario]\n[axes]\n"workload.bogus" = [1, 2]\n')
     proc = shoal_cli("sweep", spec, "-q")
@@ -266,8 +337,9 @@ def _complete_runs(store: Path) -> list[Path]:
     return [p for p in runs.iterdir() if not p.name.startswith(".")] if runs.is_dir() else []
 
 
-def test_resume_after_the_sweep_is_killed(tmp_path: Path) -> None:
-    n_loads, n_seeds = 4, 10
+def _start_long_sweep(tmp_path: Path, n_runs: int) -> tuple[subprocess.Popen[str], Path]:
+    """A sweep of 4 loads x 10 seeds (40 flows each) started in its own process group,
+    with SIGINT handled as in a terminal; returns once ``n_runs`` runs are in its store."""
     text = (
         SWEEP.replace('[schemes.k200]\n"switch.ecn.k" = "200KB"\n', "")
         .replace('[schemes.k720]\n"switch.ecn.k" = "720KB"\n', "")
@@ -276,36 +348,37 @@ def test_resume_after_the_sweep_is_killed(tmp_path: Path) -> None:
     )
     spec = _write(tmp_path, text.replace("flows = 20", "flows = 40"))
     store = tmp_path / "store"
-    env = dict(os.environ, NO_COLOR="1")
+    args = ["sweep", str(spec), "--store", str(store), "--jobs", "2", "-q", "--no-report"]
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "shoal",
-            "sweep",
-            str(spec),
-            "--store",
-            str(store),
-            "--jobs",
-            "2",
-            "-q",
-            "--no-report",
-        ],
+        [sys.executable, "-m", "shoal", *args],
         cwd=tmp_path,
-        env=env,
+        env=dict(os.environ, NO_COLOR="1"),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        text=True,
         start_new_session=True,
+        # A background process starts with SIGINT ignored; a terminal's does not.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 60
-        while len(_complete_runs(store)) < 4:
+        while len(_complete_runs(store)) < n_runs:
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
             assert time.monotonic() < deadline, "the sweep did not start"
             time.sleep(0.01)
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its workers, mid-run
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
+        raise
+    return proc, spec
+
+
+def test_resume_after_the_sweep_is_killed(tmp_path: Path) -> None:
+    n_loads, n_seeds = 4, 10
+    store = tmp_path / "store"
+    proc, spec = _start_long_sweep(tmp_path, 4)
+    os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its workers, mid-run
+    proc.wait(timeout=30)
     done = _complete_runs(store)
     assert 4 <= len(done) < n_loads * n_seeds, "the sweep finished before it was killed"
     # Every run directory that exists is complete; a half-written one never appears.
@@ -334,3 +407,21 @@ def test_one_progress_display_for_the_whole_sweep(
     assert "4/4 runs" in err and "2 failed" in err and "ETA" in err
     again = shoal.sweep(spec, jobs=1, store=tmp_path / "s", retry_failed=False)
     assert again["cached"].all()  # nothing left to do: failed runs are kept as they are
+
+
+def test_ctrl_c_says_what_is_kept_and_that_the_sweep_resumes(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    proc, spec = _start_long_sweep(tmp_path, 3)
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole group
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "no results written" not in stderr
+    kept = [r for r in _complete_runs(store) if Store(store).status(r.name) == "ok"]
+    assert 3 <= len(kept) < 40, "the sweep finished before it was interrupted"
+    assert stderr.endswith(
+        f"error: interrupted; {len(kept)} of 40 runs of sweep tiny are finished and kept in "
+        f"the store {store}; run the sweep again to resume (finished runs are not simulated "
+        "again)\n"
+    ), stderr
+    again = shoal.sweep(spec, jobs=2, progress=False, store=store)
+    assert (again["status"] == "ok").all() and int(again["cached"].sum()) == len(kept)
