@@ -35,6 +35,9 @@ def summarize(
 def write_run_dir(out: str, files: dict[str, bytes]) -> None:
     """Write the run directory ``out`` atomically from run file names and contents."""
 
+def input_warnings(scenario_json: str) -> list[str]:
+    """Warnings about the scenario as written: keys without effect, likely unit mistakes."""
+
 def memory_estimate(scenario_json: str) -> list[tuple[str, str, int]]:
     """The memory a run of the scenario needs, by part: ``(what, key, bytes)``."""
 

@@ -202,7 +202,9 @@ def load(path: str | os.PathLike[str]) -> Result:
     root = Path(path).expanduser()
     if not (root / "summary.json").is_file():
         raise FileNotFoundError(f"not a Shoal run directory (no summary.json): {root}")
-    summary = read_json(root / "summary.json")
+    from shoal._summary import read_summary
+
+    summary = read_summary(root / "summary.json")
     scenario_file = root / "scenario.json"
     scenario = read_json(scenario_file) if scenario_file.is_file() else summary.get("scenario", {})
     flows = read_parquet(root / "flows.parquet")
@@ -316,10 +318,12 @@ def _start(scenario: ScenarioInput, overrides: Overrides) -> tuple[Any, str, lis
     """Resolve the scenario (warning about it) and build its simulation; return the
     simulation, the resolved scenario JSON and the scenario's warnings."""
     loaded = load_scenario(scenario, overrides)
-    resolved_json, warnings = _core.resolve(loaded.to_json())
+    scenario_json = loaded.to_json()
+    resolved_json, validation_warnings = _core.resolve(scenario_json)
+    warnings = [*validation_warnings, *_core.input_warnings(scenario_json)]
     for message in warnings:
         _warn(message, stacklevel=4)
-    return _core.Simulation(resolved_json), resolved_json, list(warnings)
+    return _core.Simulation(resolved_json), resolved_json, warnings
 
 
 def _warn_run(summary: Mapping[str, Any], scenario_warnings: list[str]) -> None:

@@ -89,7 +89,7 @@ def _toml_loads(text: str) -> dict[str, Any]:
         _TomlLimit: nesting too deep, or an integer too long.
     """
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(text.removeprefix("\ufeff"))  # editors may add a BOM
     except tomllib.TOMLDecodeError:
         raise
     except RecursionError:

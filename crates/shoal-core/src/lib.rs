@@ -9,6 +9,7 @@
 
 pub mod budget;
 pub mod engine;
+pub mod input_checks;
 pub mod net;
 pub mod results;
 pub mod scenario;

@@ -642,6 +642,9 @@ pub type Warnings = Vec<String>;
 impl Scenario {
     /// Parses a scenario from TOML text; errors name the key path.
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        if let Ok(value) = toml::from_str::<serde_json::Value>(text) {
+            crate::input_checks::check_tables(&value)?;
+        }
         let de = toml::Deserializer::new(text);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -655,6 +658,9 @@ impl Scenario {
 
     /// Parses a scenario from JSON text; errors name the key path.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+            crate::input_checks::check_tables(&value)?;
+        }
         let mut de = serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
@@ -951,11 +957,17 @@ impl Workload {
     fn validate(&self, path: &str, hosts: u64, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         let key = |k: &str| format!("{path}.{k}");
         let err = |k: &str, msg: String| Err(ScenarioError::new(key(k), msg));
-        if let Some(s) = &self.senders {
-            s.resolve(hosts, &key("senders"))?;
-        }
-        if let Some(r) = &self.receivers {
-            r.resolve(hosts, &key("receivers"))?;
+        let senders = self.senders.as_ref().map(|s| s.resolve(hosts, &key("senders"))).transpose()?;
+        let receivers = self.receivers.as_ref().map(|r| r.resolve(hosts, &key("receivers"))).transpose()?;
+        if let (Pattern::ManyToFew, Some(senders), Some(receivers)) = (self.pattern, &senders, &receivers) {
+            let both: Vec<String> = receivers.iter().filter(|r| senders.contains(r)).map(u32::to_string).collect();
+            if !both.is_empty() {
+                warnings.push(format!(
+                    "{}: hosts {} are senders too; many_to_few usually keeps the few receivers apart from the senders",
+                    key("receivers"),
+                    both.join(", ")
+                ));
+            }
         }
         if self.priority as u32 >= 64 {
             return err("priority", format!("{} is not accepted (accepted: 0 to 63)", self.priority));

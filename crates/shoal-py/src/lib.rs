@@ -39,6 +39,16 @@ fn resolve(scenario_json: &str) -> PyResult<(String, Vec<String>)> {
     Ok((sc.resolved().to_json(), warnings))
 }
 
+/// Warnings about the scenario as written: keys without effect for its topology or
+/// workload pattern, plain numbers that look like unit mistakes. Single runs show them;
+/// sweeps, whose base scenario serves several schemes, do not.
+#[pyfunction]
+fn input_warnings(scenario_json: &str) -> PyResult<Vec<String>> {
+    let sc = parse(scenario_json)?;
+    let input: serde_json::Value = serde_json::from_str(scenario_json).expect("parsed above");
+    Ok(shoal_core::input_checks::input_warnings(&input, &sc))
+}
+
 /// The memory a run of the scenario needs, by part: [(what, key, bytes)].
 #[pyfunction]
 fn memory_estimate(scenario_json: &str) -> PyResult<Vec<(String, String, u64)>> {
@@ -388,6 +398,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_run_dir, m)?)?;
     m.add_function(wrap_pyfunction!(check_output_dir, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(input_warnings, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

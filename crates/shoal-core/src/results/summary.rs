@@ -232,6 +232,11 @@ impl<'a> Summary<'a> {
 
         let finished = flows.finished.iter().filter(|&&f| f).count();
         let tcp = flows.udp.iter().filter(|&&u| !u).count();
+        if n == 0 {
+            warnings.push(
+                "the workload generated no flows; check workload.flows, workload.duration and the senders".into(),
+            );
+        }
         let unfinished_tcp = (0..n).filter(|&i| !flows.finished[i] && !flows.udp[i]).count();
         if unfinished_tcp > 0 {
             warnings.push(format!(

@@ -22,6 +22,7 @@ pub struct FlowSizeCdf {
 impl FlowSizeCdf {
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut points: Vec<(f64, f64)> = Vec::new();
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a byte-order mark
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {

@@ -15,7 +15,12 @@ pub fn count_rows(file: &str) -> Result<u64, String> {
 /// The lines of a trace that hold a header or a flow (not blank, not a `#` comment),
 /// with their 0-based line index.
 fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+    // Spreadsheet programs often start a CSV file with a UTF-8 byte-order mark.
+    text.strip_prefix('\u{feff}')
+        .unwrap_or(text)
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
 }
 
 /// Reads a trace; hosts must be below `hosts`. A missing priority is `u8::MAX` (the

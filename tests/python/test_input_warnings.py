@@ -1,0 +1,65 @@
+"""Legal but likely mistaken input gets a warning naming the key; malformed input an
+error naming it (tables given as arrays, byte-order marks accepted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import shoal
+from conftest import TINY
+
+
+def _warnings(scenario: object, **kwargs: object) -> list[str]:
+    with pytest.warns(shoal.ShoalWarning) as caught:
+        shoal.run(scenario, **kwargs)  # type: ignore[arg-type]
+    return [str(w.message) for w in caught]
+
+
+def test_keys_without_effect_and_unit_mistakes_are_named() -> None:
+    found = _warnings(
+        TINY.replace('link_delay = "1us"', "link_delay = 10\nk = 8"),
+        set=["workload.size=1MB"],
+    )
+    assert any(m.startswith("topology.link_delay = 10 is 10 ps") for m in found), found
+    assert any(m.startswith("topology.k: has no effect on a star topology") for m in found)
+    assert any(
+        m.startswith('workload.size: has no effect with pattern = "all_to_all"') for m in found
+    )
+
+
+def test_overlapping_many_to_few_sets() -> None:
+    found = _warnings(
+        TINY,
+        set=[
+            'workload.pattern="many_to_few"',
+            'workload.senders="0-2"',
+            'workload.receivers="2-3"',
+        ],
+    )
+    assert any(m.startswith("workload.receivers: hosts 2 are senders too") for m in found), found
+
+
+def test_a_workload_without_flows() -> None:
+    found = _warnings(TINY, set=["workload.duration=1ns"])
+    assert any(m.startswith("the workload generated no flows") for m in found), found
+
+
+@pytest.mark.parametrize(
+    ("data", "path"),
+    [({"switch": [1, 2]}, "switch"), ({"topology": {"kind": "star"}, "run": [1]}, "run")],
+)
+def test_tables_given_as_arrays_are_refused(data: dict, path: str) -> None:
+    with pytest.raises(shoal.ScenarioError, match=rf"^{path}: expected a table, found an array"):
+        shoal.run(data)
+
+
+def test_byte_order_marks_are_accepted(tmp_path: Path) -> None:
+    scenario = tmp_path / "bom.toml"
+    scenario.write_bytes(b"\xef\xbb\xbf" + TINY.encode())
+    trace = tmp_path / "trace.csv"
+    trace.write_bytes(b"\xef\xbb\xbfid,src,dst,bytes,start_ns\n0,1,2,1000,0\n")
+    assert shoal.run(scenario).summary["flows"]["total"] == 20
+    replay = shoal.run(scenario, set=['workload.pattern="trace"', f'workload.trace="{trace}"'])
+    assert replay.summary["flows"]["finished"] == 1
