@@ -55,19 +55,19 @@ _SECTIONS = {
     "packets": dict.fromkeys(("sent", "dropped"), _COUNT),
     "link_utilization": dict.fromkeys(("mean", "max", "core_mean"), _NUMBER),
 }
+#: The statistics of each size bucket of ``summary.json``'s ``fct``, in order.
+BUCKET_STATS = (
+    "count",
+    "mean_fct_ns",
+    "p50_fct_ns",
+    "p99_fct_ns",
+    "mean_slowdown",
+    "p50_slowdown",
+    "p99_slowdown",
+)
 _BUCKET = {
     "count": _COUNT,
-    **dict.fromkeys(
-        (
-            "mean_fct_ns",
-            "p50_fct_ns",
-            "p99_fct_ns",
-            "mean_slowdown",
-            "p50_slowdown",
-            "p99_slowdown",
-        ),
-        _NUMBER,
-    ),
+    **dict.fromkeys(BUCKET_STATS[1:], _NUMBER),
     **dict.fromkeys(("min_bytes_exclusive", "max_bytes_inclusive"), _COUNT),
 }
 _POOL = dict.fromkeys(("mean", "p99", "max"), _NUMBER)

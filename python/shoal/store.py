@@ -51,7 +51,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shoal._files import CorruptFileError, parquet_intact, read_json, read_parquet
-from shoal._summary import check_summary, read_summary
+from shoal._output import pid_alive
+from shoal._summary import BUCKET_STATS, check_summary, read_summary
 
 if TYPE_CHECKING:  # imported where used: a sweep's worker processes need no pandas
     import pandas as pd
@@ -138,15 +139,7 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     check_summary(summary)
     row: dict[str, Any] = {}
     for bucket, stats in (summary.get("fct") or {}).items():
-        for stat in (
-            "count",
-            "mean_fct_ns",
-            "p50_fct_ns",
-            "p99_fct_ns",
-            "mean_slowdown",
-            "p50_slowdown",
-            "p99_slowdown",
-        ):
+        for stat in BUCKET_STATS:
             row[f"{bucket}_{stat}"] = stats.get(stat)
     flows = summary.get("flows") or {}
     packets = summary.get("packets") or {}
@@ -221,16 +214,6 @@ def _atomic_write_text(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp.write_text(text)
     os.replace(tmp, path)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class Store:
@@ -412,7 +395,7 @@ class Store:
             parts = entry.name.split(".")
             pid = parts[-1]
             same_host = ".old." in entry.name or (len(parts) >= 3 and ".".join(parts[1:-1]) == host)
-            if pid.isdigit() and same_host and not _pid_alive(int(pid)):
+            if pid.isdigit() and same_host and not pid_alive(int(pid)):
                 shutil.rmtree(entry, ignore_errors=True)
 
     # -- sweeps --------------------------------------------------------------------
