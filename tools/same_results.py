@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Check that a change leaves every result unchanged: run the same scenarios with Shoal
+built at a base commit and with the working tree, and compare the outputs byte for byte.
+
+    python tools/same_results.py --base 53a234d            # scenarios + quick experiments
+    python tools/same_results.py --base HEAD~3 --no-experiments
+    python tools/same_results.py --base main --only benches/star_dctcp.toml
+
+What runs: every scenario under experiments/, benches/ and validation/ (a scenario that
+replays a trace gets an all-to-all workload instead, since the trace is generated per
+comparison), each at a capped flow count unless --full, and every paper experiment's
+quick mode (``shoal reproduce PAPER/NAME --quick``). What must match: ``flows.parquet``
+byte for byte, and ``summary.json`` except its wall time and events per second (and,
+with --ignore-events, the event count: say why in the commit when the event structure
+changes on purpose).
+
+Both sides are built as wheels into virtual environments under --work (default
+``/tmp/shoal-same-results``); the base is checked out with ``git worktree``. Building
+takes about two minutes a side on two cores; the base side is reused while its commit
+is unchanged. Exit status: 0 all identical, 1 some differ, 2 usage or build errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SCENARIO_DIRS = ("experiments", "benches", "validation")
+#: summary.json keys that legitimately differ between two runs of the same scenario.
+VOLATILE = {"wall_time_s", "events_per_s", "shoal_version"}
+
+
+def sh(*args: str | os.PathLike[str], cwd: Path | None = None, env: dict | None = None) -> str:
+    proc = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(f"error: {' '.join(map(str, args))} failed:\n{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+def build(source: Path, venv: Path, stamp: str) -> Path:
+    """A virtual environment at ``venv`` with Shoal built from ``source``; rebuilt unless
+    its stamp file says it was built from ``stamp``. Returns its python."""
+    python = venv / "bin" / "python"
+    stamp_file = venv / "shoal-source"
+    if python.exists() and stamp_file.exists() and stamp_file.read_text() == stamp:
+        return python
+    shutil.rmtree(venv, ignore_errors=True)
+    sh(sys.executable, "-m", "venv", venv)
+    print(f"building {source} ...", file=sys.stderr, flush=True)
+    sh(python, "-m", "pip", "install", "-q", str(source))
+    stamp_file.write_text(stamp)
+    return python
+
+
+def tree_stamp() -> str:
+    """The working tree's state: HEAD plus a hash of its diff and untracked files."""
+    head = sh("git", "rev-parse", "HEAD", cwd=REPO).strip()
+    diff = sh("git", "diff", "HEAD", cwd=REPO)
+    untracked = sh("git", "ls-files", "--others", "--exclude-standard", cwd=REPO).split()
+    digest = hashlib.sha256(diff.encode())
+    for name in sorted(untracked):
+        digest.update(name.encode() + (REPO / name).read_bytes())
+    return f"{head}+{digest.hexdigest()[:16]}"
+
+
+def scenarios(only: list[str]) -> list[Path]:
+    if only:
+        return [REPO / p for p in only]
+    found = []
+    for folder in SCENARIO_DIRS:
+        for path in sorted((REPO / folder).rglob("*.toml")):
+            data = tomllib.loads(path.read_text())
+            if "topology" in data or "workload" in data:  # a scenario, not a sweep
+                found.append(path)
+    return found
+
+
+def overrides(path: Path, full: bool) -> list[str]:
+    workload = tomllib.loads(path.read_text()).get("workload", {})
+    sets = []
+    if workload.get("pattern") == "trace":
+        sets += ['workload.pattern="all_to_all"']
+    if not full and not workload.get("duration"):
+        sets += [f"workload.flows={min(int(workload.get('flows', 1000)), 3000)}"]
+    return sets
+
+
+def run_scenario(python: Path, scenario: Path, sets: list[str], out: Path) -> None:
+    args = [python, "-m", "shoal", "run", scenario, "--quiet", "--out", out]
+    for s in sets:
+        args += ["--set", s]
+    sh(*args, env=dict(os.environ, PYTHONWARNINGS="ignore"))
+
+
+def reproduce(python: Path, experiment: str, store: Path) -> None:
+    sh(python, "-m", "shoal", "reproduce", experiment, "--quick", "--jobs", "2", "--store", store)
+
+
+def experiments(python: Path) -> list[str]:
+    listing = sh(python, "-m", "shoal", "reproduce", "--list")
+    return list(dict.fromkeys(re.findall(r"^\W*([a-z]+/[a-z0-9-]+)\s", listing, re.MULTILINE)))
+
+
+def summary(path: Path, ignore_events: bool) -> dict:
+    data = json.loads(path.read_text())
+    for key in VOLATILE | ({"events"} if ignore_events else set()):
+        data.pop(key, None)
+    return data
+
+
+def compare_dirs(a: Path, b: Path, ignore_events: bool) -> list[str]:
+    """Differences between two run directories (flows byte for byte, summaries by value)."""
+    problems = []
+    for name in ("flows.parquet", "queues.parquet"):
+        fa, fb = a / name, b / name
+        if fa.exists() != fb.exists() or (fa.exists() and fa.read_bytes() != fb.read_bytes()):
+            problems.append(f"{name} differs")
+    sa, sb = summary(a / "summary.json", ignore_events), summary(b / "summary.json", ignore_events)
+    keys = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
+    if keys:
+        problems.append(f"summary.json differs in {', '.join(keys)}")
+    return problems
+
+
+def checkout(rev: str, where: Path) -> str:
+    """``rev`` checked out at ``where`` (a detached worktree); returns its full hash."""
+    full = sh("git", "rev-parse", rev, cwd=REPO).strip()
+    current = sh("git", "rev-parse", "HEAD", cwd=where).strip() if (where / ".git").exists() else ""
+    if current != full:
+        shutil.rmtree(where, ignore_errors=True)
+        sh("git", "worktree", "prune", cwd=REPO)
+        sh("git", "worktree", "add", "--detach", where, full, cwd=REPO)
+    return full
+
+
+def report(same: bool, what: str, problems: list[str]) -> None:
+    print(f"{'same' if same else 'DIFFERENT':9} {what} {'; '.join(problems)}".rstrip())
+
+
+def check_scenarios(sides: dict[str, Path], out: Path, args: argparse.Namespace) -> int:
+    failures = 0
+    for scenario in scenarios(args.only):
+        rel = scenario.relative_to(REPO)
+        sets = overrides(scenario, args.full)
+        dirs = {side: out / side / str(rel).replace("/", "__") for side in sides}
+        for side, python in sides.items():
+            run_scenario(python, scenario, sets, dirs[side])
+        problems = compare_dirs(dirs["base"], dirs["new"], args.ignore_events)
+        failures += bool(problems)
+        report(not problems, f"{rel} {' '.join(sets)}", problems)
+    return failures
+
+
+def check_experiments(sides: dict[str, Path], out: Path, ignore_events: bool) -> int:
+    failures = 0
+    for experiment in experiments(sides["new"]):
+        name = "reproduce__" + experiment.replace("/", "__")
+        stores = {side: out / side / name for side in sides}
+        for side, python in sides.items():
+            reproduce(python, experiment, stores[side])
+        runs = {side: sorted(p.name for p in (stores[side] / "runs").iterdir()) for side in sides}
+        problems = [] if runs["base"] == runs["new"] else ["the runs' keys differ"]
+        for key in runs["new"] if not problems else []:
+            pair = (stores["base"] / "runs" / key, stores["new"] / "runs" / key)
+            problems += [f"{key[:8]}: {p}" for p in compare_dirs(*pair, ignore_events)]
+        failures += bool(problems)
+        report(not problems, f"reproduce {experiment} --quick ({len(runs['new'])} runs)", problems)
+    return failures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", required=True, help="the commit to compare against")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/shoal-same-results"))
+    parser.add_argument("--only", nargs="*", default=[], help="scenario files to run")
+    parser.add_argument("--no-experiments", action="store_true", help="skip quick modes")
+    parser.add_argument("--full", action="store_true", help="scenarios at their own size")
+    parser.add_argument("--ignore-events", action="store_true")
+    args = parser.parse_args()
+
+    args.work.mkdir(parents=True, exist_ok=True)
+    base_rev = checkout(args.base, args.work / "base-src")
+    sides = {
+        "base": build(args.work / "base-src", args.work / "base-venv", base_rev),
+        "new": build(REPO, args.work / "new-venv", tree_stamp()),
+    }
+    out = args.work / "out"
+    shutil.rmtree(out, ignore_errors=True)
+    failures = check_scenarios(sides, out, args)
+    if not args.no_experiments:
+        failures += check_experiments(sides, out, args.ignore_events)
+    print(f"{failures} difference(s)" if failures else "every result is identical")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
