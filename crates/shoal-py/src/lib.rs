@@ -2,14 +2,14 @@
 //! NumPy columns, plain dicts and JSON text, or as run directories the core writes itself
 //! (`Simulation.write_run_dir`: no NumPy or pyarrow involved).
 
-use numpy::{IntoPyArray, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyReadonlyArray1, ToPyArray};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use shoal_core::results::json::to_python_json;
 use shoal_core::results::{
-    check_run_dir_target, write_atomically, FileError, FlowColumns, FlowTable, RunFiles, SampleTable, Summary,
+    check_run_dir_target, write_atomically, Column, FileError, FlowColumns, FlowTable, RunFiles, SampleTable, Summary,
     RUN_FILES,
 };
 use shoal_core::{Scenario, ScenarioError};
@@ -151,6 +151,24 @@ fn write_run_dir(out: PathBuf, files: &Bound<'_, PyDict>) -> PyResult<()> {
         (Err(e), None) => Err(os_error(e)),
         (Ok(()), None) => Ok(()),
     }
+}
+
+/// Named columns as a dict of NumPy arrays (text columns as lists of str), in order.
+fn columns_to_dict(py: Python<'_>, columns: &[(&'static str, Column<'_>)]) -> PyResult<PyObject> {
+    let d = PyDict::new_bound(py);
+    for (name, column) in columns {
+        let value: PyObject = match column {
+            Column::U64(v) => v.to_pyarray_bound(py).into_any().unbind(),
+            Column::U32(v) => v.to_pyarray_bound(py).into_any().unbind(),
+            Column::U8(v) => v.to_pyarray_bound(py).into_any().unbind(),
+            Column::I64(v) => v.to_pyarray_bound(py).into_any().unbind(),
+            Column::F64(v) => v.to_pyarray_bound(py).into_any().unbind(),
+            Column::Bool(v) => v.to_pyarray_bound(py).into_any().unbind(),
+            Column::Str(v) => PyList::new_bound(py, v.iter()).into_any().unbind(),
+        };
+        d.set_item(name, value)?;
+    }
+    Ok(d.into())
 }
 
 /// A JSON-compatible Python value (dict, list, tuple, str, int, float, bool, None) as
@@ -308,27 +326,10 @@ impl Simulation {
         self.inner.is_finished()
     }
 
-    /// Per-flow results as NumPy columns (`kind` as a list of str).
+    /// Per-flow results as NumPy columns (`kind` as a list of str), in table order.
     fn flows(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let t = FlowTable::from_records(&self.inner.flow_records());
-        let d = PyDict::new_bound(py);
-        d.set_item("id", t.id.into_pyarray_bound(py))?;
-        d.set_item("src", t.src.into_pyarray_bound(py))?;
-        d.set_item("dst", t.dst.into_pyarray_bound(py))?;
-        d.set_item("bytes", t.bytes.into_pyarray_bound(py))?;
-        d.set_item("start_ns", t.start_ns.into_pyarray_bound(py))?;
-        d.set_item("finish_ns", t.finish_ns.into_pyarray_bound(py))?;
-        d.set_item("fct_ns", t.fct_ns.into_pyarray_bound(py))?;
-        d.set_item("ideal_fct_ns", t.ideal_fct_ns.into_pyarray_bound(py))?;
-        d.set_item("slowdown", t.slowdown.into_pyarray_bound(py))?;
-        d.set_item("retransmits", t.retransmits.into_pyarray_bound(py))?;
-        d.set_item("timeouts", t.timeouts.into_pyarray_bound(py))?;
-        d.set_item("priority", t.priority.into_pyarray_bound(py))?;
-        d.set_item("delivered_bytes", t.delivered_bytes.into_pyarray_bound(py))?;
-        d.set_item("finished", t.finished.into_pyarray_bound(py))?;
-        d.set_item("query", t.query.into_pyarray_bound(py))?;
-        d.set_item("kind", PyList::new_bound(py, t.udp.iter().map(|&u| if u { "udp" } else { "tcp" })))?;
-        Ok(d.into())
+        let table = FlowTable::from_records(&self.inner.flow_records());
+        columns_to_dict(py, &table.named_columns(&table.kind()))
     }
 
     /// Counters and occupancy statistics as a dict.
@@ -343,15 +344,7 @@ impl Simulation {
         if s.is_empty() {
             return Ok(None);
         }
-        let d = PyDict::new_bound(py);
-        d.set_item("time_ns", s.time_ns.into_pyarray_bound(py))?;
-        d.set_item("switch", s.switch.into_pyarray_bound(py))?;
-        d.set_item("port", s.port.into_pyarray_bound(py))?;
-        d.set_item("queue", s.queue.into_pyarray_bound(py))?;
-        d.set_item("bytes", s.bytes.into_pyarray_bound(py))?;
-        d.set_item("pool_bytes", s.pool_bytes.into_pyarray_bound(py))?;
-        d.set_item("tx_bytes", s.tx_bytes.into_pyarray_bound(py))?;
-        Ok(Some(d.into()))
+        columns_to_dict(py, &s.named_columns()).map(Some)
     }
 
     /// The summary (`summary.json`) as JSON text. `warnings`: the scenario's; the run's

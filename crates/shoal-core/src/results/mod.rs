@@ -17,7 +17,7 @@ pub use summary::{FlowColumns, Summary};
 
 use crate::engine::{FlowRecord, Sample, Simulation};
 use crate::scenario::Scenario;
-use parquet::Column;
+pub use parquet::Column;
 use std::fs::File;
 use std::path::Path;
 
@@ -106,30 +106,33 @@ impl FlowTable {
         }
     }
 
-    /// Writes `flows.parquet`: the columns above in order, `kind` as text.
+    /// Writes `flows.parquet`: the table's columns in order, `kind` as text.
     pub fn write_parquet<W: std::io::Write + Send>(&self, out: W) -> std::io::Result<()> {
         let kind = self.kind();
-        parquet::write_table(
-            out,
-            &[
-                ("id", Column::U64(&self.id)),
-                ("src", Column::U32(&self.src)),
-                ("dst", Column::U32(&self.dst)),
-                ("bytes", Column::U64(&self.bytes)),
-                ("start_ns", Column::F64(&self.start_ns)),
-                ("finish_ns", Column::F64(&self.finish_ns)),
-                ("fct_ns", Column::F64(&self.fct_ns)),
-                ("ideal_fct_ns", Column::F64(&self.ideal_fct_ns)),
-                ("slowdown", Column::F64(&self.slowdown)),
-                ("retransmits", Column::U32(&self.retransmits)),
-                ("timeouts", Column::U32(&self.timeouts)),
-                ("priority", Column::U8(&self.priority)),
-                ("kind", Column::Str(&kind)),
-                ("delivered_bytes", Column::U64(&self.delivered_bytes)),
-                ("finished", Column::Bool(&self.finished)),
-                ("query", Column::I64(&self.query)),
-            ],
-        )
+        parquet::write_table(out, &self.named_columns(&kind))
+    }
+
+    /// Every column by name, in the order of `flows.parquet` and the Python DataFrame;
+    /// `kind` is `self.kind()`. The one place the columns are listed.
+    pub fn named_columns<'a>(&'a self, kind: &'a [&'a str]) -> Vec<(&'static str, Column<'a>)> {
+        vec![
+            ("id", Column::U64(&self.id)),
+            ("src", Column::U32(&self.src)),
+            ("dst", Column::U32(&self.dst)),
+            ("bytes", Column::U64(&self.bytes)),
+            ("start_ns", Column::F64(&self.start_ns)),
+            ("finish_ns", Column::F64(&self.finish_ns)),
+            ("fct_ns", Column::F64(&self.fct_ns)),
+            ("ideal_fct_ns", Column::F64(&self.ideal_fct_ns)),
+            ("slowdown", Column::F64(&self.slowdown)),
+            ("retransmits", Column::U32(&self.retransmits)),
+            ("timeouts", Column::U32(&self.timeouts)),
+            ("priority", Column::U8(&self.priority)),
+            ("kind", Column::Str(&kind)),
+            ("delivered_bytes", Column::U64(&self.delivered_bytes)),
+            ("finished", Column::Bool(&self.finished)),
+            ("query", Column::I64(&self.query)),
+        ]
     }
 }
 
@@ -168,18 +171,20 @@ impl SampleTable {
     }
 
     pub fn write_parquet<W: std::io::Write + Send>(&self, out: W) -> std::io::Result<()> {
-        parquet::write_table(
-            out,
-            &[
-                ("time_ns", Column::F64(&self.time_ns)),
-                ("switch", Column::U32(&self.switch)),
-                ("port", Column::U32(&self.port)),
-                ("queue", Column::U32(&self.queue)),
-                ("bytes", Column::U64(&self.bytes)),
-                ("pool_bytes", Column::U64(&self.pool_bytes)),
-                ("tx_bytes", Column::U64(&self.tx_bytes)),
-            ],
-        )
+        parquet::write_table(out, &self.named_columns())
+    }
+
+    /// Every column by name, in the order of `queues.parquet` and the Python DataFrame.
+    pub fn named_columns(&self) -> Vec<(&'static str, Column<'_>)> {
+        vec![
+            ("time_ns", Column::F64(&self.time_ns)),
+            ("switch", Column::U32(&self.switch)),
+            ("port", Column::U32(&self.port)),
+            ("queue", Column::U32(&self.queue)),
+            ("bytes", Column::U64(&self.bytes)),
+            ("pool_bytes", Column::U64(&self.pool_bytes)),
+            ("tx_bytes", Column::U64(&self.tx_bytes)),
+        ]
     }
 }
 
