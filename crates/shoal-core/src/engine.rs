@@ -1,8 +1,10 @@
-//! The run loop. It moves packets between hosts, links and switches and dispatches
-//! timers; it knows nothing of schemes, which live behind the switch's and the
-//! transport's traits.
+//! The run loop. It moves packets between host NICs, links and switches and dispatches
+//! timers. Switch schemes live behind the switch's traits; the TCP and UDP endpoints, the
+//! FCT rule and connection reuse are still driven from here, until transports get a trait
+//! of their own.
 
 use crate::budget;
+use crate::host::Nic;
 use crate::net::{self, NodeId, Packet, PacketKind, Routes};
 use crate::scenario::{FctUntil, Scenario, ScenarioError};
 use crate::sim::{mix64, serialization, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
@@ -47,16 +49,6 @@ struct Link {
     tx_event: bool,
     wire: VecDeque<(Ps, Packet)>,
     tx_bytes: u64,
-}
-
-/// A host's NIC egress queue (tail drop at `capacity` bytes).
-struct Host {
-    link: u32,
-    queue: VecDeque<Packet>,
-    bytes: u64,
-    capacity: u64,
-    /// ECN cut-off on the queue's bytes ahead of an arriving packet; 0 = off.
-    ecn_k: u64,
 }
 
 enum Endpoint {
@@ -124,7 +116,7 @@ pub struct Simulation {
     now: Ps,
     events: EventQueue<Event>,
     links: Vec<Link>,
-    hosts: Vec<Host>,
+    nics: Vec<Nic>,
     switches: Vec<Switch>,
     routes: Routes,
     flows: Vec<Flow>,
@@ -203,16 +195,7 @@ impl Simulation {
                 Switch::new(&sc.switch, ports, &rates, salt, stream(seed, "switch", i as u64))
             })
             .collect();
-        let hosts = host_link
-            .iter()
-            .map(|&link| Host {
-                link,
-                queue: VecDeque::new(),
-                bytes: 0,
-                capacity: sc.host.nic_buffer.0,
-                ecn_k: sc.host.ecn_k.0,
-            })
-            .collect();
+        let nics = host_link.iter().map(|&link| Nic::new(link, sc.host.nic_buffer.0, sc.host.ecn_k.0)).collect();
         let tcp = TcpConfig::from_scenario(&sc.transport);
         let flows: Vec<Flow> = flow_specs
             .into_iter()
@@ -238,7 +221,7 @@ impl Simulation {
             now: 0,
             events: EventQueue::new(),
             links,
-            hosts,
+            nics,
             switches,
             routes,
             flows,
@@ -378,16 +361,14 @@ impl Simulation {
         debug_assert!(link.busy_until <= self.now && !link.tx_event);
         let (next, more) = match link.from {
             NodeId::Host(h) => {
-                let host = &mut self.hosts[h as usize];
-                let next = host.queue.pop_front().inspect(|p| host.bytes -= p.size as u64);
+                let next = self.nics[h as usize].pop();
                 if let Some(pkt) = next.filter(|p| p.kind == PacketKind::Data) {
                     self.flows[pkt.flow as usize].nic_bytes -= pkt.size as u64;
                     if self.tsq > 0 {
                         self.nic_drained(pkt.flow);
                     }
                 }
-                let host = &self.hosts[h as usize];
-                (next, !host.queue.is_empty())
+                (next, !self.nics[h as usize].is_empty())
             }
             NodeId::Switch(s) => {
                 let switch = &mut self.switches[s as usize];
@@ -463,28 +444,19 @@ impl Simulation {
     /// Hands a packet to the sending host's NIC.
     fn host_send(&mut self, h: u32, pkt: Packet) {
         self.enqueue_at_nic(h, pkt);
-        let link = self.hosts[h as usize].link;
+        let link = self.nics[h as usize].link;
         self.kick(link);
     }
 
     /// Puts a packet in host `h`'s NIC queue, or drops it when the NIC buffer is full.
-    fn enqueue_at_nic(&mut self, h: u32, mut pkt: Packet) {
+    fn enqueue_at_nic(&mut self, h: u32, pkt: Packet) {
         self.counters.created += 1;
         if matches!(pkt.kind, PacketKind::Data | PacketKind::Udp) {
             self.counters.data_packets_sent += 1;
         }
-        let host = &mut self.hosts[h as usize];
-        if host.bytes + pkt.size as u64 > host.capacity {
-            self.counters.drop(crate::stats::DropReason::NicBuffer, pkt.size as u64);
+        if !self.nics[h as usize].push(pkt, &mut self.counters) {
             return;
         }
-        if host.ecn_k > 0 && pkt.ect && !pkt.ce && host.bytes >= host.ecn_k {
-            pkt.ce = true;
-            self.counters.ecn_marks += 1;
-            self.counters.marks_by_rule[MarkRule::HostNic as usize] += 1;
-        }
-        host.bytes += pkt.size as u64;
-        host.queue.push_back(pkt);
         if pkt.kind == PacketKind::Data {
             self.flows[pkt.flow as usize].nic_bytes += pkt.size as u64;
         }
@@ -696,7 +668,7 @@ impl Simulation {
     /// Packets inside the network now: in NIC and switch queues, or on a wire (being
     /// serialized or propagating).
     pub fn packets_in_network(&self) -> u64 {
-        let hosts: usize = self.hosts.iter().map(|h| h.queue.len()).sum();
+        let hosts: usize = self.nics.iter().map(Nic::len).sum();
         let switches: usize = self.switches.iter().map(|s| s.queued_packets()).sum();
         let links: usize = self.links.iter().map(|l| l.wire.len()).sum();
         (hosts + switches + links) as u64
@@ -719,12 +691,9 @@ impl Simulation {
             errors.extend(s.check_accounting(i));
         }
         let mut flow_nic_bytes = vec![0u64; self.flows.len()];
-        for (i, h) in self.hosts.iter().enumerate() {
-            let bytes: u64 = h.queue.iter().map(|p| p.size as u64).sum();
-            if bytes != h.bytes {
-                errors.push(format!("host {i}: NIC queue holds {bytes} B but accounts {} B", h.bytes));
-            }
-            for p in h.queue.iter().filter(|p| p.kind == PacketKind::Data) {
+        for (i, nic) in self.nics.iter().enumerate() {
+            errors.extend(nic.check_accounting(i));
+            for p in nic.packets().filter(|p| p.kind == PacketKind::Data) {
                 flow_nic_bytes[p.flow as usize] += p.size as u64;
             }
         }
@@ -750,7 +719,7 @@ impl Simulation {
 
     /// The base one-way path of a flow: (total propagation delay, link rates in order).
     fn path(&self, src: u32, dst: u32) -> (Ps, Vec<u64>) {
-        let mut link = &self.links[self.hosts[src as usize].link as usize];
+        let mut link = &self.links[self.nics[src as usize].link as usize];
         let mut delay = link.delay;
         let mut rates = vec![link.rate.bps];
         while let NodeId::Switch(s) = link.to {

@@ -2,13 +2,15 @@
 //! buffer. Pure Rust; the Python bindings live in `shoal-py`.
 //!
 //! Layers: `sim` (time, events, random streams), `net` (packets, topologies, routing),
-//! `switch` (MMU, admission, marking, scheduling), `transport` (TCP family, UDP),
-//! `workload` (flow sizes, arrivals, patterns, traces), `stats`, `scenario` (schema and
-//! validation), `budget` (the memory a run needs), `engine` (the run loop) and `results` (flow tables, the summary, run
+//! `switch` (MMU, admission, marking, scheduling), `host` (the NIC), `transport` (TCP
+//! family, UDP), `workload` (flow sizes, arrivals, patterns, traces), `stats`, `scenario`
+//! (schema and validation), `input_checks` (the scenario as written), `budget` (the memory
+//! a run needs), `engine` (the run loop) and `results` (flow tables, the summary, run
 //! directories).
 
 pub mod budget;
 pub mod engine;
+pub mod host;
 pub mod input_checks;
 pub mod net;
 pub mod results;
