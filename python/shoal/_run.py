@@ -298,29 +298,38 @@ def run_to_dir(
     *,
     set: Overrides = None,  # noqa: A002
     progress: bool = False,
+    check_input: bool = True,
 ) -> tuple[Path, dict[str, Any]]:
     """Simulate and write the run directory ``out`` (what ``shoal run`` does): the same
     files as ``run(..., out=out)``, without building DataFrames (no pandas, no pyarrow).
+
+    ``check_input=False`` leaves out the warnings about the scenario as written (see
+    ``_start``).
 
     Returns:
         The run directory and the summary.
     """
     target = _target(out)
     check_output_dir(target)
-    sim, _, warnings = _start(scenario, set)
+    sim, _, warnings = _start(scenario, set, check_input)
     wall = _advance(sim, progress)
     summary: dict[str, Any] = json.loads(sim.write_run_dir(str(target), warnings, wall))
     _warn_run(summary, warnings)
     return target, summary
 
 
-def _start(scenario: ScenarioInput, overrides: Overrides) -> tuple[Any, str, list[str]]:
+def _start(
+    scenario: ScenarioInput, overrides: Overrides, check_input: bool = True
+) -> tuple[Any, str, list[str]]:
     """Resolve the scenario (warning about it) and build its simulation; return the
-    simulation, the resolved scenario JSON and the scenario's warnings."""
+    simulation, the resolved scenario JSON and the scenario's warnings. ``check_input``:
+    also warn about the scenario as written (keys without effect, likely unit mistakes);
+    a sweep's runs do not, as their base scenario serves several schemes."""
     loaded = load_scenario(scenario, overrides)
     scenario_json = loaded.to_json()
     resolved_json, validation_warnings = _core.resolve(scenario_json)
-    warnings = [*validation_warnings, *_core.input_warnings(scenario_json)]
+    as_written = _core.input_warnings(scenario_json) if check_input else []
+    warnings = [*validation_warnings, *as_written]
     for message in warnings:
         _warn(message, stacklevel=4)
     return _core.Simulation(resolved_json), resolved_json, warnings

@@ -65,7 +65,8 @@ def simulate(resolved_json: str) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="shoal-run-") as tmp:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                path, summary = run_to_dir(json.loads(resolved_json), Path(tmp) / "run")
+                run = Path(tmp) / "run"
+                path, summary = run_to_dir(json.loads(resolved_json), run, check_input=False)
             files = {p.name: p.read_bytes() for p in path.iterdir() if p.name in RUN_FILES}
         return {
             "status": "ok",

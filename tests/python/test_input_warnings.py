@@ -3,6 +3,8 @@ error naming it (tables given as arrays, byte-order marks accepted)."""
 
 from __future__ import annotations
 
+import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,28 @@ def test_byte_order_marks_are_accepted(tmp_path: Path) -> None:
     assert shoal.run(scenario).summary["flows"]["total"] == 20
     replay = shoal.run(scenario, set=['workload.pattern="trace"', f'workload.trace="{trace}"'])
     assert replay.summary["flows"]["finished"] == 1
+
+
+def test_a_resolved_scenario_gets_no_warnings_about_its_defaults(tmp_path: Path) -> None:
+    """Every key written out at its default (a run's scenario.json) is not a mistake."""
+    import warnings as _warnings
+
+    first = shoal.run(TINY, out=tmp_path / "r")
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("error", shoal.ShoalWarning)
+        again = shoal.run(json.loads((tmp_path / "r" / "scenario.json").read_text()))
+    assert again.flows.equals(first.flows)
+
+
+def test_sweep_runs_carry_no_warnings_about_the_shared_base(tmp_path: Path) -> None:
+    sweep = {
+        "name": "s",
+        "store": str(tmp_path / "store"),
+        "scenario": tomllib.loads(TINY.replace('kind = "star"', 'kind = "star"\nk = 8')),
+        "schemes": {"a": {"run.seed": 1}, "b": {"run.seed": 2}},
+    }
+    table = shoal.sweep(sweep, jobs=1)
+    assert (table["status"] == "ok").all()
+    for key in table["key"]:
+        summary = json.loads((tmp_path / "store" / "runs" / key / "summary.json").read_text())
+        assert not [w for w in summary["warnings"] if "has no effect" in w], summary["warnings"]

@@ -57,13 +57,22 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-/// Warnings about `input` (the scenario as written) given `sc` (as parsed).
+/// Warnings about `input` (the scenario as written) given `sc` (as parsed). A key given
+/// its default value is not reported as without effect: a resolved scenario (every key
+/// written out) only gets warnings for what differs from the defaults.
 pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
     let mut warnings = Vec::new();
     let resolved = serde_json::to_value(sc).expect("a scenario always serializes");
+    let defaults = serde_json::to_value(Scenario::default()).expect("a scenario always serializes");
     unit_mistakes(input, &resolved, "", &mut warnings);
     let given = |path: &str| -> Vec<String> {
-        lookup(input, path).and_then(Value::as_object).map_or(Vec::new(), |m| m.keys().cloned().collect())
+        let default = lookup(&defaults, path.split('[').next().unwrap_or(path));
+        lookup(input, path).and_then(Value::as_object).map_or(Vec::new(), |m| {
+            m.iter()
+                .filter(|(k, v)| default.and_then(|d| d.get(k.as_str())) != Some(*v))
+                .map(|(k, _)| k.clone())
+                .collect()
+        })
     };
     let t = &sc.topology;
     let (kind, used): (&str, &[&str]) = match t.kind {
@@ -184,8 +193,10 @@ mod tests {
         let w = warnings("[workload]\npattern = \"all_to_all\"\ntrace = \"x.csv\"\nsize = \"1MB\"\n");
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w.iter().any(|m| m.starts_with("workload.trace: has no effect with pattern = \"all_to_all\"")));
-        let w = warnings("[switch]\ndwrr_quantum = \"9KB\"\n[switch.bcc]\nh = \"8us\"\n");
+        let w = warnings("[switch]\ndwrr_quantum = \"18KB\"\n[switch.bcc]\nh = \"6us\"\n");
         assert_eq!(w.len(), 2, "{w:?}");
+        // Keys at their defaults, as a resolved scenario writes every key, are not flagged.
+        assert!(warnings("[topology]\nkind = \"star\"\nk = 4\nleaves = 8\nuplink_rate = \"100Gbps\"\n").is_empty());
         // What each kind and pattern uses is not flagged.
         assert!(warnings("[topology]\nkind = \"fat_tree\"\nk = 4\nuplink_rate = \"40Gbps\"\n").is_empty());
         assert!(warnings("[workload]\npattern = \"incast\"\nsize = \"1MB\"\nreceiver = 0\n").is_empty());
