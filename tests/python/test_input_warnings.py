@@ -90,3 +90,15 @@ def test_sweep_runs_carry_no_warnings_about_the_shared_base(tmp_path: Path) -> N
     for key in table["key"]:
         summary = json.loads((tmp_path / "store" / "runs" / key / "summary.json").read_text())
         assert not [w for w in summary["warnings"] if "has no effect" in w], summary["warnings"]
+
+
+def test_a_run_that_cannot_progress_ends_at_the_time_limit() -> None:
+    """One bit per second (a unit mistake): the run ends at the simulated-time limit with
+    a warning, instead of overflowing the clock."""
+    scenario = {
+        "topology": {"kind": "star", "hosts": 2, "link_rate": "1bps"},
+        "transport": {"rto_min": "1s", "rto_init": "1s", "rto_max": "1000s"},
+        "workload": {"pattern": "incast", "senders": "1", "receiver": 0, "size": "1MB"},
+    }
+    found = _warnings(scenario)
+    assert any("simulated-time limit (4000000 s)" in m for m in found), found

@@ -148,3 +148,10 @@ def test_a_killed_rewrite_leaves_old_or_new_results(tmp_path: Path) -> None:
     # What the killed runs left is tidied by the next write to the same place.
     shoal.run(scenario, out=out)
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".r.")]
+
+
+def test_demo_refuses_a_users_directory(capsys: pytest.CaptureFixture[str], workdir: Path) -> None:
+    before = _tree(workdir)
+    code, _, err = run_cli(capsys, "demo", "--quiet", "--out", "mine")
+    assert code == 2 and "refusing" in err and "Traceback" not in err
+    assert _tree(workdir) == before
