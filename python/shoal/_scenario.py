@@ -201,6 +201,14 @@ def _resolve_paths(data: dict[str, Any], base: Path) -> None:
             table[key] = str(candidate.resolve())
 
 
+def _join_key(path: str, key: str) -> str:
+    """``path.key``, the key quoted as TOML quotes it when it is empty or holds a dot or a
+    space (so that ``{"": {"0": ...}}`` reads ``"".0``, not ``0``)."""
+    if not key or any(c in key for c in '. "[]'):
+        key = json.dumps(key)
+    return f"{path}.{key}" if path else key
+
+
 def _plain(
     data: Mapping[str, Any], error: type[Exception] = ScenarioError, where: str = ""
 ) -> dict[str, Any]:
@@ -227,7 +235,7 @@ def _plain(
                 key = _plain_key(k)
                 if key is None:
                     raise fail(path, f"key {k!r} is not a string")
-                out[key] = walk(v, f"{path}.{key}" if path else key, depth + 1)
+                out[key] = walk(v, _join_key(path, key), depth + 1)
             return out
         if isinstance(value, list | tuple):
             return [walk(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]

@@ -319,9 +319,12 @@ def load_sweep(
             f"{where}: unknown key {unknown[0]!r}; expected one of " + ", ".join(sorted(_TOP_KEYS))
         )
     root = source.parent.resolve() if source else Path.cwd()
-    name = str(raw.get("name") or (source.stem if source else "sweep"))
-    if not name or "/" in name or name.startswith("."):
-        raise SweepError(f"{where}: invalid sweep name {name!r}")
+    name = raw.get("name") or (source.stem if source else "sweep")
+    if not isinstance(name, str) or "/" in name or name.startswith("."):
+        raise SweepError(
+            f"{where}: name: invalid sweep name {name!r} (accepted: text without '/' that "
+            "does not start with '.')"
+        )
 
     # The base scenario: a file (relative to the sweep file) or an inline table.
     if ("base" in raw) == ("scenario" in raw):

@@ -61,7 +61,7 @@ def test_estimate_is_near_the_peak_a_run_reaches(scenario: dict, tmp_path: Path)
     [
         (["topology.kind=fat_tree", "topology.k=64"], "topology"),
         (["workload.flows=10000000"], "workload"),
-        (["run.sample_interval=1ps", "run.stop_time=1ms"], "run.sample_interval"),
+        (["run.sample_interval=1ns", "run.stop_time=1s"], "run.sample_interval"),
     ],
 )
 def test_what_cannot_fit_is_refused_with_the_key(

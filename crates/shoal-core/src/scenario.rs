@@ -932,8 +932,8 @@ impl Scenario {
         if r.stop_time == Some(Time(0)) {
             return err("run.stop_time", "must be positive".into());
         }
-        if r.sample_interval == Some(Time(0)) {
-            return err("run.sample_interval", "must be positive".into());
+        if let Some(interval) = r.sample_interval.filter(|i| i.0 < 1_000) {
+            return err("run.sample_interval", format!("{interval} is too short (accepted: 1ns or more)"));
         }
         if r.size_buckets.len() != 2 || r.size_buckets[0] >= r.size_buckets[1] {
             return err("run.size_buckets", "must be two increasing sizes, e.g. [\"100KB\", \"10MB\"]".into());

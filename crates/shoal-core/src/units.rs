@@ -63,7 +63,7 @@ fn parse_with_units(text: &str, units: &[(&str, f64)], max: u64) -> Result<u64, 
     let (number, unit) = split_number(text);
     let accepted = units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ");
     let value: f64 = number.parse().map_err(|_| format!("cannot read a number in {text:?} (units: {accepted})"))?;
-    if !value.is_finite() || value < 0.0 {
+    if value.is_nan() || value < 0.0 {
         return Err(format!("{text:?} must be a non-negative number (units: {accepted})"));
     }
     let factor = if unit.is_empty() {
@@ -75,13 +75,22 @@ fn parse_with_units(text: &str, units: &[(&str, f64)], max: u64) -> Result<u64, 
             .map(|(_, f)| *f)
             .ok_or_else(|| format!("unknown unit {unit:?} in {text:?} (accepted: {accepted})"))?
     };
+    // Whole numbers are scaled exactly (a float would lose digits above 2^53).
+    if let Ok(whole) = number.parse::<u128>() {
+        let scaled = whole.saturating_mul(factor as u128);
+        if scaled > max as u128 {
+            return Err(format!("{text:?} is too large (accepted: up to {})", format_with_units(max, units)));
+        }
+        return Ok(scaled as u64);
+    }
     in_range(value * factor, max, units).map_err(|why| format!("{text:?} {why}"))
 }
 
 /// `value` rounded to a whole number of base units, if at most `max`.
 fn in_range(value: f64, max: u64, units: &[(&str, f64)]) -> Result<u64, String> {
     let scaled = value.round();
-    // `max` is far below 2^53, so the comparison is exact and the cast cannot saturate.
+    // Every maximum is exactly a float, so the comparison is exact and the cast cannot
+    // saturate.
     if scaled > max as f64 {
         return Err(format!("is too large (accepted: up to {})", format_with_units(max, units)));
     }
@@ -200,7 +209,8 @@ mod tests {
         assert_eq!(Time::parse("1000000s").unwrap(), Time::MAX);
         assert_eq!(Rate::parse("100Tbps").unwrap(), Rate::MAX);
         assert_eq!(Bytes::parse("1000000GB").unwrap(), Bytes::MAX);
-        for text in ["1000000.000001s", "18446744073709551615ps", "18446744073709551616ps", "1e300s"] {
+        assert_eq!(Time::parse("9007199254740993ps").unwrap().0, 9_007_199_254_740_993);
+        for text in ["1000000.000001s", "18446744073709551615ps", "18446744073709551616ps", "1e300s", "1e400s"] {
             let e = Time::parse(text).unwrap_err();
             assert!(e.contains("too large (accepted: up to 1000000s)"), "{text}: {e}");
         }

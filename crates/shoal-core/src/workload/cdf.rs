@@ -38,6 +38,13 @@ impl FlowSizeCdf {
             if !(size.is_finite() && size >= 0.0) {
                 return Err(format!("line {}: size {size} must be a non-negative number", n + 1));
             }
+            if size > crate::units::MAX_BYTES as f64 {
+                return Err(format!(
+                    "line {}: size {size} is too large (accepted: up to {})",
+                    n + 1,
+                    crate::units::Bytes::MAX
+                ));
+            }
             if !(0.0..=100.0).contains(&percent) {
                 return Err(format!("line {}: percent {percent} is outside 0..100", n + 1));
             }

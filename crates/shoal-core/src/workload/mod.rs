@@ -45,12 +45,28 @@ pub const ENDLESS: u64 = u64::MAX;
 /// The most flows a run may have (all workloads together).
 pub const MAX_FLOWS: u64 = 100_000_000;
 
+/// The largest CDF file read (a CDF has tens to thousands of points).
+const MAX_CDF_FILE: u64 = 16 << 20;
+
+/// The text of `file`, which must be a regular file of at most `max` bytes: a device, a
+/// pipe or a huge file would otherwise be read until memory runs out (or forever).
+pub(crate) fn read_regular_file(file: &str, max: u64) -> Result<String, String> {
+    let meta = std::fs::metadata(file).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > max {
+        return Err(format!("{} bytes is too large (accepted: up to {max} bytes)", meta.len()));
+    }
+    std::fs::read_to_string(file).map_err(|e| e.to_string())
+}
+
 /// Reads the CDF a workload names: a built-in name or a file path.
 pub fn load_cdf(name: &str, path: &str) -> Result<FlowSizeCdf, ScenarioError> {
     if let Some(cdf) = FlowSizeCdf::builtin(name) {
         return Ok(cdf);
     }
-    let text = std::fs::read_to_string(name).map_err(|e| {
+    let text = read_regular_file(name, MAX_CDF_FILE).map_err(|e| {
         let builtins: Vec<&str> = cdf::BUILTIN.iter().map(|(n, _)| *n).collect();
         ScenarioError::new(
             path,

@@ -1,15 +1,21 @@
 //! Flow traces: CSV `id,src,dst,bytes,start_ns` with an optional `priority` column.
 
 use super::MAX_FLOWS;
-use super::{FlowKind, FlowSpec};
+use super::{read_regular_file, FlowKind, FlowSpec};
 use crate::scenario::ScenarioError;
 use crate::sim::PS_PER_NS;
 use crate::units::{MAX_BYTES, MAX_TIME};
 
 /// The number of flows in the trace `file` (rows after the header), without parsing them.
 pub fn count_rows(file: &str) -> Result<u64, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read trace {file:?}: {e}"))?;
-    Ok(data_lines(&text).count().saturating_sub(1) as u64)
+    Ok(data_lines(&read(file)?).count().saturating_sub(1) as u64)
+}
+
+/// The largest trace file read: 10^8 flows of up to 80 characters each.
+const MAX_TRACE_FILE: u64 = 8_000_000_000;
+
+fn read(file: &str) -> Result<String, String> {
+    read_regular_file(file, MAX_TRACE_FILE).map_err(|e| format!("cannot read trace {file:?}: {e}"))
 }
 
 /// The lines of a trace that hold a header or a flow (not blank, not a `#` comment),
@@ -26,8 +32,7 @@ fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// Reads a trace; hosts must be below `hosts`. A missing priority is `u8::MAX` (the
 /// workload's priority applies).
 pub fn read_trace(file: &str, hosts: u64, path: &str) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| ScenarioError::new(path, format!("cannot read trace {file:?}: {e}")))?;
+    let text = read(file).map_err(|e| ScenarioError::new(path, e))?;
     let err = |line: usize, msg: String| ScenarioError::new(path, format!("{file}: line {line}: {msg}"));
     let mut lines = data_lines(&text);
     let (_, header) = lines.next().ok_or_else(|| ScenarioError::new(path, format!("{file}: the trace is empty")))?;
