@@ -160,6 +160,16 @@ def check_scenarios(sides: dict[str, Path], out: Path, args: argparse.Namespace)
     return failures
 
 
+def runs_by_scenario(store: Path) -> dict[str, Path]:
+    """A store's run directories by their resolved scenario, with the installed package's
+    location (which differs between the two virtual environments) left out."""
+    runs = {}
+    for run in sorted((store / "runs").iterdir()):
+        text = (run / "scenario.json").read_text()
+        runs[re.sub(r'"[^"]*/site-packages/', '"', text)] = run
+    return runs
+
+
 def check_experiments(sides: dict[str, Path], out: Path, ignore_events: bool) -> int:
     failures = 0
     for experiment in experiments(sides["new"]):
@@ -167,11 +177,11 @@ def check_experiments(sides: dict[str, Path], out: Path, ignore_events: bool) ->
         stores = {side: out / side / name for side in sides}
         for side, python in sides.items():
             reproduce(python, experiment, stores[side])
-        runs = {side: sorted(p.name for p in (stores[side] / "runs").iterdir()) for side in sides}
-        problems = [] if runs["base"] == runs["new"] else ["the runs' keys differ"]
-        for key in runs["new"] if not problems else []:
-            pair = (stores["base"] / "runs" / key, stores["new"] / "runs" / key)
-            problems += [f"{key[:8]}: {p}" for p in compare_dirs(*pair, ignore_events)]
+        runs = {side: runs_by_scenario(stores[side]) for side in sides}
+        problems = [] if runs["base"].keys() == runs["new"].keys() else ["the runs' scenarios differ"]
+        for scenario in runs["new"] if not problems else []:
+            pair = (runs["base"][scenario], runs["new"][scenario])
+            problems += [f"{pair[1].name[:8]}: {p}" for p in compare_dirs(*pair, ignore_events)]
         failures += bool(problems)
         report(not problems, f"reproduce {experiment} --quick ({len(runs['new'])} runs)", problems)
     return failures
