@@ -178,7 +178,8 @@ def check_experiments(sides: dict[str, Path], out: Path, ignore_events: bool) ->
         for side, python in sides.items():
             reproduce(python, experiment, stores[side])
         runs = {side: runs_by_scenario(stores[side]) for side in sides}
-        problems = [] if runs["base"].keys() == runs["new"].keys() else ["the runs' scenarios differ"]
+        same_runs = runs["base"].keys() == runs["new"].keys()
+        problems = [] if same_runs else ["the runs' scenarios differ"]
         for scenario in runs["new"] if not problems else []:
             pair = (runs["base"][scenario], runs["new"][scenario])
             problems += [f"{pair[1].name[:8]}: {p}" for p in compare_dirs(*pair, ignore_events)]
