@@ -34,7 +34,7 @@ def _cli() -> Any:
 
 def _fail(message: str, code: int | None = None) -> NoReturn:
     cli = _cli()
-    cli._fail(cli._escape(message), *(() if code is None else (code,)))
+    cli._fail(message, *(() if code is None else (code,)))
     raise AssertionError("unreachable")  # cli._fail raises typer.Exit
 
 

@@ -66,13 +66,23 @@ def _console(name: str) -> Any:
     return console
 
 
+def _labelled(label: str, style: str, message: str) -> Any:
+    """``label: message`` with the label styled and the message printed as it is: a
+    message never goes through markup, whose escapes would eat a backslash before ``[``."""
+    from rich.text import Text
+
+    return Text.assemble((label, style), " ", message)
+
+
 def _fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
-    _console("stderr").print(f"[bold red]error:[/bold red] {message}", markup=True, soft_wrap=True)
+    """Print ``error: message`` (plain text, not markup) and exit with ``code``."""
+    _console("stderr").print(_labelled("error:", "bold red", message), soft_wrap=True)
     raise SystemExit(code)
 
 
 def _warn(message: str) -> None:
-    _console("stderr").print(f"[yellow]warning:[/yellow] {message}", markup=True, soft_wrap=True)
+    """Print ``warning: message`` (plain text, not markup)."""
+    _console("stderr").print(_labelled("warning:", "yellow", message), soft_wrap=True)
 
 
 @contextmanager
@@ -81,14 +91,14 @@ def _user_errors() -> Iterator[None]:
     try:
         yield
     except _core.ScenarioError as exc:
-        _fail(_escape(str(exc)))
+        _fail(str(exc))
     except RunInterrupted as exc:
-        _fail(_escape(str(exc)), EXIT_INTERRUPTED)
+        _fail(str(exc), EXIT_INTERRUPTED)
     except KeyboardInterrupt:
         _fail("interrupted; no results written", EXIT_INTERRUPTED)
     except OSError as exc:
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
-        _fail(_escape(f"{exc.strerror or exc}{where}"))
+        _fail(f"{exc.strerror or exc}{where}")
 
 
 def _escape(text: str) -> str:
@@ -106,7 +116,7 @@ def _show_warning(
     line: str | None = None,
 ) -> None:
     if issubclass(category, ShoalWarning):
-        _warn(_escape(str(message)))
+        _warn(str(message))
     else:
         _default_showwarning(message, category, filename, lineno, file, line)
 

@@ -34,7 +34,7 @@ from shoal.advise.units import (
     fmt_ratio,
     fmt_time,
 )
-from shoal.cli import _console
+from shoal.cli import _console, _labelled
 
 __all__ = ["advise_app"]
 
@@ -61,7 +61,7 @@ def _option(param: str) -> str:
 
 
 def _fail(message: str) -> NoReturn:
-    stderr.print(f"[bold red]error:[/bold red] {escape(message)}", markup=True, soft_wrap=True)
+    stderr.print(_labelled("error:", "bold red", message), soft_wrap=True)
     raise typer.Exit(EXIT_USER_ERROR)
 
 
@@ -77,7 +77,7 @@ def _input_warnings() -> Iterator[None]:
             for w in caught:
                 if isinstance(w.message, AdviseWarning):
                     msg = f"{_option(w.message.param)}: {w.message.message}"
-                    stderr.print(f"[yellow]warning:[/yellow] {escape(msg)}", soft_wrap=True)
+                    stderr.print(_labelled("warning:", "yellow", msg), soft_wrap=True)
                 else:
                     warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 

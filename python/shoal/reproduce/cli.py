@@ -58,7 +58,7 @@ def register(app: typer.Typer) -> None:
         try:
             exp = find(experiment)
         except ExperimentError as exc:
-            _fail(_escape(str(exc)))
+            _fail(str(exc))
         stderr.print(f"{exp.id} ({mode}): {_escape(exp.title)}")
         with _user_errors():
             try:
@@ -72,7 +72,7 @@ def register(app: typer.Typer) -> None:
                     log=lambda line: stderr.print(_escape(line)),
                 )
             except (SweepError, StoreError, ExperimentError) as exc:
-                _fail(_escape(str(exc)))
+                _fail(str(exc))
         failed = int((result.runs["status"] != "ok").sum())
         table = Table(
             title=f"Shoal vs paper: {exp.id} ({mode}), {_escape(exp.figure)}",
