@@ -63,6 +63,7 @@ import itertools
 import json
 import math
 import os
+import sys
 import warnings
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -231,8 +232,11 @@ def _seeds(where: str, value: Any) -> Sequence[int]:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             raise SweepError(f"{where}: expected a positive count or a list of seeds")
-        if value > MAX_RUNS:  # a range this long would not even have a length
-            raise SweepError(f"{where}: {value:,} seeds; a sweep has at most {MAX_RUNS:,} runs")
+        if value > sys.maxsize:  # a range this long has no len(): refuse it here
+            raise SweepError(
+                f"{where}: the sweep has {value:,} runs (seeds {value:,}); "
+                f"at most {MAX_RUNS:,} are allowed"
+            )
         return range(1, value + 1)
     seeds = _as_list(where, value)
     if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
