@@ -110,8 +110,14 @@ def experiments(python: Path) -> list[str]:
     return list(dict.fromkeys(re.findall(r"^\W*([a-z]+/[a-z0-9-]+)\s", listing, re.MULTILINE)))
 
 
+def without_install_path(text: str) -> str:
+    """``text`` with the location of the installed package (which differs between the two
+    virtual environments: packaged CDF files) left out."""
+    return re.sub(r'"[^"]*/site-packages/', '"', text)
+
+
 def summary(path: Path, ignore_events: bool) -> dict:
-    data = json.loads(path.read_text())
+    data = json.loads(without_install_path(path.read_text()))
     for key in VOLATILE | ({"events"} if ignore_events else set()):
         data.pop(key, None)
     return data
@@ -161,12 +167,10 @@ def check_scenarios(sides: dict[str, Path], out: Path, args: argparse.Namespace)
 
 
 def runs_by_scenario(store: Path) -> dict[str, Path]:
-    """A store's run directories by their resolved scenario, with the installed package's
-    location (which differs between the two virtual environments) left out."""
+    """A store's run directories by their resolved scenario (install path left out)."""
     runs = {}
     for run in sorted((store / "runs").iterdir()):
-        text = (run / "scenario.json").read_text()
-        runs[re.sub(r'"[^"]*/site-packages/', '"', text)] = run
+        runs[without_install_path((run / "scenario.json").read_text())] = run
     return runs
 
 
