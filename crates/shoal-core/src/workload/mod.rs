@@ -173,9 +173,13 @@ fn plan_arrivals(sc: &Scenario, net: &NetworkSpec, w: &Workload, path: &str) -> 
     let hosts = net.hosts as u64;
     let all = || (0..net.hosts).collect::<Vec<u32>>();
     let key = |k: &str| format!("{path}.{k}");
-    let senders = host_set(&w.senders, hosts, &key("senders"), all)?;
+    let mut senders = host_set(&w.senders, hosts, &key("senders"), all)?;
     let receivers = host_set(&w.receivers, hosts, &key("receivers"), all)?;
-    if senders.len() == 1 && receivers == senders {
+    // A flow goes to a receiver other than its sender: the only receiver cannot send.
+    if let [only] = receivers[..] {
+        senders.retain(|&s| s != only);
+    }
+    if senders.is_empty() {
         return Err(ScenarioError::new(key("receivers"), "the only receiver is the only sender"));
     }
     let cdf = load_cdf(&w.cdf, &key("cdf"))?;
