@@ -202,9 +202,10 @@ def _resolve_paths(data: dict[str, Any], base: Path) -> None:
 
 
 def _join_key(path: str, key: str) -> str:
-    """``path.key``, the key quoted as TOML quotes it when it is empty or holds a dot or a
-    space (so that ``{"": {"0": ...}}`` reads ``"".0``, not ``0``)."""
-    if not key or any(c in key for c in '. "[]'):
+    """``path.key``, the key quoted as TOML quotes it when it is empty or holds a space, a
+    quote or a bracket (so that ``{"": {"0": ...}}`` reads ``"".0``, not ``0``). Dotted
+    keys stay as they are: in a sweep they are scenario key paths (``axes.workload.load``)."""
+    if not key or any(c in key for c in ' "[]'):
         key = json.dumps(key)
     return f"{path}.{key}" if path else key
 
