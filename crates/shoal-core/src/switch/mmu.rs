@@ -47,22 +47,25 @@ impl QueueAccount {
     }
 }
 
-/// Moves `size` bytes into (`add`) or out of a queue, keeping the pool in step.
+/// Puts `size` bytes into a queue: its reserve first, then the pool's shared space.
 #[inline]
-pub fn account(q: &mut QueueAccount, pool: &mut Pool, size: u64, add: bool, now: Ps) {
+pub fn charge(q: &mut QueueAccount, pool: &mut Pool, size: u64, now: Ps) {
     let shared_before = q.shared();
-    let total = pool.occupancy.value();
-    if add {
-        q.bytes += size;
-        pool.shared_used += q.shared() - shared_before;
-        pool.occupancy.set(now, total + size);
-    } else {
-        debug_assert!(q.bytes >= size, "queue bytes would go negative");
-        q.bytes -= size;
-        pool.shared_used -= shared_before - q.shared();
-        pool.occupancy.set(now, total - size);
-    }
+    q.bytes += size;
+    pool.shared_used += q.shared() - shared_before;
+    pool.occupancy.set(now, pool.occupancy.value() + size);
     debug_assert!(pool.shared_used <= pool.size, "pool over-committed");
+}
+
+/// Takes `size` bytes out of a queue: from the pool's shared space first, then its
+/// reserve (the reverse of `charge`).
+#[inline]
+pub fn release(q: &mut QueueAccount, pool: &mut Pool, size: u64, now: Ps) {
+    debug_assert!(q.bytes >= size, "queue bytes would go negative");
+    let shared_before = q.shared();
+    q.bytes -= size;
+    pool.shared_used -= shared_before - q.shared();
+    pool.occupancy.set(now, pool.occupancy.value() - size);
 }
 
 #[cfg(test)]
@@ -73,11 +76,11 @@ mod tests {
     fn accounting_splits_reserved_and_shared() {
         let mut pool = Pool::new(1000, 100);
         let mut q = QueueAccount { bytes: 0, reserved: 100, alpha: 1.0 };
-        account(&mut q, &mut pool, 80, true, 0);
+        charge(&mut q, &mut pool, 80, 0);
         assert_eq!((q.shared(), pool.shared_used), (0, 0));
-        account(&mut q, &mut pool, 50, true, 0);
+        charge(&mut q, &mut pool, 50, 0);
         assert_eq!((q.shared(), pool.shared_used, pool.occupancy.value()), (30, 30, 130));
-        account(&mut q, &mut pool, 130, false, 0);
+        release(&mut q, &mut pool, 130, 0);
         assert_eq!((q.bytes, pool.shared_used, pool.occupancy.value()), (0, 0, 0));
     }
 }

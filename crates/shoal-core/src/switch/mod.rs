@@ -13,7 +13,7 @@ use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
 use admission::{Admission, AdmitContext, Verdict};
 use marking::{MarkContext, Marker, QueueCutoff, QueueRed, SharedBufferRed};
-use mmu::{account, Pool, QueueAccount};
+use mmu::{charge, release, Pool, QueueAccount};
 use scheduler::{Dwrr, Scheduler, StrictPriority};
 use std::collections::VecDeque;
 
@@ -180,7 +180,7 @@ impl Switch {
     }
 
     /// Counts a packet of `pool` dropped, network-wide and in the pool.
-    fn drop(&mut self, pool: usize, reason: DropReason, bytes: u64, counters: &mut Counters) {
+    fn count_drop(&mut self, pool: usize, reason: DropReason, bytes: u64, counters: &mut Counters) {
         counters.drop(reason, bytes);
         self.pools[pool].drops += 1;
     }
@@ -204,15 +204,15 @@ impl Switch {
             match self.admission.admit(&ctx) {
                 Verdict::Admit => break,
                 Verdict::Drop(reason) => {
-                    self.drop(pool, reason, size, counters);
+                    self.count_drop(pool, reason, size, counters);
                     return false;
                 }
                 Verdict::Evict { port: victim_port, queue: victim_queue } => {
                     let vq = &mut self.ports[victim_port].queues[victim_queue];
                     let victim = vq.packets.pop_back().expect("admission evicts from a non-empty queue");
-                    account(&mut vq.account, &mut self.pools[pool], victim.size as u64, false, now);
+                    release(&mut vq.account, &mut self.pools[pool], victim.size as u64, now);
                     vq.occupancy.set(now, vq.account.bytes);
-                    self.drop(pool, DropReason::Pushout, victim.size as u64, counters);
+                    self.count_drop(pool, DropReason::Pushout, victim.size as u64, counters);
                 }
             }
         }
@@ -220,14 +220,14 @@ impl Switch {
         if !pkt.ect {
             // WRED drops are admission decisions: judged on arrival, never at dequeue.
             if self.non_ect == NonEct::Drop && self.has_rules(pool) && self.rules_fire(ahead, pool, counters) {
-                self.drop(pool, DropReason::MarkingDrop, size, counters);
+                self.count_drop(pool, DropReason::MarkingDrop, size, counters);
                 return false;
             }
         } else if self.mark_at == MarkPoint::Enqueue {
             self.mark(&mut pkt, ahead, pool, counters);
         }
         let queue = &mut self.ports[port].queues[q];
-        account(&mut queue.account, &mut self.pools[pool], size, true, now);
+        charge(&mut queue.account, &mut self.pools[pool], size, now);
         queue.occupancy.set(now, queue.account.bytes);
         queue.packets.push_back(pkt);
         true
@@ -240,7 +240,7 @@ impl Switch {
         let pool = p.pool;
         let queue = &mut p.queues[q];
         let mut pkt = queue.packets.pop_front().expect("the scheduler picks a non-empty queue");
-        account(&mut queue.account, &mut self.pools[pool], pkt.size as u64, false, now);
+        release(&mut queue.account, &mut self.pools[pool], pkt.size as u64, now);
         queue.occupancy.set(now, queue.account.bytes);
         if pkt.ect && self.mark_at == MarkPoint::Dequeue {
             let behind = self.marking_bytes(port, q);
