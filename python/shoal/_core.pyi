@@ -12,8 +12,10 @@ class ScenarioError(ValueError):
 def default_scenario_toml() -> str:
     """Every scenario key with its default value, as commented TOML."""
 
-def resolve(scenario_json: str) -> tuple[str, list[str]]:
-    """Validate a scenario; return the resolved scenario JSON (defaults filled) and warnings."""
+def resolve(scenario_json: str, as_written: bool = False) -> tuple[str, list[str]]:
+    """Validate a scenario; return the resolved scenario JSON (defaults filled) and warnings
+    (with ``as_written``, also those about the scenario as written: keys without effect,
+    likely unit mistakes)."""
 
 def parse_bytes(text: str) -> int: ...
 def parse_time_ps(text: str) -> int: ...
@@ -34,9 +36,6 @@ def summarize(
 
 def write_run_dir(out: str, files: dict[str, bytes]) -> None:
     """Write the run directory ``out`` atomically from run file names and contents."""
-
-def input_warnings(scenario_json: str) -> list[str]:
-    """Warnings about the scenario as written: keys without effect, likely unit mistakes."""
 
 def memory_estimate(scenario_json: str) -> list[tuple[str, str, int]]:
     """The memory a run of the scenario needs, by part: ``(what, key, bytes)``."""

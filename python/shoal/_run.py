@@ -326,10 +326,7 @@ def _start(
     also warn about the scenario as written (keys without effect, likely unit mistakes);
     a sweep's runs do not, as their base scenario serves several schemes."""
     loaded = load_scenario(scenario, overrides)
-    scenario_json = loaded.to_json()
-    resolved_json, validation_warnings = _core.resolve(scenario_json)
-    as_written = _core.input_warnings(scenario_json) if check_input else []
-    warnings = [*validation_warnings, *as_written]
+    resolved_json, warnings = _core.resolve(loaded.to_json(), check_input)
     for message in warnings:
         _warn(message, stacklevel=4)
     return _core.Simulation(resolved_json), resolved_json, warnings

@@ -40,24 +40,23 @@ pub struct MemoryEstimate {
 impl MemoryEstimate {
     /// Estimates the memory of `sc` on the network `net` with `flows` flows.
     pub fn new(sc: &Scenario, net: &NetworkSpec, flows: u64) -> MemoryEstimate {
-        let mut switch_ports = vec![0u64; net.switches as usize];
-        let mut switch_facing = vec![0u64; net.switches as usize];
+        // Switch ports, those facing another switch, and the edge switches (with hosts).
+        let (mut ports, mut switch_facing) = (0u64, 0u64);
         let mut edge = vec![false; net.switches as usize];
         for l in &net.links {
             if let NodeId::Switch(s) = l.from {
-                switch_ports[s as usize] += 1;
+                ports += 1;
                 match l.to {
-                    NodeId::Switch(_) => switch_facing[s as usize] += 1,
+                    NodeId::Switch(_) => switch_facing += 1,
                     NodeId::Host(_) => edge[s as usize] = true,
                 }
             }
         }
-        let ports: u64 = switch_ports.iter().sum();
         let queues = sc.switch.queues as u64;
         let edges = edge.iter().filter(|&&e| e).count() as u64;
         // Per (switch, edge switch): a span of 8 bytes, and at most every switch-facing
         // port as an equal-cost next hop, 2 bytes each.
-        let routes = net.switches as u64 * edges * 8 + switch_facing.iter().sum::<u64>() * edges * 2;
+        let routes = net.switches as u64 * edges * 8 + switch_facing * edges * 2;
         let mut parts = vec![
             Part { what: "the process", key: "", bytes: BASE_BYTES },
             Part {
@@ -83,6 +82,12 @@ impl MemoryEstimate {
             });
         }
         MemoryEstimate { parts }
+    }
+
+    /// The estimate for the (resolved) scenario `sc` on its network `net`, its flows
+    /// counted without generating them.
+    pub fn of(sc: &Scenario, net: &NetworkSpec) -> Result<MemoryEstimate, ScenarioError> {
+        Ok(MemoryEstimate::new(sc, net, crate::workload::planned_flows(sc, net)?))
     }
 
     pub fn total(&self) -> u64 {

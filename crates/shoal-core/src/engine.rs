@@ -149,8 +149,7 @@ impl Simulation {
         let sc = &sc.resolved();
         let spec = net::build(&sc.topology);
         if let Some(available) = budget::available_memory() {
-            let flows = workload::planned_flows(sc, &spec)?;
-            budget::MemoryEstimate::new(sc, &spec, flows).check(available)?;
+            budget::MemoryEstimate::of(sc, &spec)?.check(available)?;
         }
         let flows = workload::generate(sc, &spec)?;
         Ok(Self::with_flows(sc, &spec, flows))

@@ -97,8 +97,7 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
     if sc.switch.marking != crate::scenario::MarkingKind::Bcc && sw.iter().any(|k| k == "bcc") {
         warnings.push("switch.bcc: has no effect unless switch.marking = \"bcc\"".into());
     }
-    for (i, w) in sc.workloads().enumerate() {
-        let path = if i == 0 { "workload".to_string() } else { format!("workload.extra[{}]", i - 1) };
+    for (path, w) in sc.workload_paths() {
         let pattern = serde_json::to_value(w.pattern).expect("an enum serializes");
         let used: &[&str] = match w.pattern {
             Pattern::AllToAll | Pattern::ManyToFew => {

@@ -951,6 +951,15 @@ impl Scenario {
     pub fn workloads(&self) -> impl Iterator<Item = &Workload> {
         std::iter::once(&self.workload).chain(self.workload.extra.iter())
     }
+
+    /// The workloads (as `workloads`) with their key paths: `workload`, then
+    /// `workload.extra[0]`, ...
+    pub fn workload_paths(&self) -> impl Iterator<Item = (String, &Workload)> {
+        self.workloads().enumerate().map(|(i, w)| match i {
+            0 => ("workload".to_string(), w),
+            _ => (format!("workload.extra[{}]", i - 1), w),
+        })
+    }
 }
 
 impl Workload {

@@ -31,22 +31,20 @@ fn default_scenario_toml() -> &'static str {
     shoal_core::scenario::DEFAULTS_TOML
 }
 
-/// Validates a scenario; returns (the resolved scenario as JSON, warnings).
+/// Validates a scenario; returns (the resolved scenario as JSON, warnings). With
+/// `as_written`, the warnings include those about the scenario as written: keys without
+/// effect for its topology or workload pattern, plain numbers that look like unit
+/// mistakes (single runs want them; a sweep's base scenario serves several schemes).
 #[pyfunction]
-fn resolve(scenario_json: &str) -> PyResult<(String, Vec<String>)> {
+#[pyo3(signature = (scenario_json, as_written=false))]
+fn resolve(scenario_json: &str, as_written: bool) -> PyResult<(String, Vec<String>)> {
     let sc = parse(scenario_json)?;
-    let warnings = sc.validate().map_err(to_py)?;
+    let mut warnings = sc.validate().map_err(to_py)?;
+    if as_written {
+        let input: serde_json::Value = serde_json::from_str(scenario_json).expect("parsed above");
+        warnings.extend(shoal_core::input_checks::input_warnings(&input, &sc));
+    }
     Ok((sc.resolved().to_json(), warnings))
-}
-
-/// Warnings about the scenario as written: keys without effect for its topology or
-/// workload pattern, plain numbers that look like unit mistakes. Single runs show them;
-/// sweeps, whose base scenario serves several schemes, do not.
-#[pyfunction]
-fn input_warnings(scenario_json: &str) -> PyResult<Vec<String>> {
-    let sc = parse(scenario_json)?;
-    let input: serde_json::Value = serde_json::from_str(scenario_json).expect("parsed above");
-    Ok(shoal_core::input_checks::input_warnings(&input, &sc))
 }
 
 /// The memory a run of the scenario needs, by part: [(what, key, bytes)].
@@ -56,8 +54,7 @@ fn memory_estimate(scenario_json: &str) -> PyResult<Vec<(String, String, u64)>> 
     sc.validate().map_err(to_py)?;
     let sc = sc.resolved();
     let net = shoal_core::net::build(&sc.topology);
-    let flows = shoal_core::workload::planned_flows(&sc, &net).map_err(to_py)?;
-    let estimate = shoal_core::budget::MemoryEstimate::new(&sc, &net, flows);
+    let estimate = shoal_core::budget::MemoryEstimate::of(&sc, &net).map_err(to_py)?;
     Ok(estimate.parts.into_iter().map(|p| (p.what.to_string(), p.key.to_string(), p.bytes)).collect())
 }
 
@@ -391,7 +388,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_run_dir, m)?)?;
     m.add_function(wrap_pyfunction!(check_output_dir, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
-    m.add_function(wrap_pyfunction!(input_warnings, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }

@@ -40,20 +40,25 @@ fn refused(path: &Path, why: impl Into<String>) -> FileError {
     FileError { path: path.to_path_buf(), error: io::Error::new(io::ErrorKind::AlreadyExists, why.into()) }
 }
 
-/// Whether `dir` is recognizably a run directory Shoal wrote: a real directory (not a
-/// link) holding nothing but regular run files, its `summary.json` written by Shoal.
-fn is_run_dir(dir: &Path) -> io::Result<bool> {
+/// Whether `dir` holds nothing but run files (regular files named in `RUN_FILES`, a
+/// partly written run included) and, if so, whether `summary.json` is among them.
+fn run_files_in(dir: &Path) -> io::Result<Option<bool>> {
     let mut has_summary = false;
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
-        let known = RUN_FILES.iter().any(|f| name == *f);
-        if !known || !entry.file_type()?.is_file() {
-            return Ok(false);
+        if !RUN_FILES.iter().any(|f| name == *f) || !entry.file_type()?.is_file() {
+            return Ok(None);
         }
         has_summary |= name == "summary.json";
     }
-    if !has_summary {
+    Ok(Some(has_summary))
+}
+
+/// Whether `dir` is recognizably a run directory Shoal wrote: a real directory (not a
+/// link) holding nothing but regular run files, its `summary.json` written by Shoal.
+fn is_run_dir(dir: &Path) -> io::Result<bool> {
+    if run_files_in(dir)? != Some(true) {
         return Ok(false);
     }
     let mut head = [0u8; SUMMARY_SIGNATURE.len()];
@@ -211,10 +216,8 @@ fn tidy_leftovers(parent: &Path, name: &std::ffi::OsStr, target: &Path) {
             continue;
         }
         let path = entry.path();
-        let only_run_files = std::fs::read_dir(&path)
-            .map(|files| files.flatten().all(|f| RUN_FILES.iter().any(|r| f.file_name() == *r)))
-            .unwrap_or(false);
-        if !only_run_files || std::fs::symlink_metadata(&path).map_or(true, |m| !m.is_dir()) {
+        let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+        if !is_dir || !matches!(run_files_in(&path), Ok(Some(_))) {
             continue;
         }
         if what == "old" && !target.exists() && is_run_dir(&path).unwrap_or(false) {

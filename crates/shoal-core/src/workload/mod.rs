@@ -103,8 +103,7 @@ fn host_tor(net: &NetworkSpec) -> Vec<u32> {
 pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, ScenarioError> {
     let mut flows: Vec<(bool, FlowSpec)> = Vec::new();
     let mut queries = 0;
-    for (i, w) in sc.workloads().enumerate() {
-        let path = if i == 0 { "workload".to_string() } else { format!("workload.extra[{}]", i - 1) };
+    for (i, (path, w)) in sc.workload_paths().enumerate() {
         let from_trace = w.pattern == Pattern::Trace;
         let mut generated = generate_one(sc, net, w, i as u64, &path)?;
         // Incast rounds are numbered per workload; make them unique in the run.
@@ -139,8 +138,8 @@ pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, Scena
 struct Plan {
     senders: Vec<u32>,
     receivers: Vec<u32>,
-    cdf: Option<FlowSizeCdf>,
-    /// Arrivals per second (0 when the pattern is not load-driven).
+    cdf: FlowSizeCdf,
+    /// Arrivals per second.
     flows_per_s: f64,
     /// The number of flows (expected, for a duration-limited arrival process).
     flows: f64,
@@ -150,8 +149,7 @@ struct Plan {
 /// generating it: what the memory estimate needs before anything big is built.
 pub fn planned_flows(sc: &Scenario, net: &NetworkSpec) -> Result<u64, ScenarioError> {
     let mut total = 0.0f64;
-    for (i, w) in sc.workloads().enumerate() {
-        let path = if i == 0 { "workload".to_string() } else { format!("workload.extra[{}]", i - 1) };
+    for (path, w) in sc.workload_paths() {
         total += match w.pattern {
             Pattern::AllToAll | Pattern::ManyToFew => plan_arrivals(sc, net, w, &path)?.flows,
             Pattern::Incast | Pattern::LongLived | Pattern::Udp => {
@@ -227,7 +225,7 @@ fn plan_arrivals(sc: &Scenario, net: &NetworkSpec, w: &Workload, path: &str) -> 
             ),
         ));
     }
-    Ok(Plan { senders, receivers, cdf: Some(cdf), flows_per_s, flows: expected })
+    Ok(Plan { senders, receivers, cdf, flows_per_s, flows: expected })
 }
 
 /// The flow count of an incast, long-lived or UDP workload with `senders` senders: one
@@ -277,7 +275,6 @@ fn generate_one(
     match w.pattern {
         Pattern::AllToAll | Pattern::ManyToFew => {
             let Plan { senders, receivers, cdf, flows_per_s, .. } = plan_arrivals(sc, net, w, path)?;
-            let cdf = cdf.expect("a load-driven pattern has a CDF");
             let mean_gap_s = 1.0 / flows_per_s;
             let mut arrivals = stream(seed, "workload.arrivals", index);
             let mut sizes = stream(seed, "workload.sizes", index);
