@@ -46,7 +46,7 @@ fn switch_port(c: &mut Criterion) {
     let mut sw = Switch::new(&cfg, &links, &[100_000_000_000; 8], 0, stream(1, "bench", 0));
     let mut counters = Counters::default();
     for _ in 0..100 {
-        sw.enqueue(0, packet(1500), 0, &mut counters);
+        sw.receive(0, 0, packet(1500), 0, &mut counters);
     }
     let mut now = 0;
     let mut group = c.benchmark_group("switch_port");
@@ -54,8 +54,8 @@ fn switch_port(c: &mut Criterion) {
     group.bench_function("enqueue_dequeue", |b| {
         b.iter(|| {
             now += 120_000;
-            sw.enqueue(0, packet(1500), now, &mut counters);
-            black_box(sw.dequeue(0, now, &mut counters));
+            sw.receive(0, 0, packet(1500), now, &mut counters);
+            black_box(sw.transmit(0, now, &mut counters));
         })
     });
     group.finish();

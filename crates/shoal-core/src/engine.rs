@@ -1,18 +1,16 @@
 //! The run loop. It moves packets between host NICs, links and switches and dispatches
-//! timers. Switch schemes live behind the switch's traits; the TCP and UDP endpoints, the
-//! FCT rule and connection reuse are still driven from here, until transports get a trait
-//! of their own.
+//! timers. It knows no scheme: switch schemes live behind the switch's decision points,
+//! and flows behind `transport::Transport`, whose requests (`HostAction`) it carries out.
 
 use crate::budget;
 use crate::host::Nic;
 use crate::net::{self, NodeId, Packet, PacketKind, Routes};
-use crate::scenario::{FctUntil, Scenario, ScenarioError};
-use crate::sim::{mix64, serialization, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::Counters;
 use crate::switch::{marking::MarkRule, Switch};
-use crate::transport::{cc, IdleConnection, TcpConfig, TcpReceiver, TcpSender, UdpSource};
-use crate::workload::{self, FlowKind, FlowSpec};
-use rustc_hash::FxHashMap;
+use crate::transport::{AnyTransport, HostAction, HostCx, Outcome, PathInfo, Stacks, Transport};
+use crate::workload::{self, FlowSpec};
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
@@ -23,23 +21,40 @@ enum Event {
     Arrive(u32),
     /// The next flow in start order begins.
     FlowStart,
-    /// A TCP flow's retransmission timer.
-    Timer(u32),
-    /// A UDP source sends its next packet.
-    UdpSend(u32),
+    Timer(TimerRef),
     /// Periodic occupancy sampling.
     Sample,
+}
+
+/// A timer's owner and its token. The owner keeps what the timer means; a timer that no
+/// longer matches its owner's pending one is stale and ignored, so timers are never
+/// cancelled.
+#[derive(Clone, Copy, Debug)]
+struct TimerRef {
+    owner: Owner,
+    id: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Owner {
+    /// A flow's transport (`id` is the flow index).
+    Flow,
 }
 
 /// A directed link: a transmitter that serializes one packet at a time, and a wire that
 /// holds packets from the start of their serialization until their arrival (in arrival
 /// order, so only the oldest has an event). The transmitter needs an event only when a
 /// packet waits for it: an idle port's next packet starts as soon as it is queued.
+///
+/// Links come in pairs, the two directions of a cable: `reverse` is the other one, and
+/// `to_port` is the receiving node's port for this cable (its `from_port` there).
 struct Link {
     from: NodeId,
     /// Port index at the sending switch (0 for a host NIC).
     from_port: u32,
     to: NodeId,
+    to_port: u32,
+    reverse: u32,
     rate: LinkRate,
     delay: Ps,
     core: bool,
@@ -51,33 +66,25 @@ struct Link {
     tx_bytes: u64,
 }
 
-enum Endpoint {
-    Tcp { sender: TcpSender, receiver: TcpReceiver },
-    Udp { source: UdpSource, delivered_bytes: u64, delivered_packets: u64 },
+/// Whether packets a transport sends should start their NIC's link.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wake {
+    Send,
+    /// The NIC is being served right now; its link picks the packets up when done.
+    Queue,
 }
 
 struct Flow {
     spec: FlowSpec,
-    endpoint: Option<Endpoint>,
+    /// Set when the flow starts.
+    transport: Option<AnyTransport>,
     /// Packet templates for each direction (ids, ECMP hash, priority).
     forward: Packet,
     reverse: Packet,
     /// Time of the pending timer event that is current, if any.
     timer_event_at: Option<Ps>,
-    finished_at: Option<Ps>,
-    /// Data bytes of this flow waiting in its sender's NIC queue (TCP small queues).
+    /// Data bytes of this flow waiting in its sender's NIC queue.
     nic_bytes: u64,
-}
-
-/// The bytes a TCP flow may add to its NIC queue under TCP small queues (`tsq` bytes per
-/// flow; 0 = no limit).
-#[inline]
-fn tsq_budget(tsq: u64, nic_bytes: u64) -> u64 {
-    if tsq == 0 {
-        u64::MAX
-    } else {
-        tsq.saturating_sub(nic_bytes)
-    }
 }
 
 /// One row of the per-flow results.
@@ -122,23 +129,19 @@ pub struct Simulation {
     flows: Vec<Flow>,
     /// Index of the next flow to start.
     next_flow: usize,
-    tcp: TcpConfig,
-    fct_until: FctUntil,
-    /// Open connections without a flow, by (sender, receiver) host (`reuse_connections`).
-    idle_connections: FxHashMap<(u32, u32), Vec<IdleConnection>>,
-    /// TCP small queues: a flow's bytes allowed in its NIC queue; 0 = unlimited.
-    tsq: u64,
-    udp_packet_bytes: u32,
+    stacks: Stacks,
     counters: Counters,
     stop_time: Option<Ps>,
     sample_interval: Option<Ps>,
     samples: Vec<Sample>,
     events_processed: u64,
+    /// Flows that completed, of the `completing_flows` that can.
     flows_finished: usize,
-    tcp_flows: usize,
+    completing_flows: usize,
     finished: bool,
     reached_time_limit: bool,
-    scratch: Vec<Packet>,
+    /// A reused buffer for what a transport asks in one call.
+    actions: Vec<HostAction>,
 }
 
 impl Simulation {
@@ -175,6 +178,8 @@ impl Simulation {
                 from: l.from,
                 from_port,
                 to: l.to,
+                to_port: 0,
+                reverse: net::reverse(i as u32),
                 rate: LinkRate::new(l.rate_bps),
                 delay: l.delay,
                 core: l.core,
@@ -183,6 +188,9 @@ impl Simulation {
                 wire: VecDeque::new(),
                 tx_bytes: 0,
             });
+        }
+        for i in 0..links.len() {
+            links[i].to_port = links[links[i].reverse as usize].from_port;
         }
         let routes = Routes::compute(spec, &switch_links, &host_link);
         let switches = switch_links
@@ -195,7 +203,6 @@ impl Simulation {
             })
             .collect();
         let nics = host_link.iter().map(|&link| Nic::new(link, sc.host.nic_buffer.0, sc.host.ecn_k.0)).collect();
-        let tcp = TcpConfig::from_scenario(&sc.transport);
         let flows: Vec<Flow> = flow_specs
             .into_iter()
             .enumerate()
@@ -204,18 +211,10 @@ impl Simulation {
                     mix64(seed ^ mix64(spec.id.wrapping_mul(0x9e37) ^ ((spec.src as u64) << 32 | spec.dst as u64)));
                 let template = Packet::template(i as u32, spec.dst, hash as u32, spec.priority);
                 let reverse = Packet { dst: spec.src, hash: (hash >> 32) as u32, ..template };
-                Flow {
-                    spec,
-                    endpoint: None,
-                    forward: template,
-                    reverse,
-                    timer_event_at: None,
-                    finished_at: None,
-                    nic_bytes: 0,
-                }
+                Flow { spec, transport: None, forward: template, reverse, timer_event_at: None, nic_bytes: 0 }
             })
             .collect();
-        let tcp_flows = flows.iter().filter(|f| f.spec.kind == FlowKind::Tcp).count();
+        let completing_flows = flows.iter().filter(|f| Stacks::completes(&f.spec)).count();
         let mut sim = Simulation {
             now: 0,
             events: EventQueue::new(),
@@ -225,21 +224,17 @@ impl Simulation {
             routes,
             flows,
             next_flow: 0,
-            udp_packet_bytes: tcp.mss + tcp.header,
-            tsq: sc.host.tsq.0,
-            tcp,
-            idle_connections: FxHashMap::default(),
+            stacks: Stacks::new(sc),
             counters: Counters::default(),
-            fct_until: sc.run.fct_until,
             stop_time: sc.run.stop_time.map(|t| t.0),
             sample_interval: sc.run.sample_interval.map(|t| t.0),
             samples: Vec::new(),
             events_processed: 0,
             flows_finished: 0,
-            tcp_flows,
+            completing_flows,
             finished: false,
             reached_time_limit: false,
-            scratch: Vec::new(),
+            actions: Vec::new(),
         };
         if let Some(first) = sim.flows.first() {
             sim.events.push(first.spec.start, Event::FlowStart);
@@ -267,11 +262,12 @@ impl Simulation {
         self.events.len()
     }
 
+    /// Flows that can complete (those with a completion time).
     pub fn flows_total(&self) -> usize {
-        self.tcp_flows
+        self.completing_flows
     }
 
-    /// TCP flows whose receiver holds every byte.
+    /// Flows that completed.
     pub fn flows_finished(&self) -> usize {
         self.flows_finished
     }
@@ -345,8 +341,7 @@ impl Simulation {
             Event::TxDone(link) => self.on_tx_done(link),
             Event::Arrive(link) => self.on_arrive(link),
             Event::FlowStart => self.on_flow_start(),
-            Event::Timer(flow) => self.on_timer(flow),
-            Event::UdpSend(flow) => self.on_udp_send(flow),
+            Event::Timer(TimerRef { owner: Owner::Flow, id }) => self.on_flow_timer(id),
             Event::Sample => self.on_sample(),
         }
     }
@@ -363,16 +358,14 @@ impl Simulation {
                 let next = self.nics[h as usize].pop();
                 if let Some(pkt) = next.filter(|p| p.kind == PacketKind::Data) {
                     self.flows[pkt.flow as usize].nic_bytes -= pkt.size as u64;
-                    if self.tsq > 0 {
-                        self.nic_drained(pkt.flow);
-                    }
+                    self.nic_drained(h, pkt.flow);
                 }
                 (next, !self.nics[h as usize].is_empty())
             }
             NodeId::Switch(s) => {
                 let switch = &mut self.switches[s as usize];
                 let port = link.from_port as usize;
-                let next = switch.dequeue(port, self.now, &mut self.counters);
+                let next = switch.transmit(port, self.now, &mut self.counters);
                 (next, switch.has_queued(port))
             }
         };
@@ -417,35 +410,29 @@ impl Simulation {
         if let Some(&(next, _)) = link.wire.front() {
             self.events.push(next, Event::Arrive(link_id));
         }
+        let to_port = link.to_port as usize;
         match link.to {
-            NodeId::Switch(s) => self.switch_receive(s, pkt),
+            NodeId::Switch(s) => self.switch_receive(s, to_port, pkt),
             NodeId::Host(h) => self.host_receive(h, pkt),
         }
     }
 
     // ---- switches ----------------------------------------------------------------
 
-    fn switch_receive(&mut self, s: u32, pkt: Packet) {
+    fn switch_receive(&mut self, s: u32, ingress: usize, pkt: Packet) {
         let hops = self.routes.next_hops(s, pkt.dst);
         let switch = &mut self.switches[s as usize];
         let port = match hops.len() {
             1 => hops[0],
             n => hops[(mix64(pkt.hash as u64 ^ switch.ecmp_salt) % n as u64) as usize],
         } as usize;
-        if switch.enqueue(port, pkt, self.now, &mut self.counters) {
+        if switch.receive(ingress, port, pkt, self.now, &mut self.counters) {
             let link = switch.ports[port].link;
             self.kick(link);
         }
     }
 
     // ---- hosts ---------------------------------------------------------------------
-
-    /// Hands a packet to the sending host's NIC.
-    fn host_send(&mut self, h: u32, pkt: Packet) {
-        self.enqueue_at_nic(h, pkt);
-        let link = self.nics[h as usize].link;
-        self.kick(link);
-    }
 
     /// Puts a packet in host `h`'s NIC queue, or drops it when the NIC buffer is full.
     fn enqueue_at_nic(&mut self, h: u32, pkt: Packet) {
@@ -461,60 +448,57 @@ impl Simulation {
         }
     }
 
-    /// Sends the packets a transport produced, from host `h`.
-    fn send_all(&mut self, h: u32, packets: &mut Vec<Packet>) {
-        for pkt in packets.drain(..) {
-            self.host_send(h, pkt);
-        }
-    }
-
     fn host_receive(&mut self, h: u32, pkt: Packet) {
         self.counters.delivered += 1;
-        let fi = pkt.flow;
-        let mut out = std::mem::take(&mut self.scratch);
+        self.call_transport(pkt.flow, h, Wake::Send, |t, cx| t.on_packet(&pkt, cx));
+    }
+
+    /// Calls flow `fi`'s transport at host `h`, then carries out what it asked for, in
+    /// order: its packets go to `h`'s NIC (and `wake` says whether to start the NIC's
+    /// link), its timer request is kept if it is the earliest.
+    fn call_transport(&mut self, fi: u32, h: u32, wake: Wake, call: impl FnOnce(&mut AnyTransport, &mut HostCx)) {
         let flow = &mut self.flows[fi as usize];
-        let now = self.now;
-        let mut newly_finished = false;
-        match flow.endpoint.as_mut() {
-            Some(Endpoint::Tcp { sender, receiver }) => match pkt.kind {
-                PacketKind::Data | PacketKind::Syn => {
-                    debug_assert_eq!(h, flow.spec.dst);
-                    let was_done = receiver.finished_at.is_some();
-                    out.push(receiver.on_packet(&self.tcp, &pkt, flow.reverse, now));
-                    if !was_done && receiver.finished_at.is_some() && self.fct_until == FctUntil::Delivered {
-                        flow.finished_at = receiver.finished_at;
-                        newly_finished = true;
-                    }
-                }
-                PacketKind::Ack | PacketKind::SynAck => {
-                    let was_done = sender.done();
-                    sender.set_budget(tsq_budget(self.tsq, flow.nic_bytes));
-                    sender.on_ack(&self.tcp, &pkt, now, &mut out);
-                    if !was_done && sender.done() {
-                        if self.fct_until == FctUntil::Acked {
-                            flow.finished_at = Some(now);
-                            newly_finished = true;
-                        }
-                        if self.tcp.reuse_connections {
-                            let pair = (flow.spec.src, flow.spec.dst);
-                            self.idle_connections.entry(pair).or_default().push(sender.release());
-                        }
-                    }
-                }
-                PacketKind::Udp => unreachable!("a TCP flow carries no UDP packets"),
-            },
-            Some(Endpoint::Udp { delivered_bytes, delivered_packets, .. }) => {
-                *delivered_bytes += (pkt.size - self.tcp.header) as u64;
-                *delivered_packets += 1;
-            }
-            None => unreachable!("packets only exist for started flows"),
-        }
-        if newly_finished {
+        let mut actions = std::mem::take(&mut self.actions);
+        let mut cx = HostCx {
+            now: self.now,
+            stacks: &mut self.stacks,
+            actions: &mut actions,
+            nic_bytes: flow.nic_bytes,
+            finished: false,
+        };
+        call(flow.transport.as_mut().expect("packets and timers only exist for started flows"), &mut cx);
+        let finished = cx.finished;
+        self.carry_out(fi, h, wake, actions, finished);
+    }
+
+    /// Carries out what flow `fi`'s transport asked for at host `h`.
+    fn carry_out(&mut self, fi: u32, h: u32, wake: Wake, mut actions: Vec<HostAction>, finished: bool) {
+        if finished {
             self.flows_finished += 1;
         }
-        self.send_all(h, &mut out);
-        self.scratch = out;
-        self.sync_timer(fi);
+        for action in actions.drain(..) {
+            match action {
+                HostAction::Send(pkt) => {
+                    self.enqueue_at_nic(h, pkt);
+                    if wake == Wake::Send {
+                        self.kick(self.nics[h as usize].link);
+                    }
+                }
+                HostAction::Timer(at) => self.request_flow_timer(fi, at),
+            }
+        }
+        self.actions = actions;
+    }
+
+    /// Makes sure a timer event is pending for flow `fi` at `at` or earlier. Timer events
+    /// are not cancelled: one that no longer matches the flow's pending time is ignored
+    /// when it fires.
+    fn request_flow_timer(&mut self, fi: u32, at: Ps) {
+        let flow = &mut self.flows[fi as usize];
+        if flow.timer_event_at.is_none_or(|t| at < t) {
+            flow.timer_event_at = Some(at);
+            self.events.push(at, Event::Timer(TimerRef { owner: Owner::Flow, id: fi }));
+        }
     }
 
     // ---- flows ---------------------------------------------------------------------
@@ -526,115 +510,29 @@ impl Simulation {
             self.events.push(next.spec.start, Event::FlowStart);
         }
         let flow = &mut self.flows[fi as usize];
+        let mut actions = std::mem::take(&mut self.actions);
+        let mut cx =
+            HostCx { now: self.now, stacks: &mut self.stacks, actions: &mut actions, nic_bytes: 0, finished: false };
+        flow.transport = Some(Stacks::open(&flow.spec, flow.forward, flow.reverse, &mut cx));
+        let finished = cx.finished;
         let src = flow.spec.src;
-        match flow.spec.kind {
-            FlowKind::Tcp => {
-                let idle = self.idle_connections.get_mut(&(src, flow.spec.dst)).and_then(Vec::pop);
-                let mut sender = match idle {
-                    Some(conn) => TcpSender::reopen(&self.tcp, flow.spec.bytes, flow.forward, conn, self.now),
-                    None => TcpSender::new(&self.tcp, flow.spec.bytes, flow.forward, cc::build(&self.tcp)),
-                };
-                let receiver = TcpReceiver::new(&self.tcp, flow.spec.bytes);
-                let mut out = std::mem::take(&mut self.scratch);
-                sender.set_budget(tsq_budget(self.tsq, 0));
-                sender.start(&self.tcp, self.now, &mut out);
-                flow.endpoint = Some(Endpoint::Tcp { sender, receiver });
-                self.send_all(src, &mut out);
-                self.scratch = out;
-                self.sync_timer(fi);
-            }
-            FlowKind::Udp { rate_bps, stop } => {
-                let packet_bytes = self.udp_packet_bytes;
-                let payload = (packet_bytes - self.tcp.header) as u64;
-                let source = UdpSource {
-                    start: self.now,
-                    stop: stop.unwrap_or(Ps::MAX),
-                    rate_bps,
-                    packet_bytes,
-                    packets_total: flow.spec.bytes.div_ceil(payload),
-                    sent: 0,
-                };
-                if let Some(t) = source.next_send() {
-                    self.events.push(t, Event::UdpSend(fi));
-                }
-                flow.endpoint = Some(Endpoint::Udp { source, delivered_bytes: 0, delivered_packets: 0 });
-            }
-        }
+        self.carry_out(fi, src, Wake::Send, actions, finished);
     }
 
-    /// One of the flow's packets left its NIC: a sender held back by TCP small queues
-    /// may send again. Called while the NIC is being served; the new packets join the
-    /// NIC queue behind the ones already there.
-    fn nic_drained(&mut self, fi: u32) {
-        let flow = &mut self.flows[fi as usize];
-        let Some(Endpoint::Tcp { sender, .. }) = flow.endpoint.as_mut() else { return };
-        if !sender.blocked {
-            return;
-        }
-        sender.set_budget(tsq_budget(self.tsq, flow.nic_bytes));
-        let mut out = std::mem::take(&mut self.scratch);
-        sender.resume(&self.tcp, self.now, &mut out);
-        let src = flow.spec.src;
-        for pkt in out.drain(..) {
-            self.enqueue_at_nic(src, pkt);
-        }
-        self.scratch = out;
-        self.sync_timer(fi);
+    /// One of flow `fi`'s packets left host `h`'s NIC. Called while the NIC is being
+    /// served: packets sent now join the NIC queue without starting the link.
+    fn nic_drained(&mut self, h: u32, fi: u32) {
+        self.call_transport(fi, h, Wake::Queue, |t, cx| t.on_nic_drained(cx));
     }
 
-    fn on_udp_send(&mut self, fi: u32) {
+    fn on_flow_timer(&mut self, fi: u32) {
         let flow = &mut self.flows[fi as usize];
-        let Some(Endpoint::Udp { source, .. }) = flow.endpoint.as_mut() else {
-            unreachable!("a UDP event for a UDP flow")
-        };
-        let pkt = Packet {
-            kind: PacketKind::Udp,
-            seq: source.sent as u32,
-            size: source.packet_bytes,
-            timestamp: self.now,
-            ..flow.forward
-        };
-        source.sent += 1;
-        if let Some(t) = source.next_send() {
-            self.events.push(t, Event::UdpSend(fi));
-        }
-        let src = flow.spec.src;
-        self.host_send(src, pkt);
-    }
-
-    /// Makes sure a timer event is pending for the flow's current RTO deadline. Timer
-    /// events are not cancelled: a stale one is recognized when it fires and ignored.
-    fn sync_timer(&mut self, fi: u32) {
-        let flow = &mut self.flows[fi as usize];
-        let Some(Endpoint::Tcp { sender, .. }) = flow.endpoint.as_ref() else { return };
-        if let Some(deadline) = sender.deadline {
-            if flow.timer_event_at.is_none_or(|t| deadline < t) {
-                flow.timer_event_at = Some(deadline);
-                self.events.push(deadline, Event::Timer(fi));
-            }
-        }
-    }
-
-    fn on_timer(&mut self, fi: u32) {
-        let now = self.now;
-        let flow = &mut self.flows[fi as usize];
-        if flow.timer_event_at != Some(now) {
+        if flow.timer_event_at != Some(self.now) {
             return; // stale
         }
         flow.timer_event_at = None;
-        let Some(Endpoint::Tcp { sender, .. }) = flow.endpoint.as_mut() else { return };
-        match sender.deadline {
-            Some(d) if d <= now => {
-                let mut out = std::mem::take(&mut self.scratch);
-                sender.set_budget(tsq_budget(self.tsq, flow.nic_bytes));
-                sender.on_timeout(&self.tcp, now, &mut out);
-                let src = flow.spec.src;
-                self.send_all(src, &mut out);
-                self.scratch = out;
-            }
-            _ => {}
-        }
-        self.sync_timer(fi);
+        let src = flow.spec.src;
+        self.call_transport(fi, src, Wake::Send, |t, cx| t.on_timer(cx));
     }
 
     fn on_sample(&mut self) {
@@ -716,8 +614,8 @@ impl Simulation {
         errors
     }
 
-    /// The base one-way path of a flow: (total propagation delay, link rates in order).
-    fn path(&self, src: u32, dst: u32) -> (Ps, Vec<u64>) {
+    /// The base one-way path from host `src` to host `dst`.
+    fn path(&self, src: u32, dst: u32) -> PathInfo {
         let mut link = &self.links[self.nics[src as usize].link as usize];
         let mut delay = link.delay;
         let mut rates = vec![link.rate.bps];
@@ -727,62 +625,40 @@ impl Simulation {
             delay += link.delay;
             rates.push(link.rate.bps);
         }
-        (delay, rates)
+        PathInfo { delay, rates }
     }
 
-    /// The ideal FCT: the path's base one-way latency for the flow's first packet (every
-    /// link's propagation delay plus its serialization at every hop), plus the
-    /// serialization of the rest of the flow's bytes, headers included, at the host link
-    /// rate; plus, with the handshake, one SYN / SYN-ACK round trip. It is exactly the
-    /// FCT of the flow alone on an idle network with an unlimited window whenever the
-    /// host link is the slowest on the path.
+    /// The flow's FCT alone on an idle network, by its transport's rule (see
+    /// `Stacks::ideal_fct`).
     pub fn ideal_fct(&self, spec: &FlowSpec) -> Option<Ps> {
-        if spec.kind != FlowKind::Tcp || spec.bytes == workload::ENDLESS {
+        if !Stacks::completes(spec) {
             return None;
         }
-        let cfg = &self.tcp;
-        let (delay, rates) = self.path(spec.src, spec.dst);
-        let segments = cfg.segments(spec.bytes) as u64;
-        let wire = spec.bytes + segments * cfg.header as u64;
-        let first = cfg.payload(spec.bytes, 0) + cfg.header as u64;
-        let mut t = delay + rates.iter().map(|&r| serialization(first, r)).sum::<Ps>();
-        t += serialization(wire - first, rates[0]);
-        let ack_trip = delay + rates.iter().map(|&r| serialization(cfg.ack_size as u64, r)).sum::<Ps>();
-        if cfg.handshake {
-            t += 2 * ack_trip;
-        }
-        if self.fct_until == FctUntil::Acked {
-            t += ack_trip;
-        }
-        Some(t)
+        self.stacks.ideal_fct(spec, &self.path(spec.src, spec.dst))
     }
 
     pub fn flow_records(&self) -> Vec<FlowRecord> {
         self.flows
             .iter()
             .map(|f| {
-                let (retransmits, timeouts, delivered_bytes) = match &f.endpoint {
-                    Some(Endpoint::Tcp { sender, receiver }) => (
-                        sender.retransmits,
-                        sender.timeouts,
-                        self.tcp.payload_between(f.spec.bytes, 0, receiver.received_segments()),
-                    ),
-                    Some(Endpoint::Udp { delivered_bytes, .. }) => (0, 0, *delivered_bytes),
-                    None => (0, 0, 0),
-                };
+                let outcome = f
+                    .transport
+                    .as_ref()
+                    .map(|t| t.outcome(&self.stacks))
+                    .unwrap_or(Outcome { datagram: !Stacks::completes(&f.spec), ..Outcome::default() });
                 FlowRecord {
                     id: f.spec.id,
                     src: f.spec.src,
                     dst: f.spec.dst,
                     bytes: f.spec.bytes,
                     start: f.spec.start,
-                    finish: f.finished_at,
+                    finish: outcome.finished_at,
                     ideal_fct: self.ideal_fct(&f.spec),
-                    retransmits,
-                    timeouts,
+                    retransmits: outcome.retransmits,
+                    timeouts: outcome.timeouts,
                     priority: f.spec.priority,
-                    udp: matches!(f.spec.kind, FlowKind::Udp { .. }),
-                    delivered_bytes,
+                    udp: outcome.datagram,
+                    delivered_bytes: outcome.delivered_bytes,
                     query: f.spec.query,
                 }
             })
@@ -848,10 +724,8 @@ impl Simulation {
         let timeouts: u64 = self
             .flows
             .iter()
-            .filter_map(|f| match &f.endpoint {
-                Some(Endpoint::Tcp { sender, .. }) => Some(sender.timeouts as u64),
-                _ => None,
-            })
+            .filter_map(|f| f.transport.as_ref())
+            .map(|t| t.outcome(&self.stacks).timeouts as u64)
             .sum();
         let c = &self.counters;
         json!({
@@ -877,7 +751,7 @@ impl Simulation {
             "links": {"host_downlinks": stats(down), "core": stats(core), "core_links": core_links},
             "duration_ps": self.now,
             "events": self.events_processed,
-            "flows": {"tcp": self.tcp_flows, "tcp_finished": self.flows_finished, "total": self.flows.len()},
+            "flows": {"tcp": self.completing_flows, "tcp_finished": self.flows_finished, "total": self.flows.len()},
         })
     }
 }

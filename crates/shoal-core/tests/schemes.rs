@@ -48,13 +48,13 @@ fn losspass_pushout_rule() {
     let mut high_drops = 0;
     for step in 0..20_000u64 {
         if rng.gen_bool(0.3) {
-            sw.dequeue(0, step, &mut counters);
+            sw.transmit(0, step, &mut counters);
             continue;
         }
         let priority = rng.gen_range(0..2u8);
         let size = rng.gen_range(64..=1500u32);
         let pushouts_before = counters.dropped[DropReason::Pushout as usize];
-        let admitted = sw.enqueue(0, packet(size, priority), step, &mut counters);
+        let admitted = sw.receive(0, 0, packet(size, priority), step, &mut counters);
         let pushouts = counters.dropped[DropReason::Pushout as usize] - pushouts_before;
         if priority == 1 {
             assert_eq!(pushouts, 0, "a low-priority packet evicted something");
@@ -78,11 +78,11 @@ fn losspass_pushout_rule() {
 fn tail_drop_loses_high_priority_packets_that_losspass_keeps() {
     let mut sw = per_port_switch(AdmissionKind::DynamicThreshold, 30_000, 1, 1);
     let mut counters = Counters::default();
-    while sw.enqueue(0, packet(1500, 1), 0, &mut counters) {}
-    assert!(!sw.enqueue(0, packet(1500, 0), 0, &mut counters));
+    while sw.receive(0, 0, packet(1500, 1), 0, &mut counters) {}
+    assert!(!sw.receive(0, 0, packet(1500, 0), 0, &mut counters));
     let mut lp = per_port_switch(AdmissionKind::Losspass, 30_000, 1, 1);
-    while lp.enqueue(0, packet(1500, 1), 0, &mut counters) {}
-    assert!(lp.enqueue(0, packet(1500, 0), 0, &mut counters));
+    while lp.receive(0, 0, packet(1500, 1), 0, &mut counters) {}
+    assert!(lp.receive(0, 0, packet(1500, 0), 0, &mut counters));
     assert_eq!(queue_bytes(&lp, 0, 1), 30_000 - 1500);
 }
 
@@ -92,11 +92,11 @@ fn tail_drop_loses_high_priority_packets_that_losspass_keeps() {
 fn lqd_pushes_out_the_longest_queue() {
     let mut sw = per_port_switch(AdmissionKind::Lqd, 30_000, 2, 2);
     let mut counters = Counters::default();
-    while sw.enqueue(0, packet(1500, 0), 0, &mut counters) {}
+    while sw.receive(0, 0, packet(1500, 0), 0, &mut counters) {}
     assert_eq!(queue_bytes(&sw, 0, 0), 30_000);
     assert_eq!(counters.dropped[DropReason::PoolFull as usize], 1);
     for i in 1..=5u64 {
-        assert!(sw.enqueue(1, packet(1500, 0), 0, &mut counters));
+        assert!(sw.receive(0, 1, packet(1500, 0), 0, &mut counters));
         assert_eq!(queue_bytes(&sw, 0, 0), 30_000 - i * 1500);
     }
     assert_eq!(counters.dropped[DropReason::Pushout as usize], 5);
@@ -351,10 +351,10 @@ fn per_port_ecn_counts_every_queue_of_the_port() {
         let mut counters = Counters::default();
         // 20 low-priority packets of 1,500 B: the port holds 30,000 B, queue 0 none.
         for _ in 0..20 {
-            sw.enqueue(0, packet(1500, 1), 0, &mut counters);
+            sw.receive(0, 0, packet(1500, 1), 0, &mut counters);
         }
         let marks_low = counters.ecn_marks;
-        sw.enqueue(0, packet(1500, 0), 0, &mut counters);
+        sw.receive(0, 0, packet(1500, 0), 0, &mut counters);
         (marks_low, counters.ecn_marks - marks_low)
     };
     // The 20 low packets see 0..28,500 B ahead of them: below K under both scopes.

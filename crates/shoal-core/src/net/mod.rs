@@ -6,4 +6,4 @@ mod topology;
 
 pub use packet::{Packet, PacketKind};
 pub use routing::Routes;
-pub use topology::{build, LinkSpec, NetworkSpec, NodeId};
+pub use topology::{build, reverse, LinkSpec, NetworkSpec, NodeId};

@@ -25,7 +25,15 @@ pub struct LinkSpec {
 pub struct NetworkSpec {
     pub hosts: u32,
     pub switches: u32,
+    /// Directed links in cable order: links `2i` and `2i + 1` are the two directions of
+    /// one cable (see `reverse`).
     pub links: Vec<LinkSpec>,
+}
+
+/// The other direction of link `link`'s cable.
+#[inline]
+pub fn reverse(link: u32) -> u32 {
+    link ^ 1
 }
 
 struct Builder {
@@ -133,5 +141,25 @@ mod tests {
         let n = build(&t);
         assert_eq!(n.hosts, 128);
         assert_eq!(n.links.len(), 2 * (128 + 64));
+    }
+
+    /// Every link's `reverse` is the same cable the other way: swapped ends, equal rate
+    /// and delay.
+    #[test]
+    fn reverse_is_the_other_direction() {
+        for kind in [TopologyKind::Star, TopologyKind::Dumbbell, TopologyKind::LeafSpine, TopologyKind::FatTree] {
+            let mut t = Topology::default();
+            t.kind = kind;
+            t.k = 4;
+            let n = build(&t);
+            for (i, l) in n.links.iter().enumerate() {
+                let r = &n.links[reverse(i as u32) as usize];
+                assert_eq!(
+                    (r.from, r.to, r.rate_bps, r.delay),
+                    (l.to, l.from, l.rate_bps, l.delay),
+                    "{kind:?} link {i}"
+                );
+            }
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The memory-management unit: buffer pools shared by groups of ports, per-queue static
 //! reserves, and the accounting that admission decisions read.
 
+use crate::net::Packet;
 use crate::sim::Ps;
 use crate::stats::TimeWeighted;
 
@@ -66,6 +67,66 @@ pub fn release(q: &mut QueueAccount, pool: &mut Pool, size: u64, now: Ps) {
     q.bytes -= size;
     pool.shared_used -= shared_before - q.shared();
     pool.occupancy.set(now, pool.occupancy.value() - size);
+}
+
+/// Traffic classes (PFC priorities) that ingress accounting tells apart; a packet's class
+/// is its priority, with higher priorities folded into the last class.
+pub const CLASSES: usize = 8;
+
+/// What a buffered packet was charged on admission; its departure or eviction releases
+/// exactly this, whatever has changed in between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Charge {
+    /// The switch port the packet arrived on.
+    pub ingress: u16,
+    pub class: u8,
+    pub size: u32,
+}
+
+impl Charge {
+    #[inline]
+    pub fn new(ingress: usize, pkt: &Packet) -> Charge {
+        debug_assert!(ingress <= u16::MAX as usize, "port indices are 16 bits");
+        Charge { ingress: ingress as u16, class: (pkt.priority as usize).min(CLASSES - 1) as u8, size: pkt.size }
+    }
+}
+
+/// A packet in an egress queue, with what it was charged.
+#[derive(Clone, Copy, Debug)]
+pub struct Queued {
+    pub pkt: Packet,
+    pub charge: Charge,
+}
+
+/// Buffered bytes by (ingress port, class): the counters that lossless flow control
+/// reads. Invariant: each entry is the sum of the `Charge`s of the buffered packets with
+/// that ingress port and class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IngressAccounts {
+    bytes: Vec<u64>,
+}
+
+impl IngressAccounts {
+    pub fn new(ports: usize) -> Self {
+        IngressAccounts { bytes: vec![0; ports * CLASSES] }
+    }
+
+    #[inline]
+    pub fn charge(&mut self, c: Charge) {
+        self.bytes[c.ingress as usize * CLASSES + c.class as usize] += c.size as u64;
+    }
+
+    #[inline]
+    pub fn release(&mut self, c: Charge) {
+        let slot = &mut self.bytes[c.ingress as usize * CLASSES + c.class as usize];
+        debug_assert!(*slot >= c.size as u64, "ingress bytes would go negative");
+        *slot -= c.size as u64;
+    }
+
+    /// Bytes buffered that arrived on `port` in `class`.
+    pub fn bytes(&self, port: usize, class: usize) -> u64 {
+        self.bytes[port * CLASSES + class]
+    }
 }
 
 #[cfg(test)]

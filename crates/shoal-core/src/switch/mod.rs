@@ -13,13 +13,13 @@ use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
 use admission::{Admission, AdmitContext, Verdict};
 use marking::{MarkContext, Marker, QueueCutoff, QueueRed, SharedBufferRed};
-use mmu::{charge, release, Pool, QueueAccount};
+use mmu::{charge, release, Charge, IngressAccounts, Pool, QueueAccount, Queued};
 use scheduler::{Dwrr, Scheduler, StrictPriority};
 use std::collections::VecDeque;
 
 /// One egress queue of a port.
 pub struct PortQueue {
-    pub packets: VecDeque<Packet>,
+    pub packets: VecDeque<Queued>,
     pub account: QueueAccount,
     pub occupancy: TimeWeighted,
 }
@@ -35,6 +35,8 @@ pub struct SwitchPort {
 pub struct Switch {
     pub ports: Vec<SwitchPort>,
     pub pools: Vec<Pool>,
+    /// Bytes buffered by ingress port and traffic class.
+    pub ingress: IngressAccounts,
     /// Salt of this switch's ECMP hash.
     pub ecmp_salt: u64,
     admission: Box<dyn Admission>,
@@ -115,6 +117,7 @@ impl Switch {
             })
             .collect();
         Switch {
+            ingress: IngressAccounts::new(links.len()),
             ports,
             pools,
             ecmp_salt,
@@ -185,8 +188,9 @@ impl Switch {
         self.pools[pool].drops += 1;
     }
 
-    /// Offers `pkt` to egress `port`. On refusal the packet is dropped and counted.
-    pub fn enqueue(&mut self, port: usize, mut pkt: Packet, now: Ps, counters: &mut Counters) -> bool {
+    /// Offers `pkt`, which arrived on port `ingress`, to egress `port`. Returns whether it
+    /// was buffered; on refusal the packet is dropped and counted.
+    pub fn receive(&mut self, ingress: usize, port: usize, mut pkt: Packet, now: Ps, counters: &mut Counters) -> bool {
         counters.switch_arrivals += 1;
         let q = self.queue_of(port, &pkt);
         let pool = self.ports[port].pool;
@@ -210,9 +214,10 @@ impl Switch {
                 Verdict::Evict { port: victim_port, queue: victim_queue } => {
                     let vq = &mut self.ports[victim_port].queues[victim_queue];
                     let victim = vq.packets.pop_back().expect("admission evicts from a non-empty queue");
-                    release(&mut vq.account, &mut self.pools[pool], victim.size as u64, now);
+                    release(&mut vq.account, &mut self.pools[pool], victim.charge.size as u64, now);
                     vq.occupancy.set(now, vq.account.bytes);
-                    self.count_drop(pool, DropReason::Pushout, victim.size as u64, counters);
+                    self.ingress.release(victim.charge);
+                    self.count_drop(pool, DropReason::Pushout, victim.charge.size as u64, counters);
                 }
             }
         }
@@ -229,19 +234,22 @@ impl Switch {
         let queue = &mut self.ports[port].queues[q];
         charge(&mut queue.account, &mut self.pools[pool], size, now);
         queue.occupancy.set(now, queue.account.bytes);
-        queue.packets.push_back(pkt);
+        let charged = Charge::new(ingress, &pkt);
+        self.ingress.charge(charged);
+        queue.packets.push_back(Queued { pkt, charge: charged });
         true
     }
 
     /// Takes the next packet to transmit on `port`, if any.
-    pub fn dequeue(&mut self, port: usize, now: Ps, counters: &mut Counters) -> Option<Packet> {
+    pub fn transmit(&mut self, port: usize, now: Ps, counters: &mut Counters) -> Option<Packet> {
         let p = &mut self.ports[port];
         let q = p.scheduler.pick(&p.queues)?;
         let pool = p.pool;
         let queue = &mut p.queues[q];
-        let mut pkt = queue.packets.pop_front().expect("the scheduler picks a non-empty queue");
-        release(&mut queue.account, &mut self.pools[pool], pkt.size as u64, now);
+        let Queued { mut pkt, charge } = queue.packets.pop_front().expect("the scheduler picks a non-empty queue");
+        release(&mut queue.account, &mut self.pools[pool], charge.size as u64, now);
         queue.occupancy.set(now, queue.account.bytes);
+        self.ingress.release(charge);
         if pkt.ect && self.mark_at == MarkPoint::Dequeue {
             let behind = self.marking_bytes(port, q);
             self.mark(&mut pkt, behind, pool, counters);
@@ -268,7 +276,7 @@ impl Switch {
             let mut total = 0;
             for port in self.ports.iter().filter(|p| p.pool == pi) {
                 for q in &port.queues {
-                    let bytes: u64 = q.packets.iter().map(|p| p.size as u64).sum();
+                    let bytes: u64 = q.packets.iter().map(|p| p.charge.size as u64).sum();
                     if bytes != q.account.bytes {
                         errors.push(format!("switch {id}: queue holds {bytes} B but accounts {} B", q.account.bytes));
                     }
@@ -284,6 +292,13 @@ impl Switch {
                     pool.size
                 ));
             }
+        }
+        let mut by_ingress = IngressAccounts::new(self.ports.len());
+        for queued in self.ports.iter().flat_map(|p| &p.queues).flat_map(|q| &q.packets) {
+            by_ingress.charge(queued.charge);
+        }
+        if by_ingress != self.ingress {
+            errors.push(format!("switch {id}: ingress accounts differ from the charges of the queued packets"));
         }
         errors
     }

@@ -56,7 +56,7 @@ impl Scheduler for Dwrr {
                         self.deficit[i] += self.quanta[i];
                         self.credited = true;
                     }
-                    let size = head.size as u64;
+                    let size = head.pkt.size as u64;
                     if size <= self.deficit[i] {
                         self.deficit[i] -= size;
                         return Some(i);

@@ -1,11 +1,196 @@
-//! End-host transports: the TCP machinery (sender, receiver), its congestion-control
-//! trait with NewReno, ECN* and DCTCP, and constant-rate UDP.
+//! End-host transports behind one trait. A flow's transport holds both of its ends (the
+//! sender at the source host, the receiver at the destination); the engine hands it the
+//! packets that reach either host, its timer and its NIC's drain notifications, and
+//! carries out what it asks for through `HostCx`.
+//!
+//! The transports: TCP (`tcp_flow`, built on the sender and receiver in `tcp` and the
+//! congestion controllers in `cc`) and constant-rate UDP (`udp`).
 
 pub mod cc;
 pub mod sack;
 mod tcp;
+mod tcp_flow;
 mod udp;
 
 pub use cc::CongestionControl;
 pub use tcp::{IdleConnection, TcpConfig, TcpReceiver, TcpSender};
-pub use udp::UdpSource;
+pub use tcp_flow::TcpFlow;
+pub use udp::{UdpFlow, UdpSource};
+
+use crate::net::Packet;
+use crate::scenario::{FctUntil, Scenario};
+use crate::sim::{serialization, Ps};
+use crate::workload::{FlowKind, FlowSpec, ENDLESS};
+use rustc_hash::FxHashMap;
+
+/// What a transport asks of the world during one call, carried out in order.
+#[derive(Clone, Copy, Debug)]
+pub enum HostAction {
+    /// Hand a packet to the NIC of the host the packet leaves from.
+    Send(Packet),
+    /// Call the flow's `on_timer` at this time. A flow has one pending timer: a request
+    /// later than the pending one is remembered by the transport, which asks again when
+    /// the earlier one fires.
+    Timer(Ps),
+}
+
+/// The per-call context of a transport.
+pub struct HostCx<'a> {
+    pub now: Ps,
+    pub stacks: &'a mut Stacks,
+    pub actions: &'a mut Vec<HostAction>,
+    /// Data bytes of this flow waiting in its sender's NIC queue.
+    pub nic_bytes: u64,
+    /// Set by the transport when the flow completes (by its kind's completion rule).
+    pub finished: bool,
+}
+
+impl HostCx<'_> {
+    #[inline]
+    pub fn send(&mut self, pkt: Packet) {
+        self.actions.push(HostAction::Send(pkt));
+    }
+
+    #[inline]
+    pub fn set_timer(&mut self, at: Ps) {
+        self.actions.push(HostAction::Timer(at));
+    }
+}
+
+/// A flow's transport.
+pub trait Transport {
+    /// A packet of this flow reached one of its hosts.
+    fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx);
+    /// The flow's timer fired.
+    fn on_timer(&mut self, cx: &mut HostCx);
+    /// One of the flow's data packets left its sender's NIC. Packets sent from here join
+    /// the NIC queue behind those already there.
+    fn on_nic_drained(&mut self, _cx: &mut HostCx) {}
+    /// What the flow achieved so far.
+    fn outcome(&self, stacks: &Stacks) -> Outcome;
+}
+
+/// A flow's results, as far as its transport knows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// When the flow completed, if it did.
+    pub finished_at: Option<Ps>,
+    pub retransmits: u32,
+    pub timeouts: u32,
+    /// Payload bytes delivered to the receiver (in order, for a stream).
+    pub delivered_bytes: u64,
+    /// Whether the flow is an unreliable datagram flow.
+    pub datagram: bool,
+}
+
+/// The one-way path of a flow: the propagation delays of its links added up, and their
+/// rates in path order (the sender's link first).
+pub struct PathInfo {
+    pub delay: Ps,
+    pub rates: Vec<u64>,
+}
+
+/// Every transport of a run, by static dispatch.
+pub enum AnyTransport {
+    Tcp(TcpFlow),
+    Udp(UdpFlow),
+}
+
+impl Transport for AnyTransport {
+    #[inline]
+    fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx) {
+        match self {
+            AnyTransport::Tcp(t) => t.on_packet(pkt, cx),
+            AnyTransport::Udp(t) => t.on_packet(pkt, cx),
+        }
+    }
+
+    #[inline]
+    fn on_timer(&mut self, cx: &mut HostCx) {
+        match self {
+            AnyTransport::Tcp(t) => t.on_timer(cx),
+            AnyTransport::Udp(t) => t.on_timer(cx),
+        }
+    }
+
+    #[inline]
+    fn on_nic_drained(&mut self, cx: &mut HostCx) {
+        match self {
+            AnyTransport::Tcp(t) => t.on_nic_drained(cx),
+            AnyTransport::Udp(t) => t.on_nic_drained(cx),
+        }
+    }
+
+    fn outcome(&self, stacks: &Stacks) -> Outcome {
+        match self {
+            AnyTransport::Tcp(t) => t.outcome(stacks),
+            AnyTransport::Udp(t) => t.outcome(stacks),
+        }
+    }
+}
+
+/// What all flows of a run share, per transport: TCP's settings, its completion rule,
+/// TCP small queues and the idle connections that later flows may reuse.
+pub struct Stacks {
+    pub tcp: TcpConfig,
+    pub fct_until: FctUntil,
+    /// TCP small queues: the bytes a flow may have in its NIC queue; 0 = unlimited.
+    pub tsq: u64,
+    /// Open connections without a flow, by (sender, receiver) host.
+    pub idle_connections: FxHashMap<(u32, u32), Vec<IdleConnection>>,
+    /// A reused buffer for the packets a sender produces in one call.
+    scratch: Vec<Packet>,
+}
+
+impl Stacks {
+    pub fn new(sc: &Scenario) -> Stacks {
+        Stacks {
+            tcp: TcpConfig::from_scenario(&sc.transport),
+            fct_until: sc.run.fct_until,
+            tsq: sc.host.tsq.0,
+            idle_connections: FxHashMap::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Starts the flow `spec` at `cx.now`; `forward` and `reverse` are the templates of
+    /// its packets in each direction (ids, ECMP hash, priority).
+    pub fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, cx: &mut HostCx) -> AnyTransport {
+        match spec.kind {
+            FlowKind::Tcp => AnyTransport::Tcp(TcpFlow::open(spec, forward, reverse, cx)),
+            FlowKind::Udp { rate_bps, stop } => AnyTransport::Udp(UdpFlow::open(spec, rate_bps, stop, forward, cx)),
+        }
+    }
+
+    /// Whether the flow counts toward the run's completion (it has a completion time).
+    pub fn completes(spec: &FlowSpec) -> bool {
+        spec.kind == FlowKind::Tcp
+    }
+
+    /// The ideal FCT of a TCP flow: the path's base one-way latency for the flow's first
+    /// packet (every link's propagation delay plus its serialization at every hop), plus
+    /// the serialization of the rest of the flow's bytes, headers included, at the host
+    /// link rate; plus, with the handshake, one SYN / SYN-ACK round trip; plus, when flows
+    /// end at the last ACK, one ACK trip. It is exactly the FCT of the flow alone on an
+    /// idle network with an unlimited window whenever the host link is the slowest on
+    /// the path. Flows without a completion time have none.
+    pub fn ideal_fct(&self, spec: &FlowSpec, path: &PathInfo) -> Option<Ps> {
+        if !Self::completes(spec) || spec.bytes == ENDLESS {
+            return None;
+        }
+        let cfg = &self.tcp;
+        let segments = cfg.segments(spec.bytes) as u64;
+        let wire = spec.bytes + segments * cfg.header as u64;
+        let first = cfg.payload(spec.bytes, 0) + cfg.header as u64;
+        let mut t = path.delay + path.rates.iter().map(|&r| serialization(first, r)).sum::<Ps>();
+        t += serialization(wire - first, path.rates[0]);
+        let ack_trip = path.delay + path.rates.iter().map(|&r| serialization(cfg.ack_size as u64, r)).sum::<Ps>();
+        if cfg.handshake {
+            t += 2 * ack_trip;
+        }
+        if self.fct_until == FctUntil::Acked {
+            t += ack_trip;
+        }
+        Some(t)
+    }
+}

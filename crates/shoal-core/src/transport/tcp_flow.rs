@@ -1,0 +1,129 @@
+//! A TCP flow as its hosts see it: the sender and the receiver, the completion rule
+//! (`run.fct_until`), TCP small queues and connection reuse.
+
+use super::cc;
+use super::tcp::{TcpReceiver, TcpSender};
+use super::{HostCx, Outcome, Stacks, Transport};
+use crate::net::{Packet, PacketKind};
+use crate::scenario::FctUntil;
+use crate::sim::Ps;
+use crate::workload::FlowSpec;
+
+pub struct TcpFlow {
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    /// The template of packets from the receiver back to the sender.
+    reverse: Packet,
+    src: u32,
+    dst: u32,
+    bytes: u64,
+    finished_at: Option<Ps>,
+}
+
+/// The bytes a flow may add to its NIC queue under TCP small queues (`tsq` bytes per
+/// flow; 0 = no limit).
+#[inline]
+fn tsq_budget(tsq: u64, nic_bytes: u64) -> u64 {
+    if tsq == 0 {
+        u64::MAX
+    } else {
+        tsq.saturating_sub(nic_bytes)
+    }
+}
+
+impl TcpFlow {
+    /// Opens the flow (on an idle connection between its hosts, when connections are
+    /// reused and one is free) and sends what it may.
+    pub fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, cx: &mut HostCx) -> TcpFlow {
+        let stacks = &mut *cx.stacks;
+        let cfg = &stacks.tcp;
+        let idle = stacks.idle_connections.get_mut(&(spec.src, spec.dst)).and_then(Vec::pop);
+        let mut sender = match idle {
+            Some(conn) => TcpSender::reopen(cfg, spec.bytes, forward, conn, cx.now),
+            None => TcpSender::new(cfg, spec.bytes, forward, cc::build(cfg)),
+        };
+        let receiver = TcpReceiver::new(cfg, spec.bytes);
+        sender.set_budget(tsq_budget(stacks.tsq, 0));
+        let mut flow =
+            TcpFlow { sender, receiver, reverse, src: spec.src, dst: spec.dst, bytes: spec.bytes, finished_at: None };
+        let mut out = std::mem::take(&mut cx.stacks.scratch);
+        flow.sender.start(&cx.stacks.tcp, cx.now, &mut out);
+        flow.flush(out, cx);
+        flow
+    }
+
+    /// Sends `out` (the stacks' scratch buffer, handed back empty) and asks for the
+    /// retransmission timer.
+    fn flush(&self, mut out: Vec<Packet>, cx: &mut HostCx) {
+        for pkt in out.drain(..) {
+            cx.send(pkt);
+        }
+        cx.stacks.scratch = out;
+        if let Some(deadline) = self.sender.deadline {
+            cx.set_timer(deadline);
+        }
+    }
+}
+
+impl Transport for TcpFlow {
+    fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx) {
+        let stacks = &mut *cx.stacks;
+        let cfg = &stacks.tcp;
+        let mut out = std::mem::take(&mut stacks.scratch);
+        match pkt.kind {
+            PacketKind::Data | PacketKind::Syn => {
+                let was_done = self.receiver.finished_at.is_some();
+                out.push(self.receiver.on_packet(cfg, pkt, self.reverse, cx.now));
+                if !was_done && self.receiver.finished_at.is_some() && stacks.fct_until == FctUntil::Delivered {
+                    self.finished_at = self.receiver.finished_at;
+                    cx.finished = true;
+                }
+            }
+            PacketKind::Ack | PacketKind::SynAck => {
+                let was_done = self.sender.done();
+                self.sender.set_budget(tsq_budget(stacks.tsq, cx.nic_bytes));
+                self.sender.on_ack(cfg, pkt, cx.now, &mut out);
+                if !was_done && self.sender.done() {
+                    if stacks.fct_until == FctUntil::Acked {
+                        self.finished_at = Some(cx.now);
+                        cx.finished = true;
+                    }
+                    if cfg.reuse_connections {
+                        stacks.idle_connections.entry((self.src, self.dst)).or_default().push(self.sender.release());
+                    }
+                }
+            }
+            PacketKind::Udp => unreachable!("a TCP flow carries no UDP packets"),
+        }
+        self.flush(out, cx);
+    }
+
+    fn on_timer(&mut self, cx: &mut HostCx) {
+        let mut out = std::mem::take(&mut cx.stacks.scratch);
+        if self.sender.deadline.is_some_and(|d| d <= cx.now) {
+            self.sender.set_budget(tsq_budget(cx.stacks.tsq, cx.nic_bytes));
+            self.sender.on_timeout(&cx.stacks.tcp, cx.now, &mut out);
+        }
+        self.flush(out, cx);
+    }
+
+    fn on_nic_drained(&mut self, cx: &mut HostCx) {
+        if !self.sender.blocked {
+            return;
+        }
+        self.sender.set_budget(tsq_budget(cx.stacks.tsq, cx.nic_bytes));
+        let mut out = std::mem::take(&mut cx.stacks.scratch);
+        self.sender.resume(&cx.stacks.tcp, cx.now, &mut out);
+        self.flush(out, cx);
+    }
+
+    fn outcome(&self, stacks: &Stacks) -> Outcome {
+        Outcome {
+            finished_at: self.finished_at,
+            retransmits: self.sender.retransmits,
+            timeouts: self.sender.timeouts,
+            delivered_bytes: stacks.tcp.payload_between(self.bytes, 0, self.receiver.received_segments()),
+            datagram: false,
+        }
+    }
+}
