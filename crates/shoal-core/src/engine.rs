@@ -4,7 +4,7 @@
 
 use crate::budget;
 use crate::host::Nic;
-use crate::net::{self, NodeId, Packet, PacketKind, Routes};
+use crate::net::{self, Effect, Effects, NodeId, Packet, PacketKind, Routes};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::Counters;
@@ -26,19 +26,23 @@ enum Event {
     Sample,
 }
 
-/// A timer's owner and its token. The owner keeps what the timer means; a timer that no
-/// longer matches its owner's pending one is stale and ignored, so timers are never
-/// cancelled.
+/// A timer's owner and the owner's token for it. The owner keeps what the timer means; a
+/// timer that no longer matches what its owner waits for is stale and ignored, so timers
+/// are never cancelled.
 #[derive(Clone, Copy, Debug)]
 struct TimerRef {
     owner: Owner,
+    /// The flow or switch index.
     id: u32,
+    token: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Owner {
-    /// A flow's transport (`id` is the flow index).
+    /// A flow's transport.
     Flow,
+    /// A switch's flow control.
+    Switch,
 }
 
 /// A directed link: a transmitter that serializes one packet at a time, and a wire that
@@ -62,6 +66,8 @@ struct Link {
     busy_until: Ps,
     /// A `TxDone` event is pending for this link.
     tx_event: bool,
+    /// Control frames waiting to go ahead of data at the next packet boundary.
+    control: VecDeque<Packet>,
     wire: VecDeque<(Ps, Packet)>,
     tx_bytes: u64,
 }
@@ -142,6 +148,8 @@ pub struct Simulation {
     reached_time_limit: bool,
     /// A reused buffer for what a transport asks in one call.
     actions: Vec<HostAction>,
+    /// A reused buffer for what a node's scheme asks in one call.
+    effects: Effects,
 }
 
 impl Simulation {
@@ -185,6 +193,7 @@ impl Simulation {
                 core: l.core,
                 busy_until: 0,
                 tx_event: false,
+                control: VecDeque::new(),
                 wire: VecDeque::new(),
                 tx_bytes: 0,
             });
@@ -235,6 +244,7 @@ impl Simulation {
             finished: false,
             reached_time_limit: false,
             actions: Vec::new(),
+            effects: Effects::new(),
         };
         if let Some(first) = sim.flows.first() {
             sim.events.push(first.spec.start, Event::FlowStart);
@@ -341,18 +351,29 @@ impl Simulation {
             Event::TxDone(link) => self.on_tx_done(link),
             Event::Arrive(link) => self.on_arrive(link),
             Event::FlowStart => self.on_flow_start(),
-            Event::Timer(TimerRef { owner: Owner::Flow, id }) => self.on_flow_timer(id),
+            Event::Timer(TimerRef { owner: Owner::Flow, id, .. }) => self.on_flow_timer(id),
+            Event::Timer(TimerRef { owner: Owner::Switch, id, token }) => {
+                let mut effects = std::mem::take(&mut self.effects);
+                self.switches[id as usize].on_timer(token, self.now, &mut effects);
+                self.carry_out_effects(NodeId::Switch(id), effects);
+            }
             Event::Sample => self.on_sample(),
         }
     }
 
     // ---- links -------------------------------------------------------------------
 
-    /// Starts serializing the next packet of an idle link, if its owner has one. The
-    /// packet goes on the wire now, arriving after its serialization and the delay.
+    /// Starts serializing the next packet of an idle link: a control frame if one
+    /// waits, otherwise its owner's next packet, if any. The packet goes on the wire now,
+    /// arriving after its serialization and the delay.
     fn start_transmission(&mut self, link_id: u32) {
-        let link = &self.links[link_id as usize];
+        let link = &mut self.links[link_id as usize];
         debug_assert!(link.busy_until <= self.now && !link.tx_event);
+        if let Some(frame) = link.control.pop_front() {
+            let more = !link.control.is_empty() || self.owner_has_queued(link_id);
+            self.put_on_wire(link_id, frame, more);
+            return;
+        }
         let (next, more) = match link.from {
             NodeId::Host(h) => {
                 let next = self.nics[h as usize].pop();
@@ -370,6 +391,21 @@ impl Simulation {
             }
         };
         let Some(pkt) = next else { return };
+        self.put_on_wire(link_id, pkt, more);
+    }
+
+    /// Whether the node that transmits on `link_id` holds packets for it.
+    fn owner_has_queued(&self, link_id: u32) -> bool {
+        let link = &self.links[link_id as usize];
+        match link.from {
+            NodeId::Host(h) => !self.nics[h as usize].is_empty(),
+            NodeId::Switch(s) => self.switches[s as usize].has_queued(link.from_port as usize),
+        }
+    }
+
+    /// Serializes `pkt` on the idle link `link_id`; `more` says whether something waits
+    /// behind it.
+    fn put_on_wire(&mut self, link_id: u32, pkt: Packet, more: bool) {
         let link = &mut self.links[link_id as usize];
         link.busy_until = self.now + link.rate.serialization(pkt.size as u64);
         link.tx_bytes += pkt.size as u64;
@@ -410,7 +446,17 @@ impl Simulation {
         if let Some(&(next, _)) = link.wire.front() {
             self.events.push(next, Event::Arrive(link_id));
         }
-        let to_port = link.to_port as usize;
+        let (to, to_port) = (link.to, link.to_port as usize);
+        if pkt.kind == PacketKind::Control {
+            self.counters.frames_received += 1;
+            let mut effects = std::mem::take(&mut self.effects);
+            match to {
+                NodeId::Switch(s) => self.switches[s as usize].on_frame(to_port, &pkt, self.now, &mut effects),
+                NodeId::Host(h) => self.nics[h as usize].on_frame(&pkt),
+            }
+            self.carry_out_effects(to, effects);
+            return;
+        }
         match link.to {
             NodeId::Switch(s) => self.switch_receive(s, to_port, pkt),
             NodeId::Host(h) => self.host_receive(h, pkt),
@@ -418,6 +464,35 @@ impl Simulation {
     }
 
     // ---- switches ----------------------------------------------------------------
+
+    /// The link that `node`'s port `port` transmits on.
+    fn port_link(&self, node: NodeId, port: usize) -> u32 {
+        match node {
+            NodeId::Switch(s) => self.switches[s as usize].ports[port].link,
+            NodeId::Host(h) => self.nics[h as usize].link,
+        }
+    }
+
+    /// Carries out what `node`'s scheme asked for, in order, and hands the buffer back.
+    fn carry_out_effects(&mut self, node: NodeId, mut effects: Effects) {
+        for effect in effects.drain(..) {
+            match effect {
+                Effect::Frame { port, frame } => {
+                    debug_assert_eq!(frame.kind, PacketKind::Control);
+                    let link = self.port_link(node, port as usize);
+                    self.counters.frames_sent += 1;
+                    self.links[link as usize].control.push_back(frame);
+                    self.kick(link);
+                }
+                Effect::Kick { port } => self.kick(self.port_link(node, port as usize)),
+                Effect::Timer { at, token } => {
+                    let NodeId::Switch(id) = node else { unreachable!("only switches run flow control so far") };
+                    self.events.push(at, Event::Timer(TimerRef { owner: Owner::Switch, id, token }));
+                }
+            }
+        }
+        self.effects = effects;
+    }
 
     fn switch_receive(&mut self, s: u32, ingress: usize, pkt: Packet) {
         let hops = self.routes.next_hops(s, pkt.dst);
@@ -497,7 +572,7 @@ impl Simulation {
         let flow = &mut self.flows[fi as usize];
         if flow.timer_event_at.is_none_or(|t| at < t) {
             flow.timer_event_at = Some(at);
-            self.events.push(at, Event::Timer(TimerRef { owner: Owner::Flow, id: fi }));
+            self.events.push(at, Event::Timer(TimerRef { owner: Owner::Flow, id: fi, token: 0 }));
         }
     }
 
@@ -567,8 +642,15 @@ impl Simulation {
     pub fn packets_in_network(&self) -> u64 {
         let hosts: usize = self.nics.iter().map(Nic::len).sum();
         let switches: usize = self.switches.iter().map(|s| s.queued_packets()).sum();
-        let links: usize = self.links.iter().map(|l| l.wire.len()).sum();
+        let links = self.links.iter().flat_map(|l| &l.wire).filter(|(_, p)| p.kind != PacketKind::Control).count();
         (hosts + switches + links) as u64
+    }
+
+    /// Control frames waiting at a link or on its wire.
+    fn frames_in_network(&self) -> u64 {
+        let waiting: usize = self.links.iter().map(|l| l.control.len()).sum();
+        let wire = self.links.iter().flat_map(|l| &l.wire).filter(|(_, p)| p.kind == PacketKind::Control).count();
+        (waiting + wire) as u64
     }
 
     /// Conservation and buffer-accounting checks; each violation is described.
@@ -582,6 +664,13 @@ impl Simulation {
                 c.created,
                 c.delivered,
                 c.total_dropped()
+            ));
+        }
+        let frames = self.frames_in_network();
+        if c.frames_sent != c.frames_received + frames {
+            errors.push(format!(
+                "conservation: frames sent {} != received {} + in network {frames}",
+                c.frames_sent, c.frames_received
             ));
         }
         for (i, s) in self.switches.iter().enumerate() {
@@ -753,5 +842,61 @@ impl Simulation {
             "events": self.events_processed,
             "flows": {"tcp": self.completing_flows, "tcp_finished": self.flows_finished, "total": self.flows.len()},
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Simulation {
+        /// Sends a control frame out of `node`'s port `port`, as a flow-control scheme
+        /// would through `Effect::Frame`.
+        fn send_frame(&mut self, node: NodeId, port: u16) {
+            let frame = Packet { kind: PacketKind::Control, size: 64, ..Packet::template(0, 0, 0, 0) };
+            self.effects.push(Effect::Frame { port, frame });
+            let effects = std::mem::take(&mut self.effects);
+            self.carry_out_effects(node, effects);
+        }
+    }
+
+    /// A frame sent from a backlogged switch port overtakes the data queued there: it
+    /// leaves at the next packet boundary, so it reaches the host within one data
+    /// packet's serialization (plus its own and the delay), not behind the queue.
+    #[test]
+    fn control_frames_go_ahead_of_queued_data() {
+        let sc = Scenario::from_toml(
+            r#"
+            [topology]
+            kind = "star"
+            hosts = 5
+            link_rate = "10Gbps"
+            link_delay = "1us"
+            [workload]
+            pattern = "incast"
+            senders = "1-4"
+            receiver = 0
+            size = "500KB"
+            "#,
+        )
+        .unwrap();
+        let mut sim = Simulation::new(&sc).unwrap();
+        let port = sim.routes.next_hops(0, 0)[0] as usize;
+        sim.run_until(100_000_000); // 100 us: the receiver's port is backlogged
+        let queued = sim.switches[0].ports[port].queues.iter().map(|q| q.packets.len()).sum::<usize>();
+        assert!(queued >= 3, "the test needs a backlog, found {queued} packets");
+        let sent_at = sim.now();
+        sim.send_frame(NodeId::Switch(0), port as u16);
+        while sim.counters.frames_received == 0 {
+            assert!(!sim.run_bounded(Ps::MAX, 1), "the run ended before the frame arrived");
+        }
+        let mtu_ps = 1500 * 8 * 100; // at 10 Gbps
+        let frame_ps = 64 * 8 * 100;
+        assert!(sim.now() <= sent_at + mtu_ps + frame_ps + 1_000_000, "frame arrived at {} ps", sim.now() - sent_at);
+        assert_eq!(sim.counters.frames_sent, 1);
+        assert!(sim.check_invariants().is_empty(), "{:?}", sim.check_invariants());
+        sim.run();
+        assert!(sim.check_invariants().is_empty(), "{:?}", sim.check_invariants());
+        assert_eq!(sim.flows_finished(), 4);
     }
 }

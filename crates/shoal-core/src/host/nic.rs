@@ -60,6 +60,10 @@ impl Nic {
         self.queue.iter()
     }
 
+    /// A control frame from the switch arrived. NICs run no flow control yet, so it has
+    /// no effect.
+    pub fn on_frame(&mut self, _frame: &Packet) {}
+
     /// Violations of the byte-count invariant, described.
     pub fn check_accounting(&self, host: usize) -> Option<String> {
         let bytes: u64 = self.queue.iter().map(|p| p.size as u64).sum();

@@ -8,6 +8,9 @@ pub enum PacketKind {
     Syn,
     SynAck,
     Udp,
+    /// A link-level control frame (a pause frame, say), from one node to its neighbour;
+    /// its meaning belongs to the flow-control scheme that sent it.
+    Control,
 }
 
 /// A packet in flight. Small and `Copy`: queues hold packets by value, so nothing is

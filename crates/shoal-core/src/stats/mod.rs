@@ -49,6 +49,10 @@ pub struct Counters {
     pub bytes_dropped: u64,
     /// Packets offered to a switch queue, once per hop.
     pub switch_arrivals: u64,
+    /// Control frames put on a link by a node's flow control, and taken off at the far
+    /// end. They are not packets: `created` and `delivered` leave them out.
+    pub frames_sent: u64,
+    pub frames_received: u64,
     pub data_packets_sent: u64,
     /// Packets marked CE (each once).
     pub ecn_marks: u64,

@@ -3,15 +3,17 @@
 //! (`scheduler::Scheduler`); the switch itself only moves packets between them.
 
 pub mod admission;
+pub mod flow_control;
 pub mod marking;
 pub mod mmu;
 pub mod scheduler;
 
-use crate::net::Packet;
+use crate::net::{Effects, Packet};
 use crate::scenario::{EcnScope, MarkPoint, MarkingKind, NonEct, SchedulerKind, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
 use admission::{Admission, AdmitContext, Verdict};
+use flow_control::{FlowControl, FlowCx, Lossy};
 use marking::{MarkContext, Marker, QueueCutoff, QueueRed, SharedBufferRed};
 use mmu::{charge, release, Charge, IngressAccounts, Pool, QueueAccount, Queued};
 use scheduler::{Dwrr, Scheduler, StrictPriority};
@@ -40,6 +42,7 @@ pub struct Switch {
     /// Salt of this switch's ECMP hash.
     pub ecmp_salt: u64,
     admission: Box<dyn Admission>,
+    flow_control: Box<dyn FlowControl>,
     ports_per_pool: usize,
     /// Per-queue rules, shared for every queue.
     markers: Vec<Box<dyn Marker>>,
@@ -122,6 +125,7 @@ impl Switch {
             pools,
             ecmp_salt,
             admission: admission::build(cfg.admission),
+            flow_control: Box::new(Lossy),
             ports_per_pool,
             markers,
             pool_markers,
@@ -255,6 +259,16 @@ impl Switch {
             self.mark(&mut pkt, behind, pool, counters);
         }
         Some(pkt)
+    }
+
+    /// A control frame arrived on `port`.
+    pub fn on_frame(&mut self, port: usize, frame: &Packet, now: Ps, effects: &mut Effects) {
+        self.flow_control.on_frame(port, frame, &mut FlowCx { now, effects });
+    }
+
+    /// A timer that this switch's flow control asked for fired.
+    pub fn on_timer(&mut self, token: u32, now: Ps, effects: &mut Effects) {
+        self.flow_control.on_timer(token, &mut FlowCx { now, effects });
     }
 
     /// Whether any queue of `port` holds a packet.

@@ -93,7 +93,7 @@ impl Transport for TcpFlow {
                     }
                 }
             }
-            PacketKind::Udp => unreachable!("a TCP flow carries no UDP packets"),
+            PacketKind::Udp | PacketKind::Control => unreachable!("a TCP flow carries only TCP packets"),
         }
         self.flush(out, cx);
     }

@@ -1,0 +1,22 @@
+//! The one way a switch or NIC scheme acts on the world outside its node: it asks, and
+//! the engine carries the request out after the call returns.
+
+use super::Packet;
+use crate::sim::Ps;
+
+/// A request of a node's scheme to the engine.
+#[derive(Clone, Copy, Debug)]
+pub enum Effect {
+    /// Send a control frame (a packet of kind `Control`) out of the node's port `port`.
+    /// It goes ahead of any queued data, at the next packet boundary of that port's link,
+    /// and is handed to the receiving node's `on_frame`.
+    Frame { port: u16, frame: Packet },
+    /// Port `port` may be able to send again (a pause ended): start its link if idle.
+    Kick { port: u16 },
+    /// Call the node's `on_timer(token)` at time `at`.
+    Timer { at: Ps, token: u32 },
+}
+
+/// The requests of one call, in order; the engine keeps one buffer and empties it after
+/// each call that may fill it.
+pub type Effects = Vec<Effect>;

@@ -1,0 +1,24 @@
+//! The flow-control decision point: how a switch tells its neighbours to stop and start
+//! sending (PFC, DSH, BFC), and how it obeys them. A scheme acts only through `Effects`:
+//! frames out of a port, timers, and kicks of ports it un-paused.
+
+use crate::net::{Effects, Packet};
+use crate::sim::Ps;
+
+/// What a flow-control scheme sees of the moment and may ask of the world.
+pub struct FlowCx<'a> {
+    pub now: Ps,
+    pub effects: &'a mut Effects,
+}
+
+pub trait FlowControl: Send {
+    /// A control frame from the neighbour on `port` arrived.
+    fn on_frame(&mut self, _port: usize, _frame: &Packet, _cx: &mut FlowCx) {}
+    /// A timer this scheme asked for (`Effect::Timer`) fired.
+    fn on_timer(&mut self, _token: u32, _cx: &mut FlowCx) {}
+}
+
+/// No flow control: a lossy switch. Frames it receives are consumed without effect.
+pub struct Lossy;
+
+impl FlowControl for Lossy {}
