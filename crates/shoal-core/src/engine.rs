@@ -5,6 +5,7 @@
 use crate::budget;
 use crate::host::Nic;
 use crate::net::{self, Effect, Effects, NodeId, Packet, PacketKind, Routes};
+use crate::observe::{NetView, Observer, QueueSampler, Sample};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::Counters;
@@ -22,8 +23,8 @@ enum Event {
     /// The next flow in start order begins.
     FlowStart,
     Timer(TimerRef),
-    /// Periodic occupancy sampling.
-    Sample,
+    /// An observer's next observation (its index).
+    Observe(u16),
 }
 
 /// A timer's owner and the owner's token for it. The owner keeps what the timer means; a
@@ -112,19 +113,6 @@ pub struct FlowRecord {
     pub query: Option<u64>,
 }
 
-/// One occupancy sample of a queue.
-#[derive(Clone, Debug)]
-pub struct Sample {
-    pub time: Ps,
-    pub switch: u32,
-    pub port: u32,
-    pub queue: u32,
-    pub bytes: u64,
-    pub pool_bytes: u64,
-    /// Bytes the port's link has sent since the start (for throughput over time).
-    pub tx_bytes: u64,
-}
-
 pub struct Simulation {
     now: Ps,
     events: EventQueue<Event>,
@@ -138,8 +126,7 @@ pub struct Simulation {
     stacks: Stacks,
     counters: Counters,
     stop_time: Option<Ps>,
-    sample_interval: Option<Ps>,
-    samples: Vec<Sample>,
+    observers: Vec<Box<dyn Observer>>,
     events_processed: u64,
     /// Flows that completed, of the `completing_flows` that can.
     flows_finished: usize,
@@ -236,8 +223,12 @@ impl Simulation {
             stacks: Stacks::new(sc),
             counters: Counters::default(),
             stop_time: sc.run.stop_time.map(|t| t.0),
-            sample_interval: sc.run.sample_interval.map(|t| t.0),
-            samples: Vec::new(),
+            observers: sc
+                .run
+                .sample_interval
+                .map(|t| Box::new(QueueSampler::new(t.0)) as Box<dyn Observer>)
+                .into_iter()
+                .collect(),
             events_processed: 0,
             flows_finished: 0,
             completing_flows,
@@ -249,8 +240,8 @@ impl Simulation {
         if let Some(first) = sim.flows.first() {
             sim.events.push(first.spec.start, Event::FlowStart);
         }
-        if sim.sample_interval.is_some() {
-            sim.events.push(0, Event::Sample);
+        for i in 0..sim.observers.len() {
+            sim.events.push(0, Event::Observe(i as u16));
         }
         sim
     }
@@ -357,7 +348,7 @@ impl Simulation {
                 self.switches[id as usize].on_timer(token, self.now, &mut effects);
                 self.carry_out_effects(NodeId::Switch(id), effects);
             }
-            Event::Sample => self.on_sample(),
+            Event::Observe(i) => self.on_observe(i),
         }
     }
 
@@ -610,28 +601,14 @@ impl Simulation {
         self.call_transport(fi, src, Wake::Send, |t, cx| t.on_timer(cx));
     }
 
-    fn on_sample(&mut self) {
-        let now = self.now;
-        for (si, switch) in self.switches.iter().enumerate() {
-            for (pi, port) in switch.ports.iter().enumerate() {
-                for (qi, q) in port.queues.iter().enumerate() {
-                    if q.occupancy.max() > 0 {
-                        self.samples.push(Sample {
-                            time: now,
-                            switch: si as u32,
-                            port: pi as u32,
-                            queue: qi as u32,
-                            bytes: q.account.bytes,
-                            pool_bytes: switch.pools[port.pool].occupancy.value(),
-                            tx_bytes: self.links[port.link as usize].tx_bytes,
-                        });
-                    }
-                }
-            }
-        }
-        // Keep sampling only while something else can still happen.
-        if let (Some(interval), false) = (self.sample_interval, self.events.is_empty()) {
-            self.events.push(now + interval, Event::Sample);
+    fn on_observe(&mut self, i: u16) {
+        let links = &self.links;
+        let net = NetView { now: self.now, switches: &self.switches, link_tx_bytes: &|l| links[l as usize].tx_bytes };
+        let observer = &mut self.observers[i as usize];
+        observer.observe(&net);
+        // Keep observing only while something else can still happen.
+        if !self.events.is_empty() {
+            self.events.push(self.now + observer.interval(), Event::Observe(i));
         }
     }
 
@@ -754,8 +731,9 @@ impl Simulation {
             .collect()
     }
 
+    /// The queue occupancy samples (`run.sample_interval`).
     pub fn samples(&self) -> &[Sample] {
-        &self.samples
+        self.observers.iter().map(|o| o.samples()).find(|s| !s.is_empty()).unwrap_or(&[])
     }
 
     /// Counters and occupancy statistics as JSON.

@@ -4,7 +4,7 @@
 //! Layers: `sim` (time, events, random streams), `net` (packets, topologies, routing),
 //! `switch` (MMU, admission, marking, scheduling), `host` (the NIC), `transport` (TCP
 //! family, UDP), `workload` (flow sizes, arrivals, patterns, traces), `stats`, `scenario`
-//! (schema and validation), `input_checks` (the scenario as written), `budget` (the memory
+//! (schema and validation), `observe` (samplers), `input_checks` (the scenario as written), `budget` (the memory
 //! a run needs), `engine` (the run loop) and `results` (flow tables, the summary, run
 //! directories).
 
@@ -13,6 +13,7 @@ pub mod engine;
 pub mod host;
 pub mod input_checks;
 pub mod net;
+pub mod observe;
 pub mod results;
 pub mod scenario;
 pub mod sim;

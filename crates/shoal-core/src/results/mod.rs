@@ -15,7 +15,8 @@ pub mod summary;
 pub use run_dir::{check_run_dir_target, write_atomically, FileError, RUN_FILES};
 pub use summary::{FlowColumns, Summary};
 
-use crate::engine::{FlowRecord, Sample, Simulation};
+use crate::engine::{FlowRecord, Simulation};
+use crate::observe::Sample;
 use crate::scenario::Scenario;
 pub use parquet::Column;
 use std::fs::File;

@@ -1,0 +1,28 @@
+//! Observers: what looks at the network at intervals without taking part in it (queue
+//! occupancy samples today; pause and deadlock statistics with lossless flow control).
+//! They run once per interval, not per packet, so dynamic dispatch costs nothing here.
+
+mod queues;
+
+pub use queues::{QueueSampler, Sample};
+
+use crate::sim::Ps;
+use crate::switch::Switch;
+
+/// A read-only view of the network at one instant.
+pub struct NetView<'a> {
+    pub now: Ps,
+    pub switches: &'a [Switch],
+    /// Bytes each link has sent since the start, by link index.
+    pub link_tx_bytes: &'a dyn Fn(u32) -> u64,
+}
+
+pub trait Observer: Send {
+    /// Time between two observations.
+    fn interval(&self) -> Ps;
+    fn observe(&mut self, net: &NetView);
+    /// The queue samples it took, if it takes any.
+    fn samples(&self) -> &[Sample] {
+        &[]
+    }
+}
