@@ -2,6 +2,7 @@
 //! admission (`mmu::Admission`), marking (`marking::Marker`) and scheduling
 //! (`scheduler::Scheduler`); the switch itself only moves packets between them.
 
+pub mod active_set;
 pub mod admission;
 pub mod flow_control;
 pub mod marking;
@@ -12,6 +13,7 @@ use crate::net::{Effects, Packet};
 use crate::scenario::{EcnScope, MarkPoint, MarkingKind, NonEct, SchedulerKind, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
+use active_set::ActiveSet;
 use admission::{Admission, AdmitContext, Verdict};
 use flow_control::{FlowControl, FlowCx, Lossy};
 use marking::{MarkContext, Marker, QueueCutoff, QueueRed, SharedBufferRed};
@@ -27,11 +29,43 @@ pub struct PortQueue {
 }
 
 /// An egress port: its queues, its scheduler and the link it transmits on.
+///
+/// Invariants: `active` holds exactly the non-empty queues, and `bytes` is the sum of the
+/// queues' `account.bytes`.
 pub struct SwitchPort {
     pub link: u32,
     pub pool: usize,
     pub queues: Vec<PortQueue>,
+    active: ActiveSet,
+    bytes: u64,
     scheduler: Box<dyn Scheduler>,
+}
+
+impl SwitchPort {
+    /// Appends a packet to queue `q`.
+    #[inline]
+    fn push(&mut self, q: usize, queued: Queued) {
+        let queue = &mut self.queues[q];
+        if queue.packets.is_empty() {
+            self.active.insert(q);
+            self.scheduler.on_backlog(q);
+        }
+        queue.packets.push_back(queued);
+        self.bytes += queued.charge.size as u64;
+    }
+
+    /// Takes the head (`tail` false) or the tail packet of the non-empty queue `q`.
+    #[inline]
+    fn take(&mut self, q: usize, tail: bool) -> Queued {
+        let packets = &mut self.queues[q].packets;
+        let queued = if tail { packets.pop_back() } else { packets.pop_front() }.expect("the queue is not empty");
+        if packets.is_empty() {
+            self.active.remove(q);
+            self.scheduler.on_empty(q);
+        }
+        self.bytes -= queued.charge.size as u64;
+        queued
+    }
 }
 
 pub struct Switch {
@@ -75,6 +109,8 @@ impl Switch {
             .map(|(i, &link)| SwitchPort {
                 link,
                 pool: i / ports_per_pool,
+                active: ActiveSet::new(queues),
+                bytes: 0,
                 queues: (0..queues)
                     .map(|q| PortQueue {
                         packets: VecDeque::new(),
@@ -149,10 +185,10 @@ impl Switch {
     /// What the per-queue rule measures for a packet of queue `q` of `port`.
     #[inline]
     fn marking_bytes(&self, port: usize, q: usize) -> u64 {
-        let queues = &self.ports[port].queues;
+        let port = &self.ports[port];
         match self.ecn_scope {
-            EcnScope::Queue => queues[q].account.bytes,
-            EcnScope::Port => queues.iter().map(|q| q.account.bytes).sum(),
+            EcnScope::Queue => port.queues[q].account.bytes,
+            EcnScope::Port => port.bytes,
         }
     }
 
@@ -216,8 +252,8 @@ impl Switch {
                     return false;
                 }
                 Verdict::Evict { port: victim_port, queue: victim_queue } => {
+                    let victim = self.ports[victim_port].take(victim_queue, true);
                     let vq = &mut self.ports[victim_port].queues[victim_queue];
-                    let victim = vq.packets.pop_back().expect("admission evicts from a non-empty queue");
                     release(&mut vq.account, &mut self.pools[pool], victim.charge.size as u64, now);
                     vq.occupancy.set(now, vq.account.bytes);
                     self.ingress.release(victim.charge);
@@ -240,17 +276,17 @@ impl Switch {
         queue.occupancy.set(now, queue.account.bytes);
         let charged = Charge::new(ingress, &pkt);
         self.ingress.charge(charged);
-        queue.packets.push_back(Queued { pkt, charge: charged });
+        self.ports[port].push(q, Queued { pkt, charge: charged });
         true
     }
 
     /// Takes the next packet to transmit on `port`, if any.
     pub fn transmit(&mut self, port: usize, now: Ps, counters: &mut Counters) -> Option<Packet> {
         let p = &mut self.ports[port];
-        let q = p.scheduler.pick(&p.queues)?;
+        let q = p.scheduler.pick(&p.queues, &p.active)?;
         let pool = p.pool;
+        let Queued { mut pkt, charge } = p.take(q, false);
         let queue = &mut p.queues[q];
-        let Queued { mut pkt, charge } = queue.packets.pop_front().expect("the scheduler picks a non-empty queue");
         release(&mut queue.account, &mut self.pools[pool], charge.size as u64, now);
         queue.occupancy.set(now, queue.account.bytes);
         self.ingress.release(charge);
@@ -274,7 +310,7 @@ impl Switch {
     /// Whether any queue of `port` holds a packet.
     #[inline]
     pub fn has_queued(&self, port: usize) -> bool {
-        self.ports[port].queues.iter().any(|q| !q.packets.is_empty())
+        !self.ports[port].active.is_empty()
     }
 
     /// Packets waiting in all queues.
@@ -304,6 +340,17 @@ impl Switch {
                     pool.shared_used,
                     pool.occupancy.value(),
                     pool.size
+                ));
+            }
+        }
+        for (pi, port) in self.ports.iter().enumerate() {
+            let bytes: u64 = port.queues.iter().map(|q| q.account.bytes).sum();
+            let active = (0..port.queues.len()).all(|q| port.active.contains(q) == !port.queues[q].packets.is_empty());
+            if bytes != port.bytes || !active {
+                errors.push(format!(
+                    "switch {id} port {pi}: queues hold {bytes} B, port accounts {} B; active set {}",
+                    port.bytes,
+                    if active { "right" } else { "wrong" }
                 ));
             }
         }

@@ -1,10 +1,17 @@
-//! The scheduling decision point: which non-empty queue of a port sends next.
+//! The scheduling decision point: which non-empty queue of a port sends next. The port
+//! keeps the set of non-empty queues and tells its scheduler when a queue empties or
+//! fills, so that picking costs O(1) however many queues the port has.
 
+use super::active_set::ActiveSet;
 use super::PortQueue;
 
 pub trait Scheduler: Send {
-    /// The queue to serve next, or None when every queue is empty.
-    fn pick(&mut self, queues: &[PortQueue]) -> Option<usize>;
+    /// The queue to serve next, or None when `active` (the non-empty queues) is empty.
+    fn pick(&mut self, queues: &[PortQueue], active: &ActiveSet) -> Option<usize>;
+    /// Queue `q` became empty (its last packet left or was pushed out).
+    fn on_empty(&mut self, _q: usize) {}
+    /// Queue `q` was empty and received a packet.
+    fn on_backlog(&mut self, _q: usize) {}
 }
 
 /// Strict priority: the lowest-numbered non-empty queue. With every packet in queue 0
@@ -13,19 +20,28 @@ pub struct StrictPriority;
 
 impl Scheduler for StrictPriority {
     #[inline]
-    fn pick(&mut self, queues: &[PortQueue]) -> Option<usize> {
-        queues.iter().position(|q| !q.packets.is_empty())
+    fn pick(&mut self, _queues: &[PortQueue], active: &ActiveSet) -> Option<usize> {
+        active.first()
     }
 }
 
-/// Deficit weighted round robin (Shreedhar and Varghese): each visit to a backlogged
-/// queue adds `quantum * weight` bytes of credit; a queue sends while its head fits.
+/// Deficit weighted round robin (Shreedhar and Varghese): the round robin visits the
+/// queues in index order; each visit to a backlogged queue adds `quantum * weight` bytes
+/// of credit, and the queue sends while its head fits. A queue's credit is cleared when
+/// the round robin passes it while it is empty.
+///
+/// The round robin jumps straight to the next non-empty queue. The credits of the empty
+/// queues it jumps over are cleared lazily: `position` counts every queue the round robin
+/// has moved past, and a queue that empties records the position at which the round
+/// robin would reach it (`reset_at`); if it fills again after that, it starts from zero.
 pub struct Dwrr {
     quanta: Vec<u64>,
     deficit: Vec<u64>,
     current: usize,
     /// The current queue has already received its quantum for this visit.
     credited: bool,
+    position: u64,
+    reset_at: Vec<u64>,
 }
 
 impl Dwrr {
@@ -36,35 +52,158 @@ impl Dwrr {
                 ((quantum as f64 * w).round() as u64).max(1)
             })
             .collect();
-        Dwrr { quanta, deficit: vec![0; queues], current: 0, credited: false }
+        Dwrr { quanta, deficit: vec![0; queues], current: 0, credited: false, position: 0, reset_at: vec![0; queues] }
+    }
+
+    /// Queues the round robin moves past going from `from` to `to` (a full round when
+    /// they are equal).
+    #[inline]
+    fn distance(&self, from: usize, to: usize) -> u64 {
+        let n = self.quanta.len();
+        match (to + n - from) % n {
+            0 => n as u64,
+            d => d as u64,
+        }
     }
 }
 
 impl Scheduler for Dwrr {
-    fn pick(&mut self, queues: &[PortQueue]) -> Option<usize> {
-        if queues.iter().all(|q| q.packets.is_empty()) {
+    fn pick(&mut self, queues: &[PortQueue], active: &ActiveSet) -> Option<usize> {
+        if active.is_empty() {
             return None;
         }
         loop {
             let i = self.current;
-            match queues[i].packets.front() {
-                None => {
-                    self.deficit[i] = 0;
+            if let Some(head) = queues[i].packets.front() {
+                if !self.credited {
+                    self.deficit[i] += self.quanta[i];
+                    self.credited = true;
                 }
-                Some(head) => {
-                    if !self.credited {
-                        self.deficit[i] += self.quanta[i];
-                        self.credited = true;
+                let size = head.pkt.size as u64;
+                if size <= self.deficit[i] {
+                    self.deficit[i] -= size;
+                    return Some(i);
+                }
+            }
+            let next = active.next_after(i).expect("the set is not empty");
+            self.position += self.distance(i, next);
+            self.current = next;
+            self.credited = false;
+        }
+    }
+
+    fn on_empty(&mut self, q: usize) {
+        let ahead = if q == self.current { 0 } else { self.distance(self.current, q) };
+        self.reset_at[q] = self.position + ahead;
+    }
+
+    fn on_backlog(&mut self, q: usize) {
+        if self.position > self.reset_at[q] {
+            self.deficit[q] = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::Packet;
+    use crate::stats::TimeWeighted;
+    use crate::switch::mmu::{Charge, QueueAccount, Queued};
+    use rand::{Rng, SeedableRng};
+    use std::collections::VecDeque;
+
+    /// Deficit round robin as written first: walk every queue in index order, clearing
+    /// the credit of each empty queue visited. The active-set `Dwrr` must pick the same
+    /// queue at every step.
+    struct ScanningDwrr {
+        quanta: Vec<u64>,
+        deficit: Vec<u64>,
+        current: usize,
+        credited: bool,
+    }
+
+    impl ScanningDwrr {
+        fn pick(&mut self, queues: &[PortQueue]) -> Option<usize> {
+            if queues.iter().all(|q| q.packets.is_empty()) {
+                return None;
+            }
+            loop {
+                let i = self.current;
+                match queues[i].packets.front() {
+                    None => self.deficit[i] = 0,
+                    Some(head) => {
+                        if !self.credited {
+                            self.deficit[i] += self.quanta[i];
+                            self.credited = true;
+                        }
+                        if head.pkt.size as u64 <= self.deficit[i] {
+                            self.deficit[i] -= head.pkt.size as u64;
+                            return Some(i);
+                        }
                     }
-                    let size = head.pkt.size as u64;
-                    if size <= self.deficit[i] {
-                        self.deficit[i] -= size;
-                        return Some(i);
+                }
+                self.current = (i + 1) % queues.len();
+                self.credited = false;
+            }
+        }
+    }
+
+    fn queued(size: u32) -> Queued {
+        Queued { pkt: Packet { size, ..Packet::template(0, 0, 0, 0) }, charge: Charge { ingress: 0, class: 0, size } }
+    }
+
+    /// Random arrivals, departures and tail pushouts (which empty queues behind the round
+    /// robin's back) on ports of 1 to 70 queues with uneven weights.
+    #[test]
+    fn dwrr_picks_what_a_full_scan_picks() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        for n in [1usize, 2, 3, 8, 64, 70] {
+            let weights: Vec<f64> = (0..n).map(|i| 1.0 + (i % 3) as f64).collect();
+            let mut fast = Dwrr::new(1500, &weights, n);
+            let mut scan =
+                ScanningDwrr { quanta: fast.quanta.clone(), deficit: vec![0; n], current: 0, credited: false };
+            let mut queues: Vec<PortQueue> = (0..n)
+                .map(|_| PortQueue {
+                    packets: VecDeque::new(),
+                    account: QueueAccount { bytes: 0, reserved: 0, alpha: 1.0 },
+                    occupancy: TimeWeighted::default(),
+                })
+                .collect();
+            let mut active = ActiveSet::new(n);
+            for step in 0..20_000 {
+                let busy = rng.gen_range(0..n.min(4));
+                match rng.gen_range(0..10) {
+                    0..=4 => {
+                        let q = rng.gen_range(0..=busy) * n / 4 % n;
+                        if queues[q].packets.is_empty() {
+                            active.insert(q);
+                            fast.on_backlog(q);
+                        }
+                        queues[q].packets.push_back(queued(rng.gen_range(64..=4000)));
+                    }
+                    5..=8 => {
+                        let picked = fast.pick(&queues, &active);
+                        assert_eq!(picked, scan.pick(&queues), "{n} queues, step {step}");
+                        if let Some(q) = picked {
+                            queues[q].packets.pop_front();
+                            if queues[q].packets.is_empty() {
+                                active.remove(q);
+                                fast.on_empty(q);
+                            }
+                        }
+                    }
+                    _ => {
+                        if let Some(q) = (0..n).map(|d| (d + step) % n).find(|&q| !queues[q].packets.is_empty()) {
+                            queues[q].packets.pop_back();
+                            if queues[q].packets.is_empty() {
+                                active.remove(q);
+                                fast.on_empty(q);
+                            }
+                        }
                     }
                 }
             }
-            self.current = (i + 1) % queues.len();
-            self.credited = false;
         }
     }
 }

@@ -1,0 +1,114 @@
+//! The set of non-empty queues of a port, as a two-level bitmap: every operation, finding
+//! the next member included, costs O(1) whatever the number of queues (up to
+//! `MAX_QUEUES`).
+
+/// The most queues a port can have: 64 words of 64 bits under one 64-bit summary.
+pub const MAX_QUEUES: usize = 64 * 64;
+
+#[derive(Clone, Debug)]
+pub struct ActiveSet {
+    /// Bit `q % 64` of word `q / 64` is set when queue `q` is a member.
+    words: Vec<u64>,
+    /// Bit `w` is set when word `w` is not zero.
+    summary: u64,
+    /// Queues that exist (members are below it).
+    len: usize,
+}
+
+impl ActiveSet {
+    pub fn new(queues: usize) -> Self {
+        assert!(queues <= MAX_QUEUES, "a port has at most {MAX_QUEUES} queues");
+        ActiveSet { words: vec![0; queues.div_ceil(64)], summary: 0, len: queues }
+    }
+
+    #[inline]
+    pub fn insert(&mut self, q: usize) {
+        self.words[q / 64] |= 1 << (q % 64);
+        self.summary |= 1 << (q / 64);
+    }
+
+    #[inline]
+    pub fn remove(&mut self, q: usize) {
+        let w = &mut self.words[q / 64];
+        *w &= !(1 << (q % 64));
+        if *w == 0 {
+            self.summary &= !(1 << (q / 64));
+        }
+    }
+
+    #[inline]
+    pub fn contains(&self, q: usize) -> bool {
+        self.words[q / 64] & (1 << (q % 64)) != 0
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.summary == 0
+    }
+
+    /// The lowest member.
+    #[inline]
+    pub fn first(&self) -> Option<usize> {
+        if self.summary == 0 {
+            return None;
+        }
+        let w = self.summary.trailing_zeros() as usize;
+        Some(w * 64 + self.words[w].trailing_zeros() as usize)
+    }
+
+    /// The lowest member at or above `q`.
+    #[inline]
+    fn first_from(&self, q: usize) -> Option<usize> {
+        if q >= self.len {
+            return None;
+        }
+        let w = q / 64;
+        let in_word = self.words[w] & (u64::MAX << (q % 64));
+        if in_word != 0 {
+            return Some(w * 64 + in_word.trailing_zeros() as usize);
+        }
+        let later = if w + 1 >= 64 { 0 } else { self.summary & (u64::MAX << (w + 1)) };
+        (later != 0).then(|| {
+            let w = later.trailing_zeros() as usize;
+            w * 64 + self.words[w].trailing_zeros() as usize
+        })
+    }
+
+    /// The first member after `q` in cyclic order (`q` itself when it is the only one).
+    #[inline]
+    pub fn next_after(&self, q: usize) -> Option<usize> {
+        self.first_from(q + 1).or_else(|| self.first())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Against a plain vector of flags, on random inserts and removals.
+    #[test]
+    fn agrees_with_a_scan() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        for queues in [1, 2, 63, 64, 65, 1000, MAX_QUEUES] {
+            let mut set = ActiveSet::new(queues);
+            let mut flags = vec![false; queues];
+            for _ in 0..5000 {
+                let q = rng.gen_range(0..queues);
+                if rng.gen_bool(0.5) {
+                    set.insert(q);
+                    flags[q] = true;
+                } else {
+                    set.remove(q);
+                    flags[q] = false;
+                }
+                let at = rng.gen_range(0..queues);
+                let scan_next = (1..=queues).map(|d| (at + d) % queues).find(|&i| flags[i]);
+                assert_eq!(set.next_after(at), scan_next, "{queues} queues, after {at}");
+                assert_eq!(set.first(), flags.iter().position(|&f| f));
+                assert_eq!(set.contains(at), flags[at]);
+                assert_eq!(set.is_empty(), !flags.contains(&true));
+            }
+        }
+    }
+}
