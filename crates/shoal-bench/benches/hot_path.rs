@@ -4,9 +4,10 @@
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use shoal_core::net::Packet;
-use shoal_core::scenario::{Scenario, SwitchConfig};
+use shoal_core::scenario::{Scenario, SchedulerKind, SwitchConfig};
 use shoal_core::sim::{stream, EventQueue};
 use shoal_core::stats::Counters;
+use shoal_core::switch::classify::Classify;
 use shoal_core::switch::Switch;
 use shoal_core::units::Bytes;
 
@@ -61,6 +62,46 @@ fn switch_port(c: &mut Criterion) {
     group.finish();
 }
 
+/// Every packet to the last queue: the worst case for a scheduler that scans its queues.
+struct LastQueue;
+
+impl Classify for LastQueue {
+    fn queue(&mut self, _pkt: &Packet, queues: usize) -> usize {
+        queues - 1
+    }
+}
+
+/// One enqueue, one dequeue and one `has_queued` on a port with 8, 64 and 1,000 queues,
+/// strict priority and DWRR, every packet in the last queue (about 100 of them).
+fn many_queues(c: &mut Criterion) {
+    let mut group = c.benchmark_group("many_queues");
+    group.throughput(Throughput::Elements(1));
+    for scheduler in [SchedulerKind::StrictPriority, SchedulerKind::Dwrr] {
+        for queues in [8u32, 64, 1000] {
+            let mut cfg = SwitchConfig::default();
+            cfg.queues = queues;
+            cfg.scheduler = scheduler;
+            cfg.reserved = Bytes(0);
+            let mut sw = Switch::new(&cfg, &[0, 1], &[100_000_000_000; 2], 0, stream(1, "bench", 0));
+            sw.set_classifier(Box::new(LastQueue));
+            let mut counters = Counters::default();
+            for _ in 0..100 {
+                sw.receive(1, 0, packet(1500), 0, &mut counters);
+            }
+            let mut now = 0;
+            group.bench_function(format!("{scheduler:?}_{queues}"), |b| {
+                b.iter(|| {
+                    now += 120_000;
+                    sw.receive(1, 0, packet(1500), now, &mut counters);
+                    black_box(sw.transmit(0, now, &mut counters));
+                    black_box(sw.has_queued(0))
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 /// A whole 200-flow DCTCP web-search run on a 32-host star.
 fn small_run(c: &mut Criterion) {
     let sc = Scenario::from_toml(
@@ -95,5 +136,5 @@ fn small_run(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, event_queue, switch_port, small_run);
+criterion_group!(benches, event_queue, switch_port, many_queues, small_run);
 criterion_main!(benches);

@@ -4,6 +4,7 @@
 
 pub mod active_set;
 pub mod admission;
+pub mod classify;
 pub mod flow_control;
 pub mod marking;
 pub mod mmu;
@@ -15,6 +16,7 @@ use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
 use active_set::ActiveSet;
 use admission::{Admission, AdmitContext, Verdict};
+use classify::{ByPriority, Classify, SingleQueue};
 use flow_control::{FlowControl, FlowCx, Lossy};
 use marking::{MarkContext, Marker, QueueCutoff, QueueRed, SharedBufferRed};
 use mmu::{charge, release, Charge, IngressAccounts, Pool, QueueAccount, Queued};
@@ -85,8 +87,7 @@ pub struct Switch {
     mark_at: MarkPoint,
     ecn_scope: EcnScope,
     non_ect: NonEct,
-    /// Every packet uses queue 0 (FIFO).
-    single_queue: bool,
+    classify: Box<dyn Classify>,
     rng: Rng,
 }
 
@@ -168,18 +169,17 @@ impl Switch {
             mark_at: ecn.at,
             ecn_scope: ecn.scope,
             non_ect: ecn.non_ect,
-            single_queue: cfg.scheduler == SchedulerKind::Fifo,
+            classify: match cfg.scheduler {
+                SchedulerKind::Fifo => Box::new(SingleQueue),
+                SchedulerKind::StrictPriority | SchedulerKind::Dwrr => Box::new(ByPriority),
+            },
             rng,
         }
     }
 
-    #[inline]
-    fn queue_of(&self, port: usize, pkt: &Packet) -> usize {
-        if self.single_queue {
-            0
-        } else {
-            (pkt.priority as usize).min(self.ports[port].queues.len() - 1)
-        }
+    /// Replaces the classifier (which today follows `switch.scheduler`).
+    pub fn set_classifier(&mut self, classify: Box<dyn Classify>) {
+        self.classify = classify;
     }
 
     /// What the per-queue rule measures for a packet of queue `q` of `port`.
@@ -232,7 +232,7 @@ impl Switch {
     /// was buffered; on refusal the packet is dropped and counted.
     pub fn receive(&mut self, ingress: usize, port: usize, mut pkt: Packet, now: Ps, counters: &mut Counters) -> bool {
         counters.switch_arrivals += 1;
-        let q = self.queue_of(port, &pkt);
+        let q = self.classify.queue(&pkt, self.ports[port].queues.len());
         let pool = self.ports[port].pool;
         let size = pkt.size as u64;
         let pool_ports = pool * self.ports_per_pool..((pool + 1) * self.ports_per_pool).min(self.ports.len());
