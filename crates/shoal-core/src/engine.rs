@@ -198,7 +198,7 @@ impl Simulation {
                 Switch::new(&sc.switch, ports, &rates, salt, stream(seed, "switch", i as u64))
             })
             .collect();
-        let nics = host_link.iter().map(|&link| Nic::new(link, sc.host.nic_buffer.0, sc.host.ecn_k.0)).collect();
+        let nics = host_link.iter().map(|&link| Nic::new(link, sc.host.nic_buffer.0, sc.host.ecn_k.0, 1)).collect();
         let flows: Vec<Flow> = flow_specs
             .into_iter()
             .enumerate()
@@ -372,7 +372,7 @@ impl Simulation {
                     self.flows[pkt.flow as usize].nic_bytes -= pkt.size as u64;
                     self.nic_drained(h, pkt.flow);
                 }
-                (next, !self.nics[h as usize].is_empty())
+                (next, self.nics[h as usize].can_send())
             }
             NodeId::Switch(s) => {
                 let switch = &mut self.switches[s as usize];
@@ -389,7 +389,7 @@ impl Simulation {
     fn owner_has_queued(&self, link_id: u32) -> bool {
         let link = &self.links[link_id as usize];
         match link.from {
-            NodeId::Host(h) => !self.nics[h as usize].is_empty(),
+            NodeId::Host(h) => self.nics[h as usize].can_send(),
             NodeId::Switch(s) => self.switches[s as usize].has_queued(link.from_port as usize),
         }
     }

@@ -1,26 +1,33 @@
-//! A host's NIC: one egress queue in front of the host's link.
+//! A host's NIC: an egress queue per traffic class in front of the host's link, served
+//! in strict priority (class 0 first), behind a pause gate.
 
 use crate::net::Packet;
 use crate::stats::{Counters, DropReason};
 use crate::switch::marking::MarkRule;
 use std::collections::VecDeque;
 
-/// A host NIC's egress queue: tail drop at `capacity` bytes, and an optional ECN cut-off
-/// on the bytes ahead of an arriving packet (the marking queues of ns-2's hosts).
-/// Invariant: `bytes` is the total size of the packets in `queue`.
+/// A host NIC's egress queues: tail drop when the NIC holds `capacity` bytes, and an
+/// optional ECN cut-off on the bytes ahead of an arriving packet (the marking queues of
+/// ns-2's hosts). A packet of priority p waits in queue min(p, queues - 1); with one
+/// queue (the default) the NIC is a FIFO.
+///
+/// Invariant: `bytes` is the total size of the queued packets.
 pub struct Nic {
     /// The link the NIC transmits on.
     pub link: u32,
-    queue: VecDeque<Packet>,
+    queues: Vec<VecDeque<Packet>>,
     bytes: u64,
     capacity: u64,
     /// ECN cut-off in bytes; 0 = off.
     ecn_k: u64,
+    /// Bit q set: queue q may not send (a pause from the switch).
+    paused: u64,
 }
 
 impl Nic {
-    pub fn new(link: u32, capacity: u64, ecn_k: u64) -> Nic {
-        Nic { link, queue: VecDeque::new(), bytes: 0, capacity, ecn_k }
+    pub fn new(link: u32, capacity: u64, ecn_k: u64, queues: usize) -> Nic {
+        assert!((1..=64).contains(&queues), "a NIC has 1 to 64 queues");
+        Nic { link, queues: vec![VecDeque::new(); queues], bytes: 0, capacity, ecn_k, paused: 0 }
     }
 
     /// Queues `pkt` (marked CE when the bytes ahead reach the cut-off). Returns false,
@@ -36,28 +43,47 @@ impl Nic {
             counters.marks_by_rule[MarkRule::HostNic as usize] += 1;
         }
         self.bytes += pkt.size as u64;
-        self.queue.push_back(pkt);
+        let q = (pkt.priority as usize).min(self.queues.len() - 1);
+        self.queues[q].push_back(pkt);
         true
+    }
+
+    /// The queue that sends next: the first non-empty one that is not paused.
+    #[inline]
+    fn next_queue(&self) -> Option<usize> {
+        (0..self.queues.len()).find(|&q| self.paused & (1 << q) == 0 && !self.queues[q].is_empty())
     }
 
     /// The next packet to transmit.
     pub fn pop(&mut self) -> Option<Packet> {
-        let pkt = self.queue.pop_front()?;
+        let q = self.next_queue()?;
+        let pkt = self.queues[q].pop_front()?;
         self.bytes -= pkt.size as u64;
         Some(pkt)
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.queue.is_empty()
+    /// Whether a packet may be sent now (queued and not paused).
+    pub fn can_send(&self) -> bool {
+        self.next_queue().is_some()
+    }
+
+    /// Stops (`paused`) or resumes the queues of `mask` (bit q for queue q). After a
+    /// resume the caller starts the link, which may have been idle.
+    pub fn set_paused(&mut self, mask: u64, paused: bool) {
+        if paused {
+            self.paused |= mask;
+        } else {
+            self.paused &= !mask;
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.queue.len()
+        self.queues.iter().map(VecDeque::len).sum()
     }
 
-    /// The queued packets, oldest first.
+    /// The queued packets, queue by queue, oldest first.
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.queue.iter()
+        self.queues.iter().flatten()
     }
 
     /// A control frame from the switch arrived. NICs run no flow control yet, so it has
@@ -66,7 +92,48 @@ impl Nic {
 
     /// Violations of the byte-count invariant, described.
     pub fn check_accounting(&self, host: usize) -> Option<String> {
-        let bytes: u64 = self.queue.iter().map(|p| p.size as u64).sum();
+        let bytes: u64 = self.packets().map(|p| p.size as u64).sum();
         (bytes != self.bytes).then(|| format!("host {host}: NIC queue holds {bytes} B but accounts {} B", self.bytes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packet(priority: u8, seq: u32) -> Packet {
+        Packet { size: 1000, seq, ..Packet::template(0, 0, 0, priority) }
+    }
+
+    /// Classes are served in strict priority; a paused class waits while the others
+    /// send, and resumes in order.
+    #[test]
+    fn strict_priority_behind_a_pause_gate() {
+        let mut nic = Nic::new(0, 1 << 20, 0, 2);
+        let mut counters = Counters::default();
+        for (priority, seq) in [(1, 0), (0, 1), (1, 2), (0, 3), (5, 4)] {
+            assert!(nic.push(packet(priority, seq), &mut counters));
+        }
+        nic.set_paused(1 << 0, true);
+        let order: Vec<u32> = std::iter::from_fn(|| nic.pop()).map(|p| p.seq).collect();
+        assert_eq!(order, [0, 2, 4], "only the unpaused class sends, in order");
+        assert!(!nic.can_send() && nic.len() == 2);
+        nic.set_paused(1 << 0, false);
+        let order: Vec<u32> = std::iter::from_fn(|| nic.pop()).map(|p| p.seq).collect();
+        assert_eq!(order, [1, 3]);
+        assert_eq!(nic.check_accounting(0), None);
+        assert_eq!(nic.len(), 0);
+    }
+
+    /// One queue is a FIFO whatever the priorities.
+    #[test]
+    fn one_queue_is_a_fifo() {
+        let mut nic = Nic::new(0, 1 << 20, 0, 1);
+        let mut counters = Counters::default();
+        for (priority, seq) in [(3, 0), (0, 1), (7, 2)] {
+            nic.push(packet(priority, seq), &mut counters);
+        }
+        let order: Vec<u32> = std::iter::from_fn(|| nic.pop()).map(|p| p.seq).collect();
+        assert_eq!(order, [0, 1, 2]);
     }
 }
