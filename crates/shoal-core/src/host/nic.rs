@@ -2,6 +2,7 @@
 //! in strict priority (class 0 first), behind a pause gate.
 
 use crate::net::Packet;
+use crate::scenario::HostConfig;
 use crate::stats::{Counters, DropReason};
 use crate::switch::marking::MarkRule;
 use std::collections::VecDeque;
@@ -28,6 +29,11 @@ impl Nic {
     pub fn new(link: u32, capacity: u64, ecn_k: u64, queues: usize) -> Nic {
         assert!((1..=64).contains(&queues), "a NIC has 1 to 64 queues");
         Nic { link, queues: vec![VecDeque::new(); queues], bytes: 0, capacity, ecn_k, paused: 0 }
+    }
+
+    /// The NIC of a host as `host` configures it, transmitting on `link`.
+    pub fn from_config(link: u32, host: &HostConfig) -> Nic {
+        Nic::new(link, host.nic_buffer.0, host.ecn_k.0, 1)
     }
 
     /// Queues `pkt` (marked CE when the bytes ahead reach the cut-off). Returns false,

@@ -13,6 +13,15 @@ pub enum PacketKind {
     Control,
 }
 
+impl PacketKind {
+    /// Whether packets of this kind carry flow payload (data, as opposed to ACKs,
+    /// handshakes and control frames).
+    #[inline]
+    pub fn carries_payload(self) -> bool {
+        matches!(self, PacketKind::Data | PacketKind::Udp)
+    }
+}
+
 /// A packet in flight. Small and `Copy`: queues hold packets by value, so nothing is
 /// allocated per packet.
 #[derive(Clone, Copy, Debug)]

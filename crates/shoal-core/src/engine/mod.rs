@@ -5,14 +5,17 @@
 use crate::budget;
 use crate::host::Nic;
 use crate::net::{self, Effect, Effects, NodeId, Packet, PacketKind, Routes};
-use crate::observe::{NetView, Observer, QueueSampler, Sample};
+use crate::observe::{NetView, Observer, QueueSampler};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::Counters;
-use crate::switch::{marking::MarkRule, Switch};
-use crate::transport::{AnyTransport, HostAction, HostCx, Outcome, PathInfo, Stacks, Transport};
+use crate::switch::Switch;
+use crate::transport::{AnyTransport, HostAction, HostCx, Stacks, Transport};
 use crate::workload::{self, FlowSpec};
 use std::collections::VecDeque;
+
+mod report;
+pub use report::FlowRecord;
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
@@ -92,25 +95,6 @@ struct Flow {
     timer_event_at: Option<Ps>,
     /// Data bytes of this flow waiting in its sender's NIC queue.
     nic_bytes: u64,
-}
-
-/// One row of the per-flow results.
-#[derive(Clone, Debug)]
-pub struct FlowRecord {
-    pub id: u64,
-    pub src: u32,
-    pub dst: u32,
-    pub bytes: u64,
-    pub start: Ps,
-    pub finish: Option<Ps>,
-    pub ideal_fct: Option<Ps>,
-    pub retransmits: u32,
-    pub timeouts: u32,
-    pub priority: u8,
-    pub udp: bool,
-    pub delivered_bytes: u64,
-    /// The query (incast round) the flow answers, if any.
-    pub query: Option<u64>,
 }
 
 pub struct Simulation {
@@ -198,7 +182,7 @@ impl Simulation {
                 Switch::new(&sc.switch, ports, &rates, salt, stream(seed, "switch", i as u64))
             })
             .collect();
-        let nics = host_link.iter().map(|&link| Nic::new(link, sc.host.nic_buffer.0, sc.host.ecn_k.0, 1)).collect();
+        let nics = host_link.iter().map(|&link| Nic::from_config(link, &sc.host)).collect();
         let flows: Vec<Flow> = flow_specs
             .into_iter()
             .enumerate()
@@ -503,7 +487,7 @@ impl Simulation {
     /// Puts a packet in host `h`'s NIC queue, or drops it when the NIC buffer is full.
     fn enqueue_at_nic(&mut self, h: u32, pkt: Packet) {
         self.counters.created += 1;
-        if matches!(pkt.kind, PacketKind::Data | PacketKind::Udp) {
+        if pkt.kind.carries_payload() {
             self.counters.data_packets_sent += 1;
         }
         if !self.nics[h as usize].push(pkt, &mut self.counters) {
@@ -610,216 +594,6 @@ impl Simulation {
         if !self.events.is_empty() {
             self.events.push(self.now + observer.interval(), Event::Observe(i));
         }
-    }
-
-    // ---- results -------------------------------------------------------------------
-
-    /// Packets inside the network now: in NIC and switch queues, or on a wire (being
-    /// serialized or propagating).
-    pub fn packets_in_network(&self) -> u64 {
-        let hosts: usize = self.nics.iter().map(Nic::len).sum();
-        let switches: usize = self.switches.iter().map(|s| s.queued_packets()).sum();
-        let links = self.links.iter().flat_map(|l| &l.wire).filter(|(_, p)| p.kind != PacketKind::Control).count();
-        (hosts + switches + links) as u64
-    }
-
-    /// Control frames waiting at a link or on its wire.
-    fn frames_in_network(&self) -> u64 {
-        let waiting: usize = self.links.iter().map(|l| l.control.len()).sum();
-        let wire = self.links.iter().flat_map(|l| &l.wire).filter(|(_, p)| p.kind == PacketKind::Control).count();
-        (waiting + wire) as u64
-    }
-
-    /// Conservation and buffer-accounting checks; each violation is described.
-    pub fn check_invariants(&self) -> Vec<String> {
-        let mut errors = Vec::new();
-        let c = &self.counters;
-        let in_network = self.packets_in_network();
-        if c.created != c.delivered + c.total_dropped() + in_network {
-            errors.push(format!(
-                "conservation: created {} != delivered {} + dropped {} + in network {in_network}",
-                c.created,
-                c.delivered,
-                c.total_dropped()
-            ));
-        }
-        let frames = self.frames_in_network();
-        if c.frames_sent != c.frames_received + frames {
-            errors.push(format!(
-                "conservation: frames sent {} != received {} + in network {frames}",
-                c.frames_sent, c.frames_received
-            ));
-        }
-        for (i, s) in self.switches.iter().enumerate() {
-            errors.extend(s.check_accounting(i));
-        }
-        let mut flow_nic_bytes = vec![0u64; self.flows.len()];
-        for (i, nic) in self.nics.iter().enumerate() {
-            errors.extend(nic.check_accounting(i));
-            for p in nic.packets().filter(|p| p.kind == PacketKind::Data) {
-                flow_nic_bytes[p.flow as usize] += p.size as u64;
-            }
-        }
-        for (f, (flow, bytes)) in self.flows.iter().zip(flow_nic_bytes).enumerate() {
-            if flow.nic_bytes != bytes {
-                errors.push(format!("flow {f}: {bytes} B in its NIC queue but accounts {} B", flow.nic_bytes));
-            }
-        }
-        if self.events.is_empty() {
-            if in_network != 0 {
-                errors.push(format!("drained network still holds {in_network} packets"));
-            }
-            for (i, s) in self.switches.iter().enumerate() {
-                for (p, pool) in s.pools.iter().enumerate() {
-                    if pool.shared_used != 0 || pool.occupancy.value() != 0 {
-                        errors.push(format!("switch {i} pool {p}: counters not back to zero after draining"));
-                    }
-                }
-            }
-        }
-        errors
-    }
-
-    /// The base one-way path from host `src` to host `dst`.
-    fn path(&self, src: u32, dst: u32) -> PathInfo {
-        let mut link = &self.links[self.nics[src as usize].link as usize];
-        let mut delay = link.delay;
-        let mut rates = vec![link.rate.bps];
-        while let NodeId::Switch(s) = link.to {
-            let port = self.routes.next_hops(s, dst)[0] as usize;
-            link = &self.links[self.switches[s as usize].ports[port].link as usize];
-            delay += link.delay;
-            rates.push(link.rate.bps);
-        }
-        PathInfo { delay, rates }
-    }
-
-    /// The flow's FCT alone on an idle network, by its transport's rule (see
-    /// `Stacks::ideal_fct`).
-    pub fn ideal_fct(&self, spec: &FlowSpec) -> Option<Ps> {
-        if !Stacks::completes(spec) {
-            return None;
-        }
-        self.stacks.ideal_fct(spec, &self.path(spec.src, spec.dst))
-    }
-
-    pub fn flow_records(&self) -> Vec<FlowRecord> {
-        self.flows
-            .iter()
-            .map(|f| {
-                let outcome = f
-                    .transport
-                    .as_ref()
-                    .map(|t| t.outcome(&self.stacks))
-                    .unwrap_or(Outcome { datagram: !Stacks::completes(&f.spec), ..Outcome::default() });
-                FlowRecord {
-                    id: f.spec.id,
-                    src: f.spec.src,
-                    dst: f.spec.dst,
-                    bytes: f.spec.bytes,
-                    start: f.spec.start,
-                    finish: outcome.finished_at,
-                    ideal_fct: self.ideal_fct(&f.spec),
-                    retransmits: outcome.retransmits,
-                    timeouts: outcome.timeouts,
-                    priority: f.spec.priority,
-                    udp: outcome.datagram,
-                    delivered_bytes: outcome.delivered_bytes,
-                    query: f.spec.query,
-                }
-            })
-            .collect()
-    }
-
-    /// The queue occupancy samples (`run.sample_interval`).
-    pub fn samples(&self) -> &[Sample] {
-        self.observers.iter().map(|o| o.samples()).find(|s| !s.is_empty()).unwrap_or(&[])
-    }
-
-    /// Counters and occupancy statistics as JSON.
-    pub fn counters_json(&mut self) -> serde_json::Value {
-        use serde_json::json;
-        let now = self.now.max(1);
-        let c = &self.counters;
-        let drops: serde_json::Map<String, serde_json::Value> = crate::stats::DropReason::ALL
-            .iter()
-            .map(|r| (r.name().to_string(), json!(c.dropped[*r as usize])))
-            .collect();
-        let mut pools = Vec::new();
-        let mut queues = Vec::new();
-        for (si, s) in self.switches.iter_mut().enumerate() {
-            for (pi, pool) in s.pools.iter_mut().enumerate() {
-                pools.push(json!({
-                    "switch": si, "pool": pi, "size": pool.size,
-                    "mean": pool.occupancy.mean(now),
-                    "p50": pool.occupancy.quantile(now, 0.5),
-                    "p99": pool.occupancy.quantile(now, 0.99),
-                    "max": pool.occupancy.max(),
-                    "now": pool.occupancy.value(),
-                    "drops": pool.drops,
-                }));
-            }
-            for (pi, port) in s.ports.iter_mut().enumerate() {
-                for (qi, q) in port.queues.iter_mut().enumerate() {
-                    if q.occupancy.max() > 0 {
-                        queues.push(json!({
-                            "switch": si, "port": pi, "queue": qi,
-                            "mean": q.occupancy.mean(now), "max": q.occupancy.max(), "now": q.account.bytes,
-                        }));
-                    }
-                }
-            }
-        }
-        let utilization = |l: &Link| l.tx_bytes as f64 * 8.0 / (l.rate.bps as f64 * now as f64 / 1e12);
-        let stats = |it: Vec<f64>| match it.len() {
-            0 => json!(null),
-            n => json!({"mean": it.iter().sum::<f64>() / n as f64, "max": it.iter().cloned().fold(0.0, f64::max)}),
-        };
-        let down: Vec<f64> = self.links.iter().filter(|l| matches!(l.to, NodeId::Host(_))).map(utilization).collect();
-        let core: Vec<f64> = self.links.iter().filter(|l| l.core).map(utilization).collect();
-        let node = |n: NodeId| match n {
-            NodeId::Switch(s) => s,
-            NodeId::Host(h) => h,
-        };
-        let core_links: Vec<serde_json::Value> = self
-            .links
-            .iter()
-            .filter(|l| l.core)
-            .map(|l| json!({"from_switch": node(l.from), "to_switch": node(l.to), "utilization": utilization(l)}))
-            .collect();
-        let in_network = self.packets_in_network();
-        let timeouts: u64 = self
-            .flows
-            .iter()
-            .filter_map(|f| f.transport.as_ref())
-            .map(|t| t.outcome(&self.stacks).timeouts as u64)
-            .sum();
-        let c = &self.counters;
-        json!({
-            "packets": {
-                "sent": c.created,
-                "delivered": c.delivered,
-                "dropped": c.total_dropped(),
-                "in_network": in_network,
-                "switch_arrivals": c.switch_arrivals,
-                "switch_dropped": c.switch_dropped(),
-            },
-            "data_packets_sent": c.data_packets_sent,
-            "bytes_dropped": c.bytes_dropped,
-            "drops": drops,
-            "ecn_marks": c.ecn_marks,
-            "marks_by_rule": MarkRule::ALL
-                .iter()
-                .map(|r| (r.name().to_string(), json!(c.marks_by_rule[*r as usize])))
-                .collect::<serde_json::Map<String, serde_json::Value>>(),
-            "timeouts": timeouts,
-            "pools": pools,
-            "queues": queues,
-            "links": {"host_downlinks": stats(down), "core": stats(core), "core_links": core_links},
-            "duration_ps": self.now,
-            "events": self.events_processed,
-            "flows": {"tcp": self.completing_flows, "tcp_finished": self.flows_finished, "total": self.flows.len()},
-        })
     }
 }
 
