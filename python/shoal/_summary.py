@@ -3,9 +3,8 @@ table form.
 
 The summary has one implementation, in the core (``shoal_core::results::summary``, with
 its definitions: FCT, ideal FCT, slowdown, size buckets, query completion times, loss and
-ECN mark rates); :func:`compute_summary` calls it through the binding. Means and
-percentiles are NumPy's (``np.mean``; ``np.percentile``'s default linear interpolation),
-reproduced bit for bit.
+ECN mark rates); a run returns it (:attr:`shoal.Result.summary`) and writes it
+(``summary.json``).
 
 A ``summary.json`` read back (``shoal summarize``, the results store) may have been
 edited or replaced: :func:`read_summary` and :func:`check_summary` refuse one whose
@@ -25,12 +24,10 @@ from typing import TYPE_CHECKING, Any
 from shoal import _core
 from shoal._files import CorruptFileError, read_json
 
-if TYPE_CHECKING:  # pandas / rich are imported where used (fast `import shoal`)
-    import pandas as pd
+if TYPE_CHECKING:  # rich is imported where used (fast `import shoal`)
     from rich.table import Table
 
 __all__ = [
-    "compute_summary",
     "summary_table",
     "summary_text",
     "check_summary",
@@ -81,55 +78,6 @@ def parse_size(value: Any) -> int:
     if isinstance(value, int | float):
         return int(value)
     return int(_core.parse_bytes(str(value)))
-
-
-def compute_summary(
-    flows: pd.DataFrame | Mapping[str, Any],
-    counters: Mapping[str, Any],
-    scenario: Mapping[str, Any],
-    *,
-    version: str,
-    warnings: Sequence[str] = (),
-    wall_time_s: float | None = None,
-) -> dict[str, Any]:
-    """Build the ``summary.json`` dictionary of a run (computed by the core).
-
-    Args:
-        flows: the flow table (columns as :attr:`shoal.Result.flows`), as a DataFrame
-            or a mapping of column name to array. ``query`` may be missing (no queries).
-        counters: the core's counters (``Simulation.counters()``); kept whole under
-            ``"counters"``.
-        scenario: the resolved scenario.
-        version: the Shoal version that produced the run.
-        warnings: warnings of the scenario and of the run.
-        wall_time_s: wall-clock seconds spent simulating.
-    """
-    import numpy as np
-
-    n = len(flows["finished"])
-    columns: dict[str, Any] = {}
-    for name, dtype, missing in (
-        ("bytes", np.uint64, None),
-        ("start_ns", np.float64, math.nan),
-        ("finish_ns", np.float64, math.nan),
-        ("fct_ns", np.float64, None),
-        ("slowdown", np.float64, None),
-        ("retransmits", np.uint32, None),
-        ("timeouts", np.uint32, None),
-        ("delivered_bytes", np.uint64, None),
-        ("finished", np.bool_, None),
-        ("query", np.int64, -1),
-    ):
-        if name in flows or missing is None:
-            columns[name] = np.ascontiguousarray(flows[name], dtype=dtype)
-        else:
-            columns[name] = np.full(n, missing, dtype=dtype)
-    columns["kind"] = [str(kind) for kind in np.asarray(flows["kind"]).tolist()]
-    text = _core.summarize(
-        columns, dict(counters), dict(scenario), version, list(warnings), wall_time_s
-    )
-    summary: dict[str, Any] = json.loads(text)
-    return summary
 
 
 def read_summary(path: str | os.PathLike[str]) -> dict[str, Any]:

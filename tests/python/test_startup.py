@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 import shoal
@@ -63,13 +62,3 @@ def test_cli_run_writes_the_same_files_as_the_api(
     for s in (api, cli):
         s.pop("wall_time_s"), s.pop("events_per_s")
     assert api == cli
-    # Result.write (the DataFrames, via pyarrow) writes the same tables and JSON bytes.
-    loaded = shoal.load(tmp_path / "cli")
-    loaded.write(tmp_path / "rewritten")
-    for name in ("summary.json", "scenario.json"):
-        rewritten, written = (tmp_path / d / name for d in ("rewritten", "cli"))
-        assert rewritten.read_bytes() == written.read_bytes()
-    again = shoal.load(tmp_path / "rewritten")
-    pd.testing.assert_frame_equal(again.flows, loaded.flows, check_exact=True)
-    assert again.samples is not None and loaded.samples is not None
-    pd.testing.assert_frame_equal(again.samples, loaded.samples, check_exact=True)
