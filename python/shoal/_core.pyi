@@ -26,6 +26,10 @@ def parse_time_ps(text: str) -> int:
 def parse_rate_bps(text: str) -> int:
     """Bits per second of a rate as a scenario writes it (``"100Gbps"``, ``"2.5 Gb/s"``)."""
 
+def split_quantity(kind: str, text: str) -> tuple[str, int | None]:
+    """A quantity's number as written and its unit's factor in bps, ps or B (None without
+    a unit); ``kind`` is ``"rate"``, ``"time"`` or ``"size"``. No range check."""
+
 def generate_trace(scenario_json: str) -> dict[str, npt.NDArray[Any]]:
     """The flows the workload generates: columns id, src, dst, bytes, start_ns, priority."""
 

@@ -72,6 +72,22 @@ fn parse_rate_bps(text: &str) -> PyResult<u64> {
     shoal_core::units::Rate::parse(text).map(|r| r.0).map_err(PyScenarioError::new_err)
 }
 
+/// A quantity as written ("2.5 Gb/s", "1.5us", "3MB"), read with the scenario schema's
+/// grammar: its number as written and its unit's factor in the base unit (bps, ps, B),
+/// None without a unit. `kind`: "rate", "time" or "size". No range check: for callers
+/// that do exact arithmetic on the number (the advisor).
+#[pyfunction]
+fn split_quantity(kind: &str, text: &str) -> PyResult<(String, Option<u64>)> {
+    use shoal_core::units::{Bytes, Rate, Time};
+    let split = match kind {
+        "rate" => Rate::split(text),
+        "time" => Time::split(text),
+        "size" => Bytes::split(text),
+        _ => return Err(PyValueError::new_err(format!("kind is rate, time or size, not {kind:?}"))),
+    };
+    split.map(|q| (q.number.to_string(), q.factor)).map_err(PyScenarioError::new_err)
+}
+
 fn json_to_py(py: Python<'_>, value: &serde_json::Value) -> PyResult<PyObject> {
     let json = py.import_bound("json")?;
     Ok(json.call_method1("loads", (value.to_string(),))?.unbind())
@@ -254,6 +270,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time_ps, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(split_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(check_output_dir, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
     m.add_class::<Simulation>()?;
