@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # imported where used, so that `import shoal` stays fast
 from shoal import _core
 from shoal._files import read_json, read_parquet
 from shoal._scenario import Overrides, ScenarioInput, load_scenario
+from shoal._units import fmt_time
 
 __all__ = ["Result", "RunInterrupted", "ShoalWarning", "run", "load", "trace"]
 
@@ -76,7 +77,8 @@ class RunInterrupted(KeyboardInterrupt):
     """The run was interrupted (Ctrl-C) before it finished; nothing was written."""
 
     def __init__(self, now_ps: int) -> None:
-        super().__init__(f"interrupted at simulated time {_fmt_ps(now_ps)}; no results written")
+        when = fmt_time(now_ps / 1e3, 4)
+        super().__init__(f"interrupted at simulated time {when}; no results written")
         self.now_ps = now_ps
 
 
@@ -356,15 +358,8 @@ def _run_with_progress(sim: Any) -> None:
                 task,
                 completed=min(max(frac, 0.0), 1.0),
                 flows=f"{sim.flows_finished}/{sim.flows_total} flows",
-                simtime=_fmt_ps(sim.now_ps),
+                simtime=fmt_time(sim.now_ps / 1e3, 4),
                 rate=f"{sim.events / elapsed / 1e6:.2f} M events/s",
             )
 
         _run_loop(sim, update)
-
-
-def _fmt_ps(ps: int) -> str:
-    for unit, scale in (("s", 10**12), ("ms", 10**9), ("µs", 10**6)):
-        if ps >= scale:
-            return f"{ps / scale:.4g} {unit}"
-    return f"{ps / 1e3:.4g} ns"

@@ -16,13 +16,13 @@ legitimate (an older or partial summary): it is shown as "—".
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from shoal import _core
 from shoal._files import CorruptFileError, read_json
+from shoal._units import fmt_size, fmt_time
 
 if TYPE_CHECKING:  # rich is imported where used (fast `import shoal`)
     from rich.table import Table
@@ -33,7 +33,6 @@ __all__ = [
     "check_summary",
     "read_summary",
     "parse_size",
-    "format_ns",
 ]
 
 _COUNT = "a non-negative integer"
@@ -161,16 +160,6 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def format_ns(ns: float | None) -> str:
-    """Human-readable duration from nanoseconds (``"12.3 µs"``)."""
-    if ns is None or not math.isfinite(ns):
-        return "—"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(ns) >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
-
-
 def _fmt_num(value: float | None, spec: str = ".3g") -> str:
     return "—" if value is None else format(value, spec)
 
@@ -202,18 +191,18 @@ def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], li
         if name == "all":
             size = "any"
         elif lo is None:
-            size = f"≤ {_fmt_bytes(hi)}"
+            size = f"≤ {fmt_size(hi)}"
         elif hi is None:
-            size = f"> {_fmt_bytes(lo)}"
+            size = f"> {fmt_size(lo)}"
         else:
-            size = f"{_fmt_bytes(lo)}–{_fmt_bytes(hi)}"
+            size = f"{fmt_size(lo)}–{fmt_size(hi)}"
         rows.append(
             [
                 str(name),
                 size,
                 _fmt_count(stats.get("count")),
-                format_ns(stats.get("mean_fct_ns")),
-                format_ns(stats.get("p99_fct_ns")),
+                fmt_time(stats.get("mean_fct_ns")),
+                fmt_time(stats.get("p99_fct_ns")),
                 _fmt_num(stats.get("mean_slowdown")),
                 _fmt_num(stats.get("p99_slowdown")),
             ]
@@ -228,7 +217,7 @@ def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], li
         f"ECN marks {_fmt_pct(summary.get('ecn_mark_rate'))} of data packets"
         f" · downlink utilization mean {_fmt_pct(links.get('mean'))}"
         f", max {_fmt_pct(links.get('max'))}",
-        f"{format_ns(_ps_to_ns(summary.get('duration_ps')))} simulated"
+        f"{fmt_time(_ps_to_ns(summary.get('duration_ps')))} simulated"
         f" in {_fmt_num(summary.get('wall_time_s'), '.3g')} s"
         f" ({_fmt_num(summary.get('events_per_s'), '.3g')} events/s)",
     ]
@@ -279,12 +268,3 @@ def summary_text(summary: Mapping[str, Any]) -> str:
 
 def _ps_to_ns(ps: Any) -> float | None:
     return None if ps is None else float(ps) / 1e3
-
-
-def _fmt_bytes(n: int | None) -> str:
-    if n is None:
-        return "—"
-    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if n >= scale:
-            return f"{n / scale:g}{unit}"
-    return f"{n}B"

@@ -184,7 +184,7 @@ def _headline(frame: pd.DataFrame) -> pd.DataFrame:
     """Axis columns, status and a few headline metrics, formatted for a terminal."""
     import pandas as pd
 
-    from shoal._summary import format_ns
+    from shoal._units import fmt_time
 
     out = pd.DataFrame({c: frame[c] for c in frame.attrs.get("axes", []) if c in frame})
     out["status"] = frame["status"]
@@ -196,7 +196,7 @@ def _headline(frame: pd.DataFrame) -> pd.DataFrame:
         ("all_mean_fct_ns", "mean FCT"),
     ):
         if column in frame:
-            out[name] = frame[column].map(lambda v: format_ns(v) if v == v else "")
+            out[name] = frame[column].map(lambda v: fmt_time(v) if v == v else "")
     if "all_p99_slowdown" in frame:
         out["p99 slowdown"] = frame["all_p99_slowdown"]
     if "loss_rate" in frame:

@@ -17,7 +17,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
-from shoal import _core
+from shoal import _core, _units
 
 __all__ = [
     "AdviseError",
@@ -275,13 +275,8 @@ def fmt_time(value: float | Fraction | None) -> str:
 
 
 def fmt_rate(value: float | Fraction | None) -> str:
-    if value is None:
-        return "-"
-    v = float(value)
-    for unit, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
-        if abs(v) >= scale:
-            return f"{_sig(v / scale, 4)} {unit}"
-    return f"{_sig(v, 4)} bps"
+    """``100 Gbps``: four significant digits."""
+    return "-" if value is None else _units.fmt_rate(float(value), 4)
 
 
 def fmt_ratio(value: float | Fraction | None) -> str:
