@@ -207,8 +207,7 @@ def test_units_are_one_grammar_for_scenarios_and_the_advisor() -> None:
 
     spellings = ("100Gbps", "100gbps", "100 Gb/s", "0.1Tbps")
     resolved = {
-        _core.resolve(load_scenario({"topology": {"link_rate": r}}).to_json())[0]
-        for r in spellings
+        _core.resolve(load_scenario({"topology": {"link_rate": r}}).to_json())[0] for r in spellings
     }
     assert len(resolved) == 1 and '"link_rate":"100Gbps"' in resolved.pop()
     assert {parse_rate("rate", r) for r in spellings} == {100 * 10**9}

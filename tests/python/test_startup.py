@@ -62,3 +62,50 @@ def test_cli_run_writes_the_same_files_as_the_api(
     for s in (api, cli):
         s.pop("wall_time_s"), s.pop("events_per_s")
     assert api == cli
+
+
+def test_the_fast_run_path_parses_as_the_typer_command() -> None:
+    """`shoal run`'s options are declared once (RUN_OPTIONS): the typer command has
+    exactly those, and the fast path reads what typer reads, or hands over to typer."""
+    import typer.main
+
+    from shoal._cli_app import app
+    from shoal._cli_util import RUN_OPTIONS
+    from shoal.cli import _parse_fast_run
+
+    command = typer.main.get_command(app)
+    params = {p.name: p for p in command.commands["run"].params}  # type: ignore[attr-defined]
+    options = {n: p for n, p in params.items() if n not in ("scenario", "print_defaults")}
+    assert set(options) == set(RUN_OPTIONS)
+    for name, option in RUN_OPTIONS.items():
+        param = options[name]
+        assert tuple(param.opts) == option.flags and param.help == option.help
+        assert param.is_flag != option.value and param.multiple == option.repeat
+    parsed = _parse_fast_run(
+        ["run", "x.toml", "-o", "d", "--set=a.b=1", "-s", "c=2", "--seed", "7", "-q"]
+    )
+    assert parsed == {
+        "scenario": Path("x.toml"),
+        "out": Path("d"),
+        "overrides": ["a.b=1", "c=2", "run.seed=7"],
+        "quiet": True,
+        "as_json": False,
+    }
+    for typer_parses in (
+        ["run", "x.toml", "--help"],
+        ["run", "--print-defaults"],
+        ["run", "x.toml", "--seed", "seven"],
+        ["run", "x.toml", "-q", "-q"],
+        ["run", "x.toml", "--out"],
+        ["run", "x.toml", "--out", "a", "--out", "b"],
+        ["run", "x.toml", "--json=yes"],
+        ["run", "x.toml", "y.toml"],
+    ):
+        assert _parse_fast_run(typer_parses) is None, typer_parses
+
+
+def test_the_cli_modules_import_the_helpers_not_the_entry_point() -> None:
+    """No import cycle: the command modules use shoal._cli_util, never shoal.cli."""
+    for module in ("_cli_app", "_cli_util", "_sweep_cli", "advise/cli", "reproduce/cli"):
+        text = (Path(shoal.__file__).parent / f"{module}.py").read_text()
+        assert "from shoal.cli import" not in text and "from shoal import cli" not in text
