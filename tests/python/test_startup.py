@@ -13,7 +13,17 @@ import pytest
 import shoal
 from conftest import CliRunner
 
-HEAVY = ("numpy", "pandas", "pyarrow", "matplotlib", "duckdb", "dask", "distributed", "typer")
+HEAVY = (
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "matplotlib",
+    "duckdb",
+    "dask",
+    "distributed",
+    "typer",
+    "pydantic",
+)
 
 
 def _imported(code: str) -> set[str]:
