@@ -1,7 +1,7 @@
 """Shoal: a fast packet-level simulator of datacenter networks and switch buffers.
 
 The simulator itself is the Rust core (``shoal._core``); this package reads scenarios,
-runs them, computes the headline metrics and stores results::
+runs them, reads the headline metrics and stores results::
 
     import shoal
 
@@ -21,7 +21,7 @@ from shoal._core import ScenarioError
 from shoal._files import CorruptFileError
 from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, trace
 from shoal._scenario import apply_overrides, load_scenario, parse_value
-from shoal._summary import compute_summary, summary_table
+from shoal._summary import summary_table
 
 if TYPE_CHECKING:
     from shoal import advise, plot, report
@@ -78,7 +78,6 @@ __all__ = [
     "__version__",
     "advise",
     "apply_overrides",
-    "compute_summary",
     "default_scenario_toml",
     "load",
     "load_scenario",

@@ -1,5 +1,6 @@
 """The typer app of the ``shoal`` command line (see :mod:`shoal.cli`, the entry point,
-which parses a plain ``shoal run`` itself and imports this module only otherwise)."""
+which parses a plain ``shoal run`` itself, with the same options, and imports this
+module only otherwise)."""
 
 from __future__ import annotations
 
@@ -13,20 +14,20 @@ from typing import Annotated, Any
 import typer
 
 from shoal import _core
+from shoal._cli_util import (
+    RUN_OPTIONS,
+    console,
+    escape,
+    fail,
+    run_command,
+    show_summary,
+    user_errors,
+)
 from shoal._output import check_output_file, replace_file
 from shoal._run import TRACE_COLUMNS, Result, load, run, trace
 from shoal.advise.cli import advise_app
-from shoal.cli import (
-    _console,
-    _escape,
-    _fail,
-    _show_summary,
-    _user_errors,
-    main,
-    run_command,
-)
 
-__all__ = ["app", "main"]
+__all__ = ["app"]
 
 app = typer.Typer(
     name="shoal",
@@ -36,24 +37,23 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )
-stdout = _console("stdout")
-stderr = _console("stderr")
+stdout = console("stdout")
+stderr = console("stderr")
 app.add_typer(advise_app, name="advise")
 
 
 def _show(result: Result, *, as_json: bool, written: bool = False) -> None:
-    _show_summary(result.summary, result.path, as_json=as_json, written=written)
+    show_summary(result.summary, result.path, as_json=as_json, written=written)
 
 
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        "-s",
-        metavar="KEY=VALUE",
-        help="Override a scenario key, e.g. --set switch.ecn.k=200KB (repeatable).",
-    ),
-]
+def _option(name: str, **kwargs: Any) -> Any:
+    """The typer option of ``shoal run``'s parameter ``name`` (:data:`RUN_OPTIONS`)."""
+    option = RUN_OPTIONS[name]
+    return typer.Option(*option.flags, help=option.help, **kwargs)
+
+
+SetOption = Annotated[list[str] | None, _option("set_", metavar="KEY=VALUE")]
+SeedOption = Annotated[int | None, _option("seed")]
 
 
 @app.command("run")
@@ -61,14 +61,11 @@ def run_cmd(
     scenario: Annotated[
         Path | None, typer.Argument(help="Scenario file (TOML).", show_default=False)
     ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", help="Run directory \\[default: results/<scenario stem>]."),
-    ] = None,
+    out: Annotated[Path | None, _option("out", show_default="results/<scenario stem>")] = None,
     set_: SetOption = None,
-    seed: Annotated[int | None, typer.Option(help="Override run.seed.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    seed: SeedOption = None,
+    quiet: Annotated[bool, _option("quiet")] = False,
+    as_json: Annotated[bool, _option("as_json")] = False,
     print_defaults: Annotated[
         bool,
         typer.Option("--print-defaults", help="Print every scenario key with its default."),
@@ -79,7 +76,7 @@ def run_cmd(
         sys.stdout.write(_core.default_scenario_toml())
         return
     if scenario is None:
-        _fail("missing SCENARIO (a TOML file); see `shoal run --help`")
+        fail("missing SCENARIO (a TOML file); see `shoal run --help`")
     overrides = list(set_ or [])
     if seed is not None:
         overrides.append(f"run.seed={seed}")
@@ -93,9 +90,8 @@ def summarize_cmd(
 ) -> None:
     """Print the headline results of a run directory."""
     from shoal._summary import read_summary
-    from shoal._sweep_cli import _errors  # also a damaged file: error, exit 2
 
-    with _errors():
+    with user_errors():  # also a damaged file: error, exit 2
         summary = run_dir / "summary.json"
         if summary.is_file():  # its shape first: load() and the table rely on it
             read_summary(summary)
@@ -108,17 +104,17 @@ def trace_cmd(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write.")],
     set_: SetOption = None,
-    seed: Annotated[int | None, typer.Option(help="Override run.seed.")] = None,
+    seed: SeedOption = None,
 ) -> None:
     """Export the flows a scenario generates as CSV: id,src,dst,bytes,start_ns,priority."""
     overrides = list(set_ or [])
     if seed is not None:
         overrides.append(f"run.seed={seed}")
-    with _user_errors():
+    with user_errors():
         check_output_file(out, _is_trace, "trace")
         flows = trace(scenario, set=overrides)
         _write_csv(flows, out)
-    stderr.print(f"{len(flows)} flows written to {_escape(str(out))}")
+    stderr.print(f"{len(flows)} flows written to {escape(str(out))}")
 
 
 def _csv_cell(value: Any) -> str:
@@ -159,7 +155,7 @@ def demo_cmd(
 ) -> None:
     """Run the quickstart experiment (32-host star, DCTCP, web search) and print results."""
     scenario = resources.files("shoal") / "scenarios" / "star_dctcp.toml"
-    with resources.as_file(scenario) as path, _user_errors():
+    with resources.as_file(scenario) as path, user_errors():
         stderr.print(f"running the quickstart scenario {path.name} (DCTCP on a 32-host star)")
         result = run(path, out=out, progress=not quiet and stderr.is_terminal)
     _show(result, as_json=False, written=out is not None)

@@ -17,25 +17,21 @@ def resolve(scenario_json: str, as_written: bool = False) -> tuple[str, list[str
     (with ``as_written``, also those about the scenario as written: keys without effect,
     likely unit mistakes)."""
 
-def parse_bytes(text: str) -> int: ...
-def parse_time_ps(text: str) -> int: ...
-def parse_rate_bps(text: str) -> int: ...
+def parse_bytes(text: str) -> int:
+    """Bytes of a size as a scenario writes it (``"720KB"``, ``"1MiB"``, ``"1500"``)."""
+
+def parse_time_ps(text: str) -> int:
+    """Picoseconds of a time as a scenario writes it (``"2us"``, ``"1.5ms"``)."""
+
+def parse_rate_bps(text: str) -> int:
+    """Bits per second of a rate as a scenario writes it (``"100Gbps"``, ``"2.5 Gb/s"``)."""
+
+def split_quantity(kind: str, text: str) -> tuple[str, int | None]:
+    """A quantity's number as written and its unit's factor in bps, ps or B (None without
+    a unit); ``kind`` is ``"rate"``, ``"time"`` or ``"size"``. No range check."""
+
 def generate_trace(scenario_json: str) -> dict[str, npt.NDArray[Any]]:
     """The flows the workload generates: columns id, src, dst, bytes, start_ns, priority."""
-
-def summarize(
-    flows: dict[str, Any],
-    counters: dict[str, Any],
-    scenario: dict[str, Any],
-    version: str,
-    warnings: list[str],
-    wall_time_s: float | None = None,
-) -> str:
-    """The summary (``summary.json`` text) of a run given as flow columns (NumPy arrays of
-    the flow table's dtypes, ``kind`` a list of str), counters and resolved scenario."""
-
-def write_run_dir(out: str, files: dict[str, bytes]) -> None:
-    """Write the run directory ``out`` atomically from run file names and contents."""
 
 def memory_estimate(scenario_json: str) -> list[tuple[str, str, int]]:
     """The memory a run of the scenario needs, by part: ``(what, key, bytes)``."""

@@ -30,8 +30,9 @@ if TYPE_CHECKING:  # imported where used, so that `import shoal` stays fast
 from shoal import _core
 from shoal._files import read_json, read_parquet
 from shoal._scenario import Overrides, ScenarioInput, load_scenario
+from shoal._units import fmt_time
 
-__all__ = ["Result", "RunInterrupted", "ShoalWarning", "run", "load", "trace", "write_parquet"]
+__all__ = ["Result", "RunInterrupted", "ShoalWarning", "run", "load", "trace"]
 
 #: Column order of the flow table.
 FLOW_COLUMNS = (
@@ -76,7 +77,8 @@ class RunInterrupted(KeyboardInterrupt):
     """The run was interrupted (Ctrl-C) before it finished; nothing was written."""
 
     def __init__(self, now_ps: int) -> None:
-        super().__init__(f"interrupted at simulated time {_fmt_ps(now_ps)}; no results written")
+        when = fmt_time(now_ps / 1e3, 4)
+        super().__init__(f"interrupted at simulated time {when}; no results written")
         self.now_ps = now_ps
 
 
@@ -103,7 +105,8 @@ class Result:
             pool_bytes``), or ``None`` when ``run.sample_interval`` is unset.
         scenario: the resolved scenario, every default filled in.
         warnings: scenario and run warnings.
-        path: the run directory, when the result was written or loaded.
+        path: the run directory, when the result was written (``run(..., out=...)``,
+            which the core writes) or loaded.
     """
 
     flows: pd.DataFrame
@@ -117,24 +120,6 @@ class Result:
         where = f", path={str(self.path)!r}" if self.path else ""
         fin = self.summary.get("flows", {}).get("finished", "?")
         return f"Result(flows={len(self.flows)}, finished={fin}{where})"
-
-    def write(self, out: str | os.PathLike[str]) -> Path:
-        """Write the run directory ``out`` atomically and return its path.
-
-        An existing directory at ``out`` is replaced only once the new one is complete.
-        The tables are written from the DataFrames (with pyarrow), so they may have been
-        changed; ``run(..., out=...)`` writes straight from the core instead.
-        """
-        files = {"flows.parquet": _parquet_bytes(self.flows)}
-        if self.samples is not None:
-            files["queues.parquet"] = _parquet_bytes(self.samples)
-        files["scenario.json"] = _json_bytes(self.scenario)
-        files["summary.json"] = _json_bytes(self.summary)
-        target = _target(out)
-        check_output_dir(target)
-        _core.write_run_dir(str(target), files)
-        self.path = target
-        return target
 
 
 def _target(out: str | os.PathLike[str]) -> Path:
@@ -155,41 +140,6 @@ def check_output_dir(target: Path) -> None:
         raise OSError(f"cannot create output directory {target}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OSError(f"output directory is not writable: {parent}")
-
-
-def _json_bytes(data: Any) -> bytes:
-    """JSON as the core writes it (the same bytes for the same data)."""
-    return (json.dumps(data, indent=2, sort_keys=False, allow_nan=False) + "\n").encode()
-
-
-def _parquet_bytes(frame: pd.DataFrame) -> bytes:
-    import pyarrow as pa
-
-    sink = pa.BufferOutputStream()
-    write_parquet(frame, sink)
-    data: bytes = sink.getvalue().to_pybytes()
-    return data
-
-
-def write_parquet(frame: pd.DataFrame, path: Any) -> None:
-    """Write a DataFrame deterministically: same data -> byte-identical file.
-
-    No pandas index or schema metadata, fixed compression (zstd level 3), one row group.
-    ``path``: a file path or a pyarrow output stream.
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    pq.write_table(
-        table.replace_schema_metadata(None),
-        path,
-        compression="zstd",
-        compression_level=3,
-        row_group_size=max(table.num_rows, 1),
-        write_statistics=True,
-        store_schema=False,
-    )
 
 
 def load(path: str | os.PathLike[str]) -> Result:
@@ -408,15 +358,8 @@ def _run_with_progress(sim: Any) -> None:
                 task,
                 completed=min(max(frac, 0.0), 1.0),
                 flows=f"{sim.flows_finished}/{sim.flows_total} flows",
-                simtime=_fmt_ps(sim.now_ps),
+                simtime=fmt_time(sim.now_ps / 1e3, 4),
                 rate=f"{sim.events / elapsed / 1e6:.2f} M events/s",
             )
 
         _run_loop(sim, update)
-
-
-def _fmt_ps(ps: int) -> str:
-    for unit, scale in (("s", 10**12), ("ms", 10**9), ("µs", 10**6)):
-        if ps >= scale:
-            return f"{ps / scale:.4g} {unit}"
-    return f"{ps / 1e3:.4g} ns"

@@ -3,9 +3,8 @@ table form.
 
 The summary has one implementation, in the core (``shoal_core::results::summary``, with
 its definitions: FCT, ideal FCT, slowdown, size buckets, query completion times, loss and
-ECN mark rates); :func:`compute_summary` calls it through the binding. Means and
-percentiles are NumPy's (``np.mean``; ``np.percentile``'s default linear interpolation),
-reproduced bit for bit.
+ECN mark rates); a run returns it (:attr:`shoal.Result.summary`) and writes it
+(``summary.json``).
 
 A ``summary.json`` read back (``shoal summarize``, the results store) may have been
 edited or replaced: :func:`read_summary` and :func:`check_summary` refuse one whose
@@ -17,26 +16,23 @@ legitimate (an older or partial summary): it is shown as "—".
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from shoal import _core
 from shoal._files import CorruptFileError, read_json
+from shoal._units import fmt_size, fmt_time
 
-if TYPE_CHECKING:  # pandas / rich are imported where used (fast `import shoal`)
-    import pandas as pd
+if TYPE_CHECKING:  # rich is imported where used (fast `import shoal`)
     from rich.table import Table
 
 __all__ = [
-    "compute_summary",
     "summary_table",
     "summary_text",
     "check_summary",
     "read_summary",
     "parse_size",
-    "format_ns",
 ]
 
 _COUNT = "a non-negative integer"
@@ -81,55 +77,6 @@ def parse_size(value: Any) -> int:
     if isinstance(value, int | float):
         return int(value)
     return int(_core.parse_bytes(str(value)))
-
-
-def compute_summary(
-    flows: pd.DataFrame | Mapping[str, Any],
-    counters: Mapping[str, Any],
-    scenario: Mapping[str, Any],
-    *,
-    version: str,
-    warnings: Sequence[str] = (),
-    wall_time_s: float | None = None,
-) -> dict[str, Any]:
-    """Build the ``summary.json`` dictionary of a run (computed by the core).
-
-    Args:
-        flows: the flow table (columns as :attr:`shoal.Result.flows`), as a DataFrame
-            or a mapping of column name to array. ``query`` may be missing (no queries).
-        counters: the core's counters (``Simulation.counters()``); kept whole under
-            ``"counters"``.
-        scenario: the resolved scenario.
-        version: the Shoal version that produced the run.
-        warnings: warnings of the scenario and of the run.
-        wall_time_s: wall-clock seconds spent simulating.
-    """
-    import numpy as np
-
-    n = len(flows["finished"])
-    columns: dict[str, Any] = {}
-    for name, dtype, missing in (
-        ("bytes", np.uint64, None),
-        ("start_ns", np.float64, math.nan),
-        ("finish_ns", np.float64, math.nan),
-        ("fct_ns", np.float64, None),
-        ("slowdown", np.float64, None),
-        ("retransmits", np.uint32, None),
-        ("timeouts", np.uint32, None),
-        ("delivered_bytes", np.uint64, None),
-        ("finished", np.bool_, None),
-        ("query", np.int64, -1),
-    ):
-        if name in flows or missing is None:
-            columns[name] = np.ascontiguousarray(flows[name], dtype=dtype)
-        else:
-            columns[name] = np.full(n, missing, dtype=dtype)
-    columns["kind"] = [str(kind) for kind in np.asarray(flows["kind"]).tolist()]
-    text = _core.summarize(
-        columns, dict(counters), dict(scenario), version, list(warnings), wall_time_s
-    )
-    summary: dict[str, Any] = json.loads(text)
-    return summary
 
 
 def read_summary(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -213,16 +160,6 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def format_ns(ns: float | None) -> str:
-    """Human-readable duration from nanoseconds (``"12.3 µs"``)."""
-    if ns is None or not math.isfinite(ns):
-        return "—"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(ns) >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
-
-
 def _fmt_num(value: float | None, spec: str = ".3g") -> str:
     return "—" if value is None else format(value, spec)
 
@@ -254,18 +191,18 @@ def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], li
         if name == "all":
             size = "any"
         elif lo is None:
-            size = f"≤ {_fmt_bytes(hi)}"
+            size = f"≤ {fmt_size(hi)}"
         elif hi is None:
-            size = f"> {_fmt_bytes(lo)}"
+            size = f"> {fmt_size(lo)}"
         else:
-            size = f"{_fmt_bytes(lo)}–{_fmt_bytes(hi)}"
+            size = f"{fmt_size(lo)}–{fmt_size(hi)}"
         rows.append(
             [
                 str(name),
                 size,
                 _fmt_count(stats.get("count")),
-                format_ns(stats.get("mean_fct_ns")),
-                format_ns(stats.get("p99_fct_ns")),
+                fmt_time(stats.get("mean_fct_ns")),
+                fmt_time(stats.get("p99_fct_ns")),
                 _fmt_num(stats.get("mean_slowdown")),
                 _fmt_num(stats.get("p99_slowdown")),
             ]
@@ -280,7 +217,7 @@ def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], li
         f"ECN marks {_fmt_pct(summary.get('ecn_mark_rate'))} of data packets"
         f" · downlink utilization mean {_fmt_pct(links.get('mean'))}"
         f", max {_fmt_pct(links.get('max'))}",
-        f"{format_ns(_ps_to_ns(summary.get('duration_ps')))} simulated"
+        f"{fmt_time(_ps_to_ns(summary.get('duration_ps')))} simulated"
         f" in {_fmt_num(summary.get('wall_time_s'), '.3g')} s"
         f" ({_fmt_num(summary.get('events_per_s'), '.3g')} events/s)",
     ]
@@ -331,12 +268,3 @@ def summary_text(summary: Mapping[str, Any]) -> str:
 
 def _ps_to_ns(ps: Any) -> float | None:
     return None if ps is None else float(ps) / 1e3
-
-
-def _fmt_bytes(n: int | None) -> str:
-    if n is None:
-        return "—"
-    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if n >= scale:
-            return f"{n / scale:g}{unit}"
-    return f"{n}B"

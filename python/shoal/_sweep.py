@@ -92,18 +92,6 @@ __all__ = [
     "simulate",
 ]
 
-_TOP_KEYS = {
-    "name",
-    "base",
-    "scenario",
-    "store",
-    "set",
-    "schemes",
-    "axes",
-    "zip",
-    "labels",
-    "seeds",
-}
 SEED_KEY = "run.seed"
 #: The most runs one sweep may have. Every run costs something before any simulation:
 #: the core resolves its scenario (~70 µs), the store is asked whether it has it, and
@@ -220,28 +208,17 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _as_list(where: str, value: Any) -> list[Any]:
-    if not isinstance(value, list) or not value:
-        raise SweepError(f"{where}: expected a non-empty list of values, got {value!r}")
-    return list(value)
-
-
-def _seeds(where: str, value: Any) -> Sequence[int]:
+def _seeds(where: str, value: int | list[int]) -> Sequence[int]:
     """The seeds of ``seeds = N`` (a range: nothing is built before the size check) or
     of a list of seeds (repeats dropped, with a warning)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 1:
-            raise SweepError(f"{where}: expected a positive count or a list of seeds")
+    if isinstance(value, int):
         if value > sys.maxsize:  # a range this long has no len(): refuse it here
             raise SweepError(
                 f"{where}: the sweep has {value:,} runs (seeds {value:,}); "
                 f"at most {MAX_RUNS:,} are allowed"
             )
         return range(1, value + 1)
-    seeds = _as_list(where, value)
-    if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds):
-        raise SweepError(f"{where}: seeds must be non-negative integers, got {value!r}")
-    return [seeds[i] for i in _first_occurrences(where, seeds)]
+    return [value[i] for i in _first_occurrences(where, value)]
 
 
 def _first_occurrences(where: str, values: Sequence[Any]) -> list[int]:
@@ -319,79 +296,41 @@ def load_sweep(
         raw, source = read_toml(spec, "sweep", SweepError)
         raw = _plain(raw, SweepError, str(source or "sweep"))
     where = str(source) if source else "sweep"
-    unknown = sorted(set(raw) - _TOP_KEYS)
-    if unknown:
-        raise SweepError(
-            f"{where}: unknown key {unknown[0]!r}; expected one of " + ", ".join(sorted(_TOP_KEYS))
-        )
+    from pydantic import ValidationError  # here: `shoal run` never imports pydantic
+
+    from shoal._specs import SEED_AXES, SweepFile, problem
+
+    try:
+        spec = SweepFile.model_validate(raw)
+    except ValidationError as exc:
+        raise SweepError(f"{where}: {problem(exc, SweepFile, raw)}") from None
     root = source.parent.resolve() if source else Path.cwd()
-    name = raw.get("name") or (source.stem if source else "sweep")
-    if not isinstance(name, str) or "/" in name or name.startswith("."):
-        raise SweepError(
-            f"{where}: name: invalid sweep name {name!r} (accepted: text without '/' that "
-            "does not start with '.')"
-        )
+    name = spec.name or (source.stem if source else "sweep")
 
     # The base scenario: a file (relative to the sweep file) or an inline table.
-    if ("base" in raw) == ("scenario" in raw):
-        raise SweepError(
-            f'{where}: give the base scenario as `base = "file.toml"` or a '
-            "[scenario] table (exactly one)"
-        )
     base_source: Path | None = None
-    if "base" in raw:
-        base_value = raw["base"]
-        if isinstance(base_value, Mapping):
-            loaded = load_scenario(base_value)
-        elif isinstance(base_value, str):
-            base_source = (root / base_value).resolve()
-            if not base_source.is_file():
-                raise SweepError(f"{where}: base: scenario file not found: {base_source}")
-            loaded = load_scenario(base_source)
-        else:
-            raise SweepError(f"{where}: base: expected a scenario file path")
+    if isinstance(spec.base, str):
+        base_source = (root / spec.base).resolve()
+        if not base_source.is_file():
+            raise SweepError(f"{where}: base: scenario file not found: {base_source}")
+        loaded = load_scenario(base_source)
+    elif spec.base is not None:
+        loaded = load_scenario(spec.base)
     else:
-        if not isinstance(raw["scenario"], Mapping):
-            raise SweepError(f"{where}: scenario: expected a table")
-        loaded = load_scenario(raw["scenario"])
+        loaded = load_scenario(spec.scenario)
         _resolve_paths(loaded.data, root)
     base = loaded.data
 
-    def table(key: str) -> dict[str, Any]:
-        value = raw.get(key, {})
-        if not isinstance(value, Mapping):
-            raise SweepError(f"{where}: [{key}] must be a table")
-        return dict(value)
-
-    overrides = _flatten(table("set"))
-    schemes: dict[str, dict[str, Any]] = {}
-    for scheme, body in table("schemes").items():
-        if not isinstance(body, Mapping):
-            raise SweepError(f"{where}: schemes.{scheme}: expected a table of overrides")
-        schemes[str(scheme)] = _flatten(body)
-
-    axes: dict[str, list[Any]] = {}
+    overrides = _flatten(spec.set)
+    schemes = {scheme: _flatten(body) for scheme, body in spec.schemes.items()}
+    axes = dict(spec.axes)
+    zipped = dict(spec.zip)
     seeds: Sequence[int] | None = None
-    if "seeds" in raw:
-        seeds = _seeds(f"{where}: seeds", raw["seeds"])
-    for key, values in table("axes").items():
-        if key in ("seeds", "seed") or key == SEED_KEY:
-            if seeds is not None:
-                raise SweepError(f"{where}: seeds are given twice")
-            seeds = _seeds(f"{where}: axes.{key}", values)
-        else:
-            if isinstance(values, Mapping):
-                raise SweepError(
-                    f"{where}: axes.{key}: expected a list of values; quote dotted keys "
-                    f'("{key}.…" = [...])'
-                )
-            axes[key] = _as_list(f"{where}: axes.{key}", values)
-
-    zipped: dict[str, list[Any]] = {}
-    for key, values in table("zip").items():
-        if isinstance(values, Mapping):
-            raise SweepError(f"{where}: zip.{key}: expected a list; quote dotted keys")
-        zipped[key] = _as_list(f"{where}: zip.{key}", values)
+    if spec.seeds is not None:
+        seeds = _seeds(f"{where}: seeds", spec.seeds)
+    elif spec.axis_seeds is not None:
+        key = next(k for k in SEED_AXES if k in raw["axes"])
+        seeds = _seeds(f"{where}: axes.{key}", spec.axis_seeds)
     lengths = {len(v) for v in zipped.values()}
     if len(lengths) > 1:
         detail = ", ".join(f"{k} has {len(v)}" for k, v in zipped.items())
@@ -401,11 +340,10 @@ def load_sweep(
         raise SweepError(f"{where}: {sorted(both)[0]} is both in [axes] and in [zip]")
 
     labels: dict[str, list[str]] = {}
-    for key, names in table("labels").items():
+    for key, names in spec.labels.items():
         values = axes.get(key, zipped.get(key))
         if values is None:
             raise SweepError(f"{where}: labels.{key}: not an axis of the sweep")
-        names = _as_list(f"{where}: labels.{key}", names)
         if len(names) != len(values):
             raise SweepError(f"{where}: labels.{key}: {len(names)} names for {len(values)} values")
         labels[key] = [str(n) for n in names]
@@ -414,8 +352,8 @@ def load_sweep(
 
     if store is not None:
         store_path = Path(store)
-    elif raw.get("store"):
-        store_path = Path(str(raw["store"]))
+    elif spec.store:
+        store_path = Path(spec.store)
     else:
         store_path = Path("results") / name
     return SweepSpec(

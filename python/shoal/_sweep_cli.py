@@ -12,10 +12,11 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from shoal._cli_util import console, escape, fail, show_summary, user_errors
 from shoal._output import check_output_file, replace_file
 
 if TYPE_CHECKING:
@@ -26,35 +27,20 @@ __all__ = ["register"]
 EXIT_RUNS_FAILED = 1
 
 
-def _cli() -> Any:
-    from shoal import cli
-
-    return cli
-
-
-def _fail(message: str, code: int | None = None) -> NoReturn:
-    cli = _cli()
-    cli._fail(message, *(() if code is None else (code,)))
-    raise AssertionError("unreachable")  # cli._fail raises typer.Exit
-
-
 @contextmanager
 def _errors() -> Iterator[None]:
-    from shoal._files import CorruptFileError
-    from shoal._sweep import SweepError, SweepInterrupted
+    """:func:`~shoal._cli_util.user_errors`, with the sweep's, the store's and the plots'
+    errors and DuckDB's query errors as user mistakes."""
+    from shoal._sweep import SweepError
     from shoal.plot import PlotError
     from shoal.store import StoreError
 
-    with _cli()._user_errors():
+    with user_errors(SweepError, StoreError, PlotError):
         try:
             yield
-        except (SweepError, StoreError, PlotError, CorruptFileError) as exc:
-            _fail(str(exc))
-        except SweepInterrupted as exc:  # it keeps results: not "no results written"
-            _fail(str(exc), _cli().EXIT_INTERRUPTED)
         except Exception as exc:
             if type(exc).__module__.lstrip("_").split(".")[0] == "duckdb":
-                _fail(f"query: {str(exc).strip()}")
+                fail(f"query: {str(exc).strip()}")
             raise
 
 
@@ -91,7 +77,7 @@ def _print_frame(
     elif fmt == "json":
         sys.stdout.write(frame.to_json(orient="records", indent=2) + "\n")
     else:
-        _cli().stdout.print(_frame_table(frame, limit, title))
+        console("stdout").print(_frame_table(frame, limit, title))
 
 
 # -- shoal sweep ---------------------------------------------------------------------
@@ -101,7 +87,9 @@ def sweep_cmd(
     sweep_file: Annotated[Path, typer.Argument(help="Sweep file (TOML).", show_default=False)],
     jobs: Annotated[
         int | None,
-        typer.Option("--jobs", "-j", help="Local worker processes \\[default: number of cores]."),
+        typer.Option(
+            "--jobs", "-j", help="Local worker processes.", show_default="number of cores"
+        ),
     ] = None,
     cluster: Annotated[
         str | None,
@@ -109,7 +97,7 @@ def sweep_cmd(
     ] = None,
     store: Annotated[
         Path | None,
-        typer.Option(help="Results store \\[default: the sweep's, else results/<name>]."),
+        typer.Option(help="Results store.", show_default="the sweep's, else results/<name>"),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     dry_run: Annotated[
@@ -131,7 +119,6 @@ def sweep_cmd(
     from shoal._sweep import load_sweep, sweep
     from shoal.store import check_store_path
 
-    cli = _cli()
     if dry_run:
         with _errors():
             spec = load_sweep(sweep_file, store=store)
@@ -143,16 +130,16 @@ def sweep_cmd(
         check_store_path(spec.store)  # before anything is printed or simulated
         if csv_out is not None:
             check_output_file(csv_out, _is_sweep_csv, "sweep table")
-        interactive = not quiet and cli.stderr.is_terminal
-        cli.stderr.print(
-            f"sweep [bold]{cli._escape(spec.name)}[/bold] → store {cli._escape(str(spec.store))}"
+        interactive = not quiet and console("stderr").is_terminal
+        console("stderr").print(
+            f"sweep [bold]{escape(spec.name)}[/bold] → store {escape(str(spec.store))}"
         )
         frame = sweep(
             spec,
             jobs=jobs,
             cluster=cluster,
             progress=interactive,
-            log=None if quiet else (lambda line: cli.stderr.print(line, markup=False)),
+            log=None if quiet else (lambda line: console("stderr").print(line, markup=False)),
         )
         if csv_out is not None:
             replace_file(
@@ -163,19 +150,19 @@ def sweep_cmd(
             from shoal.report import write_report
 
             report_path = write_report(spec.store, spec.name)
-    cli.stdout.print(_frame_table(_headline(frame), 60, title=f"sweep {spec.name}"))
+    console("stdout").print(_frame_table(_headline(frame), 60, title=f"sweep {spec.name}"))
     n_failed = int((frame["status"] != "ok").sum())
     n_cached = int(frame["cached"].sum())
-    cli.stdout.print(
+    console("stdout").print(
         f"{len(frame)} runs: {len(frame) - n_failed} ok ({n_cached} from the store), "
-        f"{n_failed} failed · store {cli._escape(str(spec.store))}"
+        f"{n_failed} failed · store {escape(str(spec.store))}"
     )
     if report_path is not None:
-        cli.stdout.print(f"report: {cli._escape(str(report_path))}")
+        console("stdout").print(f"report: {escape(str(report_path))}")
     if n_failed:
-        cli.stderr.print(
+        console("stderr").print(
             f"[yellow]warning:[/yellow] {n_failed} runs failed; "
-            f"`shoal results list {cli._escape(str(spec.store))} --failed` shows why"
+            f"`shoal results list {escape(str(spec.store))} --failed` shows why"
         )
         raise typer.Exit(EXIT_RUNS_FAILED)
 
@@ -184,7 +171,7 @@ def _headline(frame: pd.DataFrame) -> pd.DataFrame:
     """Axis columns, status and a few headline metrics, formatted for a terminal."""
     import pandas as pd
 
-    from shoal._summary import format_ns
+    from shoal._units import fmt_time
 
     out = pd.DataFrame({c: frame[c] for c in frame.attrs.get("axes", []) if c in frame})
     out["status"] = frame["status"]
@@ -196,7 +183,7 @@ def _headline(frame: pd.DataFrame) -> pd.DataFrame:
         ("all_mean_fct_ns", "mean FCT"),
     ):
         if column in frame:
-            out[name] = frame[column].map(lambda v: format_ns(v) if v == v else "")
+            out[name] = frame[column].map(lambda v: fmt_time(v) if v == v else "")
     if "all_p99_slowdown" in frame:
         out["p99 slowdown"] = frame["all_p99_slowdown"]
     if "loss_rate" in frame:
@@ -219,7 +206,7 @@ FormatOption = Annotated[
 def _check_format(fmt: str) -> str:
     fmt = fmt.lower()
     if fmt not in ("table", "csv", "json"):
-        _fail(f"--format: expected table, csv or json, got {fmt!r}")
+        fail(f"--format: expected table, csv or json, got {fmt!r}")
     return fmt
 
 
@@ -227,7 +214,7 @@ def _check_format(fmt: str) -> str:
 def results_list(
     store: Annotated[
         Path | None,
-        typer.Argument(help="A results store \\[default: list the stores in results/]."),
+        typer.Argument(help="A results store.", show_default="list the stores in results/"),
     ] = None,
     sweep: Annotated[str | None, typer.Option(help="Only this sweep's runs.")] = None,
     failed: Annotated[
@@ -252,7 +239,7 @@ def results_list(
         _print_frame(stores, fmt, None)
         return
     if frame.empty:
-        _cli().stderr.print("the store holds no runs")
+        console("stderr").print("the store holds no runs")
         return
     frame = _listing(frame, failed)
     title = f"{len(frame)} runs in {db.root}"
@@ -268,7 +255,7 @@ def _stores() -> pd.DataFrame:
     root = Path("results")
     stores = sorted(p for p in root.glob("*") if is_store(p)) if root.is_dir() else []
     if not stores:
-        _fail("no results stores under results/; give a STORE path")
+        fail("no results stores under results/; give a STORE path")
     rows = []
     for path in stores:
         db = Store(path)
@@ -340,26 +327,25 @@ def results_show(
     """Print one run of the store: its summary, or its error."""
     from shoal.store import Store
 
-    cli = _cli()
     with _errors():
         db = Store(store)
         matches = [k for k in db.keys() if k.startswith(key)]  # noqa: SIM118
         if len(matches) != 1:
-            _fail(f"{len(matches)} runs match {key!r} in {db.root}")
+            fail(f"{len(matches)} runs match {key!r} in {db.root}")
         meta = db.meta(matches[0]) or {}
         damage = db.damage(matches[0]) if meta.get("status") == "ok" else None
         if damage is not None:  # shown as a failed run is: status and reason
             meta = {**meta, "status": "corrupt", "error": damage}
         result = db.load(matches[0]) if meta.get("status") == "ok" else None
     if result is None:
-        params = cli._escape(str(meta.get("params")))
-        cli.stdout.print(f"run {matches[0]}: {meta.get('status')}; params {params}")
-        cli.stdout.print(cli._escape(str(meta.get("error"))))
+        params = escape(str(meta.get("params")))
+        console("stdout").print(f"run {matches[0]}: {meta.get('status')}; params {params}")
+        console("stdout").print(escape(str(meta.get("error"))))
         if meta.get("traceback"):
-            cli.stdout.print(cli._escape(meta["traceback"]))
+            console("stdout").print(escape(meta["traceback"]))
         return
-    cli.stdout.print(f"run {matches[0]}: params {cli._escape(json.dumps(meta.get('params')))}")
-    cli._show(result, as_json=as_json)
+    console("stdout").print(f"run {matches[0]}: params {escape(json.dumps(meta.get('params')))}")
+    show_summary(result.summary, result.path, as_json=as_json)
 
 
 # -- shoal plot ----------------------------------------------------------------------
@@ -369,14 +355,16 @@ plot_app = typer.Typer(
 )
 
 StoreArg = Annotated[Path, typer.Argument(help="A results store.")]
-SweepOpt = Annotated[str | None, typer.Option(help="The sweep \\[default: the store's only one].")]
+SweepOpt = Annotated[
+    str | None, typer.Option(help="The sweep.", show_default="the store's only one")
+]
 WhereOpt = Annotated[
     str | None,
     typer.Option(help="Keep runs matching this SQL condition, e.g. '\"workload.load\" = 0.6'."),
 ]
 ByOpt = Annotated[
     list[str] | None,
-    typer.Option(help="Column making the lines (repeatable) \\[default: scheme]."),
+    typer.Option(help="Column making the lines (repeatable).", show_default="scheme"),
 ]
 OutOpt = Annotated[
     Path, typer.Option("--out", "-o", help="Output file (.png or .pdf; no suffix: both).")
@@ -396,7 +384,7 @@ def _runs(store: Path, sweep: str | None, where: str | None) -> tuple[Any, pd.Da
         frame = frame[frame["key"].isin(keys)].copy()
         frame.attrs.update(attrs)
     if frame.empty:
-        _fail("no runs to plot" + (f" match --where {where}" if where else ""))
+        fail("no runs to plot" + (f" match --where {where}" if where else ""))
     return db, frame
 
 
@@ -405,7 +393,7 @@ def _by(by: list[str] | None, frame: pd.DataFrame) -> list[str] | None:
         missing = [c for c in by if c not in frame.columns]
         if missing:
             axes = ", ".join(frame.attrs.get("axes", []))
-            _fail(f"--by {missing[0]}: no such column (axes: {axes})")
+            fail(f"--by {missing[0]}: no such column (axes: {axes})")
         return by
     return ["scheme"] if "scheme" in frame.columns else None
 
@@ -414,7 +402,7 @@ def _save(fig: Any, out: Path) -> None:
     from shoal.plot import save
 
     for path in save(fig, out):
-        _cli().stderr.print(f"wrote {_cli()._escape(str(path))}")
+        console("stderr").print(f"wrote {escape(str(path))}")
 
 
 @plot_app.command("fct-vs-load")
@@ -536,7 +524,9 @@ def report_cmd(
     sweep: SweepOpt = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="\\[default: <store>/sweeps/<name>/report.html]"),
+        typer.Option(
+            "--out", "-o", help="Report file.", show_default="<store>/sweeps/<name>/report.html"
+        ),
     ] = None,
 ) -> None:
     """Write the HTML report of a sweep: parameters, results table, figures."""
@@ -544,7 +534,7 @@ def report_cmd(
 
     with _errors():
         path = write_report(store, sweep, out=out)
-    _cli().stdout.print(f"report: {_cli()._escape(str(path))}")
+    console("stdout").print(f"report: {escape(str(path))}")
 
 
 def register(app: typer.Typer) -> None:

@@ -5,14 +5,13 @@ directories) print ``error: <message>`` to stderr and exit with status 2, never 
 traceback. Warnings print as ``warning: <message>`` to stderr.
 
 This module is the entry point and stays light: the commands themselves (a typer app) are
-in :mod:`shoal._cli_app`, imported only when needed. A plain ``shoal run SCENARIO
-[--out DIR] [--set K=V]... [--seed N] [--quiet] [--json]`` takes a fast path that parses
-its arguments here and never imports typer: typer, the pydantic it loads to run a command
-and the other commands' modules add ~0.25 s to a process that otherwise takes ~0.35 s
-(the ns-3 validation scenarios, 0.2 s of it simulating). Anything else (``--help``,
-``--print-defaults``, unusual spellings, usage errors) goes to the typer app, which
-behaves identically. ``app`` and the helpers below are also reachable as
-``shoal.cli.app`` etc.
+in :mod:`shoal._cli_app`, imported only when needed, and what they share is in
+:mod:`shoal._cli_util`. A plain ``shoal run SCENARIO [--out DIR] [--set K=V]... [--seed
+N] [--quiet] [--json]`` is parsed here with the typer command's own options
+(``RUN_OPTIONS``, which the command is declared from) and never imports typer: typer, the
+pydantic it loads to run a command, and the other commands' modules add ~0.22 s to a
+small run that takes ~0.06 s this way. Anything else (``--help``, ``--print-defaults``,
+usage errors) goes to the typer app.
 """
 
 from __future__ import annotations
@@ -22,89 +21,36 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from shoal import _core
-from shoal._run import RunInterrupted, ShoalWarning
+from shoal._cli_util import (
+    EXIT_BROKEN_PIPE,
+    EXIT_USER_ERROR,
+    RUN_OPTIONS,
+    console,
+    run_command,
+    warn,
+)
+from shoal._run import ShoalWarning
 
 if TYPE_CHECKING:
     from shoal._cli_app import app
 
 __all__ = ["app", "main"]
 
-EXIT_USER_ERROR = 2
-EXIT_INTERRUPTED = 130
-#: 128 + SIGPIPE, as a shell reports a command that SIGPIPE ended.
-EXIT_BROKEN_PIPE = 141
-
-_CONSOLES: dict[str, Any] = {}
-
 
 def __getattr__(name: str) -> Any:
-    """``stdout`` / ``stderr`` (rich consoles, made on first use); ``app`` and the
-    commands from :mod:`shoal._cli_app`."""
-    if name in ("stdout", "stderr"):
-        return _console(name)
-    if name.startswith("__"):
-        raise AttributeError(name)
-    from shoal import _cli_app
+    """``app``: the typer app (:mod:`shoal._cli_app`), imported on first use."""
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from shoal._cli_app import app
 
-    return getattr(_cli_app, name)
+    return app
 
 
-def _console(name: str) -> Any:
-    """The ``stdout`` or ``stderr`` rich console, made on first use; piped output never
-    wraps (:class:`shoal._console.StreamConsole`)."""
-    console = _CONSOLES.get(name)
-    if console is None:
-        from shoal._console import StreamConsole
-
-        console = _CONSOLES[name] = StreamConsole(stderr=name == "stderr", highlight=False)
-    return console
-
-
-def _labelled(label: str, style: str, message: str) -> Any:
-    """``label: message`` with the label styled and the message printed as it is: a
-    message never goes through markup, whose escapes would eat a backslash before ``[``."""
-    from rich.text import Text
-
-    return Text.assemble((label, style), " ", message)
-
-
-def _fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
-    """Print ``error: message`` (plain text, not markup) and exit with ``code``."""
-    _console("stderr").print(_labelled("error:", "bold red", message), soft_wrap=True)
-    raise SystemExit(code)
-
-
-def _warn(message: str) -> None:
-    """Print ``warning: message`` (plain text, not markup)."""
-    _console("stderr").print(_labelled("warning:", "yellow", message), soft_wrap=True)
-
-
-@contextmanager
-def _user_errors() -> Iterator[None]:
-    """Turn user mistakes into ``error: ...`` + exit 2 (and Ctrl-C into exit 130)."""
-    try:
-        yield
-    except _core.ScenarioError as exc:
-        _fail(str(exc))
-    except RunInterrupted as exc:
-        _fail(str(exc), EXIT_INTERRUPTED)
-    except KeyboardInterrupt:
-        _fail("interrupted; no results written", EXIT_INTERRUPTED)
-    except OSError as exc:
-        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
-        _fail(f"{exc.strerror or exc}{where}")
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
+_RUN_FLAGS = {flag: name for name, option in RUN_OPTIONS.items() for flag in option.flags}
+_INT = re.compile(r"[0-9]{1,18}")
 
 
 def _show_warning(
@@ -116,7 +62,7 @@ def _show_warning(
     line: str | None = None,
 ) -> None:
     if issubclass(category, ShoalWarning):
-        _warn(str(message))
+        warn(str(message))
     else:
         _default_showwarning(message, category, filename, lineno, file, line)
 
@@ -124,103 +70,49 @@ def _show_warning(
 _default_showwarning = warnings.showwarning
 
 
-def _show_summary(
-    summary: dict[str, Any], path: Path | None, *, as_json: bool, written: bool = False
-) -> None:
-    if as_json:
-        import json
-
-        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
-    elif sys.stdout.isatty():
-        from shoal._summary import summary_table
-
-        stdout = _console("stdout")
-        stdout.print(summary_table(summary))
-        if written and path is not None:
-            stdout.print(f"results written to [bold]{_escape(str(path))}[/bold]")
-    else:
-        # Piped or redirected: plain text, without importing rich (~40 ms).
-        from shoal._summary import summary_text
-
-        sys.stdout.write(summary_text(summary))
-        if written and path is not None:
-            sys.stdout.write(f"results written to {path}\n")
-
-
-def run_command(
-    scenario: Path,
-    out: Path | None,
-    overrides: list[str],
-    *,
-    quiet: bool,
-    as_json: bool,
-) -> None:
-    """``shoal run`` once its arguments are parsed (by typer or by the fast path)."""
-    target = out if out is not None else Path("results") / scenario.stem
-    with _user_errors():
-        progress = not quiet and _console("stderr").is_terminal
-        from shoal._run import run_to_dir
-
-        # The core writes the run directory (no numpy / pandas / pyarrow here).
-        path, summary = run_to_dir(scenario, target, set=overrides, progress=progress)
-    _show_summary(summary, path, as_json=as_json, written=True)
-
-
-_INT = re.compile(r"[0-9]{1,18}")
-
-
 def _parse_fast_run(args: list[str]) -> dict[str, Any] | None:
-    """The arguments of a plain ``run`` command, or None when typer should parse them
-    (help, --print-defaults, unknown or repeated options, anything unusual)."""
+    """The arguments of a plain ``run`` command (:data:`RUN_OPTIONS`), or None when
+    typer should parse them: help, --print-defaults, an unknown or repeated option, a
+    missing value, a --seed that is not a number, anything unusual."""
     if len(args) < 2 or args[0] != "run":
         return None
     scenario: str | None = None
-    out: str | None = None
-    seed: str | None = None
-    overrides: list[str] = []
-    quiet = as_json = False
+    given: dict[str, Any] = {}
     it = iter(args[1:])
     for arg in it:
-        value: str | None = None
-        if arg.startswith("--") and "=" in arg:
-            arg, value = arg.split("=", 1)
-            if arg not in ("--out", "--set", "--seed"):
+        flag, has_value, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        name = _RUN_FLAGS.get(flag)
+        if name is None:
+            if arg.startswith("-") or not arg or scenario is not None:
                 return None
-        if arg in ("--quiet", "-q") and not quiet:
-            quiet = True
-        elif arg == "--json" and not as_json:
-            as_json = True
-        elif arg in ("--out", "-o", "--set", "-s", "--seed"):
-            if value is None:
-                value = next(it, None)
-                if value is None or value.startswith("-"):
-                    return None
-            if not value:
-                return None
-            if arg in ("--out", "-o"):
-                if out is not None:
-                    return None
-                out = value
-            elif arg == "--seed":
-                if seed is not None or not _INT.fullmatch(value):
-                    return None
-                seed = value
-            else:
-                overrides.append(value)
-        elif not arg.startswith("-") and arg and scenario is None:
             scenario = arg
-        else:
+            continue
+        option = RUN_OPTIONS[name]
+        if not option.value:
+            if has_value or name in given:
+                return None
+            given[name] = True
+            continue
+        if not has_value:
+            value = next(it, "")
+            if value.startswith("-"):
+                return None
+        if not value or (name in given and not option.repeat):
             return None
-    if scenario is None:
+        given[name] = [*given.get(name, []), value] if option.repeat else value
+    seed = given.get("seed")
+    if scenario is None or (seed is not None and not _INT.fullmatch(seed)):
         return None
+    overrides = list(given.get("set_", []))
     if seed is not None:
         overrides.append(f"run.seed={int(seed)}")
+    out = given.get("out")
     return {
         "scenario": Path(scenario),
         "out": None if out is None else Path(out),
         "overrides": overrides,
-        "quiet": quiet,
-        "as_json": as_json,
+        "quiet": given.get("quiet", False),
+        "as_json": given.get("as_json", False),
     }
 
 
@@ -262,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
             raise
         _discard_stdout()
-        _console("stderr").print(
+        console("stderr").print(
             f"[bold red]error:[/bold red] cannot write output: {exc.strerror}", soft_wrap=True
         )
         raise SystemExit(EXIT_USER_ERROR) from None

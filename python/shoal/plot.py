@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from shoal._output import SHOAL_MARK, has_mark, replace_file
+from shoal._units import fmt_size
 
 __all__ = [
     "fct_vs_load",
@@ -292,13 +293,6 @@ def loss_vs_load(
     return fig
 
 
-def _fmt_size(n: float) -> str:
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g}{unit}"
-    return f"{n:.0f}"
-
-
 def _finished_tcp(flows: pd.DataFrame) -> pd.DataFrame:
     out = flows
     if "finished" in out:
@@ -357,7 +351,7 @@ def slowdown_vs_size(
                 ax.plot(range(n), ys, marker=_MARKERS[i % len(_MARKERS)], label=label or None)
             ax.set_yscale("log")
             ax.set_xticks(range(n))
-            ax.set_xticklabels([_fmt_size(u) for u in upper], rotation=60, ha="right")
+            ax.set_xticklabels([fmt_size(u, ".3g") for u in upper], rotation=60, ha="right")
             ax.set_xlabel("Flow size (bytes, bucket upper bound)")
             name = "Median" if pct == 50 else f"p{pct:g}"
             ax.set_ylabel(f"{name} FCT slowdown")

@@ -158,3 +158,36 @@ def test_experiments_dir_points_to_the_package() -> None:
     if readme.is_file():
         assert "python/shoal/experiments/bcc" in readme.read_text()
     assert (experiments_root() / "bcc" / "fig3.toml").is_file()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("figure = 'f'\nbogus = 1", "unknown key 'experiment.bogus'; expected one of analysis,"),
+        ("", "experiment.figure: missing; expected text"),
+        ("figure = 3", "experiment.figure: expected text, got 3"),
+        (
+            "figure = 'f'\n[[experiment.claims]]\nwhat = 'w'\nmetric = 'm'\nformat = 'percent'",
+            "experiment.claims[0].format: expected pct, ratio, int, us, ms, gbps or num, "
+            'got "percent"',
+        ),
+        (
+            "figure = 'f'\n[[experiment.claims]]\nwhat = 'w'\nmetric = 'm'\nfrmat = 'pct'",
+            "unknown key 'experiment.claims[0].frmat'; expected one of expect, format,",
+        ),
+        (
+            "figure = 'f'\n[[experiment.figures]]\nkind = 'fct_vs_load'",
+            "experiment.figures[0].name: missing; expected a file stem",
+        ),
+    ],
+)
+def test_experiment_errors_name_the_file_the_key_and_what_is_accepted(
+    tmp_path: Path, body: str, message: str
+) -> None:
+    from shoal.reproduce import ExperimentError, load_experiment
+
+    path = tmp_path / "x.toml"
+    path.write_text(f"[experiment]\ntitle = 't'\npaper = 'p'\n{body}\n")
+    with pytest.raises(ExperimentError) as info:
+        load_experiment(path)
+    assert str(info.value).startswith(f"{path}: {message}"), str(info.value)

@@ -1,6 +1,7 @@
 """Run directories as the core writes them: the Parquet tables hold exactly the engine's
-columns (dtypes, nulls, row order), the summary equals an independent NumPy / pandas
-computation bit for bit, and the JSON files are what ``json.dumps(indent=2)`` writes."""
+columns (dtypes, nulls, row order), the summary agrees with an independent NumPy / pandas
+computation (counts exactly, statistics to 1e-12), and the JSON files are what
+``json.dumps(indent=2)`` writes."""
 
 from __future__ import annotations
 
@@ -207,6 +208,27 @@ def _expected_summary_parts(flows: pd.DataFrame, summary: dict[str, Any]) -> dic
     }
 
 
+def _close(got: Any, want: Any) -> bool:
+    """Equal, floats within a relative 1e-12 (the core's sums may differ from NumPy's in
+    the last bits); the same keys, the same nulls, the same counts."""
+    if isinstance(want, dict):
+        return (
+            isinstance(got, dict)
+            and got.keys() == want.keys()
+            and all(_close(got[k], want[k]) for k in want)
+        )
+    if isinstance(want, float) and not isinstance(got, bool) and isinstance(got, int | float):
+        return got == pytest.approx(want, rel=1e-12, abs=0)
+    return type(got) is type(want) and got == want
+
+
+def test_close_is_strict_about_what_matters() -> None:
+    assert _close({"a": 1.0, "b": None}, {"a": 1.0 + 1e-15, "b": None})
+    assert not _close({"a": 1.0}, {"a": 1.0 + 1e-9})
+    assert not _close({"a": None}, {"a": 0.0}) and not _close({"n": 3}, {"n": 4})
+    assert not _close({"a": 1}, {"a": 1, "b": 2})
+
+
 @pytest.mark.parametrize(
     ("scenario", "overrides"),
     [
@@ -216,40 +238,20 @@ def _expected_summary_parts(flows: pd.DataFrame, summary: dict[str, Any]) -> dic
     ],
     ids=["quickstart", "queries", "stopped"],
 )
-def test_summary_equals_numpy(scenario: Any, overrides: list[str]) -> None:
+def test_summary_agrees_with_numpy(scenario: Any, overrides: list[str]) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", shoal.ShoalWarning)  # unfinished flows
         result = shoal.run(scenario, set=overrides)
     summary = result.summary
     expected = _expected_summary_parts(result.flows, summary)
     for key, value in expected.items():
-        assert summary[key] == value, key  # exact: the same floats as NumPy's
+        assert _close(summary[key], value), (key, summary[key], value)
     assert summary["seed"] == result.scenario["run"]["seed"]
     assert summary["shoal_version"] == shoal.__version__
     unfinished_tcp = int((~result.flows["finished"] & (result.flows["kind"] == "tcp")).sum())
     assert any("did not finish" in w for w in summary["warnings"]) == (unfinished_tcp > 0)
     if scenario is QUERIES:
         assert summary["queries"]["count"] == 3 and summary["queries"]["finished"] == 1
-
-
-def test_compute_summary_is_the_core_summary() -> None:
-    with pytest.warns(shoal.ShoalWarning):
-        result = shoal.run(QUERIES)
-    summary = result.summary
-    for flows in (result.flows, {c: result.flows[c].to_numpy() for c in result.flows.columns}):
-        again = shoal.compute_summary(
-            flows,
-            summary["counters"],
-            result.scenario,
-            version=summary["shoal_version"],
-            warnings=[],
-            wall_time_s=summary["wall_time_s"],
-        )
-        assert json.dumps(again) == json.dumps(summary)  # same values, same key order
-    # Without a query column there are no queries.
-    no_query = result.flows.drop(columns=["query"])
-    again = shoal.compute_summary(no_query, summary["counters"], result.scenario, version="x")
-    assert again["queries"] == {"count": 0, "finished": 0}
 
 
 def test_write_errors_from_the_core_are_clean(tiny: Path, tmp_path: Path) -> None:

@@ -140,30 +140,6 @@ def test_same_seed_is_byte_identical_other_seed_differs(
     )
 
 
-def test_failed_write_leaves_no_run_dir(tmp_path: Path) -> None:
-    out = tmp_path / "runs" / "x"
-    # The writer fails after writing a file: its temporary directory goes, nothing appears.
-    with pytest.raises(TypeError):
-        shoal._core.write_run_dir(
-            str(out), {"flows.parquet": b"PAR1 half a file", "summary.json": None}
-        )
-    assert not out.exists()
-    assert _run_dir_leftovers(out.parent) == []
-    with pytest.raises(ValueError, match="run directory holds summary.json"):
-        shoal._core.write_run_dir(str(out), {"notes.txt": b"not a run file"})
-    assert not out.exists()
-
-
-def test_failed_rewrite_keeps_previous_run(tiny: Path, tmp_path: Path) -> None:
-    out = tmp_path / "x"
-    shoal.run(tiny, out=out)
-    before = {p.name: p.read_bytes() for p in out.iterdir()}
-    with pytest.raises(TypeError):
-        shoal._core.write_run_dir(str(out), {"flows.parquet": b"PAR1", "summary.json": 1})
-    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
-    assert _run_dir_leftovers(tmp_path) == []
-
-
 def test_rewrite_replaces_previous_run(tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "x"
     shoal.run(tiny, out=out)

@@ -197,3 +197,22 @@ def test_hostile_sweep_values_are_sweep_errors(tmp_path: Path) -> None:
         with pytest.raises(SweepError) as info:
             load_sweep(path)
         assert str(path) in str(info.value) and message in str(info.value)
+
+
+def test_units_are_one_grammar_for_scenarios_and_the_advisor() -> None:
+    """`100gbps` means 100 Gbps in a scenario as in the advisor (the core reads both);
+    a capital B is bytes, which a rate refuses in both."""
+    from shoal import _core, advise
+    from shoal.advise.units import AdviseError, parse_rate
+
+    spellings = ("100Gbps", "100gbps", "100 Gb/s", "0.1Tbps")
+    resolved = {
+        _core.resolve(load_scenario({"topology": {"link_rate": r}}).to_json())[0] for r in spellings
+    }
+    assert len(resolved) == 1 and '"link_rate":"100Gbps"' in resolved.pop()
+    assert {parse_rate("rate", r) for r in spellings} == {100 * 10**9}
+    assert advise.bdp(rate="100gbps", rtt="80US").bdp == 1_000_000
+    with pytest.raises(ScenarioError, match="capital B is bytes"):
+        _core.resolve(load_scenario({"topology": {"link_rate": "100GBps"}}).to_json())
+    with pytest.raises(AdviseError, match="capital B is bytes"):
+        parse_rate("rate", "100GBps")

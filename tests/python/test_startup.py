@@ -8,13 +8,22 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 import shoal
 from conftest import CliRunner
 
-HEAVY = ("numpy", "pandas", "pyarrow", "matplotlib", "duckdb", "dask", "distributed", "typer")
+HEAVY = (
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "matplotlib",
+    "duckdb",
+    "dask",
+    "distributed",
+    "typer",
+    "pydantic",
+)
 
 
 def _imported(code: str) -> set[str]:
@@ -63,13 +72,50 @@ def test_cli_run_writes_the_same_files_as_the_api(
     for s in (api, cli):
         s.pop("wall_time_s"), s.pop("events_per_s")
     assert api == cli
-    # Result.write (the DataFrames, via pyarrow) writes the same tables and JSON bytes.
-    loaded = shoal.load(tmp_path / "cli")
-    loaded.write(tmp_path / "rewritten")
-    for name in ("summary.json", "scenario.json"):
-        rewritten, written = (tmp_path / d / name for d in ("rewritten", "cli"))
-        assert rewritten.read_bytes() == written.read_bytes()
-    again = shoal.load(tmp_path / "rewritten")
-    pd.testing.assert_frame_equal(again.flows, loaded.flows, check_exact=True)
-    assert again.samples is not None and loaded.samples is not None
-    pd.testing.assert_frame_equal(again.samples, loaded.samples, check_exact=True)
+
+
+def test_the_fast_run_path_parses_as_the_typer_command() -> None:
+    """`shoal run`'s options are declared once (RUN_OPTIONS): the typer command has
+    exactly those, and the fast path reads what typer reads, or hands over to typer."""
+    import typer.main
+
+    from shoal._cli_app import app
+    from shoal._cli_util import RUN_OPTIONS
+    from shoal.cli import _parse_fast_run
+
+    command = typer.main.get_command(app)
+    params = {p.name: p for p in command.commands["run"].params}  # type: ignore[attr-defined]
+    options = {n: p for n, p in params.items() if n not in ("scenario", "print_defaults")}
+    assert set(options) == set(RUN_OPTIONS)
+    for name, option in RUN_OPTIONS.items():
+        param = options[name]
+        assert tuple(param.opts) == option.flags and param.help == option.help
+        assert param.is_flag != option.value and param.multiple == option.repeat
+    parsed = _parse_fast_run(
+        ["run", "x.toml", "-o", "d", "--set=a.b=1", "-s", "c=2", "--seed", "7", "-q"]
+    )
+    assert parsed == {
+        "scenario": Path("x.toml"),
+        "out": Path("d"),
+        "overrides": ["a.b=1", "c=2", "run.seed=7"],
+        "quiet": True,
+        "as_json": False,
+    }
+    for typer_parses in (
+        ["run", "x.toml", "--help"],
+        ["run", "--print-defaults"],
+        ["run", "x.toml", "--seed", "seven"],
+        ["run", "x.toml", "-q", "-q"],
+        ["run", "x.toml", "--out"],
+        ["run", "x.toml", "--out", "a", "--out", "b"],
+        ["run", "x.toml", "--json=yes"],
+        ["run", "x.toml", "y.toml"],
+    ):
+        assert _parse_fast_run(typer_parses) is None, typer_parses
+
+
+def test_the_cli_modules_import_the_helpers_not_the_entry_point() -> None:
+    """No import cycle: the command modules use shoal._cli_util, never shoal.cli."""
+    for module in ("_cli_app", "_cli_util", "_sweep_cli", "advise/cli", "reproduce/cli"):
+        text = (Path(shoal.__file__).parent / f"{module}.py").read_text()
+        assert "from shoal.cli import" not in text and "from shoal import cli" not in text

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -203,6 +204,9 @@ def test_invalid_value_in_a_later_run_is_a_failed_run(tmp_path: Path) -> None:
         ("[scenario]\n[zip]\na = [1, 2]\nb = [1]\n", "same length"),
         ('[scenario]\n[axes]\nseeds = [1]\n"run.seed" = [2]\n', "seeds are given twice"),
         ("[axes]\nseeds = [1]\n", "base scenario"),
+        ("seeds = [1, -2]\n[scenario]\n", "seeds[1]: expected a positive count or a non-empty"),
+        ("[scenario]\n[schemes]\na = 3\n", "schemes.a: expected a table of overrides"),
+        ("name = '../up'\n[scenario]\n", "name: expected text without '/'"),
     ],
 )
 def test_user_mistakes_exit_2_without_traceback(
@@ -425,3 +429,35 @@ def test_ctrl_c_says_what_is_kept_and_that_the_sweep_resumes(tmp_path: Path) -> 
     ), stderr
     again = shoal.sweep(spec, jobs=2, progress=False, store=store)
     assert (again["status"] == "ok").all() and int(again["cached"].sum()) == len(kept)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (
+            {"scenario": {}, "axes": {"workload.load": 0.5}},
+            "sweep: axes.workload.load: expected a non-empty list of values"
+            ' (quote dotted keys: "a.b" = [...]), got 0.5',
+        ),
+        (
+            {"scenario": {}, "zip": {"a": []}},
+            "sweep: zip.a: expected a non-empty list of values",
+        ),
+        (
+            {"scenario": {}, "labels": {"x": "a"}},
+            'sweep: labels.x: expected a non-empty list of names, got "a"',
+        ),
+        ({"scenario": {}, "store": 5}, "sweep: store: expected a directory path, got 5"),
+        (
+            {"scenario": {}, "sets": {}},
+            "sweep: unknown key 'sets'; expected one of axes, base, labels, name, scenario,",
+        ),
+        ({"scenario": {}, "seeds": True}, "sweep: seeds: expected a positive count"),
+    ],
+)
+def test_spec_errors_name_the_key_the_value_and_what_is_accepted(
+    tmp_path: Path, spec: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(SweepError) as info:
+        load_sweep(spec, store=tmp_path)
+    assert str(info.value).startswith(message), str(info.value)

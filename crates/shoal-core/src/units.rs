@@ -3,6 +3,12 @@
 //! Rates are bits per second, times are picoseconds and sizes are bytes. Each accepts a
 //! plain non-negative integer in its base unit or a string with a unit suffix
 //! ("100Gbps", "2us", "720KB"). KB/MB/GB are powers of 1000; KiB/MiB/GiB powers of 1024.
+//!
+//! Units are read without regard to case ("100gbps", "3mb", "2US"), with one exception:
+//! a capital B always means bytes, so a rate (bits per second) refuses "GBps". Rates may
+//! also be written with "/s" ("2.5 Gb/s"). This is the one grammar of quantities: the
+//! Python package (the advisor, analyses of stored scenarios) reads them through the
+//! binding.
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
@@ -11,18 +17,21 @@ use std::fmt;
 /// Picoseconds per unit of time ("µs" and the Greek "μs" are "us").
 const TIME_UNITS: &[(&str, f64)] =
     &[("ps", 1.0), ("ns", 1e3), ("us", 1e6), ("µs", 1e6), ("μs", 1e6), ("ms", 1e9), ("s", 1e12)];
-const RATE_UNITS: &[(&str, f64)] =
-    &[("bps", 1.0), ("Kbps", 1e3), ("kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9), ("Tbps", 1e12)];
-const SIZE_UNITS: &[(&str, f64)] = &[
-    ("B", 1.0),
-    ("KB", 1e3),
-    ("kB", 1e3),
-    ("MB", 1e6),
-    ("GB", 1e9),
-    ("KiB", 1024.0),
-    ("MiB", 1048576.0),
-    ("GiB", 1073741824.0),
+/// Bits per second per unit of rate; the "/s" spellings are aliases.
+const RATE_UNITS: &[(&str, f64)] = &[
+    ("bps", 1.0),
+    ("Kbps", 1e3),
+    ("Mbps", 1e6),
+    ("Gbps", 1e9),
+    ("Tbps", 1e12),
+    ("b/s", 1.0),
+    ("Kb/s", 1e3),
+    ("Mb/s", 1e6),
+    ("Gb/s", 1e9),
+    ("Tb/s", 1e12),
 ];
+const SIZE_UNITS: &[(&str, f64)] =
+    &[("B", 1.0), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0), ("MiB", 1048576.0), ("GiB", 1073741824.0)];
 
 /// The largest time a scenario may name: 10^6 s (11.6 days), far beyond any experiment,
 /// and small enough that sums of a few times cannot overflow the u64 picosecond clock
@@ -58,23 +67,56 @@ fn split_number(text: &str) -> (&str, &str) {
     (text[..end].trim(), text[end..].trim())
 }
 
-fn parse_with_units(text: &str, units: &[(&str, f64)], max: u64) -> Result<u64, String> {
+/// A quantity as written: its number (as written; it reads as a float) and its unit's
+/// factor in the base unit, `None` when it has no unit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quantity<'a> {
+    pub number: &'a str,
+    pub factor: Option<u64>,
+}
+
+/// The spellings of `units` that are not aliases (the first of each factor), for messages.
+fn accepted(units: &[(&str, f64)]) -> String {
+    let first = |i: usize| !units[..i].iter().any(|(_, f)| *f == units[i].1);
+    units.iter().enumerate().filter(|&(i, _)| first(i)).map(|(_, (u, _))| *u).collect::<Vec<_>>().join(", ")
+}
+
+/// Whether `unit` as written is `spelling`: equal without regard to ASCII case, except
+/// that a capital B (bytes) is never a lowercase b (bits).
+fn spells(unit: &str, spelling: &str) -> bool {
+    unit.len() == spelling.len()
+        && unit.chars().zip(spelling.chars()).all(|(u, s)| u == s || (u != 'B' && u.eq_ignore_ascii_case(&s)))
+}
+
+/// Splits `text` into its number and its unit, read with `units` (see [`Quantity`]).
+fn split_quantity<'a>(text: &'a str, units: &[(&str, f64)]) -> Result<Quantity<'a>, String> {
     let text = text.trim();
     let (number, unit) = split_number(text);
-    let accepted = units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ");
-    let value: f64 = number.parse().map_err(|_| format!("cannot read a number in {text:?} (units: {accepted})"))?;
-    if value.is_nan() || value < 0.0 {
-        return Err(format!("{text:?} must be a non-negative number (units: {accepted})"));
+    if number.parse::<f64>().is_err() {
+        return Err(format!("cannot read a number in {text:?} (units: {})", accepted(units)));
     }
-    let factor = if unit.is_empty() {
-        1.0
-    } else {
-        units
-            .iter()
-            .find(|(u, _)| *u == unit)
-            .map(|(_, f)| *f)
-            .ok_or_else(|| format!("unknown unit {unit:?} in {text:?} (accepted: {accepted})"))?
-    };
+    if unit.is_empty() {
+        return Ok(Quantity { number, factor: None });
+    }
+    match units.iter().find(|(u, _)| spells(unit, u)) {
+        Some((_, f)) => Ok(Quantity { number, factor: Some(*f as u64) }),
+        None if units.iter().any(|(u, _)| u.eq_ignore_ascii_case(unit)) => Err(format!(
+            "unknown unit {unit:?} in {text:?}: a capital B is bytes, and rates are bits per second \
+             (accepted: {})",
+            accepted(units)
+        )),
+        None => Err(format!("unknown unit {unit:?} in {text:?} (accepted: {})", accepted(units))),
+    }
+}
+
+fn parse_with_units(text: &str, units: &[(&str, f64)], max: u64) -> Result<u64, String> {
+    let text = text.trim();
+    let Quantity { number, factor } = split_quantity(text, units)?;
+    let value: f64 = number.parse().expect("split_quantity read it");
+    if value.is_nan() || value < 0.0 {
+        return Err(format!("{text:?} must be a non-negative number (units: {})", accepted(units)));
+    }
+    let factor = factor.unwrap_or(1);
     // Whole numbers are scaled exactly (a float would lose digits above 2^53).
     if let Ok(whole) = number.parse::<u128>() {
         let scaled = whole.saturating_mul(factor as u128);
@@ -83,7 +125,7 @@ fn parse_with_units(text: &str, units: &[(&str, f64)], max: u64) -> Result<u64, 
         }
         return Ok(scaled as u64);
     }
-    in_range(value * factor, max, units).map_err(|why| format!("{text:?} {why}"))
+    in_range(value * factor as f64, max, units).map_err(|why| format!("{text:?} {why}"))
 }
 
 /// `value` rounded to a whole number of base units, if at most `max`.
@@ -99,7 +141,7 @@ fn in_range(value: f64, max: u64, units: &[(&str, f64)]) -> Result<u64, String> 
 
 fn format_with_units(value: u64, units: &[(&str, f64)]) -> String {
     // Largest unit in which the value is a whole number, restricted to the decimal units
-    // and to each factor's first spelling (not the aliases "µs", "kB", ...).
+    // and to each factor's first spelling (not the aliases "µs", "Gb/s", ...).
     let mut best = format!("{value}{}", units[0].0);
     if value == 0 {
         return best;
@@ -125,6 +167,12 @@ macro_rules! unit_type {
 
             pub fn parse(text: &str) -> Result<Self, String> {
                 parse_with_units(text, $units, $max).map($name)
+            }
+
+            /// `text`'s number and unit, for a caller that does its own (exact)
+            /// arithmetic: no range check.
+            pub fn split(text: &str) -> Result<Quantity<'_>, String> {
+                split_quantity(text, $units)
             }
         }
 
@@ -199,8 +247,40 @@ mod tests {
         assert!(Time::parse("5e").is_err());
         assert!(Time::parse("1e3").is_ok());
         assert!(Rate::parse("100Gbs").is_err());
+        assert!(Bytes::parse("5").is_ok() && Bytes::parse("5 XB").unwrap_err().contains("accepted: B, KB, MB"));
         assert!(Rate::parse("-5Gbps").is_err());
         assert!(Bytes::parse("abc").is_err());
+    }
+
+    #[test]
+    fn units_are_read_without_regard_to_case_but_b_is_not_b() {
+        assert_eq!(Rate::parse("100gbps").unwrap(), Rate::parse("100Gbps").unwrap());
+        assert!(Rate::parse("100GBPS").is_err());
+        assert_eq!(Rate::parse("2.5 Gb/s").unwrap().0, 2_500_000_000);
+        assert_eq!(Rate::parse("10 kb/s").unwrap().0, 10_000);
+        assert_eq!(Time::parse("2US").unwrap().0, 2_000_000);
+        assert_eq!(Time::parse("3Ms").unwrap().0, 3_000_000_000);
+        assert_eq!(Bytes::parse("3mb").unwrap().0, 3_000_000);
+        assert_eq!(Bytes::parse("1500b").unwrap().0, 1500);
+        assert_eq!(Bytes::parse("128kib").unwrap().0, 131_072);
+        // A capital B is bytes: a rate refuses it and says why.
+        let e = Rate::parse("100GBps").unwrap_err();
+        assert!(e.contains("capital B is bytes") && e.contains("accepted: bps, Kbps, Mbps, Gbps, Tbps"), "{e}");
+        // Every spelling the schema accepted before still means the same.
+        for (text, value) in [("10kbps", 10_000), ("10Kbps", 10_000), ("1Tbps", 1_000_000_000_000)] {
+            assert_eq!(Rate::parse(text).unwrap().0, value);
+        }
+        assert_eq!(Bytes::parse("2kB").unwrap().0, 2_000);
+        assert_eq!(Time::parse("7µs").unwrap().0, 7_000_000);
+    }
+
+    #[test]
+    fn split_gives_the_number_as_written_and_the_unit_factor() {
+        assert_eq!(Time::split(" 1.5us ").unwrap(), Quantity { number: "1.5", factor: Some(1_000_000) });
+        assert_eq!(Rate::split("-100 Gb/s").unwrap(), Quantity { number: "-100", factor: Some(1_000_000_000) });
+        assert_eq!(Bytes::split("1e30").unwrap(), Quantity { number: "1e30", factor: None });
+        assert!(Time::split("2 fortnights").unwrap_err().contains("accepted: ps, ns, us, ms, s"));
+        assert!(Bytes::split("lots").unwrap_err().contains("cannot read a number in \"lots\""));
     }
 
     #[test]

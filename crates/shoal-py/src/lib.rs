@@ -2,16 +2,12 @@
 //! NumPy columns, plain dicts and JSON text, or as run directories the core writes itself
 //! (`Simulation.write_run_dir`: no NumPy or pyarrow involved).
 
-use numpy::{IntoPyArray, PyReadonlyArray1, ToPyArray};
+use numpy::{IntoPyArray, ToPyArray};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use shoal_core::results::json::to_python_json;
-use shoal_core::results::{
-    check_run_dir_target, write_atomically, Column, FileError, FlowColumns, FlowTable, RunFiles, SampleTable, Summary,
-    RUN_FILES,
-};
+use pyo3::types::{PyDict, PyList};
+use shoal_core::results::{check_run_dir_target, Column, FileError, FlowTable, RunFiles, SampleTable, Summary};
 use shoal_core::{Scenario, ScenarioError};
 use std::path::PathBuf;
 
@@ -76,6 +72,22 @@ fn parse_rate_bps(text: &str) -> PyResult<u64> {
     shoal_core::units::Rate::parse(text).map(|r| r.0).map_err(PyScenarioError::new_err)
 }
 
+/// A quantity as written ("2.5 Gb/s", "1.5us", "3MB"), read with the scenario schema's
+/// grammar: its number as written and its unit's factor in the base unit (bps, ps, B),
+/// None without a unit. `kind`: "rate", "time" or "size". No range check: for callers
+/// that do exact arithmetic on the number (the advisor).
+#[pyfunction]
+fn split_quantity(kind: &str, text: &str) -> PyResult<(String, Option<u64>)> {
+    use shoal_core::units::{Bytes, Rate, Time};
+    let split = match kind {
+        "rate" => Rate::split(text),
+        "time" => Time::split(text),
+        "size" => Bytes::split(text),
+        _ => return Err(PyValueError::new_err(format!("kind is rate, time or size, not {kind:?}"))),
+    };
+    split.map(|q| (q.number.to_string(), q.factor)).map_err(PyScenarioError::new_err)
+}
+
 fn json_to_py(py: Python<'_>, value: &serde_json::Value) -> PyResult<PyObject> {
     let json = py.import_bound("json")?;
     Ok(json.call_method1("loads", (value.to_string(),))?.unbind())
@@ -119,37 +131,6 @@ fn check_output_dir(out: PathBuf) -> PyResult<()> {
     check_run_dir_target(&out).map_err(os_error)
 }
 
-/// Writes the run directory `out` atomically from `files` (run file name -> bytes,
-/// written in order; `summary.json` required); returns nothing. The directory appears
-/// only once every file is written.
-#[pyfunction]
-fn write_run_dir(out: PathBuf, files: &Bound<'_, PyDict>) -> PyResult<()> {
-    let names: Vec<String> = files.keys().iter().map(|k| k.str().map(|s| s.to_string())).collect::<PyResult<_>>()?;
-    if !names.iter().all(|n| RUN_FILES.contains(&n.as_str())) || !names.iter().any(|n| n == "summary.json") {
-        return Err(PyValueError::new_err(format!(
-            "a run directory holds summary.json and optionally {:?}; got {names:?}",
-            &RUN_FILES[..3]
-        )));
-    }
-    let mut failure = None;
-    let result = write_atomically(&out, |dir| {
-        for (name, data) in files.iter() {
-            let (Ok(name), Ok(data)) = (name.extract::<String>(), data.downcast::<PyBytes>()) else {
-                failure = Some(PyTypeError::new_err("files maps file names (str) to contents (bytes)"));
-                return Err(FileError { path: dir.to_path_buf(), error: std::io::Error::other("not bytes") });
-            };
-            let path = dir.join(name);
-            std::fs::write(&path, data.as_bytes()).map_err(FileError::at(&path))?;
-        }
-        Ok(())
-    });
-    match (result, failure) {
-        (_, Some(err)) => Err(err),
-        (Err(e), None) => Err(os_error(e)),
-        (Ok(()), None) => Ok(()),
-    }
-}
-
 /// Named columns as a dict of NumPy arrays (text columns as lists of str), in order.
 fn columns_to_dict(py: Python<'_>, columns: &[(&'static str, Column<'_>)]) -> PyResult<PyObject> {
     let d = PyDict::new_bound(py);
@@ -166,101 +147,6 @@ fn columns_to_dict(py: Python<'_>, columns: &[(&'static str, Column<'_>)]) -> Py
         d.set_item(name, value)?;
     }
     Ok(d.into())
-}
-
-/// A JSON-compatible Python value (dict, list, tuple, str, int, float, bool, None) as
-/// a JSON value, floats exact.
-fn to_json_value(obj: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
-    use serde_json::Value;
-    Ok(if obj.is_none() {
-        Value::Null
-    } else if let Ok(b) = obj.downcast::<PyBool>() {
-        Value::Bool(b.is_true())
-    } else if obj.is_instance_of::<PyInt>() {
-        match obj.extract::<u64>() {
-            Ok(u) => Value::from(u),
-            Err(_) => Value::from(obj.extract::<i64>()?),
-        }
-    } else if let Ok(f) = obj.downcast::<PyFloat>() {
-        serde_json::Number::from_f64(f.value()).map_or(Value::Null, Value::Number)
-    } else if let Ok(s) = obj.downcast::<PyString>() {
-        Value::String(s.to_str()?.to_string())
-    } else if let Ok(d) = obj.downcast::<PyDict>() {
-        let mut map = serde_json::Map::new();
-        for (k, v) in d.iter() {
-            map.insert(k.str()?.to_str()?.to_string(), to_json_value(&v)?);
-        }
-        Value::Object(map)
-    } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        Value::Array(obj.iter()?.map(|v| to_json_value(&v?)).collect::<PyResult<_>>()?)
-    } else if let Ok(f) = obj.extract::<f64>() {
-        // NumPy scalars and other numbers.
-        serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
-    } else {
-        return Err(PyTypeError::new_err(format!("not a JSON value: {}", obj.get_type().name()?)));
-    })
-}
-
-/// The summary (as JSON text) of a run given as its flow columns (NumPy arrays of the
-/// flow table's dtypes, `kind` a list of str), its counters (`Simulation.counters()`)
-/// and its resolved scenario (a dict).
-#[pyfunction]
-#[pyo3(signature = (flows, counters, scenario, version, warnings, wall_time_s=None))]
-fn summarize(
-    flows: &Bound<'_, PyDict>,
-    counters: &Bound<'_, PyAny>,
-    scenario: &Bound<'_, PyAny>,
-    version: &str,
-    warnings: Vec<String>,
-    wall_time_s: Option<f64>,
-) -> PyResult<String> {
-    let column = |name: &str| -> PyResult<Bound<'_, PyAny>> {
-        flows.get_item(name)?.ok_or_else(|| PyValueError::new_err(format!("flows has no column {name:?}")))
-    };
-    let bytes: PyReadonlyArray1<'_, u64> = column("bytes")?.extract()?;
-    let start_ns: PyReadonlyArray1<'_, f64> = column("start_ns")?.extract()?;
-    let finish_ns: PyReadonlyArray1<'_, f64> = column("finish_ns")?.extract()?;
-    let fct_ns: PyReadonlyArray1<'_, f64> = column("fct_ns")?.extract()?;
-    let slowdown: PyReadonlyArray1<'_, f64> = column("slowdown")?.extract()?;
-    let retransmits: PyReadonlyArray1<'_, u32> = column("retransmits")?.extract()?;
-    let timeouts: PyReadonlyArray1<'_, u32> = column("timeouts")?.extract()?;
-    let delivered_bytes: PyReadonlyArray1<'_, u64> = column("delivered_bytes")?.extract()?;
-    let finished: PyReadonlyArray1<'_, bool> = column("finished")?.extract()?;
-    let query: PyReadonlyArray1<'_, i64> = column("query")?.extract()?;
-    let udp: Vec<bool> = column("kind")?.extract::<Vec<String>>()?.iter().map(|k| k != "tcp").collect();
-    let cols = FlowColumns {
-        bytes: bytes.as_slice()?,
-        start_ns: start_ns.as_slice()?,
-        finish_ns: finish_ns.as_slice()?,
-        fct_ns: fct_ns.as_slice()?,
-        slowdown: slowdown.as_slice()?,
-        retransmits: retransmits.as_slice()?,
-        timeouts: timeouts.as_slice()?,
-        delivered_bytes: delivered_bytes.as_slice()?,
-        finished: finished.as_slice()?,
-        udp: &udp,
-        query: query.as_slice()?,
-    };
-    let n = cols.finished.len();
-    let lengths = [
-        cols.bytes.len(),
-        cols.start_ns.len(),
-        cols.finish_ns.len(),
-        cols.fct_ns.len(),
-        cols.slowdown.len(),
-        cols.retransmits.len(),
-        cols.timeouts.len(),
-        cols.delivered_bytes.len(),
-        cols.udp.len(),
-        cols.query.len(),
-    ];
-    if lengths.iter().any(|&l| l != n) {
-        return Err(PyValueError::new_err("the flow columns differ in length"));
-    }
-    let scenario: Scenario = serde_json::from_value(to_json_value(scenario)?)
-        .map_err(|e| PyScenarioError::new_err(format!("not a resolved scenario: {e}")))?;
-    let summary = Summary::new(cols, to_json_value(counters)?, &scenario, version, warnings, wall_time_s);
-    Ok(to_python_json(&summary))
 }
 
 /// A simulation in progress.
@@ -350,7 +236,7 @@ impl Simulation {
     #[pyo3(signature = (warnings, wall_time_s=None))]
     fn summary(&mut self, warnings: Vec<String>, wall_time_s: Option<f64>) -> String {
         let table = FlowTable::from_records(&self.inner.flow_records());
-        to_python_json(&Summary::of_simulation(&mut self.inner, &self.scenario, &table, warnings, wall_time_s))
+        Summary::of_simulation(&mut self.inner, &self.scenario, &table, warnings, wall_time_s).to_json()
     }
 
     /// Writes the run directory `out` (atomically); returns the summary as JSON text
@@ -384,8 +270,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time_ps, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
-    m.add_function(wrap_pyfunction!(summarize, m)?)?;
-    m.add_function(wrap_pyfunction!(write_run_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(split_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(check_output_dir, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
     m.add_class::<Simulation>()?;

@@ -13,13 +13,13 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from shoal._core import ScenarioError
+from shoal._cli_util import console, fail, user_errors, warn
 from shoal.advise import formulas
 from shoal.advise.check import RULES, check
 from shoal.advise.chips import CHIPS, get_chip
@@ -34,11 +34,8 @@ from shoal.advise.units import (
     fmt_ratio,
     fmt_time,
 )
-from shoal.cli import _console, _labelled
 
 __all__ = ["advise_app"]
-
-EXIT_USER_ERROR = 2
 
 advise_app = typer.Typer(
     name="advise",
@@ -49,8 +46,8 @@ advise_app = typer.Typer(
     rich_markup_mode="rich",
 )
 # The shoal CLI's consoles: piped output never wraps (shoal._console).
-stdout = _console("stdout")
-stderr = _console("stderr")
+stdout = console("stdout")
+stderr = console("stderr")
 
 #: Python keyword -> command-line option, where they differ.
 _OPTION_NAMES = {"lam": "--lambda"}
@@ -58,11 +55,6 @@ _OPTION_NAMES = {"lam": "--lambda"}
 
 def _option(param: str) -> str:
     return _OPTION_NAMES.get(param, "--" + param.replace("_", "-"))
-
-
-def _fail(message: str) -> NoReturn:
-    stderr.print(_labelled("error:", "bold red", message), soft_wrap=True)
-    raise typer.Exit(EXIT_USER_ERROR)
 
 
 @contextmanager
@@ -76,8 +68,7 @@ def _input_warnings() -> Iterator[None]:
         finally:
             for w in caught:
                 if isinstance(w.message, AdviseWarning):
-                    msg = f"{_option(w.message.param)}: {w.message.message}"
-                    stderr.print(_labelled("warning:", "yellow", msg), soft_wrap=True)
+                    warn(f"{_option(w.message.param)}: {w.message.message}")
                 else:
                     warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
@@ -85,15 +76,12 @@ def _input_warnings() -> Iterator[None]:
 @contextmanager
 def _user_errors() -> Iterator[None]:
     """Bad input: ``error: --option: ...`` and exit status 2, after any input warnings."""
-    try:
-        with _input_warnings():
-            yield
-    except AdviseError as exc:
-        _fail(f"{_option(exc.param)}: {exc.message}")
-    except ScenarioError as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"{exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}")
+    with user_errors():
+        try:
+            with _input_warnings():
+                yield
+        except AdviseError as exc:
+            fail(f"{_option(exc.param)}: {exc.message}")
 
 
 _FORMAT: dict[str, Callable[[Any], str]] = {

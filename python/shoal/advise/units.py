@@ -1,22 +1,23 @@
 """Human units in and out: rates, times and sizes.
 
-Input strings follow the scenario schema: rates ``100Gbps``, times ``2us``, sizes ``3MB``
-(KB/MB/GB are powers of 1000) or ``128KiB`` (KiB/MiB/GiB are powers of 1024); a plain
-number is bytes for a size. A rate or a time needs a unit (``100`` alone would be
-ambiguous). Numbers given from Python (``int``/``float``) are SI: bits per second,
-seconds, bytes.
+Input strings are read with the scenario schema's own grammar, in the core
+(``_core.split_quantity``): rates ``100Gbps``, times ``2us``, sizes ``3MB`` (KB/MB/GB are
+powers of 1000) or ``128KiB`` (KiB/MiB/GiB are powers of 1024); a plain number is bytes
+for a size. A rate or a time needs a unit here (``100`` alone would be ambiguous).
+Numbers given from Python (``int``/``float``) are SI: bits per second, seconds, bytes.
 
-Values are parsed exactly (as :class:`fractions.Fraction`) so that the papers' worked
-examples come out to the byte.
+Values are exact (:class:`fractions.Fraction` of the number as written times the unit)
+so that the papers' worked examples come out to the byte.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+
+from shoal import _core, _units
 
 __all__ = [
     "AdviseError",
@@ -39,30 +40,8 @@ __all__ = [
 #: What the advisor functions accept for a quantity: a number (SI) or a string with units.
 Number = int | float | str | Fraction
 
-RATE_UNITS: dict[str, int] = {
-    "bps": 1,
-    "kbps": 10**3,
-    "mbps": 10**6,
-    "gbps": 10**9,
-    "tbps": 10**12,
-}
-TIME_UNITS: dict[str, Fraction] = {
-    "ps": Fraction(1, 10**12),
-    "ns": Fraction(1, 10**9),
-    "us": Fraction(1, 10**6),
-    "µs": Fraction(1, 10**6),
-    "ms": Fraction(1, 10**3),
-    "s": Fraction(1),
-}
-SIZE_UNITS: dict[str, int] = {
-    "b": 1,
-    "kb": 10**3,
-    "mb": 10**6,
-    "gb": 10**9,
-    "kib": 2**10,
-    "mib": 2**20,
-    "gib": 2**30,
-}
+#: The SI value of one base unit of the core's quantities (bps, ps, B).
+_BASE = {"rate": Fraction(1), "time": Fraction(1, 10**12), "size": Fraction(1)}
 RATE_HELP = "a rate with a unit: bps, Kbps, Mbps, Gbps, Tbps (e.g. 100Gbps)"
 TIME_HELP = "a time with a unit: ps, ns, us, ms, s (e.g. 2us)"
 SIZE_HELP = (
@@ -136,27 +115,24 @@ def _parse_quantity(
     value: Number,
     kind: str,
     expected: str,
-    unit_factor: Callable[[str], Fraction | int | None],
     *,
     unit_required: bool,
     allow_zero: bool,
     any_sign: bool,
 ) -> Fraction:
-    """A Python number as it is (SI), or a string's number times ``unit_factor(unit)``.
-    An unknown unit (``unit_factor`` returns None), a missing required unit or a sign
-    outside the range is an :class:`AdviseError` naming ``param`` and the ``kind`` of
-    quantity."""
+    """A Python number as it is (SI), or a string read by the core's grammar (exactly:
+    its number as written times its unit). An unreadable string or unknown unit, a
+    missing required unit or a sign outside the range is an :class:`AdviseError` naming
+    ``param``."""
     number = _from_python(param, value, expected)
     if number is None:
-        number, unit = _split(param, str(value), expected)
-        if not unit and unit_required:
+        try:
+            digits, factor = _core.split_quantity(kind, str(value))
+        except _core.ScenarioError as exc:
+            raise AdviseError(param, str(exc)) from None
+        if factor is None and unit_required:
             raise AdviseError(param, f"{value!r} needs a unit; expected {expected}")
-        factor = unit_factor(unit)
-        if factor is None:
-            raise AdviseError(
-                param, f"unknown {kind} unit {unit!r} in {value!r}; expected {expected}"
-            )
-        number *= factor
+        number = Fraction(Decimal(digits)) * (factor or 1) * _BASE[kind]
     return _check_sign(param, number, value, allow_zero=allow_zero, any_sign=any_sign)
 
 
@@ -169,7 +145,6 @@ def parse_rate(
         value,
         "rate",
         RATE_HELP,
-        lambda unit: RATE_UNITS.get(unit.lower().replace("b/s", "bps")),
         unit_required=True,
         allow_zero=allow_zero,
         any_sign=any_sign,
@@ -185,7 +160,6 @@ def parse_time(
         value,
         "time",
         TIME_HELP,
-        lambda unit: TIME_UNITS.get(unit if unit in TIME_UNITS else unit.lower()),
         unit_required=True,
         allow_zero=allow_zero,
         any_sign=any_sign,
@@ -201,7 +175,6 @@ def parse_size(
         value,
         "size",
         SIZE_HELP,
-        lambda unit: SIZE_UNITS.get(unit.lower() if unit else "b"),
         unit_required=False,
         allow_zero=allow_zero,
         any_sign=any_sign,
@@ -302,13 +275,8 @@ def fmt_time(value: float | Fraction | None) -> str:
 
 
 def fmt_rate(value: float | Fraction | None) -> str:
-    if value is None:
-        return "-"
-    v = float(value)
-    for unit, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
-        if abs(v) >= scale:
-            return f"{_sig(v / scale, 4)} {unit}"
-    return f"{_sig(v, 4)} bps"
+    """``100 Gbps``: four significant digits."""
+    return "-" if value is None else _units.fmt_rate(float(value), 4)
 
 
 def fmt_ratio(value: float | Fraction | None) -> str:

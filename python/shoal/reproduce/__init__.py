@@ -141,32 +141,39 @@ def _resolve_files(spec: dict[str, Any], folder: Path) -> None:
 
 
 def load_experiment(path: str | os.PathLike[str], exp_id: str | None = None) -> Experiment:
-    """Parse one experiment file."""
+    """Parse one experiment file; its ``[experiment]`` table is checked against
+    :class:`shoal._specs.ExperimentSpec` (an ExperimentError names the key path, the
+    value and what is accepted)."""
+    from pydantic import ValidationError  # here: `shoal run` never imports pydantic
+
+    from shoal._specs import ExperimentSpec, problem
+
     path = Path(path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ExperimentError(f"{path}: {exc}") from None
     meta = raw.pop("experiment", None)
-    if not isinstance(meta, Mapping):
+    if not isinstance(meta, dict):
         raise ExperimentError(f"{path}: no [experiment] table")
-    exp_id = exp_id or f"{path.parent.name}/{path.stem}"
-    modes = {m: dict(meta.get(m) or {}) for m in MODES}
-    for key in ("title", "paper", "figure"):
-        if not isinstance(meta.get(key), str):
-            raise ExperimentError(f"{path}: experiment.{key}: expected a string")
+    try:
+        spec = ExperimentSpec.model_validate(meta)
+    except ValidationError as exc:
+        raise ExperimentError(
+            f"{path}: {problem(exc, ExperimentSpec, meta, 'experiment')}"
+        ) from None
     return Experiment(
-        id=exp_id,
+        id=exp_id or f"{path.parent.name}/{path.stem}",
         path=path,
-        title=meta["title"],
-        paper=meta["paper"],
-        figure=meta["figure"],
-        description=" ".join(str(meta.get("description", "")).split()),
+        title=spec.title,
+        paper=spec.paper,
+        figure=spec.figure,
+        description=" ".join(spec.description.split()),
         sweep=raw,
-        modes=modes,
+        modes={"quick": spec.quick, "full": spec.full},
         figures=[dict(f) for f in meta.get("figures", [])],
         claims=[dict(c) for c in meta.get("claims", [])],
-        analysis=meta.get("analysis"),
+        analysis=spec.analysis,
     )
 
 

@@ -2,8 +2,7 @@
 parser, so that an analysis reads a value exactly as the run did: plain integers are
 bytes, picoseconds and bits per second, as in scenario files.
 
-(The advisor parses its command-line inputs differently on purpose: exactly, as
-fractions, case-insensitively, with a unit required for rates and times; see
+(The advisor reads its inputs with the same grammar, exactly, as fractions; see
 :mod:`shoal.advise.units`.)
 """
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from shoal._units import fmt_size
 from shoal.reproduce._runs import join_columns, ok_runs
 from shoal.reproduce._units import rate_bps as _rate
 from shoal.reproduce._units import size_bytes as _size
@@ -246,7 +247,7 @@ def sec3(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
             "part": part,
             "rto_min_ms": _time_s(sc.get("transport", {}).get("rto_min", "5ms")) * 1e3,
             "buffer_bytes": buffer,
-            "buffer_label": _label(buffer),
+            "buffer_label": fmt_size(buffer),
             "mice_mean_fct_ns": mice["fct_ns"].mean() if len(mice) else None,
             "mice_p99_fct_ns": mice["fct_ns"].quantile(0.99) if len(mice) else None,
             "elephant_mean_fct_ns": eleph["fct_ns"].mean() if len(eleph) else None,
@@ -318,12 +319,6 @@ def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
         extra[i] = values
     _plot_curves(curves, store / "figures" / "util_time", "bottleneck utilization (0.5 ms bins)")
     return join_columns(runs, extra)
-
-
-def _label(nbytes: float) -> str:
-    if nbytes >= 1e6:
-        return f"{nbytes / 1e6:g}MB"
-    return f"{nbytes / 1e3:g}KB"
 
 
 def _plot_curves(curves: dict[str, pd.Series], stem: Path, ylabel: str) -> None:

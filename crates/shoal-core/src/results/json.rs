@@ -1,8 +1,10 @@
-//! JSON text exactly as Python's `json.dumps(value, indent=2)` writes it, so that a run
-//! directory's JSON files are the same bytes whether the core or Python wrote them:
-//! two-space indentation, `", "`-free separators, non-ASCII characters escaped as
-//! `\uXXXX`, and floats as Python's `repr` prints them (shortest round-trip digits, ties
-//! to even; `1e+16`, `1e-05`, `100.0`). Non-finite floats become `null`.
+//! The spelling of a run directory's JSON files (`summary.json`, `scenario.json`), fixed
+//! so that the same results always give the same bytes, release after release. It is the
+//! spelling of Python's `json.dumps(value, indent=2)`, which wrote these files first (and
+//! which any reader handles): two-space indentation, `", "`-free separators, non-ASCII
+//! characters escaped as `\uXXXX`, and floats as Python's `repr` prints them (shortest
+//! round-trip digits, ties to even; `1e+16`, `1e-05`, `100.0`). Non-finite floats become
+//! `null`.
 
 use serde::Serialize;
 use serde_json::ser::{CharEscape, Formatter, PrettyFormatter};
@@ -18,7 +20,7 @@ pub fn to_python_json<T: Serialize + ?Sized>(value: &T) -> String {
 }
 
 /// A finite float as Python's `repr(float)` writes it.
-pub fn python_float_repr(x: f64) -> String {
+fn python_float_repr(x: f64) -> String {
     debug_assert!(x.is_finite());
     if x == 0.0 {
         return if x.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();

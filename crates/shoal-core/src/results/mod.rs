@@ -7,12 +7,13 @@
 //! a hidden temporary directory next to the target, which is renamed into place only
 //! once complete; the same results always give the same bytes.
 
-pub mod json;
+mod json;
 pub mod parquet;
 mod run_dir;
 pub mod summary;
 
-pub use run_dir::{check_run_dir_target, write_atomically, FileError, RUN_FILES};
+use run_dir::write_atomically;
+pub use run_dir::{check_run_dir_target, FileError};
 pub use summary::{FlowColumns, Summary};
 
 use crate::engine::{FlowRecord, Simulation};
@@ -193,7 +194,7 @@ impl SampleTable {
 pub struct RunFiles {
     pub flows: FlowTable,
     pub samples: SampleTable,
-    /// `summary.json` and `scenario.json`, as Python's `json.dumps(indent=2)` writes them.
+    /// `summary.json` and `scenario.json` (see [`json`] for their spelling).
     pub summary_json: String,
     pub scenario_json: String,
 }
@@ -212,7 +213,7 @@ impl RunFiles {
         let summary = Summary::of_simulation(sim, scenario, &flows, warnings, wall_time_s);
         RunFiles {
             samples: SampleTable::from_samples(sim.samples()),
-            summary_json: json::to_python_json(&summary),
+            summary_json: summary.to_json(),
             scenario_json: json::to_python_json(scenario),
             flows,
         }

@@ -11,10 +11,10 @@
 //! * Size buckets come from `run.size_buckets` `[b0, b1]` (bytes): `small`: size <= b0,
 //!   `medium`: b0 < size <= b1, `large`: size > b1; `all` covers every finished flow.
 //!   FCT statistics use finished TCP flows only (UDP flows have no completion).
-//! * Means and percentiles are NumPy's, bit for bit: the mean is `np.mean` (pairwise
-//!   summation), percentiles are `np.percentile`'s default (linear interpolation between
-//!   order statistics, Hyndman & Fan's method 7). A statistic of no values, or one that is
-//!   not finite, is null.
+//! * Means use pairwise summation and percentiles linear interpolation between order
+//!   statistics (Hyndman & Fan's method 7), NumPy's defaults for `np.mean` and
+//!   `np.percentile`, with its exact arithmetic, so that a summary keeps its bytes from
+//!   release to release. A statistic of no values, or one that is not finite, is null.
 //! * **Queries**: a query (one incast round, `query >= 0`) completes when its last flow
 //!   does; QCT = that finish minus the earliest start of its flows. Queries with an
 //!   unfinished flow are counted but have no QCT.
@@ -190,9 +190,14 @@ impl<'a> Summary<'a> {
         Summary::new(table.columns(), sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s)
     }
 
+    /// `summary.json`'s text.
+    pub fn to_json(&self) -> String {
+        super::json::to_python_json(self)
+    }
+
     /// The summary of a run from its flow columns and its counters (`counters_json`).
     /// The unfinished-flows warning is appended to `warnings`.
-    pub fn new(
+    fn new(
         flows: FlowColumns<'_>,
         counters: Value,
         scenario: &'a Scenario,
@@ -313,12 +318,12 @@ fn bucket_stats(fct: &[f64], slowdown: &[f64], range: Option<SizeRange>) -> Buck
     let stat = |v: &[f64], f: fn(&[f64]) -> f64| if v.is_empty() { None } else { finite(f(v)) };
     BucketStats {
         count: fct.len(),
-        mean_fct_ns: stat(fct, numpy_mean),
-        p50_fct_ns: stat(fct, |v| numpy_percentile(v, 50.0)),
-        p99_fct_ns: stat(fct, |v| numpy_percentile(v, 99.0)),
-        mean_slowdown: stat(slowdown, numpy_mean),
-        p50_slowdown: stat(slowdown, |v| numpy_percentile(v, 50.0)),
-        p99_slowdown: stat(slowdown, |v| numpy_percentile(v, 99.0)),
+        mean_fct_ns: stat(fct, mean),
+        p50_fct_ns: stat(fct, |v| percentile(v, 50.0)),
+        p99_fct_ns: stat(fct, |v| percentile(v, 99.0)),
+        mean_slowdown: stat(slowdown, mean),
+        p50_slowdown: stat(slowdown, |v| percentile(v, 50.0)),
+        p99_slowdown: stat(slowdown, |v| percentile(v, 99.0)),
         range,
     }
 }
@@ -339,9 +344,9 @@ fn query_stats(flows: &FlowColumns<'_>) -> QueryStats {
         count: rounds.len(),
         finished: qct.len(),
         qct: (!qct.is_empty()).then(|| QctStats {
-            mean_qct_ns: finite(numpy_mean(&qct)),
-            p50_qct_ns: finite(numpy_percentile(&qct, 50.0)),
-            p99_qct_ns: finite(numpy_percentile(&qct, 99.0)),
+            mean_qct_ns: finite(mean(&qct)),
+            p50_qct_ns: finite(percentile(&qct, 50.0)),
+            p99_qct_ns: finite(percentile(&qct, 99.0)),
         }),
     }
 }
@@ -360,9 +365,9 @@ fn link_utilization(links: Option<&Value>) -> LinkUtilization {
     }
 }
 
-/// NumPy's sum of a contiguous float64 array (`np.add.reduce`): pairwise summation in
-/// blocks of at most 128 with 8 accumulators, added to the identity 0.
-pub fn numpy_sum(values: &[f64]) -> f64 {
+/// The sum of `values` by pairwise summation in blocks of at most 128 with 8
+/// accumulators, added to 0: the arithmetic of NumPy's `np.add.reduce`.
+fn pairwise_sum(values: &[f64]) -> f64 {
     fn pairwise(a: &[f64]) -> f64 {
         let n = a.len();
         if n < 8 {
@@ -394,15 +399,15 @@ pub fn numpy_sum(values: &[f64]) -> f64 {
     0.0 + pairwise(values)
 }
 
-/// `np.mean` of a float64 array (NaN for no values).
-pub fn numpy_mean(values: &[f64]) -> f64 {
-    numpy_sum(values) / values.len() as f64
+/// The mean, by [`pairwise_sum`] (NaN for no values).
+fn mean(values: &[f64]) -> f64 {
+    pairwise_sum(values) / values.len() as f64
 }
 
-/// `np.percentile(values, p)` with the default method ("linear"): the order statistics
-/// at `(n - 1) * p / 100`, interpolated as NumPy's `_lerp` does. NaN if any value is NaN
-/// (or there are none).
-pub fn numpy_percentile(values: &[f64], p: f64) -> f64 {
+/// The `p`th percentile by linear interpolation (NumPy's default method): the order
+/// statistics at `(n - 1) * p / 100`, interpolated as NumPy's `_lerp` does. NaN if any
+/// value is NaN (or there are none).
+fn percentile(values: &[f64], p: f64) -> f64 {
     let n = values.len();
     if n == 0 || values.iter().any(|x| x.is_nan()) {
         return f64::NAN;
@@ -433,15 +438,15 @@ mod tests {
     fn percentiles_interpolate_linearly() {
         // np.percentile([1, 2, 3, 4], [50, 99]) == [2.5, 3.97]
         let v = [4.0, 1.0, 3.0, 2.0];
-        assert_eq!(numpy_percentile(&v, 50.0), 2.5);
-        assert_eq!(numpy_percentile(&v, 99.0), 3.9699999999999998);
-        assert_eq!(numpy_percentile(&[7.0], 99.0), 7.0);
-        assert!(numpy_percentile(&[1.0, f64::NAN], 50.0).is_nan());
+        assert_eq!(percentile(&v, 50.0), 2.5);
+        assert_eq!(percentile(&v, 99.0), 3.9699999999999998);
+        assert_eq!(percentile(&[7.0], 99.0), 7.0);
+        assert!(percentile(&[1.0, f64::NAN], 50.0).is_nan());
     }
 
     #[test]
     fn sums_are_pairwise_as_numpy() {
-        // np.add.reduce / np.mean of these 20 values (left-to-right summation gives
+        // The pairwise sum and mean of these 20 values (left-to-right summation gives
         // 37110067.34586348 instead).
         let v = [
             3088638.8329302664,
@@ -465,8 +470,8 @@ mod tests {
             1490551.96334336,
             8438.568378820017,
         ];
-        assert_eq!(numpy_sum(&v), 37110067.345863484);
-        assert_eq!(numpy_mean(&v), 1855503.3672931741);
-        assert!(numpy_mean(&[]).is_nan());
+        assert_eq!(pairwise_sum(&v), 37110067.345863484);
+        assert_eq!(mean(&v), 1855503.3672931741);
+        assert!(mean(&[]).is_nan());
     }
 }
