@@ -2,8 +2,10 @@
 
 mod packet;
 mod routing;
+mod telemetry;
 mod topology;
 
 pub use packet::{Packet, PacketKind};
 pub use routing::Routes;
+pub use telemetry::IntHop;
 pub use topology::{build, LinkSpec, NetworkSpec, NodeId};

@@ -8,13 +8,13 @@ pub mod mmu;
 pub mod scheduler;
 
 use crate::net::Packet;
-use crate::scenario::{EcnScope, MarkPoint, MarkingKind, NonEct, SchedulerKind, SwitchConfig};
+use crate::scenario::{EcnScope, MarkPoint, NonEct, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
 use admission::{Admission, AdmitContext, Verdict};
-use marking::{MarkContext, Marker, QueueCutoff, QueueRed, SharedBufferRed};
+use marking::{MarkContext, MarkRule, Marker, PoolEnv};
 use mmu::{charge, release, Pool, QueueAccount};
-use scheduler::{Dwrr, Scheduler, StrictPriority};
+use scheduler::{Scheduler, SchedulerEnv};
 use std::collections::VecDeque;
 
 /// One egress queue of a port.
@@ -77,55 +77,46 @@ impl Switch {
                         occupancy: TimeWeighted::default(),
                     })
                     .collect(),
-                scheduler: match cfg.scheduler {
-                    SchedulerKind::Fifo | SchedulerKind::StrictPriority => Box::new(StrictPriority),
-                    SchedulerKind::Dwrr => Box::new(Dwrr::new(cfg.dwrr_quantum.0, &cfg.dwrr_weights, queues)),
-                },
+                scheduler: Box::new(cfg.scheduler.build(&SchedulerEnv { queues })),
             })
             .collect();
-        let mut markers: Vec<Box<dyn Marker>> = Vec::new();
         debug_assert_eq!(links.len(), rates.len());
-        let ecn = &cfg.ecn;
-        if let Some(k) = ecn.k {
-            markers.push(Box::new(QueueCutoff { k: k.0 }));
-        }
-        if let (Some(kmin), Some(kmax)) = (ecn.kmin, ecn.kmax) {
-            markers.push(Box::new(QueueRed { kmin: kmin.0, kmax: kmax.0, pmax: ecn.pmax }));
-        }
         let alpha_min = (0..queues).map(|q| cfg.alpha.get(q)).fold(f64::INFINITY, f64::min);
-        let pool_markers = (0..pool_count)
-            .map(|p| -> Option<Box<dyn Marker>> {
-                let shared = &cfg.shared_ecn;
-                let pmax = shared.pmax;
-                match cfg.marking {
-                    MarkingKind::Bcc => {
-                        let ports = p * ports_per_pool..((p + 1) * ports_per_pool).min(links.len());
-                        let rate = rates[ports.clone()].iter().copied().max().unwrap_or(0);
-                        let th = cfg.bcc.thresholds(rate, ports.len(), cfg.pool_size.0, alpha_min, cfg.reserved.0);
-                        let kmax = th.kmax.max(0.0) as u64;
-                        let kmin = (th.kmin.max(0.0) as u64).min(kmax);
-                        Some(Box::new(SharedBufferRed { kmin, kmax, pmax }))
-                    }
-                    MarkingKind::Explicit => match (shared.k, shared.kmin, shared.kmax) {
-                        (Some(k), _, _) => Some(Box::new(SharedBufferRed { kmin: k.0, kmax: k.0, pmax: 1.0 })),
-                        (None, Some(lo), Some(hi)) => Some(Box::new(SharedBufferRed { kmin: lo.0, kmax: hi.0, pmax })),
-                        _ => None,
-                    },
+        // Every rule is built for each pool: per-queue rules ignore the pool and are kept
+        // once; the shared-buffer rule (at most one) is kept per pool.
+        let mut markers: Vec<Box<dyn Marker>> = Vec::new();
+        let mut pool_markers: Vec<Option<Box<dyn Marker>>> = (0..pool_count).map(|_| None).collect();
+        for (p, pool_marker) in pool_markers.iter_mut().enumerate() {
+            let ports = p * ports_per_pool..((p + 1) * ports_per_pool).min(links.len());
+            let env = PoolEnv {
+                ports: ports.len(),
+                max_rate_bps: rates[ports].iter().copied().max().unwrap_or(0),
+                pool_size: cfg.pool_size.0,
+                reserved: cfg.reserved.0,
+                alpha_min,
+            };
+            for rule in cfg.marking.rules() {
+                let marker = rule.build(&env);
+                match marker.rule() {
+                    MarkRule::SharedBuffer => *pool_marker = Some(Box::new(marker)),
+                    _ if p == 0 => markers.push(Box::new(marker)),
+                    _ => {}
                 }
-            })
-            .collect();
+            }
+        }
+        let ecn = &cfg.ecn;
         Switch {
             ports,
             pools,
             ecmp_salt,
-            admission: admission::build(cfg.admission),
+            admission: Box::new(cfg.admission.build(&())),
             ports_per_pool,
             markers,
             pool_markers,
             mark_at: ecn.at,
             ecn_scope: ecn.scope,
             non_ect: ecn.non_ect,
-            single_queue: cfg.scheduler == SchedulerKind::Fifo,
+            single_queue: cfg.scheduler.single_queue(),
             rng,
         }
     }

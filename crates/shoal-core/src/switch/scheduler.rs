@@ -1,10 +1,76 @@
 //! The scheduling decision point: which non-empty queue of a port sends next.
 
 use super::PortQueue;
+use crate::registry::{registry, Scheme};
+use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::units::Bytes;
+use serde::{Deserialize, Serialize};
 
 pub trait Scheduler: Send {
     /// The queue to serve next, or None when every queue is empty.
     fn pick(&mut self, queues: &[PortQueue]) -> Option<usize>;
+}
+
+registry! {
+    /// How a port picks the queue that sends next (`[switch.scheduler]`).
+    pub enum SchedulerConfig => AnyScheduler: Scheduler, env SchedulerEnv;
+    "fifo" => Fifo(Fifo),
+    "strict_priority" => StrictPriority(StrictPriority),
+    "dwrr" => Dwrr(Dwrr),
+    forward {
+        mut fn pick(queues: &[PortQueue]) -> Option<usize>;
+    }
+}
+
+impl SchedulerConfig {
+    /// Every packet goes to queue 0, whatever its priority.
+    pub fn single_queue(&self) -> bool {
+        matches!(self, SchedulerConfig::Fifo(_))
+    }
+}
+
+/// What a port's scheduler is built for.
+pub struct SchedulerEnv {
+    /// Queues per port (`switch.queues`).
+    pub queues: usize,
+}
+
+/// One queue: every packet of the port goes to queue 0 and leaves in arrival order.
+pub struct Fifo;
+
+/// No keys.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FifoConfig {}
+
+impl Scheme for Fifo {
+    type Config = FifoConfig;
+    type Env = SchedulerEnv;
+
+    fn build(_: &FifoConfig, _: &SchedulerEnv) -> Self {
+        Fifo
+    }
+}
+
+impl Scheduler for Fifo {
+    #[inline]
+    fn pick(&mut self, queues: &[PortQueue]) -> Option<usize> {
+        StrictPriority.pick(queues)
+    }
+}
+
+/// No keys.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrictPriorityConfig {}
+
+impl Scheme for StrictPriority {
+    type Config = StrictPriorityConfig;
+    type Env = SchedulerEnv;
+
+    fn build(_: &StrictPriorityConfig, _: &SchedulerEnv) -> Self {
+        StrictPriority
+    }
 }
 
 /// Strict priority: the lowest-numbered non-empty queue. With every packet in queue 0
@@ -26,6 +92,52 @@ pub struct Dwrr {
     current: usize,
     /// The current queue has already received its quantum for this visit.
     credited: bool,
+}
+
+/// DWRR's keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DwrrConfig {
+    /// Bytes of credit per round; each queue's weight scales it.
+    pub quantum: Bytes,
+    /// One weight per queue, or one for all.
+    pub weights: Vec<f64>,
+}
+
+impl Default for DwrrConfig {
+    fn default() -> Self {
+        DwrrConfig { quantum: Bytes(9_000), weights: vec![1.0] }
+    }
+}
+
+impl Scheme for Dwrr {
+    type Config = DwrrConfig;
+    type Env = SchedulerEnv;
+
+    fn build(cfg: &DwrrConfig, env: &SchedulerEnv) -> Self {
+        Dwrr::new(cfg.quantum.0, &cfg.weights, env.queues)
+    }
+
+    fn validate(cfg: &DwrrConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+        let queues = sc.switch.queues;
+        let w = &cfg.weights;
+        if w.is_empty() || w.iter().any(|w| !(w.is_finite() && *w > 0.0)) {
+            return Err(ScenarioError::new(
+                format!("{path}.weights"),
+                format!("{w:?} is not accepted (accepted: numbers > 0)"),
+            ));
+        }
+        if w.len() > 1 && w.len() != queues as usize {
+            return Err(ScenarioError::new(
+                format!("{path}.weights"),
+                format!("has {} values but switch.queues = {queues}", w.len()),
+            ));
+        }
+        if cfg.quantum.0 == 0 {
+            return Err(ScenarioError::new(format!("{path}.quantum"), "must be positive"));
+        }
+        Ok(())
+    }
 }
 
 impl Dwrr {

@@ -1,4 +1,6 @@
 use super::{Admission, AdmitContext, DynamicThreshold, Verdict};
+use crate::registry::Scheme;
+use serde::{Deserialize, Serialize};
 
 /// LossPass (Kim and Lee, IEEE Comm. Letters 2019, Algorithm 1): a packet that does not
 /// fit pushes out tail packets of its port's lower-priority queues (higher index under
@@ -7,6 +9,20 @@ use super::{Admission, AdmitContext, DynamicThreshold, Verdict};
 /// "Fits" is the dynamic-threshold rule, so with one port per pool, no reserve and a
 /// large alpha this is the paper's per-port buffer.
 pub struct LossPass;
+
+/// No keys of its own: "fits" is the dynamic threshold of `switch.alpha`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossPassConfig {}
+
+impl Scheme for LossPass {
+    type Config = LossPassConfig;
+    type Env = ();
+
+    fn build(_: &LossPassConfig, _: &()) -> Self {
+        LossPass
+    }
+}
 
 impl Admission for LossPass {
     fn admit(&mut self, ctx: &AdmitContext) -> Verdict {
