@@ -7,8 +7,8 @@ use shoal_core::net::Packet;
 use shoal_core::scenario::{Scenario, SwitchConfig};
 use shoal_core::sim::{stream, EventQueue};
 use shoal_core::stats::Counters;
-use shoal_core::switch::Switch;
 use shoal_core::switch::marking::{CutoffConfig, MarkerConfig};
+use shoal_core::switch::Switch;
 use shoal_core::units::Bytes;
 
 /// One pop and one push at a steady pending-set size, times spread like link events.

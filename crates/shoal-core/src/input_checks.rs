@@ -5,6 +5,7 @@
 //! (`link_delay = 10` is 10 ps).
 
 use crate::scenario::{Pattern, Scenario, ScenarioError, TopologyKind, Warnings};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// Fails when `input` gives a table of the schema as anything but a table (an array
@@ -164,26 +165,9 @@ impl Upgrade {
 
 /// `dwrr_quantum`, `dwrr_weights` -> `[switch.scheduler] quantum, weights`.
 fn upgrade_scheduler(sw: &mut Map<String, Value>, up: &mut Upgrade) -> Result<(), ScenarioError> {
-    let old = take(sw, &["dwrr_quantum", "dwrr_weights"]);
-    if old.is_empty() {
-        return Ok(());
-    }
     let default = crate::switch::scheduler::SchedulerConfig::default();
-    if kind_of(sw.get("scheduler"), default.kind()) != "dwrr" {
-        for (key, _) in &old {
-            let new = key.trim_start_matches("dwrr_");
-            up.warnings.push(format!(
-                "switch.{key}: has no effect unless switch.scheduler = \"dwrr\" (it is switch.scheduler.{new} now)"
-            ));
-        }
-        return Ok(());
-    }
-    let Some(section) = section(sw, "scheduler", "dwrr") else { return Ok(()) };
-    for (key, value) in old {
-        let new = key.trim_start_matches("dwrr_");
-        put(section, new, value, &format!("switch.{key}"), "switch.scheduler", up)?;
-    }
-    Ok(())
+    let flat = Flat { path: "switch", section: "scheduler", kind: "dwrr", prefix: "dwrr_" };
+    flat.upgrade(sw, &["quantum", "weights"], default.kind(), up)
 }
 
 /// `[switch.ecn] k / kmin, kmax, pmax`, `[switch.shared_ecn]`, `marking = "bcc"` with
@@ -270,6 +254,11 @@ fn upgrade_marking(sw: &mut Map<String, Value>, up: &mut Upgrade) -> Result<(), 
             (None, None, Some(_)) => return err("kmax", "RED needs kmin as well as kmax"),
             _ => {}
         }
+        // The old checks of these keys, under their old names.
+        let bytes = |v: &Option<Value>| v.as_ref().and_then(|v| crate::units::Bytes::deserialize(v).ok());
+        let p = pmax.as_ref().and_then(Value::as_f64).unwrap_or(0.1);
+        let lo = bytes(&kmin).unwrap_or_default();
+        crate::switch::marking::check_red(path, lo.0, bytes(&kmax).unwrap_or(lo).0, p)?;
         if bcc && path == "switch.shared_ecn" && (k.is_some() || kmin.is_some()) {
             return Err(ScenarioError::new(
                 "switch.marking",
@@ -320,26 +309,52 @@ fn upgrade_marking(sw: &mut Map<String, Value>, up: &mut Upgrade) -> Result<(), 
 
 /// `dctcp_g`, `dctcp_alpha_init` -> `transport.cc = { kind = "dctcp", g, alpha_init }`.
 fn upgrade_cc(tr: &mut Map<String, Value>, up: &mut Upgrade) -> Result<(), ScenarioError> {
-    let old = take(tr, &["dctcp_g", "dctcp_alpha_init"]);
-    if old.is_empty() {
-        return Ok(());
-    }
     let default = crate::transport::cc::CcConfig::default();
-    if kind_of(tr.get("cc"), default.kind()) != "dctcp" {
-        for (key, _) in &old {
-            let new = key.trim_start_matches("dctcp_");
-            up.warnings.push(format!(
-                "transport.{key}: has no effect unless transport.cc = \"dctcp\" (it is transport.cc.{new} now)"
-            ));
+    let flat = Flat { path: "transport", section: "cc", kind: "dctcp", prefix: "dctcp_" };
+    flat.upgrade(tr, &["g", "alpha_init"], default.kind(), up)
+}
+
+/// Flat keys `prefix + key` of the table at `path` that are the keys of scheme `kind` in
+/// its section `section` now.
+struct Flat {
+    path: &'static str,
+    section: &'static str,
+    kind: &'static str,
+    prefix: &'static str,
+}
+
+impl Flat {
+    /// Moves the flat keys into the section when it is of `kind` (`default` when it does
+    /// not say); otherwise they did nothing and are dropped with a warning.
+    fn upgrade(
+        &self,
+        table: &mut Map<String, Value>,
+        keys: &[&str],
+        default: &str,
+        up: &mut Upgrade,
+    ) -> Result<(), ScenarioError> {
+        let (path, section) = (self.path, self.section);
+        let flat: Vec<String> = keys.iter().map(|k| format!("{}{k}", self.prefix)).collect();
+        let old = take(table, &flat.iter().map(String::as_str).collect::<Vec<_>>());
+        if old.is_empty() {
+            return Ok(());
         }
-        return Ok(());
+        if kind_of(table.get(section), default) != self.kind {
+            for (key, _) in &old {
+                let new = &key[self.prefix.len()..];
+                up.warnings.push(format!(
+                    "{path}.{key}: has no effect unless {path}.{section} = \"{}\" (it is {path}.{section}.{new} now)",
+                    self.kind
+                ));
+            }
+            return Ok(());
+        }
+        let Some(target) = self::section(table, section, self.kind) else { return Ok(()) };
+        for (key, value) in old {
+            put(target, &key[self.prefix.len()..], value, &format!("{path}.{key}"), &format!("{path}.{section}"), up)?;
+        }
+        Ok(())
     }
-    let Some(section) = section(tr, "cc", "dctcp") else { return Ok(()) };
-    for (key, value) in old {
-        let new = key.trim_start_matches("dctcp_");
-        put(section, new, value, &format!("transport.{key}"), "transport.cc", up)?;
-    }
-    Ok(())
 }
 
 /// Removes `keys` from `table`, returning those present.

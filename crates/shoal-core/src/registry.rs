@@ -4,7 +4,8 @@
 //! each, and generates:
 //!
 //! - the config enum, read from `{ kind = "...", <the scheme's keys> }` (or just the kind
-//!   as a string) and written back in the same form, defaulting to the first scheme;
+//!   as a string) and written back in the same form; the first scheme is the default,
+//!   also of a section without `kind`;
 //! - `KINDS`, `kind()`, `build` and `validate` on it;
 //! - the `Any*` enum of the built schemes, implementing the decision-point trait by
 //!   `match` (static dispatch).
@@ -41,6 +42,11 @@ pub trait Scheme: Sized {
     }
 }
 
+/// The configuration of a scheme without keys of its own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoKeys {}
+
 /// Prefix of a serde error message that carries a key path inside a scheme's section.
 const NESTED: &str = "\u{1}";
 
@@ -58,15 +64,15 @@ pub(crate) fn split_nested(message: &str) -> Option<(&str, &str)> {
 }
 
 /// Reads a scheme's `{ kind = ..., keys }` (or a bare kind) into the kind and the other
-/// keys; an unknown kind's message lists `kinds`.
-pub(crate) fn split_kind(value: Value, kinds: &[&str]) -> Result<(String, Map<String, Value>), String> {
+/// keys; without `kind`, the kind is `default`. An unknown kind's message lists `kinds`.
+pub(crate) fn split_kind(value: Value, kinds: &[&str], default: &str) -> Result<(String, Map<String, Value>), String> {
     let accepted = || kinds.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
     let (kind, rest, at) = match value {
         Value::String(kind) => (kind, Map::new(), None),
         Value::Object(mut map) => match map.remove("kind") {
             Some(Value::String(kind)) => (kind, map, Some("kind")),
             Some(other) => return Err(nested("kind", &format!("{other} is not a kind (accepted: {})", accepted()))),
-            None => return Err(format!("missing key `kind` (accepted: {})", accepted())),
+            None => (default.to_string(), map, None),
         },
         other => {
             return Err(format!("{other} is not accepted (accepted: a table with `kind`, or a kind: {})", accepted()))
@@ -169,7 +175,7 @@ macro_rules! registry {
         impl<'de> serde::Deserialize<'de> for $Config {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
-                $crate::registry::split_kind(value, Self::KINDS)
+                $crate::registry::split_kind(value, Self::KINDS, Self::default().kind())
                     .and_then(|(kind, rest)| Self::from_keys(&kind, rest))
                     .map_err(<D::Error as serde::de::Error>::custom)
             }

@@ -1,7 +1,7 @@
 //! The scheduling decision point: which non-empty queue of a port sends next.
 
 use super::PortQueue;
-use crate::registry::{registry, Scheme};
+use crate::registry::{registry, NoKeys, Scheme};
 use crate::scenario::{Scenario, ScenarioError, Warnings};
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
@@ -38,16 +38,11 @@ pub struct SchedulerEnv {
 /// One queue: every packet of the port goes to queue 0 and leaves in arrival order.
 pub struct Fifo;
 
-/// No keys.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FifoConfig {}
-
 impl Scheme for Fifo {
-    type Config = FifoConfig;
+    type Config = NoKeys;
     type Env = SchedulerEnv;
 
-    fn build(_: &FifoConfig, _: &SchedulerEnv) -> Self {
+    fn build(_: &NoKeys, _: &SchedulerEnv) -> Self {
         Fifo
     }
 }
@@ -59,16 +54,11 @@ impl Scheduler for Fifo {
     }
 }
 
-/// No keys.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StrictPriorityConfig {}
-
 impl Scheme for StrictPriority {
-    type Config = StrictPriorityConfig;
+    type Config = NoKeys;
     type Env = SchedulerEnv;
 
-    fn build(_: &StrictPriorityConfig, _: &SchedulerEnv) -> Self {
+    fn build(_: &NoKeys, _: &SchedulerEnv) -> Self {
         StrictPriority
     }
 }

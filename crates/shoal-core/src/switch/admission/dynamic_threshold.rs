@@ -1,24 +1,17 @@
 use super::{Admission, AdmitContext, Verdict};
-use crate::registry::Scheme;
+use crate::registry::{NoKeys, Scheme};
 use crate::stats::DropReason;
-use serde::{Deserialize, Serialize};
 
 /// Reserved space first, then the shared pool while the queue's shared bytes are below
 /// the dynamic threshold T = alpha * (pool size - pool shared occupancy) (Choudhury and
 /// Hahne); otherwise tail drop. Alpha is per queue (`switch.alpha`).
 pub struct DynamicThreshold;
 
-/// No keys of its own: the reserve and alpha are the buffer's (`switch.reserved`,
-/// `switch.alpha`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DynamicThresholdConfig {}
-
 impl Scheme for DynamicThreshold {
-    type Config = DynamicThresholdConfig;
+    type Config = NoKeys;
     type Env = ();
 
-    fn build(_: &DynamicThresholdConfig, _: &()) -> Self {
+    fn build(_: &NoKeys, _: &()) -> Self {
         DynamicThreshold
     }
 }

@@ -1,6 +1,5 @@
 use super::{Admission, AdmitContext, DynamicThreshold, Verdict};
-use crate::registry::Scheme;
-use serde::{Deserialize, Serialize};
+use crate::registry::{NoKeys, Scheme};
 
 /// LossPass (Kim and Lee, IEEE Comm. Letters 2019, Algorithm 1): a packet that does not
 /// fit pushes out tail packets of its port's lower-priority queues (higher index under
@@ -10,16 +9,11 @@ use serde::{Deserialize, Serialize};
 /// large alpha this is the paper's per-port buffer.
 pub struct LossPass;
 
-/// No keys of its own: "fits" is the dynamic threshold of `switch.alpha`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LossPassConfig {}
-
 impl Scheme for LossPass {
-    type Config = LossPassConfig;
+    type Config = NoKeys;
     type Env = ();
 
-    fn build(_: &LossPassConfig, _: &()) -> Self {
+    fn build(_: &NoKeys, _: &()) -> Self {
         LossPass
     }
 }

@@ -1,23 +1,17 @@
 use super::{Admission, AdmitContext, Verdict};
-use crate::registry::Scheme;
+use crate::registry::{NoKeys, Scheme};
 use crate::stats::DropReason;
-use serde::{Deserialize, Serialize};
 
 /// Longest queue drop: a shared pool without thresholds. A packet is admitted while its
 /// queue's reserve or the pool has room; when the pool is full it pushes out the tail of
 /// the pool's longest queue, or is dropped if its own queue is the longest.
 pub struct LongestQueueDrop;
 
-/// No keys of its own: the reserve is `switch.reserved`; alpha is not used.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LqdConfig {}
-
 impl Scheme for LongestQueueDrop {
-    type Config = LqdConfig;
+    type Config = NoKeys;
     type Env = ();
 
-    fn build(_: &LqdConfig, _: &()) -> Self {
+    fn build(_: &NoKeys, _: &()) -> Self {
         LongestQueueDrop
     }
 }

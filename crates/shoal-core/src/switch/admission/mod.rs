@@ -6,9 +6,9 @@ mod dynamic_threshold;
 mod losspass;
 mod lqd;
 
-pub use dynamic_threshold::{DynamicThreshold, DynamicThresholdConfig};
-pub use losspass::{LossPass, LossPassConfig};
-pub use lqd::{LongestQueueDrop, LqdConfig};
+pub use dynamic_threshold::DynamicThreshold;
+pub use losspass::LossPass;
+pub use lqd::LongestQueueDrop;
 
 use super::mmu::Pool;
 use super::SwitchPort;

@@ -202,7 +202,7 @@ fn warn_unreachable(path: &str, k: crate::units::Bytes, sc: &Scenario, warnings:
 }
 
 /// RED's keys are sane: `pmax` a probability, `kmin <= kmax`.
-fn check_red(path: &str, kmin: u64, kmax: u64, pmax: f64) -> Result<(), ScenarioError> {
+pub(crate) fn check_red(path: &str, kmin: u64, kmax: u64, pmax: f64) -> Result<(), ScenarioError> {
     if !(0.0..=1.0).contains(&pmax) {
         return Err(ScenarioError::new(format!("{path}.pmax"), format!("{pmax} is outside [0, 1]")));
     }

@@ -1,6 +1,5 @@
 use super::{CongestionControl, Feedback, SendState};
-use crate::registry::Scheme;
-use serde::{Deserialize, Serialize};
+use crate::registry::{NoKeys, Scheme};
 
 /// Classic ECN (RFC 3168) reaction: halve the window on an ECN echo, at most once per
 /// window of data.
@@ -9,16 +8,11 @@ pub struct EcnStar {
     cwr_until: u32,
 }
 
-/// No keys.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EcnStarConfig {}
-
 impl Scheme for EcnStar {
-    type Config = EcnStarConfig;
+    type Config = NoKeys;
     type Env = ();
 
-    fn build(_: &EcnStarConfig, _: &()) -> Self {
+    fn build(_: &NoKeys, _: &()) -> Self {
         EcnStar { cwr_until: 0 }
     }
 }

@@ -9,8 +9,8 @@ mod ecn_star;
 mod newreno;
 
 pub use dctcp::{Dctcp, DctcpConfig};
-pub use ecn_star::{EcnStar, EcnStarConfig};
-pub use newreno::{NewReno, NewRenoConfig};
+pub use ecn_star::EcnStar;
+pub use newreno::NewReno;
 
 use super::TcpConfig;
 use crate::net::IntHop;

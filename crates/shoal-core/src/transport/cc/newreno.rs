@@ -1,20 +1,14 @@
 use super::{CongestionControl, Feedback, SendState};
-use crate::registry::Scheme;
-use serde::{Deserialize, Serialize};
+use crate::registry::{NoKeys, Scheme};
 
 /// TCP NewReno (RFC 5681 / 6582): ignores ECN echoes.
 pub struct NewReno;
 
-/// No keys.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NewRenoConfig {}
-
 impl Scheme for NewReno {
-    type Config = NewRenoConfig;
+    type Config = NoKeys;
     type Env = ();
 
-    fn build(_: &NewRenoConfig, _: &()) -> Self {
+    fn build(_: &NoKeys, _: &()) -> Self {
         NewReno
     }
 }
