@@ -4,7 +4,7 @@
 //! topology or workload pattern, and plain numbers that are almost surely a unit mistake
 //! (`link_delay = 10` is 10 ps).
 
-use crate::scenario::{Pattern, Scenario, ScenarioError, TopologyKind, Warnings};
+use crate::scenario::{Pattern, Probability, Scenario, ScenarioError, TopologyKind, Warnings};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -256,9 +256,11 @@ fn upgrade_marking(sw: &mut Map<String, Value>, up: &mut Upgrade) -> Result<(), 
         }
         // The old checks of these keys, under their old names.
         let bytes = |v: &Option<Value>| v.as_ref().and_then(|v| crate::units::Bytes::deserialize(v).ok());
-        let p = pmax.as_ref().and_then(Value::as_f64).unwrap_or(0.1);
         let lo = bytes(&kmin).unwrap_or_default();
-        crate::switch::marking::check_red(path, lo.0, bytes(&kmax).unwrap_or(lo).0, p)?;
+        crate::switch::marking::check_red(path, lo.0, bytes(&kmax).unwrap_or(lo).0)?;
+        if let Some(Err(e)) = pmax.as_ref().and_then(Value::as_f64).map(Probability::try_from) {
+            return err("pmax", &e);
+        }
         if bcc && path == "switch.shared_ecn" && (k.is_some() || kmin.is_some()) {
             return Err(ScenarioError::new(
                 "switch.marking",

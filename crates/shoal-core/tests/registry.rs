@@ -176,6 +176,11 @@ fn errors_name_the_key_path_inside_scheme_sections() {
         ("[switch]\nscheduler = \"dwrr\"\ndwrr_quantum = \"9 parsecs\"\n", "switch.dwrr_quantum", ""),
         ("[switch]\nmarking = \"bcc\"\n[switch.bcc]\nrtt = \"x\"\n", "switch.bcc.rtt", ""),
         ("[transport]\ndctcp_g = \"x\"\n", "transport.dctcp_g", ""),
+        // Bounded values are refused where they are read.
+        ("[switch.marking.bcc]\npmax = 1.5\n", "switch.marking.bcc.pmax", "1.5 is outside [0, 1]"),
+        ("[transport]\ncc = { alpha_init = -1 }\n", "transport.cc.alpha_init", "outside [0, 1]"),
+        ("[switch.ecn]\nkmin = \"1KB\"\nkmax = \"2KB\"\npmax = 1.5\n", "switch.ecn.pmax", "outside [0, 1]"),
+        ("[switch.ecn]\npmax = 1.5\n", "switch.ecn.pmax", "outside [0, 1]"),
         // Both spellings of one setting.
         (
             "[switch]\nscheduler = { kind = \"dwrr\", quantum = \"9KB\" }\ndwrr_quantum = \"18KB\"\n",
@@ -198,7 +203,6 @@ fn errors_name_the_key_path_inside_scheme_sections() {
         ("[switch.scheduler]\nkind = \"dwrr\"\nquantum = 0\n", "switch.scheduler.quantum"),
         ("[switch.marking.red]\nkmin = \"2KB\"\nkmax = \"1KB\"\n", "switch.marking.red.kmin"),
         ("[switch.marking]\ncutoff = {}\nred = {}\n", "switch.marking.red"),
-        ("[switch.marking.bcc]\npmax = 1.5\n", "switch.marking.bcc.pmax"),
     ] {
         let e = Scenario::from_toml(toml).unwrap().validate().unwrap_err();
         assert_eq!(e.path, path, "{toml}: {e}");

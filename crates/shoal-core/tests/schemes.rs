@@ -110,7 +110,7 @@ fn lqd_pushes_out_the_longest_queue() {
 /// 128 KB reserve, 8 ports, h = 8 us give B_R ~ 1.6 MB, Kmax ~ 2.6 MB, Kmin ~ 1.8 MB.
 #[test]
 fn bcc_thresholds_match_the_paper() {
-    let cfg = BccConfig { rtt: Time(80_000_000), lambda: 0.72, h: Time(8_000_000), pmax: 0.1 };
+    let cfg = BccConfig { rtt: Time(80_000_000), lambda: 0.72, h: Time(8_000_000), ..BccConfig::default() };
     let th = cfg.thresholds(100_000_000_000, 8, 3_000_000, 4.0, 128_000);
     assert!((th.b_r / 1e6 - 1.6).abs() < 0.05, "{th:?}");
     assert!((th.kmax / 1e6 - 2.6).abs() < 0.05, "{th:?}");

@@ -1,6 +1,6 @@
 use super::{MarkContext, MarkRule, Marker, PoolEnv, SharedBufferRed};
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
 use crate::sim::Rng;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
@@ -20,12 +20,12 @@ pub struct BccConfig {
     /// Headroom time of the RED range: Kmax - Kmin = C x N x h.
     pub h: Time,
     /// The marking probability just below Kmax (0..=1).
-    pub pmax: f64,
+    pub pmax: Probability,
 }
 
 impl Default for BccConfig {
     fn default() -> Self {
-        BccConfig { rtt: Time(80_000_000), lambda: 0.72, h: Time(8_000_000), pmax: 0.1 }
+        BccConfig { rtt: Time(80_000_000), lambda: 0.72, h: Time(8_000_000), pmax: Probability::new(0.1) }
     }
 }
 
@@ -60,16 +60,13 @@ impl Scheme for Bcc {
         let th = cfg.thresholds(env.max_rate_bps, env.ports, env.pool_size, env.alpha_min, env.reserved);
         let kmax = th.kmax.max(0.0) as u64;
         let kmin = (th.kmin.max(0.0) as u64).min(kmax);
-        Bcc(SharedBufferRed { kmin, kmax, pmax: cfg.pmax })
+        Bcc(SharedBufferRed { kmin, kmax, pmax: cfg.pmax.get() })
     }
 
     /// Checks the thresholds of a full pool at the topology's fastest rate: the switches'
     /// real pools can only have fewer ports or slower ones.
     fn validate(cfg: &BccConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
         let err = |key: &str, msg: String| Err(ScenarioError::new(format!("{path}{key}"), msg));
-        if !(0.0..=1.0).contains(&cfg.pmax) {
-            return err(".pmax", format!("{} is outside [0, 1]", cfg.pmax));
-        }
         if !(cfg.lambda.is_finite() && cfg.lambda >= 0.0) {
             return err(".lambda", format!("{} is not accepted (accepted: a number >= 0)", cfg.lambda));
         }

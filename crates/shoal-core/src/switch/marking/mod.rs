@@ -201,11 +201,8 @@ fn warn_unreachable(path: &str, k: crate::units::Bytes, sc: &Scenario, warnings:
     }
 }
 
-/// RED's keys are sane: `pmax` a probability, `kmin <= kmax`.
-pub(crate) fn check_red(path: &str, kmin: u64, kmax: u64, pmax: f64) -> Result<(), ScenarioError> {
-    if !(0.0..=1.0).contains(&pmax) {
-        return Err(ScenarioError::new(format!("{path}.pmax"), format!("{pmax} is outside [0, 1]")));
-    }
+/// RED's thresholds are in order: `kmin <= kmax`.
+pub(crate) fn check_red(path: &str, kmin: u64, kmax: u64) -> Result<(), ScenarioError> {
     if kmin > kmax {
         return Err(ScenarioError::new(
             format!("{path}.kmin"),

@@ -1,6 +1,6 @@
 use super::{check_red, red_marks, MarkContext, MarkRule, Marker, PoolEnv};
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
 use crate::sim::Rng;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
@@ -20,13 +20,13 @@ pub struct RedConfig {
     pub kmin: Bytes,
     /// Bytes at and above which every packet is marked.
     pub kmax: Bytes,
-    /// The marking probability just below `kmax` (0..=1).
-    pub pmax: f64,
+    /// The marking probability just below `kmax`.
+    pub pmax: Probability,
 }
 
 impl Default for RedConfig {
     fn default() -> Self {
-        RedConfig { kmin: Bytes(100_000), kmax: Bytes(400_000), pmax: 0.1 }
+        RedConfig { kmin: Bytes(100_000), kmax: Bytes(400_000), pmax: Probability::new(0.1) }
     }
 }
 
@@ -35,11 +35,11 @@ impl Scheme for QueueRed {
     type Env = PoolEnv;
 
     fn build(cfg: &RedConfig, _: &PoolEnv) -> Self {
-        QueueRed { kmin: cfg.kmin.0, kmax: cfg.kmax.0, pmax: cfg.pmax }
+        QueueRed { kmin: cfg.kmin.0, kmax: cfg.kmax.0, pmax: cfg.pmax.get() }
     }
 
     fn validate(cfg: &RedConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
-        check_red(path, cfg.kmin.0, cfg.kmax.0, cfg.pmax)?;
+        check_red(path, cfg.kmin.0, cfg.kmax.0)?;
         super::warn_unreachable(&format!("{path}.kmin"), cfg.kmin, sc, warnings);
         Ok(())
     }

@@ -1,6 +1,6 @@
 use super::{check_red, red_marks, MarkContext, MarkRule, Marker, PoolEnv};
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
 use crate::sim::Rng;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
@@ -20,13 +20,13 @@ pub struct SharedRedConfig {
     pub kmin: Bytes,
     /// Shared bytes at and above which every packet is marked.
     pub kmax: Bytes,
-    /// The marking probability just below `kmax` (0..=1).
-    pub pmax: f64,
+    /// The marking probability just below `kmax`.
+    pub pmax: Probability,
 }
 
 impl Default for SharedRedConfig {
     fn default() -> Self {
-        SharedRedConfig { kmin: Bytes(1_000_000), kmax: Bytes(2_000_000), pmax: 0.1 }
+        SharedRedConfig { kmin: Bytes(1_000_000), kmax: Bytes(2_000_000), pmax: Probability::new(0.1) }
     }
 }
 
@@ -35,11 +35,11 @@ impl Scheme for SharedBufferRed {
     type Env = PoolEnv;
 
     fn build(cfg: &SharedRedConfig, _: &PoolEnv) -> Self {
-        SharedBufferRed { kmin: cfg.kmin.0, kmax: cfg.kmax.0, pmax: cfg.pmax }
+        SharedBufferRed { kmin: cfg.kmin.0, kmax: cfg.kmax.0, pmax: cfg.pmax.get() }
     }
 
     fn validate(cfg: &SharedRedConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
-        check_red(path, cfg.kmin.0, cfg.kmax.0, cfg.pmax)
+        check_red(path, cfg.kmin.0, cfg.kmax.0)
     }
 }
 

@@ -1,6 +1,6 @@
 use super::{CongestionControl, Feedback, SendState};
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
 use serde::{Deserialize, Serialize};
 
 /// DCTCP (Alizadeh et al., RFC 8257): alpha, the EWMA (gain g) of the fraction of
@@ -32,12 +32,12 @@ pub struct DctcpConfig {
     pub g: f64,
     /// Alpha at flow start (RFC 8257, Linux and ns-3: 1; ns-2 scripts often set 0, so
     /// young flows barely cut their window).
-    pub alpha_init: f64,
+    pub alpha_init: Probability,
 }
 
 impl Default for DctcpConfig {
     fn default() -> Self {
-        DctcpConfig { g: 0.0625, alpha_init: 1.0 }
+        DctcpConfig { g: 0.0625, alpha_init: Probability::new(1.0) }
     }
 }
 
@@ -46,7 +46,7 @@ impl Scheme for Dctcp {
     type Env = ();
 
     fn build(cfg: &DctcpConfig, _: &()) -> Self {
-        Dctcp::new(cfg.g, cfg.alpha_init)
+        Dctcp::new(cfg.g, cfg.alpha_init.get())
     }
 
     fn validate(cfg: &DctcpConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
@@ -54,12 +54,6 @@ impl Scheme for Dctcp {
             return Err(ScenarioError::new(
                 format!("{path}.g"),
                 format!("{} is not accepted (accepted: 0 < g <= 1)", cfg.g),
-            ));
-        }
-        if !(0.0..=1.0).contains(&cfg.alpha_init) {
-            return Err(ScenarioError::new(
-                format!("{path}.alpha_init"),
-                format!("{} is outside [0, 1]", cfg.alpha_init),
             ));
         }
         Ok(())
