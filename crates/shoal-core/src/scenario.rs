@@ -569,17 +569,21 @@ pub type Warnings = Vec<String>;
 impl Scenario {
     /// Parses a scenario from TOML text; errors name the key path.
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
-        let value = toml::from_str::<serde_json::Value>(text)
-            .map_err(|e| ScenarioError::new("", clean_serde_message(e.message())))?;
+        let value = serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|e| {
+            let path = e.path().to_string();
+            ScenarioError::from_serde(path, e.into_inner().message())
+        })?;
         Scenario::from_value(value)
     }
 
     /// Parses a scenario from JSON text; errors name the key path.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let value = serde_json::from_str::<serde_json::Value>(text).map_err(|e| {
-            let message = e.to_string();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let message = e.into_inner().to_string();
             let message = message.find(" at line ").map_or(message.as_str(), |at| &message[..at]).to_string();
-            ScenarioError::new("", clean_serde_message(&message))
+            ScenarioError::from_serde(path, &message)
         })?;
         Scenario::from_value(value)
     }
@@ -954,6 +958,12 @@ mod tests {
         let e = Scenario::from_toml("[switch.ecnn]\nk = 1\n").unwrap_err();
         assert!(e.to_string().contains("switch"), "{e}");
         assert!(e.message.contains("ecnn"), "{e}");
+    }
+
+    #[test]
+    fn json_syntax_errors_name_the_path() {
+        let e = Scenario::from_json(r#"{"topology": {"kind": "star"}, "run": Infinity}"#).unwrap_err();
+        assert_eq!(e.path, "run");
     }
 
     #[test]
