@@ -14,6 +14,12 @@ byte for byte, and ``summary.json`` except its wall time and events per second (
 with --ignore-events, the event count: say why in the commit when the event structure
 changes on purpose).
 
+Each side runs a scenario file as its own commit has it, so a file may move to a new
+spelling of its keys. The resolved scenarios (``summary.json``'s ``scenario``, and what
+pairs an experiment's runs) are compared as the working tree reads them: the base's is
+resolved again by the working tree, which reads old spellings as their new keys, so a
+change of the scenario layout passes only if every old scenario means the same.
+
 Both sides are built as wheels into virtual environments under --work (default
 ``/tmp/shoal-same-results``); the base is checked out with ``git worktree``. Building
 takes about two minutes a side on two cores; the base side is reused while its commit
@@ -94,6 +100,22 @@ def overrides(path: Path, full: bool) -> list[str]:
     return sets
 
 
+def resolve_all(python: Path, texts: list[str]) -> list[dict]:
+    """The scenarios ``texts`` (JSON) resolved by the Shoal of ``python``."""
+    script = (
+        "import json, sys\n"
+        "from shoal import _core\n"
+        "texts = json.load(sys.stdin)\n"
+        "json.dump([json.loads(_core.resolve(t)[0]) for t in texts], sys.stdout)\n"
+    )
+    proc = subprocess.run(
+        [str(python), "-c", script], input=json.dumps(texts), capture_output=True, text=True
+    )
+    if proc.returncode:
+        raise SystemExit(f"error: resolving the base's scenarios failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout)
+
+
 def run_scenario(python: Path, scenario: Path, sets: list[str], out: Path) -> None:
     args = [python, "-m", "shoal", "run", scenario, "--quiet", "--out", out]
     for s in sets:
@@ -123,14 +145,17 @@ def summary(path: Path, ignore_events: bool) -> dict:
     return data
 
 
-def compare_dirs(a: Path, b: Path, ignore_events: bool) -> list[str]:
-    """Differences between two run directories (flows byte for byte, summaries by value)."""
+def compare_dirs(a: Path, b: Path, ignore_events: bool, new_python: Path) -> list[str]:
+    """Differences between two run directories (flows byte for byte, summaries by value;
+    the base's scenario as the working tree reads it)."""
     problems = []
     for name in ("flows.parquet", "queues.parquet"):
         fa, fb = a / name, b / name
         if fa.exists() != fb.exists() or (fa.exists() and fa.read_bytes() != fb.read_bytes()):
             problems.append(f"{name} differs")
     sa, sb = summary(a / "summary.json", ignore_events), summary(b / "summary.json", ignore_events)
+    if "scenario" in sa:
+        (sa["scenario"],) = resolve_all(new_python, [json.dumps(sa["scenario"])])
     keys = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
     if keys:
         problems.append(f"summary.json differs in {', '.join(keys)}")
@@ -158,20 +183,21 @@ def check_scenarios(sides: dict[str, Path], out: Path, args: argparse.Namespace)
         rel = scenario.relative_to(REPO)
         sets = overrides(scenario, args.full)
         dirs = {side: out / side / str(rel).replace("/", "__") for side in sides}
+        files = {"base": args.work / "base-src" / rel, "new": scenario}
         for side, python in sides.items():
-            run_scenario(python, scenario, sets, dirs[side])
-        problems = compare_dirs(dirs["base"], dirs["new"], args.ignore_events)
+            run_scenario(python, files[side] if files[side].exists() else scenario, sets, dirs[side])
+        problems = compare_dirs(dirs["base"], dirs["new"], args.ignore_events, sides["new"])
         failures += bool(problems)
         report(not problems, f"{rel} {' '.join(sets)}", problems)
     return failures
 
 
-def runs_by_scenario(store: Path) -> dict[str, Path]:
-    """A store's run directories by their resolved scenario (install path left out)."""
-    runs = {}
-    for run in sorted((store / "runs").iterdir()):
-        runs[without_install_path((run / "scenario.json").read_text())] = run
-    return runs
+def runs_by_scenario(store: Path, python: Path) -> dict[str, Path]:
+    """A store's run directories by their resolved scenario as the Shoal of ``python``
+    reads it (install path left out)."""
+    runs = sorted((store / "runs").iterdir())
+    resolved = resolve_all(python, [(run / "scenario.json").read_text() for run in runs])
+    return {without_install_path(json.dumps(sc, sort_keys=True)): run for sc, run in zip(resolved, runs)}
 
 
 def check_experiments(sides: dict[str, Path], out: Path, ignore_events: bool) -> int:
@@ -181,12 +207,12 @@ def check_experiments(sides: dict[str, Path], out: Path, ignore_events: bool) ->
         stores = {side: out / side / name for side in sides}
         for side, python in sides.items():
             reproduce(python, experiment, stores[side])
-        runs = {side: runs_by_scenario(stores[side]) for side in sides}
+        runs = {side: runs_by_scenario(stores[side], sides["new"]) for side in sides}
         same_runs = runs["base"].keys() == runs["new"].keys()
         problems = [] if same_runs else ["the runs' scenarios differ"]
         for scenario in runs["new"] if not problems else []:
             pair = (runs["base"][scenario], runs["new"][scenario])
-            problems += [f"{pair[1].name[:8]}: {p}" for p in compare_dirs(*pair, ignore_events)]
+            problems += [f"{pair[1].name[:8]}: {p}" for p in compare_dirs(*pair, ignore_events, sides["new"])]
         failures += bool(problems)
         report(not problems, f"reproduce {experiment} --quick ({len(runs['new'])} runs)", problems)
     return failures

@@ -318,7 +318,7 @@ def compare(args) -> int:
     shoal_dir = out / "shoal"
     if shoal_dir.exists():
         shutil.rmtree(shoal_dir)
-    over = {"workload.trace": trace, "topology.link_delay": link_delay, "switch.ecn.k": k, "switch.pool_size": buffer,
+    over = {"workload.trace": trace, "topology.link_delay": link_delay, "switch.marking.cutoff.k": k, "switch.pool_size": buffer,
             "transport.init_cwnd": init_cwnd, "transport.sack": "true" if args.sack else "false", "run.seed": args.seed}
     if topo == "dumbbell" and args.link_delay:
         over["topology.uplink_delay"] = args.link_delay

@@ -357,7 +357,7 @@ def test_an_ecn_transport_without_marking_gets_the_advisors_k(cc: str) -> None:
     the advisor computes the same rule independently (exact fractions, its own RTT)."""
     scenario = {**README_EXAMPLE, "transport": {"cc": cc}}
     resolved = json.loads(_core.resolve(load_scenario(scenario).to_json())[0])
-    k_core = _core.parse_bytes(resolved["switch"]["ecn"]["k"])
+    k_core = _core.parse_bytes(resolved["switch"]["marking"]["cutoff"]["k"])
     ctx = build_context(resolved)
     k_advisor = advise.ecn(rate="100Gbps", rtt=ctx.rtt, transport=cc).k
     assert abs(k_core - k_advisor) <= 0.5

@@ -102,7 +102,7 @@ def test_slow_start_peak_is_w_e_plus_h_when_the_pipe_is_full(k: str, init_cwnd: 
     That needs a full pipe at t0 (w_e = h + BDP, the paper's bound met), which slow
     start reaches before the queue reaches h when h is close to 1 BDP."""
     sc = _sec4_scenario("ss_1bdp")
-    sc["switch"]["ecn"]["k"] = k
+    sc["switch"]["marking"] = {"cutoff": {"k": k}}
     sc["transport"]["init_cwnd"] = init_cwnd
     m = slow_start_window(sc)
     assert m is not None

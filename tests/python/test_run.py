@@ -103,24 +103,24 @@ def test_flow_table_is_self_consistent(tiny: Path) -> None:
 
 def test_set_override_changes_resolved_scenario(tiny: Path) -> None:
     default = shoal.run(tiny)
-    changed = shoal.run(tiny, set=["switch.ecn.k=200KB"])
-    assert parse_size(changed.scenario["switch"]["ecn"]["k"]) == 200_000
+    changed = shoal.run(tiny, set=["switch.marking.cutoff.k=200KB"])
+    assert parse_size(changed.scenario["switch"]["marking"]["cutoff"]["k"]) == 200_000
     assert (
-        "k" not in default.scenario["switch"]["ecn"]
-        or parse_size(default.scenario["switch"]["ecn"]["k"]) != 200_000
+        "cutoff" not in default.scenario["switch"]["marking"]
+        or parse_size(default.scenario["switch"]["marking"]["cutoff"]["k"]) != 200_000
     )
-    via_dict = shoal.run(tiny, set={"switch.ecn.k": "200KB"})
+    via_dict = shoal.run(tiny, set={"switch.marking.cutoff.k": "200KB"})
     assert via_dict.scenario == changed.scenario
 
 
 def test_cli_set_reaches_scenario_json(shoal_cli: CliRunner, tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "k200"
     proc = shoal_cli(
-        "run", tiny, "--quiet", "--out", out, "--set", "switch.ecn.k=200KB", "--seed", "7"
+        "run", tiny, "--quiet", "--out", out, "--set", "switch.marking.cutoff.k=200KB", "--seed", "7"
     )
     assert proc.returncode == 0, proc.stderr
     scenario = json.loads((out / "scenario.json").read_text())
-    assert parse_size(scenario["switch"]["ecn"]["k"]) == 200_000
+    assert parse_size(scenario["switch"]["marking"]["cutoff"]["k"]) == 200_000
     assert scenario["run"]["seed"] == 7
 
 

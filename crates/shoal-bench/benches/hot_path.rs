@@ -8,6 +8,7 @@ use shoal_core::scenario::{Scenario, SchedulerKind, SwitchConfig};
 use shoal_core::sim::{stream, EventQueue};
 use shoal_core::stats::Counters;
 use shoal_core::switch::classify::Classify;
+use shoal_core::switch::marking::{CutoffConfig, MarkerConfig};
 use shoal_core::switch::Switch;
 use shoal_core::units::Bytes;
 
@@ -42,7 +43,7 @@ fn packet(size: u32) -> Packet {
 /// threshold admission and cut-off marking at dequeue.
 fn switch_port(c: &mut Criterion) {
     let mut cfg = SwitchConfig::default();
-    cfg.ecn.k = Some(Bytes(50_000));
+    cfg.marking.set(MarkerConfig::Cutoff(CutoffConfig { k: Bytes(50_000) }));
     let links: Vec<u32> = (0..8).collect();
     let mut sw = Switch::new(&cfg, &links, &[100_000_000_000; 8], 0, stream(1, "bench", 0));
     let mut counters = Counters::default();
@@ -108,7 +109,7 @@ fn small_run(c: &mut Criterion) {
         r#"
         [topology]
         link_delay = "10us"
-        [switch.ecn]
+        [switch.marking.cutoff]
         k = "720KB"
         [transport]
         mss = 8946

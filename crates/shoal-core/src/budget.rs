@@ -8,7 +8,7 @@
 //! with a measured run.
 
 use crate::net::{NetworkSpec, NodeId};
-use crate::scenario::{Scenario, ScenarioError, SchedulerKind};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::PS_PER_S;
 
 /// A switch port with its link, its share of the host behind it and its statistics.
@@ -68,10 +68,7 @@ impl MemoryEstimate {
             Part { what: "flows", key: "workload", bytes: flows * FLOW_BYTES },
         ];
         if let Some(interval) = sc.run.sample_interval {
-            let classes = match sc.switch.scheduler {
-                SchedulerKind::Fifo => 1,
-                _ => queues,
-            };
+            let classes = if sc.switch.scheduler.single_queue() { 1 } else { queues };
             let end = sc.run.stop_time.map_or(PS_PER_S, |t| t.0); // unknown: 1 s, say
             let samples = (end / interval.0.max(1)).saturating_add(1);
             let rows = samples.saturating_mul(ports * classes);

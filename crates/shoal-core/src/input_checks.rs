@@ -1,10 +1,12 @@
-//! Checks of a scenario as its user wrote it, before defaults fill it in: a table given
-//! as something else (serde would read an array positionally), keys that do nothing for
-//! the chosen topology or workload pattern, and plain numbers that are almost surely a
-//! unit mistake (`link_delay = 10` is 10 ps).
+//! Checks of a scenario as its user wrote it, before defaults fill it in: old spellings
+//! of keys (read as their new keys, with a warning), a table given as something else
+//! (serde would read an array positionally), keys that do nothing for the chosen
+//! topology or workload pattern, and plain numbers that are almost surely a unit mistake
+//! (`link_delay = 10` is 10 ps).
 
-use crate::scenario::{Pattern, Scenario, ScenarioError, SchedulerKind, TopologyKind, Warnings};
-use serde_json::Value;
+use crate::scenario::{Pattern, Probability, Scenario, ScenarioError, TopologyKind, Warnings};
+use serde::Deserialize;
+use serde_json::{Map, Value};
 
 /// Fails when `input` gives a table of the schema as anything but a table (an array
 /// would be read field by field in declaration order: `switch = [1, 2]`).
@@ -13,6 +15,9 @@ pub fn check_tables(input: &Value) -> Result<(), ScenarioError> {
     tables_match(input, &defaults, "")
 }
 
+/// The sections of one scheme each (`registry!`), which may be given by their kind alone.
+const SCHEMES: &[&str] = &["switch.admission", "switch.scheduler", "transport.cc"];
+
 fn tables_match(input: &Value, schema: &Value, path: &str) -> Result<(), ScenarioError> {
     let Some(fields) = schema.as_object() else { return Ok(()) };
     let Some(given) = input.as_object() else {
@@ -20,7 +25,9 @@ fn tables_match(input: &Value, schema: &Value, path: &str) -> Result<(), Scenari
     };
     for (key, value) in given {
         let child = join(path, key);
-        if let Some(field) = fields.get(key) {
+        if value.is_string() && SCHEMES.contains(&child.as_str()) {
+            // A scheme given by its kind alone: `admission = "lqd"`.
+        } else if let Some(field) = fields.get(key) {
             tables_match(value, field, &child)?;
         } else if path == "workload" && key == "extra" {
             // Extra workloads are workload tables, each checked like the first.
@@ -61,7 +68,9 @@ fn join(path: &str, key: &str) -> String {
 /// its default value is not reported as without effect: a resolved scenario (every key
 /// written out) only gets warnings for what differs from the defaults.
 pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
-    let mut warnings = Vec::new();
+    let mut input = input.clone();
+    let mut warnings = upgrade(&mut input).map_or(Vec::new(), |up| up.warnings);
+    let input = &input;
     let resolved = serde_json::to_value(sc).expect("a scenario always serializes");
     let defaults = serde_json::to_value(Scenario::default()).expect("a scenario always serializes");
     unit_mistakes(input, &resolved, "", &mut warnings);
@@ -88,15 +97,6 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
             warnings.push(format!("topology.{key}: has no effect on a {kind} topology (it uses {})", used.join(", ")));
         }
     }
-    let sw = given("switch");
-    if sc.switch.scheduler != SchedulerKind::Dwrr {
-        for key in sw.iter().filter(|k| k.starts_with("dwrr_")) {
-            warnings.push(format!("switch.{key}: has no effect unless switch.scheduler = \"dwrr\""));
-        }
-    }
-    if sc.switch.marking != crate::scenario::MarkingKind::Bcc && sw.iter().any(|k| k == "bcc") {
-        warnings.push("switch.bcc: has no effect unless switch.marking = \"bcc\"".into());
-    }
     for (path, w) in sc.workload_paths() {
         let pattern = serde_json::to_value(w.pattern).expect("an enum serializes");
         let used: &[&str] = match w.pattern {
@@ -118,6 +118,288 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
         }
     }
     warnings
+}
+
+/// Rewrites the old spellings of keys in `input` as their new keys and returns a warning
+/// for each, naming the new key; a key that did nothing under its old spelling is
+/// dropped with the same warning as before. Setting one thing under both spellings is an
+/// error naming both. Only tables are looked into: anything else is left to
+/// `check_tables` and serde to refuse.
+pub fn upgrade(input: &mut Value) -> Result<Upgrade, ScenarioError> {
+    let mut up = Upgrade::default();
+    if let Some(sw) = input.get_mut("switch").and_then(Value::as_object_mut) {
+        upgrade_scheduler(sw, &mut up)?;
+        upgrade_marking(sw, &mut up)?;
+    }
+    if let Some(tr) = input.get_mut("transport").and_then(Value::as_object_mut) {
+        upgrade_cc(tr, &mut up)?;
+    }
+    Ok(up)
+}
+
+/// What `upgrade` did: its warnings, and where each moved value was written.
+#[derive(Debug, Default)]
+pub struct Upgrade {
+    pub warnings: Warnings,
+    /// (new key, old key) of every value moved.
+    moved: Vec<(String, String)>,
+}
+
+impl Upgrade {
+    /// Records that the value of `old` now sits at `new`.
+    fn moved(&mut self, old: &str, new: &str) {
+        self.warnings.push(format!("{old}: is {new} now (the old key is read the same way)"));
+        self.moved.push((new.to_string(), old.to_string()));
+    }
+
+    /// `path` as the user wrote it: a key inside a moved value names the old key.
+    pub fn as_written(&self, path: &str) -> String {
+        for (new, old) in &self.moved {
+            if let Some(rest) = path.strip_prefix(new.as_str()).filter(|r| r.is_empty() || r.starts_with(['.', '['])) {
+                return format!("{old}{rest}");
+            }
+        }
+        path.to_string()
+    }
+}
+
+/// `dwrr_quantum`, `dwrr_weights` -> `[switch.scheduler] quantum, weights`.
+fn upgrade_scheduler(sw: &mut Map<String, Value>, up: &mut Upgrade) -> Result<(), ScenarioError> {
+    let default = crate::switch::scheduler::SchedulerConfig::default();
+    let flat = Flat { path: "switch", section: "scheduler", kind: "dwrr", prefix: "dwrr_" };
+    flat.upgrade(sw, &["quantum", "weights"], default.kind(), up)
+}
+
+/// `[switch.ecn] k / kmin, kmax, pmax`, `[switch.shared_ecn]`, `marking = "bcc"` with
+/// `[switch.bcc]` -> the rules of `[switch.marking]`.
+fn upgrade_marking(sw: &mut Map<String, Value>, up: &mut Upgrade) -> Result<(), ScenarioError> {
+    let legacy = match sw.get("marking") {
+        Some(Value::String(kind)) => Some(kind.clone()),
+        _ => None,
+    };
+    let bcc = match legacy.as_deref() {
+        None | Some("explicit") => false,
+        Some("bcc") => true,
+        Some(other) => {
+            return Err(ScenarioError::new(
+                "switch.marking",
+                format!("\"{other}\" is not accepted (accepted: a table of rules, e.g. [switch.marking.cutoff])"),
+            ))
+        }
+    };
+    if let Some(kind) = &legacy {
+        sw.remove("marking");
+        up.warnings.push(if bcc {
+            "switch.marking: \"bcc\" is the rule [switch.marking.bcc] now (the old spelling is read the same way)"
+                .into()
+        } else {
+            format!("switch.marking: \"{kind}\" is no longer needed: the rules are the tables of [switch.marking]")
+        });
+    }
+    let ecn = sw
+        .get_mut("ecn")
+        .and_then(Value::as_object_mut)
+        .map_or(Vec::new(), |t| take(t, &["k", "kmin", "kmax", "pmax"]));
+    let shared = match sw.remove("shared_ecn") {
+        Some(Value::Object(mut t)) => take(&mut t, &["k", "kmin", "kmax", "pmax"]).into_iter().chain(t).collect(),
+        Some(other) => {
+            sw.insert("shared_ecn".into(), other);
+            Vec::new()
+        }
+        None => Vec::new(),
+    };
+    let bcc_keys = match sw.remove("bcc") {
+        Some(Value::Object(t)) => Some(t),
+        Some(other) => {
+            sw.insert("bcc".into(), other);
+            None
+        }
+        None => None,
+    };
+    if ecn.is_empty() && shared.is_empty() && bcc_keys.is_none() && !bcc {
+        return Ok(());
+    }
+    let rules = match sw.entry("marking").or_insert_with(|| Value::Object(Map::new())) {
+        Value::Object(rules) => rules,
+        _ => return Ok(()),
+    };
+    let written: Vec<String> = rules.keys().cloned().collect();
+    let mut add = |kind: &str, key: &str, value: Value, old: &str| -> Result<(), ScenarioError> {
+        if written.iter().any(|w| w == kind) {
+            return Err(ScenarioError::new(
+                old,
+                format!("is the old spelling of a key of switch.marking.{kind}, which is set too; keep one"),
+            ));
+        }
+        let rule = rules.entry(kind).or_insert_with(|| Value::Object(Map::new()));
+        let rule = rule.as_object_mut().expect("a rule added here is a table");
+        rule.insert(key.into(), value);
+        up.moved(old, &format!("switch.marking.{kind}.{key}"));
+        Ok(())
+    };
+    let mut without_effect = Vec::new();
+    let shared_kinds = ("shared_cutoff", "shared_red");
+    for (path, keys, (cutoff, red)) in
+        [("switch.ecn", ecn, ("cutoff", "red")), ("switch.shared_ecn", shared, shared_kinds)]
+    {
+        // The thresholds were optional: null meant unset.
+        let get = |key: &str| keys.iter().find(|(k, v)| k == key && !v.is_null()).map(|(_, v)| v.clone());
+        let (k, kmin, kmax, pmax) = (get("k"), get("kmin"), get("kmax"), get("pmax"));
+        let err = |key: &str, message: &str| Err(ScenarioError::new(format!("{path}.{key}"), message));
+        match (&k, &kmin, &kmax) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return err("k", "set either k (cut-off) or kmin and kmax (RED), not both")
+            }
+            (None, Some(_), None) => return err("kmin", "RED needs kmax as well as kmin"),
+            (None, None, Some(_)) => return err("kmax", "RED needs kmin as well as kmax"),
+            _ => {}
+        }
+        // The old checks of these keys, under their old names.
+        let bytes = |v: &Option<Value>| v.as_ref().and_then(|v| crate::units::Bytes::deserialize(v).ok());
+        let lo = bytes(&kmin).unwrap_or_default();
+        crate::switch::marking::check_red(path, lo.0, bytes(&kmax).unwrap_or(lo).0)?;
+        if let Some(Err(e)) = pmax.as_ref().and_then(Value::as_f64).map(Probability::try_from) {
+            return err("pmax", &e);
+        }
+        if bcc && path == "switch.shared_ecn" && (k.is_some() || kmin.is_some()) {
+            return Err(ScenarioError::new(
+                "switch.marking",
+                "\"bcc\" derives switch.shared_ecn thresholds; remove switch.shared_ecn.k/kmin/kmax or use marking = \"explicit\"",
+            ));
+        }
+        if let Some(k) = k {
+            add(cutoff, "k", k, &format!("{path}.k"))?;
+        }
+        if let (Some(kmin), Some(kmax)) = (kmin, kmax) {
+            add(red, "kmin", kmin, &format!("{path}.kmin"))?;
+            add(red, "kmax", kmax, &format!("{path}.kmax"))?;
+            if let Some(pmax) = pmax {
+                add(red, "pmax", pmax, &format!("{path}.pmax"))?;
+            }
+        } else if let Some(pmax) = pmax {
+            if bcc && path == "switch.shared_ecn" {
+                add("bcc", "pmax", pmax, &format!("{path}.pmax"))?;
+            } else {
+                without_effect.push(format!(
+                    "{path}.pmax: has no effect without kmin and kmax (it is switch.marking.{red}.pmax now)"
+                ));
+            }
+        }
+        if let Some((key, _)) = keys.iter().find(|(k, _)| !["k", "kmin", "kmax", "pmax"].contains(&k.as_str())) {
+            return Err(ScenarioError::new(
+                format!("{path}.{key}"),
+                format!("unknown key `{key}`, expected one of `k`, `kmin`, `kmax`, `pmax`"),
+            ));
+        }
+    }
+    match bcc_keys {
+        Some(keys) if bcc => {
+            for (key, value) in keys {
+                add("bcc", &key, value, &format!("switch.bcc.{key}"))?;
+            }
+        }
+        Some(_) => without_effect
+            .push("switch.bcc: has no effect unless switch.marking = \"bcc\" (it is [switch.marking.bcc] now)".into()),
+        None => {}
+    }
+    if bcc {
+        rules.entry("bcc").or_insert_with(|| Value::Object(Map::new()));
+    }
+    up.warnings.extend(without_effect);
+    Ok(())
+}
+
+/// `dctcp_g`, `dctcp_alpha_init` -> `transport.cc = { kind = "dctcp", g, alpha_init }`.
+fn upgrade_cc(tr: &mut Map<String, Value>, up: &mut Upgrade) -> Result<(), ScenarioError> {
+    let default = crate::transport::cc::CcConfig::default();
+    let flat = Flat { path: "transport", section: "cc", kind: "dctcp", prefix: "dctcp_" };
+    flat.upgrade(tr, &["g", "alpha_init"], default.kind(), up)
+}
+
+/// Flat keys `prefix + key` of the table at `path` that are the keys of scheme `kind` in
+/// its section `section` now.
+struct Flat {
+    path: &'static str,
+    section: &'static str,
+    kind: &'static str,
+    prefix: &'static str,
+}
+
+impl Flat {
+    /// Moves the flat keys into the section when it is of `kind` (`default` when it does
+    /// not say); otherwise they did nothing and are dropped with a warning.
+    fn upgrade(
+        &self,
+        table: &mut Map<String, Value>,
+        keys: &[&str],
+        default: &str,
+        up: &mut Upgrade,
+    ) -> Result<(), ScenarioError> {
+        let (path, section) = (self.path, self.section);
+        let flat: Vec<String> = keys.iter().map(|k| format!("{}{k}", self.prefix)).collect();
+        let old = take(table, &flat.iter().map(String::as_str).collect::<Vec<_>>());
+        if old.is_empty() {
+            return Ok(());
+        }
+        if kind_of(table.get(section), default) != self.kind {
+            for (key, _) in &old {
+                let new = &key[self.prefix.len()..];
+                up.warnings.push(format!(
+                    "{path}.{key}: has no effect unless {path}.{section} = \"{}\" (it is {path}.{section}.{new} now)",
+                    self.kind
+                ));
+            }
+            return Ok(());
+        }
+        let Some(target) = self::section(table, section, self.kind) else { return Ok(()) };
+        for (key, value) in old {
+            put(target, &key[self.prefix.len()..], value, &format!("{path}.{key}"), &format!("{path}.{section}"), up)?;
+        }
+        Ok(())
+    }
+}
+
+/// Removes `keys` from `table`, returning those present.
+fn take(table: &mut Map<String, Value>, keys: &[&str]) -> Vec<(String, Value)> {
+    keys.iter().filter_map(|k| table.remove(*k).map(|v| (k.to_string(), v))).collect()
+}
+
+/// The kind a scheme's value names: its `kind`, the string itself, or `default`.
+fn kind_of(value: Option<&Value>, default: &str) -> String {
+    match value {
+        Some(Value::String(kind)) => kind.clone(),
+        Some(Value::Object(t)) => t.get("kind").and_then(Value::as_str).unwrap_or(default).to_string(),
+        _ => default.to_string(),
+    }
+}
+
+/// The table of scheme `key` in `parent`, made from a bare kind or created with `kind`.
+fn section<'a>(parent: &'a mut Map<String, Value>, key: &str, kind: &str) -> Option<&'a mut Map<String, Value>> {
+    let value = parent.entry(key).or_insert_with(|| Value::String(kind.into()));
+    if let Value::String(kind) = value {
+        *value = Value::Object(Map::from_iter([("kind".to_string(), Value::String(kind.clone()))]));
+    }
+    value.as_object_mut()
+}
+
+/// Sets `key` of the section at `path` from the old key `old`.
+fn put(
+    section: &mut Map<String, Value>,
+    key: &str,
+    value: Value,
+    old: &str,
+    path: &str,
+    up: &mut Upgrade,
+) -> Result<(), ScenarioError> {
+    if section.contains_key(key) {
+        return Err(ScenarioError::new(
+            old,
+            format!("is the old spelling of {path}.{key}, which is set too; keep one"),
+        ));
+    }
+    section.insert(key.into(), value);
+    up.moved(old, &format!("{path}.{key}"));
+    Ok(())
 }
 
 /// The value at a dotted path with `[i]` indices ("workload.extra[0]").
@@ -209,6 +491,6 @@ mod tests {
         assert!(w.iter().any(|m| m.starts_with("topology.link_rate = 100 is 100 bit/s")), "{w:?}");
         // Units written out, or plain numbers of a plausible size, are fine.
         assert!(warnings("[topology]\nlink_delay = \"10ps\"\nlink_rate = 100000000000\n").is_empty());
-        assert!(warnings("[switch.ecn]\nk = 30\n").is_empty()); // sizes are bytes
+        assert!(warnings("[switch.marking.cutoff]\nk = 30\n").is_empty()); // sizes are bytes
     }
 }

@@ -4,8 +4,9 @@
 //! Layers: `sim` (time, events, random streams), `net` (packets, topologies, routing),
 //! `switch` (MMU, admission, marking, scheduling), `host` (the NIC), `transport` (TCP
 //! family, UDP), `workload` (flow sizes, arrivals, patterns, traces), `stats`, `scenario`
-//! (schema and validation), `observe` (samplers), `input_checks` (the scenario as written), `budget` (the memory
-//! a run needs), `engine` (the run loop) and `results` (flow tables, the summary, run
+//! (schema and validation), `registry` (the schemes of each decision point), `observe`
+//! (samplers), `input_checks` (the scenario as written, old spellings), `budget` (the
+//! memory a run needs), `engine` (the run loop) and `results` (flow tables, the summary, run
 //! directories).
 
 pub mod budget;
@@ -14,6 +15,7 @@ pub mod host;
 pub mod input_checks;
 pub mod net;
 pub mod observe;
+pub mod registry;
 pub mod results;
 pub mod scenario;
 pub mod sim;

@@ -1,6 +1,10 @@
 //! The scenario: a serde schema with documented defaults (`defaults.toml`), and its
 //! validation. Every error names the key path, the value and what is accepted.
 
+use crate::switch::admission::AdmissionConfig;
+use crate::switch::marking::{CutoffConfig, MarkerConfig, MarkingConfig};
+use crate::switch::scheduler::SchedulerConfig;
+use crate::transport::cc::CcConfig;
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -18,6 +22,17 @@ pub struct ScenarioError {
 impl ScenarioError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         ScenarioError { path: path.into(), message: message.into() }
+    }
+
+    /// A serde error at `path` (as `serde_path_to_error` writes it, "." for the top),
+    /// joined with the key path a scheme's section carries inside its message.
+    fn from_serde(path: String, message: &str) -> Self {
+        let path = if path == "." { String::new() } else { path };
+        match crate::registry::split_nested(message) {
+            Some((inner, message)) if path.is_empty() => ScenarioError::new(inner, clean_serde_message(message)),
+            Some((inner, message)) => ScenarioError::new(format!("{path}.{inner}"), clean_serde_message(message)),
+            None => ScenarioError::new(path, clean_serde_message(message)),
+        }
     }
 }
 
@@ -151,6 +166,42 @@ impl Default for HostConfig {
     }
 }
 
+/// A probability: a number from 0 to 1, refused where it is read, so that the error
+/// names its key.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct Probability(f64);
+
+impl Probability {
+    /// `p`, which must be a probability (for constants).
+    pub const fn new(p: f64) -> Self {
+        assert!(p >= 0.0 && p <= 1.0, "not a probability");
+        Probability(p)
+    }
+
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl TryFrom<f64> for Probability {
+    type Error = String;
+
+    fn try_from(p: f64) -> Result<Self, String> {
+        if (0.0..=1.0).contains(&p) {
+            Ok(Probability(p))
+        } else {
+            Err(format!("{p} is outside [0, 1]"))
+        }
+    }
+}
+
+impl From<Probability> for f64 {
+    fn from(p: Probability) -> f64 {
+        p.0
+    }
+}
+
 /// One value for every queue, or one value per queue.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(untagged)]
@@ -166,20 +217,12 @@ impl PerQueue {
             PerQueue::Each(values) => values.get(queue).copied().unwrap_or(values[values.len() - 1]),
         }
     }
-    fn values(&self) -> Vec<f64> {
+    pub fn values(&self) -> Vec<f64> {
         match self {
             PerQueue::All(v) => vec![*v],
             PerQueue::Each(values) => values.clone(),
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum SchedulerKind {
-    Fifo,
-    StrictPriority,
-    Dwrr,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -190,99 +233,10 @@ pub struct SwitchConfig {
     pub pool_size: Bytes,
     pub reserved: Bytes,
     pub alpha: PerQueue,
-    pub scheduler: SchedulerKind,
-    pub dwrr_quantum: Bytes,
-    pub dwrr_weights: Vec<f64>,
-    pub admission: AdmissionKind,
-    pub marking: MarkingKind,
+    pub admission: AdmissionConfig,
+    pub scheduler: SchedulerConfig,
     pub ecn: EcnConfig,
-    pub shared_ecn: SharedEcnConfig,
-    pub bcc: BccConfig,
-}
-
-/// How a switch decides whether an arriving packet may enter the buffer.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum AdmissionKind {
-    /// Reserved space, then the shared pool under the dynamic threshold; tail drop.
-    DynamicThreshold,
-    /// LossPass: as dynamic_threshold, but a packet that does not fit pushes out tail
-    /// packets of lower-priority queues of its port.
-    Losspass,
-    /// Longest queue drop: the shared pool without thresholds; when it is full an
-    /// arriving packet pushes out the tail of the pool's longest queue.
-    Lqd,
-}
-
-/// Where shared-buffer marking thresholds come from.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum MarkingKind {
-    /// Per-queue `switch.ecn` and shared-buffer `switch.shared_ecn` as written.
-    Explicit,
-    /// BCC: shared-buffer RED thresholds derived per pool from `switch.bcc`.
-    Bcc,
-}
-
-/// Shared-buffer ECN/RED on each pool's instantaneous shared occupancy (BCC): every
-/// packet of the pool is eligible, whatever its port or queue.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct SharedEcnConfig {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub k: Option<Bytes>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kmin: Option<Bytes>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kmax: Option<Bytes>,
-    pub pmax: f64,
-}
-
-impl Default for SharedEcnConfig {
-    fn default() -> Self {
-        SharedEcnConfig { k: None, kmin: None, kmax: None, pmax: 0.1 }
-    }
-}
-
-/// Inputs of BCC's parameter rules (section IV-C/D of the BCC paper).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct BccConfig {
-    /// Base round-trip time.
-    pub rtt: Time,
-    /// The transport's characteristic constant (0.72 for DCTCP).
-    pub lambda: f64,
-    /// Headroom time of the RED range: Kmax - Kmin = C x N x h.
-    pub h: Time,
-}
-
-impl Default for BccConfig {
-    fn default() -> Self {
-        BccConfig { rtt: Time(80_000_000), lambda: 0.72, h: Time(8_000_000) }
-    }
-}
-
-/// The BCC thresholds of one pool.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BccThresholds {
-    /// B_R = C x RTT x (1 + lambda) - S_min
-    pub b_r: f64,
-    /// Kmax = B - B_R / alpha_min
-    pub kmax: f64,
-    /// Kmin = Kmax - C x N x h
-    pub kmin: f64,
-}
-
-impl BccConfig {
-    /// BCC's rules for a pool of `ports` ports at `rate_bps` with shared size `pool`,
-    /// smallest alpha `alpha_min` and per-queue reserve `reserved`.
-    pub fn thresholds(&self, rate_bps: u64, ports: usize, pool: u64, alpha_min: f64, reserved: u64) -> BccThresholds {
-        let c = rate_bps as f64 / 8.0; // bytes per second
-        let b_r = c * self.rtt.0 as f64 / 1e12 * (1.0 + self.lambda) - reserved as f64;
-        let kmax = pool as f64 - b_r / alpha_min;
-        let kmin = kmax - c * ports as f64 * self.h.0 as f64 / 1e12;
-        BccThresholds { b_r, kmax, kmin }
-    }
+    pub marking: MarkingConfig,
 }
 
 impl Default for SwitchConfig {
@@ -293,14 +247,10 @@ impl Default for SwitchConfig {
             pool_size: Bytes(3_000_000),
             reserved: Bytes(128_000),
             alpha: PerQueue::All(4.0),
-            scheduler: SchedulerKind::Fifo,
-            dwrr_quantum: Bytes(9_000),
-            dwrr_weights: vec![1.0],
-            admission: AdmissionKind::DynamicThreshold,
-            marking: MarkingKind::Explicit,
+            admission: AdmissionConfig::default(),
+            scheduler: SchedulerConfig::default(),
             ecn: EcnConfig::default(),
-            shared_ecn: SharedEcnConfig::default(),
-            bcc: BccConfig::default(),
+            marking: MarkingConfig::default(),
         }
     }
 }
@@ -312,7 +262,7 @@ pub enum MarkPoint {
     Dequeue,
 }
 
-/// What the per-queue rule `[switch.ecn]` measures.
+/// What the per-queue rules of `[switch.marking]` measure.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum EcnScope {
@@ -322,32 +272,21 @@ pub enum EcnScope {
     Port,
 }
 
+/// How a switch applies its marking rules (`[switch.ecn]`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct EcnConfig {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub k: Option<Bytes>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kmin: Option<Bytes>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kmax: Option<Bytes>,
-    pub pmax: f64,
+    /// When ECN-capable packets are marked.
     pub at: MarkPoint,
+    /// What per-queue rules measure.
     pub scope: EcnScope,
+    /// What happens to packets that are not ECN-capable where a rule fires.
     pub non_ect: NonEct,
 }
 
 impl Default for EcnConfig {
     fn default() -> Self {
-        EcnConfig {
-            k: None,
-            kmin: None,
-            kmax: None,
-            pmax: 0.1,
-            at: MarkPoint::Dequeue,
-            scope: EcnScope::Queue,
-            non_ect: NonEct::Drop,
-        }
+        EcnConfig { at: MarkPoint::Dequeue, scope: EcnScope::Queue, non_ect: NonEct::Drop }
     }
 }
 
@@ -363,14 +302,6 @@ pub enum NonEct {
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
-pub enum CcKind {
-    Newreno,
-    EcnStar,
-    Dctcp,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
 pub enum EcnCapable {
     Auto,
     On,
@@ -380,7 +311,7 @@ pub enum EcnCapable {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TransportConfig {
-    pub cc: CcKind,
+    pub cc: CcConfig,
     pub mss: u32,
     pub header: u32,
     pub ack_size: u32,
@@ -390,8 +321,6 @@ pub struct TransportConfig {
     pub rto_init: Time,
     pub rto_max: Time,
     pub dupack_threshold: u32,
-    pub dctcp_g: f64,
-    pub dctcp_alpha_init: f64,
     pub handshake: bool,
     pub ecn: EcnCapable,
     pub pias_thresholds: Vec<Bytes>,
@@ -415,7 +344,7 @@ pub enum PartialAckRto {
 impl Default for TransportConfig {
     fn default() -> Self {
         TransportConfig {
-            cc: CcKind::Dctcp,
+            cc: CcConfig::default(),
             mss: 1460,
             header: 54,
             ack_size: 64,
@@ -425,8 +354,6 @@ impl Default for TransportConfig {
             rto_init: Time(5_000_000_000),
             rto_max: Time(1_000_000_000_000),
             dupack_threshold: 3,
-            dctcp_g: 0.0625,
-            dctcp_alpha_init: 1.0,
             handshake: false,
             ecn: EcnCapable::Auto,
             pias_thresholds: Vec::new(),
@@ -444,7 +371,7 @@ impl TransportConfig {
         match self.ecn {
             EcnCapable::On => true,
             EcnCapable::Off => false,
-            EcnCapable::Auto => self.cc != CcKind::Newreno,
+            EcnCapable::Auto => self.cc.ecn_lambda().is_some(),
         }
     }
 }
@@ -642,35 +569,38 @@ pub type Warnings = Vec<String>;
 impl Scenario {
     /// Parses a scenario from TOML text; errors name the key path.
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
-        if let Ok(value) = toml::from_str::<serde_json::Value>(text) {
-            crate::input_checks::check_tables(&value)?;
-        }
-        let de = toml::Deserializer::new(text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
+        let value = serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|e| {
             let path = e.path().to_string();
-            let inner = e.into_inner();
-            ScenarioError::new(
-                if path == "." { String::new() } else { path },
-                clean_serde_message(&inner.message().to_string()),
-            )
-        })
+            ScenarioError::from_serde(path, e.into_inner().message())
+        })?;
+        Scenario::from_value(value)
     }
 
     /// Parses a scenario from JSON text; errors name the key path.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
-            crate::input_checks::check_tables(&value)?;
-        }
         let mut de = serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
-            let inner = e.into_inner();
-            let message = inner.to_string();
-            let message = match message.find(" at line ") {
-                Some(at) => message[..at].to_string(),
-                None => message,
-            };
-            ScenarioError::new(if path == "." { String::new() } else { path }, clean_serde_message(&message))
+            let message = e.into_inner().to_string();
+            let message = message.find(" at line ").map_or(message.as_str(), |at| &message[..at]).to_string();
+            ScenarioError::from_serde(path, &message)
+        })?;
+        Scenario::from_value(value)
+    }
+
+    /// Parses a scenario as written: old spellings are read as their new keys
+    /// (`input_checks::upgrade`), then every table must be a table. An error inside a
+    /// value written under an old key names that key.
+    fn from_value(mut value: serde_json::Value) -> Result<Scenario, ScenarioError> {
+        let upgrade = crate::input_checks::upgrade(&mut value)?;
+        let as_written = |mut e: ScenarioError| {
+            e.path = upgrade.as_written(&e.path);
+            e
+        };
+        crate::input_checks::check_tables(&value).map_err(as_written)?;
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            as_written(ScenarioError::from_serde(path, &e.into_inner().to_string()))
         })
     }
 
@@ -681,7 +611,7 @@ impl Scenario {
     /// The scenario with its derived defaults filled in (what a run uses and what
     /// `scenario.json` shows). Today one: TCP traffic whose transport reacts to ECN marks
     /// (DCTCP, ECN*) on a network where no marking rule is set at all gets the cut-off
-    /// `switch.ecn.k = lambda x C x RTT` (BCC paper, section II-C; lambda = 0.72 for DCTCP,
+    /// `switch.marking.cutoff.k = lambda x C x RTT` (BCC paper, section II-C; lambda = 0.72 for DCTCP,
     /// 1 for ECN*), C the host link rate and RTT the base round trip of the longest path
     /// with one data packet and one ACK serialized per link. Without it DCTCP would never
     /// see a mark and behave as loss-based TCP filling the buffer.
@@ -689,17 +619,8 @@ impl Scenario {
         let mut sc = self.clone();
         let tr = &sc.transport;
         let (sw, host) = (&sc.switch, &sc.host);
-        let lambda = match tr.cc {
-            CcKind::Dctcp => 0.72,
-            CcKind::EcnStar => 1.0,
-            CcKind::Newreno => return sc,
-        };
-        let marks = sw.ecn.k.is_some()
-            || sw.ecn.kmin.is_some()
-            || sw.shared_ecn.k.is_some()
-            || sw.shared_ecn.kmin.is_some()
-            || sw.marking == MarkingKind::Bcc
-            || host.ecn_k.0 > 0;
+        let Some(lambda) = tr.cc.ecn_lambda() else { return sc };
+        let marks = !sw.marking.is_empty() || host.ecn_k.0 > 0;
         let tcp = sc.workloads().any(|w| w.pattern != Pattern::Udp);
         if marks || !tr.ect() || !tcp {
             return sc;
@@ -712,7 +633,8 @@ impl Scenario {
             .map(|(rate, delay)| 2 * delay.0 + crate::sim::serialization(data + ack, rate.0))
             .sum();
         let bdp = sc.topology.link_rate.0 as f64 / 8.0 * rtt_ps as f64 / crate::sim::PS_PER_S as f64;
-        sc.switch.ecn.k = Some(Bytes((lambda * bdp).round().max(1.0) as u64));
+        let k = Bytes((lambda * bdp).round().max(1.0) as u64);
+        sc.switch.marking.set(MarkerConfig::Cutoff(CutoffConfig { k }));
         sc
     }
 
@@ -794,55 +716,9 @@ impl Scenario {
                 ),
             );
         }
-        if s.dwrr_weights.is_empty() || s.dwrr_weights.iter().any(|w| !(w.is_finite() && *w > 0.0)) {
-            return err("switch.dwrr_weights", format!("{:?} is not accepted (accepted: numbers > 0)", s.dwrr_weights));
-        }
-        if s.dwrr_weights.len() > 1 && s.dwrr_weights.len() != s.queues as usize {
-            return err(
-                "switch.dwrr_weights",
-                format!("has {} values but switch.queues = {}", s.dwrr_weights.len(), s.queues),
-            );
-        }
-        if s.dwrr_quantum.0 == 0 {
-            return err("switch.dwrr_quantum", "must be positive".into());
-        }
-        let e = &s.ecn;
-        validate_marking_thresholds("switch.ecn", e.k, e.kmin, e.kmax, e.pmax)?;
-        let se = &s.shared_ecn;
-        validate_marking_thresholds("switch.shared_ecn", se.k, se.kmin, se.kmax, se.pmax)?;
-        if s.marking == MarkingKind::Bcc {
-            if se.k.is_some() || se.kmin.is_some() {
-                return err("switch.marking", "\"bcc\" derives switch.shared_ecn thresholds; remove switch.shared_ecn.k/kmin/kmax or use marking = \"explicit\"".into());
-            }
-            let b = &s.bcc;
-            if !(b.lambda.is_finite() && b.lambda >= 0.0) {
-                return err("switch.bcc.lambda", format!("{} is not accepted (accepted: a number >= 0)", b.lambda));
-            }
-            if b.rtt.0 == 0 {
-                return err("switch.bcc.rtt", "must be positive".into());
-            }
-            let alpha_min = alphas.iter().cloned().fold(f64::INFINITY, f64::min);
-            let rate = t.link_rate.0.max(t.uplink_rate.0);
-            let th = b.thresholds(rate, s.ports_per_pool as usize, s.pool_size.0, alpha_min, s.reserved.0);
-            if th.kmin < 0.0 {
-                return err(
-                    "switch.bcc",
-                    format!(
-                        "the BCC rules give Kmin = {:.0} B < 0 for this pool (Kmax = {:.0} B, B_R = {:.0} B); the pool is too small for this rtt, lambda and h",
-                        th.kmin, th.kmax, th.b_r
-                    ),
-                );
-            }
-        }
-        let port_buffer = s.pool_size.0 + s.reserved.0;
-        for (key, k) in [("switch.ecn.k", e.k), ("switch.ecn.kmin", e.kmin)] {
-            if let Some(k) = k.filter(|k| k.0 > port_buffer) {
-                warnings.push(format!(
-                    "{key}: {k} is above the most a queue can hold ({} = switch.pool_size + switch.reserved); it will never mark",
-                    Bytes(port_buffer)
-                ));
-            }
-        }
+        s.admission.validate("switch.admission", self, &mut warnings)?;
+        s.scheduler.validate("switch.scheduler", self, &mut warnings)?;
+        s.marking.validate("switch.marking", self, &mut warnings)?;
         let tr = &self.transport;
         if tr.mss == 0 || tr.mss > 65_000 {
             return err("transport.mss", format!("{} is not accepted (accepted: 1 to 65000 bytes)", tr.mss));
@@ -889,16 +765,11 @@ impl Scenario {
         if tr.dupack_threshold == 0 {
             return err("transport.dupack_threshold", "must be at least 1".into());
         }
-        if !(tr.dctcp_g > 0.0 && tr.dctcp_g <= 1.0) {
-            return err("transport.dctcp_g", format!("{} is not accepted (accepted: 0 < g <= 1)", tr.dctcp_g));
-        }
-        if !(0.0..=1.0).contains(&tr.dctcp_alpha_init) {
-            return err("transport.dctcp_alpha_init", format!("{} is outside [0, 1]", tr.dctcp_alpha_init));
-        }
+        tr.cc.validate("transport.cc", self, &mut warnings)?;
         if tr.pias_thresholds.windows(2).any(|w| w[0] >= w[1]) || tr.pias_thresholds.first() == Some(&Bytes(0)) {
             return err("transport.pias_thresholds", "must be positive and increasing, e.g. [\"1MB\"]".into());
         }
-        if tr.pias_thresholds.len() >= s.queues as usize && s.scheduler != SchedulerKind::Fifo {
+        if tr.pias_thresholds.len() >= s.queues as usize && !s.scheduler.single_queue() {
             warnings.push(format!(
                 "transport.pias_thresholds: {} thresholds make {} classes but switches have {} queues; the lowest classes share the last queue",
                 tr.pias_thresholds.len(),
@@ -906,9 +777,10 @@ impl Scenario {
                 s.queues
             ));
         }
-        if !tr.pias_thresholds.is_empty() && s.scheduler == SchedulerKind::Fifo {
+        if !tr.pias_thresholds.is_empty() && s.scheduler.single_queue() {
             warnings.push(
-                "transport.pias_thresholds: tags have no effect with switch.scheduler = \"fifo\" (one queue)".into(),
+                "transport.pias_thresholds: tags have no effect with switch.scheduler.kind = \"fifo\" (one queue)"
+                    .into(),
             );
         }
         if tr.max_cwnd.0 != 0 && tr.max_cwnd.0 < tr.mss as u64 {
@@ -1064,32 +936,6 @@ impl Workload {
     }
 }
 
-/// A marking rule is a cut-off `k`, or RED with `kmin <= kmax`, never both; `pmax` is a
-/// probability.
-fn validate_marking_thresholds(
-    path: &str,
-    k: Option<Bytes>,
-    kmin: Option<Bytes>,
-    kmax: Option<Bytes>,
-    pmax: f64,
-) -> Result<(), ScenarioError> {
-    let err = |key: &str, msg: String| Err(ScenarioError::new(format!("{path}.{key}"), msg));
-    if !(0.0..=1.0).contains(&pmax) {
-        return err("pmax", format!("{pmax} is outside [0, 1]"));
-    }
-    match (k, kmin, kmax) {
-        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            err("k", "set either k (cut-off) or kmin and kmax (RED), not both".into())
-        }
-        (None, Some(_), None) => err("kmax", "RED needs kmax as well as kmin".into()),
-        (None, None, Some(_)) => err("kmin", "RED needs kmin as well as kmax".into()),
-        (None, Some(lo), Some(hi)) if lo > hi => {
-            err("kmin", format!("{lo} is above {path}.kmax = {hi} (accepted: kmin <= kmax)"))
-        }
-        _ => Ok(()),
-    }
-}
-
 /// Shortens serde's messages: "unknown field `x`, expected one of ..." stays readable.
 fn clean_serde_message(message: &str) -> String {
     let message = message.trim();
@@ -1115,6 +961,12 @@ mod tests {
     }
 
     #[test]
+    fn json_syntax_errors_name_the_path() {
+        let e = Scenario::from_json(r#"{"topology": {"kind": "star"}, "run": Infinity}"#).unwrap_err();
+        assert_eq!(e.path, "run");
+    }
+
+    #[test]
     fn bad_unit_names_path() {
         let e = Scenario::from_toml("[topology]\nlink_rate = \"100Gbs\"\n").unwrap_err();
         assert_eq!(e.path, "topology.link_rate");
@@ -1136,11 +988,15 @@ mod tests {
         // Default star: two 1 us links at 100 Gbps; per link a 1,514 B packet and a 64 B
         // ACK take 126.24 ns, so RTT = 2 x (2 us + 126.24 ns) = 4.25248 us; C x RTT =
         // 12.5 GB/s x 4.25248 us = 53,156 B; DCTCP's lambda 0.72 gives 38,272.3 B.
+        let cutoff = |sc: &Scenario| match sc.resolved().switch.marking.rules() {
+            [MarkerConfig::Cutoff(c)] => Some(c.k),
+            _ => None,
+        };
         let sc = Scenario::default();
-        assert_eq!(sc.resolved().switch.ecn.k, Some(Bytes(38_272)));
+        assert_eq!(cutoff(&sc), Some(Bytes(38_272)));
         let mut ecn_star = sc.clone();
-        ecn_star.transport.cc = CcKind::EcnStar;
-        assert_eq!(ecn_star.resolved().switch.ecn.k, Some(Bytes(53_156)));
+        ecn_star.transport.cc = CcConfig::EcnStar(Default::default());
+        assert_eq!(cutoff(&ecn_star), Some(Bytes(53_156)));
         // Leaf-spine, 10 Gbps hosts, 40 Gbps uplinks, 2 us links, host-leaf-spine-leaf-host:
         // RTT = 2 x (4 us + 1,262.4 ns) + 2 x (4 us + 315.6 ns) = 19.156 us; 1.25 GB/s x
         // 19.156 us = 23,945 B; x 0.72 = 17,240.4 B.
@@ -1152,24 +1008,22 @@ mod tests {
             link_delay: Time(2_000_000),
             ..Topology::default()
         };
-        assert_eq!(ls.resolved().switch.ecn.k, Some(Bytes(17_240)));
+        assert_eq!(cutoff(&ls), Some(Bytes(17_240)));
         // Any marking rule, a transport that ignores marks, non-ECT packets or no TCP
         // traffic: unchanged.
-        let mut variants: Vec<Scenario> = vec![sc.clone(); 7];
-        variants[6].workload.pattern = Pattern::Udp;
-        variants[0].switch.ecn.kmin = Some(Bytes(1));
-        variants[0].switch.ecn.kmax = Some(Bytes(2));
-        variants[1].switch.shared_ecn.k = Some(Bytes(1));
-        variants[2].switch.marking = MarkingKind::Bcc;
-        variants[3].host.ecn_k = Bytes(1);
-        variants[4].transport.cc = CcKind::Newreno;
-        variants[5].transport.ecn = EcnCapable::Off;
+        let mut variants: Vec<Scenario> = vec![sc.clone(); 4];
+        variants[0].workload.pattern = Pattern::Udp;
+        variants[1].host.ecn_k = Bytes(1);
+        variants[2].transport.cc = CcConfig::NewReno(Default::default());
+        variants[3].transport.ecn = EcnCapable::Off;
+        for kind in MarkerConfig::KINDS {
+            let mut v = sc.clone();
+            v.switch.marking.set(MarkerConfig::of_kind(kind).unwrap());
+            variants.push(v);
+        }
         for v in variants {
             assert_eq!(v.resolved(), v);
         }
-        let mut set = sc.clone();
-        set.switch.ecn.k = Some(Bytes(720_000));
-        assert_eq!(set.resolved(), set);
     }
 
     #[test]

@@ -5,9 +5,12 @@ mod common;
 use common::{run, scenario};
 use rand::{Rng as _, SeedableRng};
 use shoal_core::net::Packet;
-use shoal_core::scenario::{AdmissionKind, BccConfig, SchedulerKind, SwitchConfig};
+use shoal_core::scenario::SwitchConfig;
 use shoal_core::sim::stream;
 use shoal_core::stats::{Counters, DropReason};
+use shoal_core::switch::admission::AdmissionConfig;
+use shoal_core::switch::marking::{BccConfig, CutoffConfig, MarkerConfig};
+use shoal_core::switch::scheduler::SchedulerConfig;
 use shoal_core::switch::Switch;
 use shoal_core::units::{Bytes, Time};
 
@@ -18,15 +21,15 @@ fn packet(size: u32, priority: u8) -> Packet {
 /// A switch with `ports` ports and a per-port buffer of `buffer` bytes (one port per
 /// pool, no reserve, an alpha large enough that only a full buffer refuses), two
 /// strict-priority queues.
-fn per_port_switch(admission: AdmissionKind, buffer: u64, ports_per_pool: u32, ports: usize) -> Switch {
+fn per_port_switch(admission: &str, buffer: u64, ports_per_pool: u32, ports: usize) -> Switch {
     let mut cfg = SwitchConfig::default();
     cfg.queues = 2;
-    cfg.scheduler = SchedulerKind::StrictPriority;
+    cfg.scheduler = SchedulerConfig::StrictPriority(Default::default());
     cfg.ports_per_pool = ports_per_pool;
     cfg.pool_size = Bytes(buffer);
     cfg.reserved = Bytes(0);
     cfg.alpha = shoal_core::scenario::PerQueue::All(1e9);
-    cfg.admission = admission;
+    cfg.admission = AdmissionConfig::of_kind(admission).unwrap();
     let links: Vec<u32> = (0..ports as u32).collect();
     Switch::new(&cfg, &links, &vec![10_000_000_000; ports], 0, stream(1, "test", 0))
 }
@@ -42,7 +45,7 @@ fn queue_bytes(sw: &Switch, port: usize, queue: usize) -> u64 {
 #[test]
 fn losspass_pushout_rule() {
     let buffer = 60_000;
-    let mut sw = per_port_switch(AdmissionKind::Losspass, buffer, 1, 1);
+    let mut sw = per_port_switch("losspass", buffer, 1, 1);
     let mut counters = Counters::default();
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
     let mut high_drops = 0;
@@ -76,11 +79,11 @@ fn losspass_pushout_rule() {
 /// sit in the buffer (the rule above is not vacuous).
 #[test]
 fn tail_drop_loses_high_priority_packets_that_losspass_keeps() {
-    let mut sw = per_port_switch(AdmissionKind::DynamicThreshold, 30_000, 1, 1);
+    let mut sw = per_port_switch("dynamic_threshold", 30_000, 1, 1);
     let mut counters = Counters::default();
     while sw.receive(0, 0, packet(1500, 1), 0, &mut counters) {}
     assert!(!sw.receive(0, 0, packet(1500, 0), 0, &mut counters));
-    let mut lp = per_port_switch(AdmissionKind::Losspass, 30_000, 1, 1);
+    let mut lp = per_port_switch("losspass", 30_000, 1, 1);
     while lp.receive(0, 0, packet(1500, 1), 0, &mut counters) {}
     assert!(lp.receive(0, 0, packet(1500, 0), 0, &mut counters));
     assert_eq!(queue_bytes(&lp, 0, 1), 30_000 - 1500);
@@ -90,7 +93,7 @@ fn tail_drop_loses_high_priority_packets_that_losspass_keeps() {
 /// the pool's longest queue; an arrival at the longest queue is dropped.
 #[test]
 fn lqd_pushes_out_the_longest_queue() {
-    let mut sw = per_port_switch(AdmissionKind::Lqd, 30_000, 2, 2);
+    let mut sw = per_port_switch("lqd", 30_000, 2, 2);
     let mut counters = Counters::default();
     while sw.receive(0, 0, packet(1500, 0), 0, &mut counters) {}
     assert_eq!(queue_bytes(&sw, 0, 0), 30_000);
@@ -107,7 +110,7 @@ fn lqd_pushes_out_the_longest_queue() {
 /// 128 KB reserve, 8 ports, h = 8 us give B_R ~ 1.6 MB, Kmax ~ 2.6 MB, Kmin ~ 1.8 MB.
 #[test]
 fn bcc_thresholds_match_the_paper() {
-    let cfg = BccConfig { rtt: Time(80_000_000), lambda: 0.72, h: Time(8_000_000) };
+    let cfg = BccConfig { rtt: Time(80_000_000), lambda: 0.72, h: Time(8_000_000), ..BccConfig::default() };
     let th = cfg.thresholds(100_000_000_000, 8, 3_000_000, 4.0, 128_000);
     assert!((th.b_r / 1e6 - 1.6).abs() < 0.05, "{th:?}");
     assert!((th.kmax / 1e6 - 2.6).abs() < 0.05, "{th:?}");
@@ -131,7 +134,7 @@ fn shared_buffer_ecn_controls_pool_occupancy() {
         pool_size = "3MB"
         reserved = "0B"
         alpha = 8
-        ecn.k = "700KB"
+        marking.cutoff.k = "700KB"
         [transport]
         cc = "dctcp"
         mss = 1446
@@ -144,8 +147,10 @@ fn shared_buffer_ecn_controls_pool_occupancy() {
         stop_time = "30ms"
     "#;
     let mut without = run(&scenario(base)).counters_json();
-    let mut with_rule =
-        run(&scenario(&base.replace("ecn.k = \"700KB\"", "ecn.k = \"700KB\"\nshared_ecn.k = \"1MB\""))).counters_json();
+    let mut with_rule = run(&scenario(
+        &base.replace("cutoff.k = \"700KB\"", "cutoff.k = \"700KB\"\nmarking.shared_cutoff.k = \"1MB\""),
+    ))
+    .counters_json();
     let pool = |c: &mut serde_json::Value| c["pools"][0]["mean"].as_f64().unwrap();
     let (p_without, p_with) = (pool(&mut without), pool(&mut with_rule));
     assert!(p_without > 1.5e6, "pool without shared ECN: {p_without}");
@@ -296,7 +301,7 @@ fn tcp_small_queues_or_nic_marking_keep_the_nic_busy_without_drops() {
         [host]
         nic_buffer = "300KB"
         TSQ
-        [switch.ecn]
+        [switch.marking.cutoff]
         k = "100KB"
         [workload]
         pattern = "long_lived"
@@ -340,10 +345,10 @@ fn per_port_ecn_counts_every_queue_of_the_port() {
         let mut sw = {
             let mut cfg = SwitchConfig::default();
             cfg.queues = 2;
-            cfg.scheduler = SchedulerKind::StrictPriority;
+            cfg.scheduler = SchedulerConfig::StrictPriority(Default::default());
             cfg.ports_per_pool = 1;
             cfg.pool_size = Bytes(1_000_000);
-            cfg.ecn.k = Some(Bytes(k));
+            cfg.marking.set(MarkerConfig::Cutoff(CutoffConfig { k: Bytes(k) }));
             cfg.ecn.at = MarkPoint::Enqueue;
             cfg.ecn.scope = scope;
             Switch::new(&cfg, &[0], &[10_000_000_000], 0, stream(1, "test", 0))

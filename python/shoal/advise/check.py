@@ -232,8 +232,9 @@ def build_context(resolved: dict[str, Any]) -> CheckContext:
     alpha_v = sw["alpha"]
     alphas = alpha_v if isinstance(alpha_v, list) else [alpha_v]
     alpha = min(Fraction(a).limit_denominator(1 << 20) for a in alphas)
-    ecn = sw.get("ecn", {})
-    cc = str(tr["cc"])
+    marking = sw.get("marking", {})
+    cutoff, red = marking.get("cutoff", {}), marking.get("red", {})
+    cc = str(tr["cc"]["kind"])
     mode = str(tr.get("ecn", "auto"))
     ecn_capable = mode == "on" or (mode == "auto" and cc in ("dctcp", "ecn_star"))
     bdp = host_rate * rtt / 8
@@ -252,9 +253,9 @@ def build_context(resolved: dict[str, Any]) -> CheckContext:
         link_delay=host_delay,
         cc=cc,
         ecn_capable=ecn_capable,
-        k=_size(ecn["k"]) if "k" in ecn else None,
-        kmin=_size(ecn["kmin"]) if "kmin" in ecn else None,
-        kmax=_size(ecn["kmax"]) if "kmax" in ecn else None,
+        k=_size(cutoff["k"]) if "k" in cutoff else None,
+        kmin=_size(red["kmin"]) if "kmin" in red else None,
+        kmax=_size(red["kmax"]) if "kmax" in red else None,
     )
     ctx.derived = {
         "link_rate": as_number(host_rate),

@@ -138,7 +138,7 @@ def slow_start_window(scenario: dict[str, Any]) -> dict[str, Any] | None:
 
     The scenario (a resolved one, e.g. a run's ``scenario.json``) is simulated again,
     stepped from Python (runs are deterministic): t0 is the first picosecond at which
-    the bottleneck queue (switch 0's busiest queue) holds at least K = switch.ecn.k
+    the bottleneck queue (switch 0's busiest queue) holds at least K = switch.marking.cutoff.k
     bytes, found by bisection on fresh simulations; at t0 the window is measured as
     the sender's data in flight, w_e = data packets sent - ACKs received (ACKs received =
     packets delivered to hosts - data packets delivered to the receiver; one ACK per
@@ -155,7 +155,7 @@ def slow_start_window(scenario: dict[str, Any]) -> dict[str, Any] | None:
     transport = scenario.get("transport", {})
     mss = int(transport.get("mss", 1460))
     packet = float(mss + int(transport.get("header", 54)))
-    k = _size(scenario.get("switch", {}).get("ecn", {}).get("k", 0))
+    k = _size(scenario.get("switch", {}).get("marking", {}).get("cutoff", {}).get("k", 0))
 
     end = _core.Simulation(text)
     end.run(2**63)
@@ -273,7 +273,7 @@ def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     curves: dict[str, pd.Series] = {}
     for i, row, run_dir, sc in ok_runs(runs, store):
         p = Path_(sc)
-        h = _size(sc.get("switch", {}).get("ecn", {}).get("k", 0))
+        h = _size(sc.get("switch", {}).get("marking", {}).get("cutoff", {}).get("k", 0))
         flows = pd.read_parquet(run_dir / "flows.parquet")
         series = bottleneck_series(run_dir)
         values: dict[str, Any] = {"bdp_bytes": p.bdp_bytes, "k_bdp": h / p.bdp_bytes}

@@ -11,16 +11,16 @@ pub mod mmu;
 pub mod scheduler;
 
 use crate::net::{Effects, Packet};
-use crate::scenario::{EcnScope, MarkPoint, MarkingKind, NonEct, SchedulerKind, SwitchConfig};
+use crate::scenario::{EcnScope, MarkPoint, NonEct, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
 use active_set::ActiveSet;
-use admission::{Admission, AdmitContext, Verdict};
+use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
 use classify::{ByPriority, Classify, SingleQueue};
 use flow_control::{FlowControl, FlowCx, Lossy};
-use marking::{MarkContext, Marker, QueueCutoff, QueueRed, SharedBufferRed};
+use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
 use mmu::{charge, release, Charge, IngressAccounts, Pool, QueueAccount, Queued};
-use scheduler::{Dwrr, Scheduler, StrictPriority};
+use scheduler::{AnyScheduler, Scheduler, SchedulerEnv};
 use std::collections::VecDeque;
 
 /// One egress queue of a port.
@@ -40,7 +40,7 @@ pub struct SwitchPort {
     pub queues: Vec<PortQueue>,
     active: ActiveSet,
     bytes: u64,
-    scheduler: Box<dyn Scheduler>,
+    scheduler: AnyScheduler,
 }
 
 impl SwitchPort {
@@ -77,13 +77,13 @@ pub struct Switch {
     pub ingress: IngressAccounts,
     /// Salt of this switch's ECMP hash.
     pub ecmp_salt: u64,
-    admission: Box<dyn Admission>,
+    admission: AnyAdmission,
     flow_control: Box<dyn FlowControl>,
     ports_per_pool: usize,
     /// Per-queue rules, shared for every queue.
-    markers: Vec<Box<dyn Marker>>,
+    markers: Vec<AnyMarker>,
     /// Shared-buffer rule of each pool, if any.
-    pool_markers: Vec<Option<Box<dyn Marker>>>,
+    pool_markers: Vec<Option<AnyMarker>>,
     mark_at: MarkPoint,
     ecn_scope: EcnScope,
     non_ect: NonEct,
@@ -119,49 +119,40 @@ impl Switch {
                         occupancy: TimeWeighted::default(),
                     })
                     .collect(),
-                scheduler: match cfg.scheduler {
-                    SchedulerKind::Fifo | SchedulerKind::StrictPriority => Box::new(StrictPriority),
-                    SchedulerKind::Dwrr => Box::new(Dwrr::new(cfg.dwrr_quantum.0, &cfg.dwrr_weights, queues)),
-                },
+                scheduler: cfg.scheduler.build(&SchedulerEnv { queues }),
             })
             .collect();
-        let mut markers: Vec<Box<dyn Marker>> = Vec::new();
         debug_assert_eq!(links.len(), rates.len());
-        let ecn = &cfg.ecn;
-        if let Some(k) = ecn.k {
-            markers.push(Box::new(QueueCutoff { k: k.0 }));
-        }
-        if let (Some(kmin), Some(kmax)) = (ecn.kmin, ecn.kmax) {
-            markers.push(Box::new(QueueRed { kmin: kmin.0, kmax: kmax.0, pmax: ecn.pmax }));
-        }
         let alpha_min = (0..queues).map(|q| cfg.alpha.get(q)).fold(f64::INFINITY, f64::min);
-        let pool_markers = (0..pool_count)
-            .map(|p| -> Option<Box<dyn Marker>> {
-                let shared = &cfg.shared_ecn;
-                let pmax = shared.pmax;
-                match cfg.marking {
-                    MarkingKind::Bcc => {
-                        let ports = p * ports_per_pool..((p + 1) * ports_per_pool).min(links.len());
-                        let rate = rates[ports.clone()].iter().copied().max().unwrap_or(0);
-                        let th = cfg.bcc.thresholds(rate, ports.len(), cfg.pool_size.0, alpha_min, cfg.reserved.0);
-                        let kmax = th.kmax.max(0.0) as u64;
-                        let kmin = (th.kmin.max(0.0) as u64).min(kmax);
-                        Some(Box::new(SharedBufferRed { kmin, kmax, pmax }))
-                    }
-                    MarkingKind::Explicit => match (shared.k, shared.kmin, shared.kmax) {
-                        (Some(k), _, _) => Some(Box::new(SharedBufferRed { kmin: k.0, kmax: k.0, pmax: 1.0 })),
-                        (None, Some(lo), Some(hi)) => Some(Box::new(SharedBufferRed { kmin: lo.0, kmax: hi.0, pmax })),
-                        _ => None,
-                    },
+        // Every rule is built for each pool: per-queue rules ignore the pool and are kept
+        // once; the shared-buffer rule (at most one) is kept per pool.
+        let mut markers: Vec<AnyMarker> = Vec::new();
+        let mut pool_markers: Vec<Option<AnyMarker>> = (0..pool_count).map(|_| None).collect();
+        for (p, pool_marker) in pool_markers.iter_mut().enumerate() {
+            let ports = p * ports_per_pool..((p + 1) * ports_per_pool).min(links.len());
+            let env = PoolEnv {
+                ports: ports.len(),
+                max_rate_bps: rates[ports].iter().copied().max().unwrap_or(0),
+                pool_size: cfg.pool_size.0,
+                reserved: cfg.reserved.0,
+                alpha_min,
+            };
+            for rule in cfg.marking.rules() {
+                let marker = rule.build(&env);
+                match marker.rule() {
+                    MarkRule::SharedBuffer => *pool_marker = Some(marker),
+                    _ if p == 0 => markers.push(marker),
+                    _ => {}
                 }
-            })
-            .collect();
+            }
+        }
+        let ecn = &cfg.ecn;
         Switch {
             ingress: IngressAccounts::new(links.len()),
             ports,
             pools,
             ecmp_salt,
-            admission: admission::build(cfg.admission),
+            admission: cfg.admission.build(&()),
             flow_control: Box::new(Lossy),
             ports_per_pool,
             markers,
@@ -169,10 +160,7 @@ impl Switch {
             mark_at: ecn.at,
             ecn_scope: ecn.scope,
             non_ect: ecn.non_ect,
-            classify: match cfg.scheduler {
-                SchedulerKind::Fifo => Box::new(SingleQueue),
-                SchedulerKind::StrictPriority | SchedulerKind::Dwrr => Box::new(ByPriority),
-            },
+            classify: if cfg.scheduler.single_queue() { Box::new(SingleQueue) } else { Box::new(ByPriority) },
             rng,
         }
     }

@@ -4,6 +4,10 @@
 
 use super::active_set::ActiveSet;
 use super::PortQueue;
+use crate::registry::{registry, NoKeys, Scheme};
+use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::units::Bytes;
+use serde::{Deserialize, Serialize};
 
 pub trait Scheduler: Send {
     /// The queue to serve next, or None when `active` (the non-empty queues) is empty.
@@ -12,6 +16,60 @@ pub trait Scheduler: Send {
     fn on_empty(&mut self, _q: usize) {}
     /// Queue `q` was empty and received a packet.
     fn on_backlog(&mut self, _q: usize) {}
+}
+
+registry! {
+    /// How a port picks the queue that sends next (`[switch.scheduler]`).
+    pub enum SchedulerConfig => AnyScheduler: Scheduler, env SchedulerEnv;
+    "fifo" => Fifo(Fifo),
+    "strict_priority" => StrictPriority(StrictPriority),
+    "dwrr" => Dwrr(Dwrr),
+    forward {
+        mut fn pick(queues: &[PortQueue], active: &ActiveSet) -> Option<usize>;
+        mut fn on_empty(q: usize);
+        mut fn on_backlog(q: usize);
+    }
+}
+
+impl SchedulerConfig {
+    /// Every packet goes to queue 0, whatever its priority.
+    pub fn single_queue(&self) -> bool {
+        matches!(self, SchedulerConfig::Fifo(_))
+    }
+}
+
+/// What a port's scheduler is built for.
+pub struct SchedulerEnv {
+    /// Queues per port (`switch.queues`).
+    pub queues: usize,
+}
+
+/// One queue: every packet of the port goes to queue 0 and leaves in arrival order.
+pub struct Fifo;
+
+impl Scheme for Fifo {
+    type Config = NoKeys;
+    type Env = SchedulerEnv;
+
+    fn build(_: &NoKeys, _: &SchedulerEnv) -> Self {
+        Fifo
+    }
+}
+
+impl Scheduler for Fifo {
+    #[inline]
+    fn pick(&mut self, queues: &[PortQueue], active: &ActiveSet) -> Option<usize> {
+        StrictPriority.pick(queues, active)
+    }
+}
+
+impl Scheme for StrictPriority {
+    type Config = NoKeys;
+    type Env = SchedulerEnv;
+
+    fn build(_: &NoKeys, _: &SchedulerEnv) -> Self {
+        StrictPriority
+    }
 }
 
 /// Strict priority: the lowest-numbered non-empty queue. With every packet in queue 0
@@ -42,6 +100,52 @@ pub struct Dwrr {
     credited: bool,
     position: u64,
     reset_at: Vec<u64>,
+}
+
+/// DWRR's keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DwrrConfig {
+    /// Bytes of credit per round; each queue's weight scales it.
+    pub quantum: Bytes,
+    /// One weight per queue, or one for all.
+    pub weights: Vec<f64>,
+}
+
+impl Default for DwrrConfig {
+    fn default() -> Self {
+        DwrrConfig { quantum: Bytes(9_000), weights: vec![1.0] }
+    }
+}
+
+impl Scheme for Dwrr {
+    type Config = DwrrConfig;
+    type Env = SchedulerEnv;
+
+    fn build(cfg: &DwrrConfig, env: &SchedulerEnv) -> Self {
+        Dwrr::new(cfg.quantum.0, &cfg.weights, env.queues)
+    }
+
+    fn validate(cfg: &DwrrConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+        let queues = sc.switch.queues;
+        let w = &cfg.weights;
+        if w.is_empty() || w.iter().any(|w| !(w.is_finite() && *w > 0.0)) {
+            return Err(ScenarioError::new(
+                format!("{path}.weights"),
+                format!("{w:?} is not accepted (accepted: numbers > 0)"),
+            ));
+        }
+        if w.len() > 1 && w.len() != queues as usize {
+            return Err(ScenarioError::new(
+                format!("{path}.weights"),
+                format!("has {} values but switch.queues = {queues}", w.len()),
+            ));
+        }
+        if cfg.quantum.0 == 0 {
+            return Err(ScenarioError::new(format!("{path}.quantum"), "must be positive"));
+        }
+        Ok(())
+    }
 }
 
 impl Dwrr {

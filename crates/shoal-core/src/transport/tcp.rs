@@ -2,10 +2,10 @@
 //! (the last one may be shorter); the receiver sends one cumulative ACK per data packet,
 //! echoing the packet's CE mark (ECE) and its send timestamp.
 
-use super::cc::{AckInfo, CongestionControl, Window};
+use super::cc::{CcConfig, CongestionControl, Feedback, SendState};
 use super::sack::{OutOfOrder, SackBlock, Scoreboard};
 use crate::net::{Packet, PacketKind};
-use crate::scenario::{CcKind, PartialAckRto, TransportConfig};
+use crate::scenario::{PartialAckRto, TransportConfig};
 use crate::sim::Ps;
 
 /// Transport settings shared by every TCP flow of a run.
@@ -23,9 +23,7 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     pub ect: bool,
     pub handshake: bool,
-    pub cc: CcKind,
-    pub dctcp_g: f64,
-    pub dctcp_alpha_init: f64,
+    pub cc: CcConfig,
     /// PIAS tagging thresholds in bytes, increasing; empty = off.
     pub pias_thresholds: Vec<u64>,
     /// Receive window until the first data ACK, bytes; 0 = none.
@@ -51,9 +49,7 @@ impl TcpConfig {
             dupack_threshold: t.dupack_threshold,
             ect: t.ect(),
             handshake: t.handshake,
-            cc: t.cc,
-            dctcp_g: t.dctcp_g,
-            dctcp_alpha_init: t.dctcp_alpha_init,
+            cc: t.cc.clone(),
             pias_thresholds: t.pias_thresholds.iter().map(|b| b.0).collect(),
             initial_rwnd: t.initial_rwnd.0,
             partial_ack_rto: t.partial_ack_rto,
@@ -94,7 +90,7 @@ const CLOCK_GRANULARITY: Ps = 1_000_000; // 1 us
 /// alpha), its window, ssthresh and RTT estimate, and when it last sent data.
 pub struct IdleConnection {
     cc: Box<dyn CongestionControl>,
-    window: Window,
+    window: SendState,
     srtt: Option<Ps>,
     rttvar: Ps,
     last_sent: Ps,
@@ -111,7 +107,7 @@ pub struct TcpSender {
     snd_nxt: u32,
     /// One past the highest segment ever sent.
     high_sent: u32,
-    window: Window,
+    window: SendState,
     cc: Box<dyn CongestionControl>,
     dupacks: u32,
     in_recovery: bool,
@@ -155,7 +151,7 @@ impl TcpSender {
             snd_una: 0,
             snd_nxt: 0,
             high_sent: 0,
-            window: Window { cwnd: cfg.init_cwnd as f64 * mss, ssthresh: f64::INFINITY, mss },
+            window: SendState::window(cfg.init_cwnd as f64 * mss, f64::INFINITY, mss),
             cc,
             dupacks: 0,
             in_recovery: false,
@@ -450,7 +446,15 @@ impl TcpSender {
                     restart_timer = cfg.partial_ack_rto == PartialAckRto::Every || self.partial_acks == 1;
                 }
             } else {
-                let info = AckInfo { acked_bytes, ece: ack.ece, snd_una: self.snd_una, snd_nxt: self.snd_nxt };
+                let info = Feedback {
+                    now,
+                    acked_bytes,
+                    ece: ack.ece,
+                    snd_una: self.snd_una,
+                    snd_nxt: self.snd_nxt,
+                    rtt: Some(now - ack.timestamp),
+                    telemetry: None,
+                };
                 self.cc.on_ack(&mut self.window, &info);
             }
             self.dupacks = 0;
@@ -570,7 +574,7 @@ mod tests {
     fn idle_connection(cfg: &TcpConfig, cwnd: f64) -> IdleConnection {
         let template = Packet::template(0, 1, 0, 0);
         let mut first = TcpSender::new(cfg, 100_000, template, cc::build(cfg));
-        first.window = Window { cwnd, ssthresh: 30_000.0, mss: cfg.mss as f64 };
+        first.window = SendState::window(cwnd, 30_000.0, cfg.mss as f64);
         first.srtt = Some(80_000_000);
         first.rttvar = 5_000_000;
         first.snd_una = first.segments;
@@ -606,7 +610,7 @@ mod tests {
     /// makes the next round. Returns, per round, the retransmitted segments; `None` if
     /// the sender stalled (only a timeout could go on).
     fn rounds(sack: bool, segments: u32, init_cwnd: u32, drop: &[u32]) -> Option<Vec<Vec<u32>>> {
-        let t = TransportConfig { cc: crate::scenario::CcKind::Newreno, init_cwnd, sack, ..Default::default() };
+        let t = TransportConfig { cc: CcConfig::NewReno(Default::default()), init_cwnd, sack, ..Default::default() };
         let cfg = TcpConfig::from_scenario(&t);
         let bytes = segments as u64 * cfg.mss as u64;
         let template = Packet::template(0, 1, 0, 0);

@@ -1,10 +1,20 @@
 use super::{Admission, AdmitContext, Verdict};
+use crate::registry::{NoKeys, Scheme};
 use crate::stats::DropReason;
 
 /// Reserved space first, then the shared pool while the queue's shared bytes are below
 /// the dynamic threshold T = alpha * (pool size - pool shared occupancy) (Choudhury and
-/// Hahne); otherwise tail drop.
+/// Hahne); otherwise tail drop. Alpha is per queue (`switch.alpha`).
 pub struct DynamicThreshold;
+
+impl Scheme for DynamicThreshold {
+    type Config = NoKeys;
+    type Env = ();
+
+    fn build(_: &NoKeys, _: &()) -> Self {
+        DynamicThreshold
+    }
+}
 
 impl DynamicThreshold {
     pub fn verdict(ctx: &AdmitContext) -> Verdict {

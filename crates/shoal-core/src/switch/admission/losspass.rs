@@ -1,4 +1,5 @@
 use super::{Admission, AdmitContext, DynamicThreshold, Verdict};
+use crate::registry::{NoKeys, Scheme};
 
 /// LossPass (Kim and Lee, IEEE Comm. Letters 2019, Algorithm 1): a packet that does not
 /// fit pushes out tail packets of its port's lower-priority queues (higher index under
@@ -7,6 +8,15 @@ use super::{Admission, AdmitContext, DynamicThreshold, Verdict};
 /// "Fits" is the dynamic-threshold rule, so with one port per pool, no reserve and a
 /// large alpha this is the paper's per-port buffer.
 pub struct LossPass;
+
+impl Scheme for LossPass {
+    type Config = NoKeys;
+    type Env = ();
+
+    fn build(_: &NoKeys, _: &()) -> Self {
+        LossPass
+    }
+}
 
 impl Admission for LossPass {
     fn admit(&mut self, ctx: &AdmitContext) -> Verdict {

@@ -1,10 +1,20 @@
 use super::{Admission, AdmitContext, Verdict};
+use crate::registry::{NoKeys, Scheme};
 use crate::stats::DropReason;
 
 /// Longest queue drop: a shared pool without thresholds. A packet is admitted while its
 /// queue's reserve or the pool has room; when the pool is full it pushes out the tail of
 /// the pool's longest queue, or is dropped if its own queue is the longest.
 pub struct LongestQueueDrop;
+
+impl Scheme for LongestQueueDrop {
+    type Config = NoKeys;
+    type Env = ();
+
+    fn build(_: &NoKeys, _: &()) -> Self {
+        LongestQueueDrop
+    }
+}
 
 impl Admission for LongestQueueDrop {
     fn admit(&mut self, ctx: &AdmitContext) -> Verdict {

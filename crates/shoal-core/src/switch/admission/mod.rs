@@ -12,7 +12,7 @@ pub use lqd::LongestQueueDrop;
 
 use super::mmu::Pool;
 use super::SwitchPort;
-use crate::scenario::AdmissionKind;
+use crate::registry::registry;
 use crate::stats::DropReason;
 use std::ops::Range;
 
@@ -50,10 +50,14 @@ pub trait Admission: Send {
     fn admit(&mut self, ctx: &AdmitContext) -> Verdict;
 }
 
-pub fn build(kind: AdmissionKind) -> Box<dyn Admission> {
-    match kind {
-        AdmissionKind::DynamicThreshold => Box::new(DynamicThreshold),
-        AdmissionKind::Losspass => Box::new(LossPass),
-        AdmissionKind::Lqd => Box::new(LongestQueueDrop),
+registry! {
+    /// How a switch decides whether an arriving packet may enter the buffer
+    /// (`[switch.admission]`).
+    pub enum AdmissionConfig => AnyAdmission: Admission, env ();
+    "dynamic_threshold" => DynamicThreshold(DynamicThreshold),
+    "losspass" => LossPass(LossPass),
+    "lqd" => Lqd(LongestQueueDrop),
+    forward {
+        mut fn admit(ctx: &AdmitContext) -> Verdict;
     }
 }

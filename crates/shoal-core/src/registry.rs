@@ -1,0 +1,213 @@
+//! Scheme registries. A scheme (an admission policy, a marking rule, a scheduler, a
+//! congestion controller) is one type implementing [`Scheme`] and its decision-point
+//! trait, in its own file; `registry!` lists the schemes of a decision point, one line
+//! each, and generates:
+//!
+//! - the config enum, read from `{ kind = "...", <the scheme's keys> }` (or just the kind
+//!   as a string) and written back in the same form; the first scheme is the default,
+//!   also of a section without `kind`;
+//! - `KINDS`, `kind()`, `build` and `validate` on it;
+//! - the `Any*` enum of the built schemes, implementing the decision-point trait by
+//!   `match` (static dispatch).
+//!
+//! The `kind` tag is dispatched by hand rather than with `#[serde(tag = "kind")]`: serde
+//! buffers an internally tagged value, so an error inside it would lose its key path.
+//! Here the scheme's keys are deserialized with `serde_path_to_error`, and the inner path
+//! travels out in the error message (see [`nested`]) until `Scenario::from_json` joins it
+//! to the outer one.
+
+use crate::scenario::{Scenario, ScenarioError, Warnings};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// A scheme: its configuration and how it is built from it.
+pub trait Scheme: Sized {
+    /// Its keys (`deny_unknown_fields`, every key defaulted).
+    type Config: Serialize + DeserializeOwned + Default + Clone + PartialEq + std::fmt::Debug;
+    /// What it is built from besides its keys (a switch's queue count, a buffer pool).
+    type Env;
+
+    fn build(cfg: &Self::Config, env: &Self::Env) -> Self;
+
+    /// Checks `cfg` as `sc` uses it; `path` is the scheme's section (`switch.admission`).
+    /// Legal but suspicious settings add to `warnings`.
+    fn validate(
+        _cfg: &Self::Config,
+        _path: &str,
+        _sc: &Scenario,
+        _warnings: &mut Warnings,
+    ) -> Result<(), ScenarioError> {
+        Ok(())
+    }
+}
+
+/// The configuration of a scheme without keys of its own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoKeys {}
+
+/// Prefix of a serde error message that carries a key path inside a scheme's section.
+const NESTED: &str = "\u{1}";
+
+/// A serde error message for a bad value at `path` inside the value being deserialized.
+pub(crate) fn nested(path: &str, message: &str) -> String {
+    match split_nested(message) {
+        Some((inner, message)) => format!("{NESTED}{path}.{inner}{NESTED}{message}"),
+        None => format!("{NESTED}{path}{NESTED}{message}"),
+    }
+}
+
+/// The inner key path and message of an error made by [`nested`].
+pub(crate) fn split_nested(message: &str) -> Option<(&str, &str)> {
+    message.strip_prefix(NESTED)?.split_once(NESTED)
+}
+
+/// Reads a scheme's `{ kind = ..., keys }` (or a bare kind) into the kind and the other
+/// keys; without `kind`, the kind is `default`. An unknown kind's message lists `kinds`.
+pub(crate) fn split_kind(value: Value, kinds: &[&str], default: &str) -> Result<(String, Map<String, Value>), String> {
+    let accepted = || kinds.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
+    let (kind, rest, at) = match value {
+        Value::String(kind) => (kind, Map::new(), None),
+        Value::Object(mut map) => match map.remove("kind") {
+            Some(Value::String(kind)) => (kind, map, Some("kind")),
+            Some(other) => return Err(nested("kind", &format!("{other} is not a kind (accepted: {})", accepted()))),
+            None => (default.to_string(), map, None),
+        },
+        other => {
+            return Err(format!("{other} is not accepted (accepted: a table with `kind`, or a kind: {})", accepted()))
+        }
+    };
+    if !kinds.contains(&kind.as_str()) {
+        let message = format!("unknown kind \"{kind}\" (accepted: {})", accepted());
+        return Err(at.map_or(message.clone(), |at| nested(at, &message)));
+    }
+    Ok((kind, rest))
+}
+
+/// Deserializes a scheme's keys, keeping the path of a bad one.
+pub(crate) fn keys<T: DeserializeOwned>(rest: Map<String, Value>) -> Result<T, String> {
+    serde_path_to_error::deserialize(Value::Object(rest)).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.into_inner().to_string();
+        if path == "." {
+            message
+        } else {
+            nested(&path, &message)
+        }
+    })
+}
+
+/// Generates a registry; see the module documentation. The methods listed after the
+/// schemes are the decision-point trait's, forwarded by `match`.
+macro_rules! registry {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $Config:ident => $Any:ident: $Trait:ident, env $Env:ty;
+        $( $kind:literal => $Variant:ident($Scheme:ty), )+
+        forward { $( $recv:ident fn $m:ident($($a:ident: $t:ty),*) $(-> $r:ty)?; )* }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+        #[serde(tag = "kind")]
+        $vis enum $Config {
+            $( #[serde(rename = $kind)] $Variant(<$Scheme as $crate::registry::Scheme>::Config), )+
+        }
+
+        /// A built scheme of this decision point.
+        $vis enum $Any {
+            $( $Variant($Scheme), )+
+        }
+
+        impl $Config {
+            /// Every registered kind, in registration order.
+            pub const KINDS: &'static [&'static str] = &[$($kind),+];
+
+            pub fn kind(&self) -> &'static str {
+                match self { $( Self::$Variant(_) => $kind, )+ }
+            }
+
+            /// The scheme `kind` with its default keys.
+            pub fn of_kind(kind: &str) -> Option<Self> {
+                match kind { $( $kind => Some(Self::$Variant(Default::default())), )+ _ => None }
+            }
+
+            pub fn build(&self, env: &$Env) -> $Any {
+                match self {
+                    $( Self::$Variant(c) => $Any::$Variant(<$Scheme as $crate::registry::Scheme>::build(c, env)), )+
+                }
+            }
+
+            /// Checks the scheme's keys; `path` is its section.
+            pub fn validate(
+                &self,
+                path: &str,
+                sc: &$crate::scenario::Scenario,
+                warnings: &mut $crate::scenario::Warnings,
+            ) -> Result<(), $crate::scenario::ScenarioError> {
+                match self {
+                    $( Self::$Variant(c) => <$Scheme as $crate::registry::Scheme>::validate(c, path, sc, warnings), )+
+                }
+            }
+
+            /// The scheme `kind` with keys `rest` (without `kind`).
+            pub fn from_keys(kind: &str, rest: serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+                match kind {
+                    $( $kind => $crate::registry::keys(rest).map(Self::$Variant), )+
+                    _ => unreachable!("split_kind checked the kind"),
+                }
+            }
+
+            /// The scheme's keys without `kind`.
+            pub fn keys_value(&self) -> serde_json::Value {
+                match self {
+                    $( Self::$Variant(c) => serde_json::to_value(c).expect("a config always serializes"), )+
+                }
+            }
+        }
+
+        impl Default for $Config {
+            fn default() -> Self {
+                registry!(@first $Config $($Variant)+)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $Config {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
+                $crate::registry::split_kind(value, Self::KINDS, Self::default().kind())
+                    .and_then(|(kind, rest)| Self::from_keys(&kind, rest))
+                    .map_err(<D::Error as serde::de::Error>::custom)
+            }
+        }
+
+        registry!(@impl $Trait for $Any [$($Variant)+] { $( $recv fn $m($($a: $t),*) $(-> $r)?; )* });
+    };
+    // The variants travel as one token tree: a repetition over them cannot nest in the
+    // repetition over methods.
+    (@impl $Trait:ident for $Any:ident $vs:tt { $( $recv:ident fn $m:ident($($a:ident: $t:ty),*) $(-> $r:ty)?; )* }) => {
+        impl $Trait for $Any {
+            $( registry!(@forward $Any $vs $recv fn $m($($a: $t),*) $(-> $r)?); )*
+        }
+    };
+    (@first $Config:ident $First:ident $($Rest:ident)*) => {
+        $Config::$First(Default::default())
+    };
+    (@forward $Any:ident $vs:tt mut fn $m:ident($($a:ident: $t:ty),*) $(-> $r:ty)?) => {
+        #[inline]
+        fn $m(&mut self $(, $a: $t)*) $(-> $r)? {
+            registry!(@match self, $Any, $vs, $m, ($($a),*))
+        }
+    };
+    (@forward $Any:ident $vs:tt ref fn $m:ident($($a:ident: $t:ty),*) $(-> $r:ty)?) => {
+        #[inline]
+        fn $m(&self $(, $a: $t)*) $(-> $r)? {
+            registry!(@match self, $Any, $vs, $m, ($($a),*))
+        }
+    };
+    (@match $s:ident, $Any:ident, [$($V:ident)+], $m:ident, $call:tt) => {
+        match $s { $( $Any::$V(x) => x.$m $call, )+ }
+    };
+}
+
+pub(crate) use registry;

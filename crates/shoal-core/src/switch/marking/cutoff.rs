@@ -1,0 +1,49 @@
+use super::{MarkContext, MarkRule, Marker, PoolEnv};
+use crate::registry::Scheme;
+use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::sim::Rng;
+use crate::units::Bytes;
+use serde::{Deserialize, Serialize};
+
+/// Per-queue cut-off: mark when the queue holds at least `k` bytes (DCTCP's rule).
+pub struct QueueCutoff {
+    pub k: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CutoffConfig {
+    /// The threshold: bytes in the queue (or port) at which packets are marked.
+    pub k: Bytes,
+}
+
+impl Default for CutoffConfig {
+    fn default() -> Self {
+        CutoffConfig { k: Bytes(100_000) }
+    }
+}
+
+impl Scheme for QueueCutoff {
+    type Config = CutoffConfig;
+    type Env = PoolEnv;
+
+    fn build(cfg: &CutoffConfig, _: &PoolEnv) -> Self {
+        QueueCutoff { k: cfg.k.0 }
+    }
+
+    fn validate(cfg: &CutoffConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+        super::warn_unreachable(&format!("{path}.k"), cfg.k, sc, warnings);
+        Ok(())
+    }
+}
+
+impl Marker for QueueCutoff {
+    #[inline]
+    fn marks(&mut self, ctx: &MarkContext, _: &mut Rng) -> bool {
+        ctx.queue_bytes >= self.k
+    }
+
+    fn rule(&self) -> MarkRule {
+        MarkRule::Queue
+    }
+}

@@ -1,0 +1,135 @@
+//! The congestion-control decision point of a sender. The sender owns loss detection
+//! and recovery; a `CongestionControl` decides how the window (or rate) grows on new
+//! ACKs, how it reacts to ECN echoes, congestion notifications and per-hop telemetry,
+//! and what ssthresh becomes on a loss. One file per controller; `registry!` below lists
+//! them.
+
+mod dctcp;
+mod ecn_star;
+mod newreno;
+
+pub use dctcp::{Dctcp, DctcpConfig};
+pub use ecn_star::EcnStar;
+pub use newreno::NewReno;
+
+use super::TcpConfig;
+use crate::net::IntHop;
+use crate::registry::registry;
+use crate::sim::Ps;
+
+/// What a controller adjusts. Window-based senders pace nothing: their `rate_bps` and
+/// `line_rate_bps` are 0.
+#[derive(Clone, Copy, Debug)]
+pub struct SendState {
+    /// Congestion window, bytes.
+    pub cwnd: f64,
+    /// Slow-start threshold, bytes.
+    pub ssthresh: f64,
+    /// Sending rate of a paced sender, bits per second.
+    pub rate_bps: f64,
+    /// The sender's link rate, bits per second (the most `rate_bps` may be).
+    pub line_rate_bps: f64,
+    /// Payload bytes per segment.
+    pub mss: f64,
+}
+
+impl SendState {
+    /// The state of a window-based sender.
+    pub fn window(cwnd: f64, ssthresh: f64, mss: f64) -> Self {
+        SendState { cwnd, ssthresh, rate_bps: 0.0, line_rate_bps: 0.0, mss }
+    }
+
+    /// Reno growth for `acked` new bytes: slow start below ssthresh, then one MSS per
+    /// window of data.
+    pub fn reno_increase(&mut self, acked: u64) {
+        let acked = acked as f64;
+        if self.cwnd < self.ssthresh {
+            self.cwnd += acked;
+        } else {
+            self.cwnd += self.mss * acked / self.cwnd;
+        }
+    }
+}
+
+/// An ACK that acknowledged new data outside loss recovery.
+pub struct Feedback<'a> {
+    pub now: Ps,
+    pub acked_bytes: u64,
+    /// The ACK echoes a congestion mark.
+    pub ece: bool,
+    /// Sequence state after the ACK, in segments.
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+    /// The round trip this ACK measured, if it measured one.
+    pub rtt: Option<Ps>,
+    /// The per-hop records the acknowledged packet collected, when the network stamps
+    /// them.
+    pub telemetry: Option<&'a [IntHop]>,
+}
+
+pub trait CongestionControl: Send {
+    fn on_ack(&mut self, s: &mut SendState, f: &Feedback);
+    /// A loss was detected; returns the new ssthresh.
+    fn on_loss(&mut self, s: &SendState, flight_bytes: f64) -> f64 {
+        (flight_bytes / 2.0).max(2.0 * s.mss)
+    }
+    /// The retransmission timer fired: the window restarts from one segment in slow
+    /// start, so any hold from an earlier reduction ends.
+    fn on_timeout(&mut self) {}
+    /// The connection starts carrying a new flow, whose segments count from 0 again:
+    /// forget every position in the old sequence, keep what was learned.
+    fn on_new_flow(&mut self) {}
+    /// A congestion notification packet arrived (rate-based controllers).
+    fn on_cnp(&mut self, _s: &mut SendState, _now: Ps) {}
+    /// When the controller wants `on_timer` called next, if at all.
+    fn next_timer(&self) -> Option<Ps> {
+        None
+    }
+    /// The time `next_timer` asked for has come.
+    fn on_timer(&mut self, _s: &mut SendState, _now: Ps) {}
+}
+
+registry! {
+    /// The congestion controller of TCP flows (`transport.cc`).
+    pub enum CcConfig => AnyCc: CongestionControl, env ();
+    "dctcp" => Dctcp(Dctcp),
+    "newreno" => NewReno(NewReno),
+    "ecn_star" => EcnStar(EcnStar),
+    forward {
+        mut fn on_ack(s: &mut SendState, f: &Feedback);
+        mut fn on_loss(s: &SendState, flight_bytes: f64) -> f64;
+        mut fn on_timeout();
+        mut fn on_new_flow();
+        mut fn on_cnp(s: &mut SendState, now: Ps);
+        ref fn next_timer() -> Option<Ps>;
+        mut fn on_timer(s: &mut SendState, now: Ps);
+    }
+}
+
+impl CcConfig {
+    /// For a controller that reacts to ECN marks, the lambda of the marking threshold it
+    /// needs, K = lambda x C x RTT (BCC paper, section II-C); None for one that ignores
+    /// marks.
+    pub fn ecn_lambda(&self) -> Option<f64> {
+        match self {
+            CcConfig::Dctcp(_) => Some(0.72),
+            CcConfig::EcnStar(_) => Some(1.0),
+            CcConfig::NewReno(_) => None,
+        }
+    }
+}
+
+/// The congestion controller a flow of this configuration runs.
+pub fn build(cfg: &TcpConfig) -> Box<dyn CongestionControl> {
+    Box::new(cfg.cc.build(&()))
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::Feedback;
+
+    /// An ACK of `acked_bytes` at t = 0 without an RTT sample or telemetry.
+    pub fn ack(acked_bytes: u64, ece: bool, snd_una: u32, snd_nxt: u32) -> Feedback<'static> {
+        Feedback { now: 0, acked_bytes, ece, snd_una, snd_nxt, rtt: None, telemetry: None }
+    }
+}
