@@ -4,11 +4,12 @@
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use shoal_core::net::Packet;
-use shoal_core::scenario::{Scenario, SchedulerKind, SwitchConfig};
+use shoal_core::scenario::{Scenario, SwitchConfig};
 use shoal_core::sim::{stream, EventQueue};
 use shoal_core::stats::Counters;
 use shoal_core::switch::classify::Classify;
 use shoal_core::switch::marking::{CutoffConfig, MarkerConfig};
+use shoal_core::switch::scheduler::SchedulerConfig;
 use shoal_core::switch::Switch;
 use shoal_core::units::Bytes;
 
@@ -77,11 +78,11 @@ impl Classify for LastQueue {
 fn many_queues(c: &mut Criterion) {
     let mut group = c.benchmark_group("many_queues");
     group.throughput(Throughput::Elements(1));
-    for scheduler in [SchedulerKind::StrictPriority, SchedulerKind::Dwrr] {
+    for scheduler in ["strict_priority", "dwrr"] {
         for queues in [8u32, 64, 1000] {
             let mut cfg = SwitchConfig::default();
             cfg.queues = queues;
-            cfg.scheduler = scheduler;
+            cfg.scheduler = SchedulerConfig::of_kind(scheduler).expect("a registered scheduler");
             cfg.reserved = Bytes(0);
             let mut sw = Switch::new(&cfg, &[0, 1], &[100_000_000_000; 2], 0, stream(1, "bench", 0));
             sw.set_classifier(Box::new(LastQueue));
@@ -90,7 +91,7 @@ fn many_queues(c: &mut Criterion) {
                 sw.receive(1, 0, packet(1500), 0, &mut counters);
             }
             let mut now = 0;
-            group.bench_function(format!("{scheduler:?}_{queues}"), |b| {
+            group.bench_function(format!("{scheduler}_{queues}"), |b| {
                 b.iter(|| {
                     now += 120_000;
                     sw.receive(1, 0, packet(1500), now, &mut counters);
