@@ -86,7 +86,7 @@ CASES = [
     Case("missing cdf file", ("workload.cdf",), _sets("workload.cdf=nowhere/sizes.cdf")),
     Case("mss zero", ("transport.mss",), _sets("transport.mss=0")),
     Case("zero queues", ("switch.queues",), _sets("switch.queues=0")),
-    Case("too many queues", ("switch.queues",), _sets("switch.queues=65")),
+    Case("too many queues", ("switch.queues",), _sets("switch.queues=1025")),
     Case("fat tree with odd k", ("topology.k",), _sets("topology.kind=fat_tree", "topology.k=3")),
     Case("set without equals", ("switch.ecn.k",), _sets("switch.ecn.k")),
     Case("set with empty key", ("=5",), _sets("=5")),

@@ -225,6 +225,10 @@ impl PerQueue {
     }
 }
 
+/// The most queues a switch port may have. Packets reach queues 0 to 255 by priority;
+/// more queues serve schemes that spread flows over them.
+pub const MAX_QUEUES: u32 = 1024;
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SwitchConfig {
@@ -691,8 +695,8 @@ impl Scenario {
             }
         }
         let s = &self.switch;
-        if s.queues == 0 || s.queues > 64 {
-            return err("switch.queues", format!("{} is not accepted (accepted: 1 to 64)", s.queues));
+        if s.queues == 0 || s.queues > MAX_QUEUES {
+            return err("switch.queues", format!("{} is not accepted (accepted: 1 to {MAX_QUEUES})", s.queues));
         }
         if s.ports_per_pool == 0 {
             return err("switch.ports_per_pool", "must be at least 1".into());

@@ -157,3 +157,47 @@ fn every_switch_hop_counts_as_one_arrival() {
         assert_eq!(packets["switch_arrivals"].as_u64().unwrap(), hops * sent, "receiver {receiver}");
     }
 }
+
+/// Ports of 1,024 queues: flows of three priorities (0, 1 and 63) share the network under
+/// DWRR and under strict priority; every flow finishes and the accounting holds, with the
+/// queues beyond the busy ones idle.
+#[test]
+fn a_thousand_queues_per_port() {
+    for scheduler in ["dwrr", "strict_priority"] {
+        let sc = scenario(&format!(
+            r#"
+            [topology]
+            kind = "star"
+            hosts = 8
+            link_rate = "10Gbps"
+            [switch]
+            queues = 1024
+            reserved = "0B"
+            [switch.scheduler]
+            kind = "{scheduler}"
+            [workload]
+            pattern = "all_to_all"
+            cdf = "fb_hadoop"
+            load = 0.6
+            flows = 100
+            [[workload.extra]]
+            pattern = "incast"
+            senders = "1-7"
+            receiver = 0
+            size = "100KB"
+            priority = 63
+            [[workload.extra]]
+            pattern = "incast"
+            senders = "1-7"
+            receiver = 0
+            size = "100KB"
+            priority = 1
+            "#
+        ));
+        let mut sim = run(&sc);
+        assert_eq!(sim.flows_finished(), sim.flows_total(), "{scheduler}");
+        let c = sim.counters_json();
+        let used: Vec<u64> = c["queues"].as_array().unwrap().iter().map(|q| q["queue"].as_u64().unwrap()).collect();
+        assert!(used.contains(&63) && used.iter().all(|&q| q == 0 || q == 1 || q == 63), "{scheduler}: {used:?}");
+    }
+}

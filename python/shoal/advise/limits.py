@@ -81,8 +81,8 @@ class Limits:
 
 
 _MS, _NS = Fraction(1, 10**3), Fraction(1, 10**9)
-#: Queues that can share one pool: 1,024 ports x 64 queues (the schema's most per port).
-_QUEUES_IN_POOL = 1024 * 64
+#: Queues that can share one pool: 1,024 ports x 1,024 queues (the schema's most per port).
+_QUEUES_IN_POOL = 1024 * 1024
 #: Lossless queues of a switch: 1,024 ports x 8 PFC priorities.
 _LOSSLESS_QUEUES = 1024 * 8
 
@@ -139,7 +139,7 @@ LIMITS: dict[str, Limits] = {
     "ports": Limits(1, 1024, "today's largest switch chips have 512 SerDes lanes, e.g. 512 x 100G"),
     "queues": Limits(1, 8, "PFC, IEEE 802.1Qbb, has 8 priorities, so at most 8 lossless queues"),
     "flows": Limits(1, 10**6, "a million concurrent long flows on one port is beyond any network"),
-    "active": Limits(1, _QUEUES_IN_POOL, "at most 1,024 ports x 64 queues share a pool"),
+    "active": Limits(1, _QUEUES_IN_POOL, "at most 1,024 ports x 1,024 queues share a pool"),
     "congested": Limits(0, _LOSSLESS_QUEUES, "at most 1,024 ports x 8 lossless queues"),
     "bursting": Limits(1, _LOSSLESS_QUEUES, "at most 1,024 ports x 8 lossless queues"),
     "alpha": Limits(

@@ -2,7 +2,7 @@
 //! (the last one may be shorter); the receiver sends one cumulative ACK per data packet,
 //! echoing the packet's CE mark (ECE) and its send timestamp.
 
-use super::cc::{CcConfig, CongestionControl, Feedback, SendState};
+use super::cc::{AnyCc, CcConfig, CongestionControl, Feedback, NewReno, SendState};
 use super::sack::{OutOfOrder, SackBlock, Scoreboard};
 use crate::net::{Packet, PacketKind};
 use crate::scenario::{PartialAckRto, TransportConfig};
@@ -89,7 +89,7 @@ const CLOCK_GRANULARITY: Ps = 1_000_000; // 1 us
 /// (`transport.reuse_connections`): its congestion controller's learned state (DCTCP's
 /// alpha), its window, ssthresh and RTT estimate, and when it last sent data.
 pub struct IdleConnection {
-    cc: Box<dyn CongestionControl>,
+    cc: AnyCc,
     window: SendState,
     srtt: Option<Ps>,
     rttvar: Ps,
@@ -108,7 +108,7 @@ pub struct TcpSender {
     /// One past the highest segment ever sent.
     high_sent: u32,
     window: SendState,
-    cc: Box<dyn CongestionControl>,
+    cc: AnyCc,
     dupacks: u32,
     in_recovery: bool,
     /// NewReno's "recover", RFC 6675's RecoveryPoint: the loss episode ends when snd_una
@@ -143,7 +143,7 @@ pub struct TcpSender {
 
 impl TcpSender {
     /// `template` carries the flow id, destination, ECMP hash and priority of data packets.
-    pub fn new(cfg: &TcpConfig, bytes: u64, template: Packet, cc: Box<dyn CongestionControl>) -> Self {
+    pub fn new(cfg: &TcpConfig, bytes: u64, template: Packet, cc: AnyCc) -> Self {
         let mss = cfg.mss as f64;
         TcpSender {
             bytes,
@@ -200,7 +200,7 @@ impl TcpSender {
     pub fn release(&mut self) -> IdleConnection {
         debug_assert!(self.done(), "a connection is released only when its flow is acknowledged");
         IdleConnection {
-            cc: std::mem::replace(&mut self.cc, Box::new(super::cc::NewReno)),
+            cc: std::mem::replace(&mut self.cc, AnyCc::NewReno(NewReno)),
             window: self.window,
             srtt: self.srtt,
             rttvar: self.rttvar,

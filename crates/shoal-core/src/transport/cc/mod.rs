@@ -120,8 +120,8 @@ impl CcConfig {
 }
 
 /// The congestion controller a flow of this configuration runs.
-pub fn build(cfg: &TcpConfig) -> Box<dyn CongestionControl> {
-    Box::new(cfg.cc.build(&()))
+pub fn build(cfg: &TcpConfig) -> AnyCc {
+    cfg.cc.build(&())
 }
 
 #[cfg(test)]
