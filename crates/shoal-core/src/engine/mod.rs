@@ -95,6 +95,8 @@ struct Flow {
     timer_event_at: Option<Ps>,
     /// Data bytes of this flow waiting in its sender's NIC queue.
     nic_bytes: u64,
+    /// Its transport wants to hear when its packets leave the NIC.
+    drain_notices: bool,
 }
 
 pub struct Simulation {
@@ -191,7 +193,15 @@ impl Simulation {
                     mix64(seed ^ mix64(spec.id.wrapping_mul(0x9e37) ^ ((spec.src as u64) << 32 | spec.dst as u64)));
                 let template = Packet::template(i as u32, spec.dst, hash as u32, spec.priority);
                 let reverse = Packet { dst: spec.src, hash: (hash >> 32) as u32, ..template };
-                Flow { spec, transport: None, forward: template, reverse, timer_event_at: None, nic_bytes: 0 }
+                Flow {
+                    spec,
+                    transport: None,
+                    forward: template,
+                    reverse,
+                    timer_event_at: None,
+                    nic_bytes: 0,
+                    drain_notices: false,
+                }
             })
             .collect();
         let completing_flows = flows.iter().filter(|f| Stacks::completes(&f.spec)).count();
@@ -353,8 +363,11 @@ impl Simulation {
             NodeId::Host(h) => {
                 let next = self.nics[h as usize].pop();
                 if let Some(pkt) = next.filter(|p| p.kind == PacketKind::Data) {
-                    self.flows[pkt.flow as usize].nic_bytes -= pkt.size as u64;
-                    self.nic_drained(h, pkt.flow);
+                    let flow = &mut self.flows[pkt.flow as usize];
+                    flow.nic_bytes -= pkt.size as u64;
+                    if flow.drain_notices {
+                        self.nic_drained(h, pkt.flow);
+                    }
                 }
                 (next, self.nics[h as usize].can_send())
             }
@@ -380,6 +393,7 @@ impl Simulation {
 
     /// Serializes `pkt` on the idle link `link_id`; `more` says whether something waits
     /// behind it.
+    #[inline]
     fn put_on_wire(&mut self, link_id: u32, pkt: Packet, more: bool) {
         let link = &mut self.links[link_id as usize];
         link.busy_until = self.now + link.rate.serialization(pkt.size as u64);
@@ -547,7 +561,7 @@ impl Simulation {
         let flow = &mut self.flows[fi as usize];
         if flow.timer_event_at.is_none_or(|t| at < t) {
             flow.timer_event_at = Some(at);
-            self.events.push(at, Event::Timer(TimerRef { owner: Owner::Flow, id: fi, token: 0 }));
+            self.events.push_far(at, Event::Timer(TimerRef { owner: Owner::Flow, id: fi, token: 0 }));
         }
     }
 
@@ -563,7 +577,9 @@ impl Simulation {
         let mut actions = std::mem::take(&mut self.actions);
         let mut cx =
             HostCx { now: self.now, stacks: &mut self.stacks, actions: &mut actions, nic_bytes: 0, finished: false };
-        flow.transport = Some(Stacks::open(&flow.spec, flow.forward, flow.reverse, &mut cx));
+        let transport = Stacks::open(&flow.spec, flow.forward, flow.reverse, &mut cx);
+        flow.drain_notices = transport.wants_drain_notices();
+        flow.transport = Some(transport);
         let finished = cx.finished;
         let src = flow.spec.src;
         self.carry_out(fi, src, Wake::Send, actions, finished);

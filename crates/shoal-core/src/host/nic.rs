@@ -12,7 +12,8 @@ use std::collections::VecDeque;
 /// ns-2's hosts). A packet of priority p waits in queue min(p, queues - 1); with one
 /// queue (the default) the NIC is a FIFO.
 ///
-/// Invariant: `bytes` is the total size of the queued packets.
+/// Invariants: `bytes` is the total size of the queued packets; bit q of `backlogged` is
+/// set exactly when queue q holds packets.
 pub struct Nic {
     /// The link the NIC transmits on.
     pub link: u32,
@@ -21,6 +22,8 @@ pub struct Nic {
     capacity: u64,
     /// ECN cut-off in bytes; 0 = off.
     ecn_k: u64,
+    /// Bit q set: queue q holds packets.
+    backlogged: u64,
     /// Bit q set: queue q may not send (a pause from the switch).
     paused: u64,
 }
@@ -28,7 +31,7 @@ pub struct Nic {
 impl Nic {
     pub fn new(link: u32, capacity: u64, ecn_k: u64, queues: usize) -> Nic {
         assert!((1..=64).contains(&queues), "a NIC has 1 to 64 queues");
-        Nic { link, queues: vec![VecDeque::new(); queues], bytes: 0, capacity, ecn_k, paused: 0 }
+        Nic { link, queues: vec![VecDeque::new(); queues], bytes: 0, capacity, ecn_k, backlogged: 0, paused: 0 }
     }
 
     /// The NIC of a host as `host` configures it, transmitting on `link`.
@@ -51,24 +54,32 @@ impl Nic {
         self.bytes += pkt.size as u64;
         let q = (pkt.priority as usize).min(self.queues.len() - 1);
         self.queues[q].push_back(pkt);
+        self.backlogged |= 1 << q;
         true
     }
 
     /// The queue that sends next: the first non-empty one that is not paused.
     #[inline]
     fn next_queue(&self) -> Option<usize> {
-        (0..self.queues.len()).find(|&q| self.paused & (1 << q) == 0 && !self.queues[q].is_empty())
+        let ready = self.backlogged & !self.paused;
+        (ready != 0).then(|| ready.trailing_zeros() as usize)
     }
 
     /// The next packet to transmit.
+    #[inline]
     pub fn pop(&mut self) -> Option<Packet> {
         let q = self.next_queue()?;
-        let pkt = self.queues[q].pop_front()?;
+        let queue = &mut self.queues[q];
+        let pkt = queue.pop_front().expect("a backlogged queue holds packets");
+        if queue.is_empty() {
+            self.backlogged &= !(1 << q);
+        }
         self.bytes -= pkt.size as u64;
         Some(pkt)
     }
 
     /// Whether a packet may be sent now (queued and not paused).
+    #[inline]
     pub fn can_send(&self) -> bool {
         self.next_queue().is_some()
     }
@@ -99,7 +110,13 @@ impl Nic {
     /// Violations of the byte-count invariant, described.
     pub fn check_accounting(&self, host: usize) -> Option<String> {
         let bytes: u64 = self.packets().map(|p| p.size as u64).sum();
-        (bytes != self.bytes).then(|| format!("host {host}: NIC queue holds {bytes} B but accounts {} B", self.bytes))
+        let backlogged = self.queues.iter().enumerate().filter(|(_, q)| !q.is_empty()).fold(0, |m, (i, _)| m | 1 << i);
+        (bytes != self.bytes || backlogged != self.backlogged).then(|| {
+            format!(
+                "host {host}: NIC queues hold {bytes} B but account {} B, or their backlog bits are wrong",
+                self.bytes
+            )
+        })
     }
 }
 

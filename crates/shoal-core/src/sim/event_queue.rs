@@ -3,11 +3,17 @@ use dary_heap::QuaternaryHeap;
 use std::cmp::{Ordering, Reverse};
 
 /// A pending-event set ordered by time; events at the same time come out in the order
-/// they were pushed, so runs are deterministic. A 4-ary heap: half the depth of a binary
-/// heap, which measured 1.4x faster on a 128-host fabric (benches/run.sh). (A radix heap,
-/// tried in session 2, was 1.5x slower on the ns-3 dumbbell trace: 7.8 vs 12 M events/s.)
+/// they were pushed, so runs are deterministic. 4-ary heaps: half the depth of a binary
+/// heap, which measured 1.4x faster on a 128-host fabric. (A radix heap was 1.5x slower
+/// on the ns-3 dumbbell trace: 7.8 vs 12 M events/s.)
+///
+/// Events live in two heaps that share one insertion counter, so the order is the same as
+/// with one heap: `push` for the many near events that come and go (packets on links),
+/// `push_far` for the long-lived ones that mostly wait (retransmission timers, one per
+/// active flow). The near heap then stays small, and so do its pops.
 pub struct EventQueue<E> {
-    heap: QuaternaryHeap<Reverse<Entry<E>>>,
+    near: QuaternaryHeap<Reverse<Entry<E>>>,
+    far: QuaternaryHeap<Reverse<Entry<E>>>,
     next_seq: u64,
 }
 
@@ -44,33 +50,61 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: QuaternaryHeap::new(), next_seq: 0 }
+        EventQueue { near: QuaternaryHeap::new(), far: QuaternaryHeap::new(), next_seq: 0 }
+    }
+
+    #[inline]
+    fn entry(&mut self, at: Ps, event: E) -> Reverse<Entry<E>> {
+        let key = (at as u128) << 64 | self.next_seq as u128;
+        self.next_seq += 1;
+        Reverse(Entry { key, event })
     }
 
     #[inline]
     pub fn push(&mut self, at: Ps, event: E) {
-        let key = (at as u128) << 64 | self.next_seq as u128;
-        self.next_seq += 1;
-        self.heap.push(Reverse(Entry { key, event }));
+        let entry = self.entry(at, event);
+        self.near.push(entry);
+    }
+
+    /// As `push`, for an event that will likely wait long (see the type's comment).
+    #[inline]
+    pub fn push_far(&mut self, at: Ps, event: E) {
+        let entry = self.entry(at, event);
+        self.far.push(entry);
+    }
+
+    /// The heap holding the earliest pending event.
+    #[inline]
+    fn first(&mut self) -> &mut QuaternaryHeap<Reverse<Entry<E>>> {
+        match (self.near.peek(), self.far.peek()) {
+            (Some(Reverse(n)), Some(Reverse(f))) if f.key < n.key => &mut self.far,
+            (None, Some(_)) => &mut self.far,
+            _ => &mut self.near,
+        }
     }
 
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<Ps> {
-        self.heap.peek().map(|Reverse(e)| (e.key >> 64) as Ps)
+        let key = |h: &QuaternaryHeap<Reverse<Entry<E>>>| h.peek().map(|Reverse(e)| e.key);
+        let first = match (key(&self.near), key(&self.far)) {
+            (Some(n), Some(f)) => n.min(f),
+            (n, f) => n.or(f)?,
+        };
+        Some((first >> 64) as Ps)
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
-        self.heap.pop().map(|Reverse(e)| ((e.key >> 64) as Ps, e.event))
+        self.first().pop().map(|Reverse(e)| ((e.key >> 64) as Ps, e.event))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.near.len() + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.near.is_empty() && self.far.is_empty()
     }
 }
 
@@ -104,7 +138,11 @@ mod tests {
             if reference.is_empty() || rng.gen_bool(0.52) {
                 let scale = 1u64 << rng.gen_range(0..40);
                 let at = now + if rng.gen_bool(0.2) { 0 } else { rng.gen_range(0..scale) };
-                q.push(at, seq);
+                if rng.gen_bool(0.3) {
+                    q.push_far(at, seq);
+                } else {
+                    q.push(at, seq);
+                }
                 reference.push(Reverse((at, seq)));
                 seq += 1;
             } else {

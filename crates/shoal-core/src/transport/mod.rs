@@ -34,6 +34,25 @@ pub enum HostAction {
     Timer(Ps),
 }
 
+/// Where a sender puts the packets it sends.
+pub trait Outbox {
+    fn push(&mut self, pkt: Packet);
+}
+
+impl Outbox for Vec<Packet> {
+    #[inline]
+    fn push(&mut self, pkt: Packet) {
+        Vec::push(self, pkt);
+    }
+}
+
+impl Outbox for Vec<HostAction> {
+    #[inline]
+    fn push(&mut self, pkt: Packet) {
+        Vec::push(self, HostAction::Send(pkt));
+    }
+}
+
 /// The per-call context of a transport.
 pub struct HostCx<'a> {
     pub now: Ps,
@@ -63,9 +82,14 @@ pub trait Transport {
     fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx);
     /// The flow's timer fired.
     fn on_timer(&mut self, cx: &mut HostCx);
-    /// One of the flow's data packets left its sender's NIC. Packets sent from here join
-    /// the NIC queue behind those already there.
+    /// One of the flow's data packets left its sender's NIC (called only for transports
+    /// that `want_drain_notices`). Packets sent from here join the NIC queue behind those
+    /// already there.
     fn on_nic_drained(&mut self, _cx: &mut HostCx) {}
+    /// Whether the flow wants `on_nic_drained`; asked once, when the flow starts.
+    fn wants_drain_notices(&self) -> bool {
+        false
+    }
     /// What the flow achieved so far.
     fn outcome(&self, stacks: &Stacks) -> Outcome;
 }
@@ -121,6 +145,13 @@ impl Transport for AnyTransport {
         }
     }
 
+    fn wants_drain_notices(&self) -> bool {
+        match self {
+            AnyTransport::Tcp(t) => t.wants_drain_notices(),
+            AnyTransport::Udp(t) => t.wants_drain_notices(),
+        }
+    }
+
     fn outcome(&self, stacks: &Stacks) -> Outcome {
         match self {
             AnyTransport::Tcp(t) => t.outcome(stacks),
@@ -138,8 +169,6 @@ pub struct Stacks {
     pub tsq: u64,
     /// Open connections without a flow, by (sender, receiver) host.
     pub idle_connections: FxHashMap<(u32, u32), Vec<IdleConnection>>,
-    /// A reused buffer for the packets a sender produces in one call.
-    scratch: Vec<Packet>,
 }
 
 impl Stacks {
@@ -149,7 +178,6 @@ impl Stacks {
             fct_until: sc.run.fct_until,
             tsq: sc.host.tsq.0,
             idle_connections: FxHashMap::default(),
-            scratch: Vec::new(),
         }
     }
 

@@ -4,6 +4,7 @@
 
 use super::cc::{AnyCc, CcConfig, CongestionControl, Feedback, NewReno, SendState};
 use super::sack::{OutOfOrder, SackBlock, Scoreboard};
+use super::Outbox;
 use crate::net::{Packet, PacketKind};
 use crate::scenario::{PartialAckRto, TransportConfig};
 use crate::sim::Ps;
@@ -224,13 +225,13 @@ impl TcpSender {
     }
 
     /// Sends what the window and the budget allow (after the NIC drained).
-    pub fn resume(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+    pub fn resume(&mut self, cfg: &TcpConfig, now: Ps, out: &mut impl Outbox) {
         if self.established && !self.done() {
             self.send_window(cfg, now, out);
         }
     }
 
-    pub fn start(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+    pub fn start(&mut self, cfg: &TcpConfig, now: Ps, out: &mut impl Outbox) {
         if self.established {
             self.send_window(cfg, now, out);
         } else {
@@ -238,7 +239,7 @@ impl TcpSender {
         }
     }
 
-    fn send_syn(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+    fn send_syn(&mut self, cfg: &TcpConfig, now: Ps, out: &mut impl Outbox) {
         out.push(Packet {
             kind: PacketKind::Syn,
             size: cfg.ack_size,
@@ -272,7 +273,7 @@ impl TcpSender {
         }
     }
 
-    fn send_segment(&mut self, cfg: &TcpConfig, seg: u32, now: Ps, out: &mut Vec<Packet>) {
+    fn send_segment(&mut self, cfg: &TcpConfig, seg: u32, now: Ps, out: &mut impl Outbox) {
         if seg < self.high_sent {
             self.retransmits += 1;
         }
@@ -306,7 +307,7 @@ impl TcpSender {
         ((cwnd / self.window.mss) as u32).max(1)
     }
 
-    fn send_window(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+    fn send_window(&mut self, cfg: &TcpConfig, now: Ps, out: &mut impl Outbox) {
         self.blocked = false;
         if self.in_recovery && cfg.sack {
             self.send_sack_recovery(cfg, now, out);
@@ -336,7 +337,7 @@ impl TcpSender {
     /// else (2) new data, else (3) the lowest unSACKed segment below the highest SACKed
     /// one, else (4) once per recovery, the highest outstanding segment (rescue).
     /// Retransmissions ignore the TSQ budget; new data waits for it.
-    fn send_sack_recovery(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+    fn send_sack_recovery(&mut self, cfg: &TcpConfig, now: Ps, out: &mut impl Outbox) {
         let window = self.window_segments(cfg);
         loop {
             self.rxt_next = self.rxt_next.max(self.snd_una);
@@ -382,7 +383,7 @@ impl TcpSender {
         unsacked(self.high_sent) - unsacked(lost_below) + unsacked(self.rxt_next)
     }
 
-    fn enter_recovery(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+    fn enter_recovery(&mut self, cfg: &TcpConfig, now: Ps, out: &mut impl Outbox) {
         self.window.ssthresh = self.cc.on_loss(&self.window, self.flight_bytes());
         self.recover = self.snd_nxt;
         self.in_recovery = true;
@@ -404,7 +405,7 @@ impl TcpSender {
     }
 
     /// Handles an ACK or SYN-ACK addressed to this sender.
-    pub fn on_ack(&mut self, cfg: &TcpConfig, ack: &Packet, now: Ps, out: &mut Vec<Packet>) {
+    pub fn on_ack(&mut self, cfg: &TcpConfig, ack: &Packet, now: Ps, out: &mut impl Outbox) {
         if ack.kind == PacketKind::SynAck {
             if !self.established {
                 self.established = true;
@@ -482,7 +483,7 @@ impl TcpSender {
     }
 
     /// The retransmission timer fired (the caller checked `deadline <= now`).
-    pub fn on_timeout(&mut self, cfg: &TcpConfig, now: Ps, out: &mut Vec<Packet>) {
+    pub fn on_timeout(&mut self, cfg: &TcpConfig, now: Ps, out: &mut impl Outbox) {
         self.deadline = None;
         if self.done() {
             return;
@@ -616,7 +617,7 @@ mod tests {
         let template = Packet::template(0, 1, 0, 0);
         let mut sender = TcpSender::new(&cfg, bytes, template, cc::build(&cfg));
         let mut receiver = TcpReceiver::new(&cfg, bytes);
-        let mut in_flight = Vec::new();
+        let mut in_flight: Vec<Packet> = Vec::new();
         sender.start(&cfg, 0, &mut in_flight);
         let mut sent_once = std::collections::HashSet::new();
         let mut log = Vec::new();

@@ -3,7 +3,7 @@
 
 use super::cc;
 use super::tcp::{TcpReceiver, TcpSender};
-use super::{HostCx, Outcome, Stacks, Transport};
+use super::{HostAction, HostCx, Outcome, Stacks, Transport};
 use crate::net::{Packet, PacketKind};
 use crate::scenario::FctUntil;
 use crate::sim::Ps;
@@ -18,6 +18,8 @@ pub struct TcpFlow {
     dst: u32,
     bytes: u64,
     finished_at: Option<Ps>,
+    /// TCP small queues are on (`host.tsq`).
+    tsq: bool,
 }
 
 /// The bytes a flow may add to its NIC queue under TCP small queues (`tsq` bytes per
@@ -44,21 +46,24 @@ impl TcpFlow {
         };
         let receiver = TcpReceiver::new(cfg, spec.bytes);
         sender.set_budget(tsq_budget(stacks.tsq, 0));
-        let mut flow =
-            TcpFlow { sender, receiver, reverse, src: spec.src, dst: spec.dst, bytes: spec.bytes, finished_at: None };
-        let mut out = std::mem::take(&mut cx.stacks.scratch);
-        flow.sender.start(&cx.stacks.tcp, cx.now, &mut out);
-        flow.flush(out, cx);
+        let mut flow = TcpFlow {
+            sender,
+            receiver,
+            reverse,
+            src: spec.src,
+            dst: spec.dst,
+            bytes: spec.bytes,
+            finished_at: None,
+            tsq: stacks.tsq > 0,
+        };
+        flow.sender.start(&cx.stacks.tcp, cx.now, cx.actions);
+        flow.ask_for_timer(cx);
         flow
     }
 
-    /// Sends `out` (the stacks' scratch buffer, handed back empty) and asks for the
-    /// retransmission timer.
-    fn flush(&self, mut out: Vec<Packet>, cx: &mut HostCx) {
-        for pkt in out.drain(..) {
-            cx.send(pkt);
-        }
-        cx.stacks.scratch = out;
+    /// Asks for the retransmission timer, after the packets of the call.
+    #[inline]
+    fn ask_for_timer(&self, cx: &mut HostCx) {
         if let Some(deadline) = self.sender.deadline {
             cx.set_timer(deadline);
         }
@@ -69,11 +74,10 @@ impl Transport for TcpFlow {
     fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx) {
         let stacks = &mut *cx.stacks;
         let cfg = &stacks.tcp;
-        let mut out = std::mem::take(&mut stacks.scratch);
         match pkt.kind {
             PacketKind::Data | PacketKind::Syn => {
                 let was_done = self.receiver.finished_at.is_some();
-                out.push(self.receiver.on_packet(cfg, pkt, self.reverse, cx.now));
+                cx.actions.push(HostAction::Send(self.receiver.on_packet(cfg, pkt, self.reverse, cx.now)));
                 if !was_done && self.receiver.finished_at.is_some() && stacks.fct_until == FctUntil::Delivered {
                     self.finished_at = self.receiver.finished_at;
                     cx.finished = true;
@@ -82,7 +86,7 @@ impl Transport for TcpFlow {
             PacketKind::Ack | PacketKind::SynAck => {
                 let was_done = self.sender.done();
                 self.sender.set_budget(tsq_budget(stacks.tsq, cx.nic_bytes));
-                self.sender.on_ack(cfg, pkt, cx.now, &mut out);
+                self.sender.on_ack(cfg, pkt, cx.now, cx.actions);
                 if !was_done && self.sender.done() {
                     if stacks.fct_until == FctUntil::Acked {
                         self.finished_at = Some(cx.now);
@@ -95,16 +99,15 @@ impl Transport for TcpFlow {
             }
             PacketKind::Udp | PacketKind::Control => unreachable!("a TCP flow carries only TCP packets"),
         }
-        self.flush(out, cx);
+        self.ask_for_timer(cx);
     }
 
     fn on_timer(&mut self, cx: &mut HostCx) {
-        let mut out = std::mem::take(&mut cx.stacks.scratch);
         if self.sender.deadline.is_some_and(|d| d <= cx.now) {
             self.sender.set_budget(tsq_budget(cx.stacks.tsq, cx.nic_bytes));
-            self.sender.on_timeout(&cx.stacks.tcp, cx.now, &mut out);
+            self.sender.on_timeout(&cx.stacks.tcp, cx.now, cx.actions);
         }
-        self.flush(out, cx);
+        self.ask_for_timer(cx);
     }
 
     fn on_nic_drained(&mut self, cx: &mut HostCx) {
@@ -112,9 +115,13 @@ impl Transport for TcpFlow {
             return;
         }
         self.sender.set_budget(tsq_budget(cx.stacks.tsq, cx.nic_bytes));
-        let mut out = std::mem::take(&mut cx.stacks.scratch);
-        self.sender.resume(&cx.stacks.tcp, cx.now, &mut out);
-        self.flush(out, cx);
+        self.sender.resume(&cx.stacks.tcp, cx.now, cx.actions);
+        self.ask_for_timer(cx);
+    }
+
+    /// Only TCP small queues hold a sender back until its NIC drains.
+    fn wants_drain_notices(&self) -> bool {
+        self.tsq
     }
 
     fn outcome(&self, stacks: &Stacks) -> Outcome {
