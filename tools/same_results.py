@@ -185,7 +185,9 @@ def check_scenarios(sides: dict[str, Path], out: Path, args: argparse.Namespace)
         dirs = {side: out / side / str(rel).replace("/", "__") for side in sides}
         files = {"base": args.work / "base-src" / rel, "new": scenario}
         for side, python in sides.items():
-            run_scenario(python, files[side] if files[side].exists() else scenario, sets, dirs[side])
+            run_scenario(
+                python, files[side] if files[side].exists() else scenario, sets, dirs[side]
+            )
         problems = compare_dirs(dirs["base"], dirs["new"], args.ignore_events, sides["new"])
         failures += bool(problems)
         report(not problems, f"{rel} {' '.join(sets)}", problems)
@@ -197,7 +199,10 @@ def runs_by_scenario(store: Path, python: Path) -> dict[str, Path]:
     reads it (install path left out)."""
     runs = sorted((store / "runs").iterdir())
     resolved = resolve_all(python, [(run / "scenario.json").read_text() for run in runs])
-    return {without_install_path(json.dumps(sc, sort_keys=True)): run for sc, run in zip(resolved, runs)}
+    return {
+        without_install_path(json.dumps(sc, sort_keys=True)): run
+        for sc, run in zip(resolved, runs, strict=True)
+    }
 
 
 def check_experiments(sides: dict[str, Path], out: Path, ignore_events: bool) -> int:
@@ -212,7 +217,9 @@ def check_experiments(sides: dict[str, Path], out: Path, ignore_events: bool) ->
         problems = [] if same_runs else ["the runs' scenarios differ"]
         for scenario in runs["new"] if not problems else []:
             pair = (runs["base"][scenario], runs["new"][scenario])
-            problems += [f"{pair[1].name[:8]}: {p}" for p in compare_dirs(*pair, ignore_events, sides["new"])]
+            problems += [
+                f"{pair[1].name[:8]}: {p}" for p in compare_dirs(*pair, ignore_events, sides["new"])
+            ]
         failures += bool(problems)
         report(not problems, f"reproduce {experiment} --quick ({len(runs['new'])} runs)", problems)
     return failures

@@ -5,7 +5,7 @@ runs them, reads the headline metrics and stores results::
 
     import shoal
 
-    result = shoal.run("my.toml", set=["switch.ecn.k=200KB"], out="results/x")
+    result = shoal.run("my.toml", set=["switch.marking.cutoff.k=200KB"], out="results/x")
     result.flows          # pandas DataFrame, one row per flow
     result.summary        # headline metrics (dict)
     shoal.load("results/x").flows

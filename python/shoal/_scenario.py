@@ -134,7 +134,9 @@ def parse_override(item: str) -> tuple[str, Any]:
     key, sep, value = item.partition("=")
     key = key.strip()
     if not sep:
-        raise ScenarioError(f"--set {item!r}: expected KEY=VALUE, e.g. switch.ecn.k=200KB")
+        raise ScenarioError(
+            f"--set {item!r}: expected KEY=VALUE, e.g. switch.marking.cutoff.k=200KB"
+        )
     if not key or any(not part.strip() for part in key.split(".")):
         raise ScenarioError(f"--set {item!r}: empty key path")
     try:

@@ -50,6 +50,7 @@ _STAT_NAMES = {"mean": "mean", "p50": "median", "p99": "99th pct"}
 _AXIS_LABELS = {
     "workload.load": "Load",
     "switch.ecn.k": "ECN threshold K",
+    "switch.marking.cutoff.k": "ECN threshold K",
     "switch.alpha": "Dynamic threshold α",
     "switch.pool_size": "Shared buffer size",
     "workload.flows": "Flows",

@@ -116,7 +116,15 @@ def test_set_override_changes_resolved_scenario(tiny: Path) -> None:
 def test_cli_set_reaches_scenario_json(shoal_cli: CliRunner, tiny: Path, tmp_path: Path) -> None:
     out = tmp_path / "k200"
     proc = shoal_cli(
-        "run", tiny, "--quiet", "--out", out, "--set", "switch.marking.cutoff.k=200KB", "--seed", "7"
+        "run",
+        tiny,
+        "--quiet",
+        "--out",
+        out,
+        "--set",
+        "switch.marking.cutoff.k=200KB",
+        "--seed",
+        "7",
     )
     assert proc.returncode == 0, proc.stderr
     scenario = json.loads((out / "scenario.json").read_text())

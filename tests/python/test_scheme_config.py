@@ -56,7 +56,9 @@ def test_an_old_spelling_runs_the_same_simulation(tiny: Path) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         old = shoal.run(tiny, set=["switch.ecn.k=20KB", "transport.dctcp_g=0.25"])
-    assert any("switch.marking.cutoff.k" in str(w.message) for w in caught if w.category is ShoalWarning)
+    assert any(
+        "switch.marking.cutoff.k" in str(w.message) for w in caught if w.category is ShoalWarning
+    )
     new = shoal.run(tiny, set=["switch.marking.cutoff.k=20KB", "transport.cc.g=0.25"])
     assert old.scenario == new.scenario
     assert old.flows.equals(new.flows)
@@ -81,7 +83,9 @@ def test_a_kind_alone_is_a_scheme_without_a_warning(tiny: Path) -> None:
         (["switch.scheduler=dwrr", "switch.dwrr_quantum=8parsecs"], "switch.dwrr_quantum"),
     ],
 )
-def test_errors_name_the_key_path_inside_scheme_sections(tiny: Path, sets: list[str], path: str) -> None:
+def test_errors_name_the_key_path_inside_scheme_sections(
+    tiny: Path, sets: list[str], path: str
+) -> None:
     with pytest.raises(ScenarioError) as info:
         shoal.run(tiny, set=sets)
     assert str(info.value).startswith(f"{path}:"), info.value

@@ -104,7 +104,10 @@ def test_sweep_returns_one_row_per_run_then_all_cached(tmp_path: Path) -> None:
         scenario = json.loads((store / "runs" / row["key"] / "scenario.json").read_text())
         assert scenario["workload"]["load"] == row["workload.load"]
         assert scenario["run"]["seed"] == row["seed"]
-        assert scenario["switch"]["marking"]["cutoff"]["k"] == {"k200": "200KB", "k720": "720KB"}[row["scheme"]]
+        assert (
+            scenario["switch"]["marking"]["cutoff"]["k"]
+            == {"k200": "200KB", "k720": "720KB"}[row["scheme"]]
+        )
     # Same results as a single run of the same scenario.
     one = shoal.load(store / "runs" / df["key"][0])
     assert one.summary["fct"]["small"]["p99_fct_ns"] == df["small_p99_fct_ns"][0]

@@ -9,7 +9,7 @@ returns a typed result with ``.to_dict()``; ``shoal advise <topic>`` prints the 
     advise.headroom(rate="100Gbps", delay="2us", mtu=1500).eta          # 56840 bytes
     advise.bcc(rate="100Gbps", rtt="80us", lam=0.72, pool="3MB", alpha=4,
                reserved="128KB", ports=8, h="8us").to_dict()["kmax"]    # 2602000
-    advise.check("my.toml", set=["switch.ecn.k=10KB"]).findings
+    advise.check("my.toml", set=["switch.marking.cutoff.k=10KB"]).findings
 
 Formulas, assumptions and sources: docs/advisor.md.
 """

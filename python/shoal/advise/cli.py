@@ -454,7 +454,7 @@ SetOption = Annotated[
         "--set",
         "-s",
         metavar="KEY=VALUE",
-        help="Override a scenario key, e.g. --set switch.ecn.k=10KB (repeatable).",
+        help="Override a scenario key, e.g. --set switch.marking.cutoff.k=10KB (repeatable).",
     ),
 ]
 
