@@ -902,7 +902,7 @@ impl Workload {
                 if self.repeats == 0 {
                     return err("repeats", "must be at least 1".into());
                 }
-                if self.repeats > 1 && self.period.map_or(true, |p| p.0 == 0) {
+                if self.repeats > 1 && self.period.is_none_or(|p| p.0 == 0) {
                     return err("period", "a positive period is required when repeats > 1".into());
                 }
                 let last = self.start.0 as u128 + (self.repeats as u128 - 1) * self.period.map_or(0, |p| p.0 as u128);

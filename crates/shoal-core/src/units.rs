@@ -149,7 +149,7 @@ fn format_with_units(value: u64, units: &[(&str, f64)]) -> String {
     for (i, (unit, factor)) in units.iter().enumerate() {
         let f = *factor as u64;
         let alias = units[..i].iter().any(|(_, g)| g == factor);
-        if f > 0 && value % f == 0 && !unit.contains('i') && !alias {
+        if f > 0 && value.is_multiple_of(f) && !unit.contains('i') && !alias {
             best = format!("{}{unit}", value / f);
         }
     }

@@ -98,6 +98,10 @@ impl Nic {
         self.queues.iter().map(VecDeque::len).sum()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.backlogged == 0
+    }
+
     /// The queued packets, queue by queue, oldest first.
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
         self.queues.iter().flatten()

@@ -148,10 +148,7 @@ mod tests {
     #[test]
     fn reverse_is_the_other_direction() {
         for kind in [TopologyKind::Star, TopologyKind::Dumbbell, TopologyKind::LeafSpine, TopologyKind::FatTree] {
-            let mut t = Topology::default();
-            t.kind = kind;
-            t.k = 4;
-            let n = build(&t);
+            let n = build(&Topology { kind, k: 4, ..Topology::default() });
             for (i, l) in n.links.iter().enumerate() {
                 let r = &n.links[reverse(i as u32) as usize];
                 assert_eq!(

@@ -130,7 +130,7 @@ impl FlowTable {
             ("retransmits", Column::U32(&self.retransmits)),
             ("timeouts", Column::U32(&self.timeouts)),
             ("priority", Column::U8(&self.priority)),
-            ("kind", Column::Str(&kind)),
+            ("kind", Column::Str(kind)),
             ("delivered_bytes", Column::U64(&self.delivered_bytes)),
             ("finished", Column::Bool(&self.finished)),
             ("query", Column::I64(&self.query)),

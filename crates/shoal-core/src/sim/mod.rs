@@ -37,7 +37,7 @@ pub struct LinkRate {
 impl LinkRate {
     pub fn new(bps: u64) -> Self {
         let per_byte = 8 * PS_PER_S;
-        LinkRate { bps, ps_per_byte: (per_byte % bps == 0).then(|| per_byte / bps) }
+        LinkRate { bps, ps_per_byte: per_byte.is_multiple_of(bps).then(|| per_byte / bps) }
     }
 
     /// Same as `serialization(bytes, self.bps)`.

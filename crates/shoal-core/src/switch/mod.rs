@@ -333,7 +333,7 @@ impl Switch {
         }
         for (pi, port) in self.ports.iter().enumerate() {
             let bytes: u64 = port.queues.iter().map(|q| q.account.bytes).sum();
-            let active = (0..port.queues.len()).all(|q| port.active.contains(q) == !port.queues[q].packets.is_empty());
+            let active = (0..port.queues.len()).all(|q| port.active.contains(q) != port.queues[q].packets.is_empty());
             if bytes != port.bytes || !active {
                 errors.push(format!(
                     "switch {id} port {pi}: queues hold {bytes} B, port accounts {} B; active set {}",

@@ -114,7 +114,9 @@ pub struct PathInfo {
     pub rates: Vec<u64>,
 }
 
-/// Every transport of a run, by static dispatch.
+/// Every transport of a run, by static dispatch. TCP's variant is the large one; boxing
+/// it measured no faster and 2 MiB heavier at 20,000 flows, so it stays inline.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyTransport {
     Tcp(TcpFlow),
     Udp(UdpFlow),
