@@ -54,26 +54,30 @@ enum Owner {
 /// order, so only the oldest has an event). The transmitter needs an event only when a
 /// packet waits for it: an idle port's next packet starts as soon as it is queued.
 ///
-/// Links come in pairs, the two directions of a cable: `reverse` is the other one, and
-/// `to_port` is the receiving node's port for this cable (its `from_port` there).
+/// Links come in pairs, the two directions of a cable (`net::reverse`); `to_port` is the
+/// receiving node's port for this cable (its `from_port` there).
+///
+/// Laid out for the per-packet path: the fields every transmission and arrival touch
+/// come first, and a link fills two cache lines exactly.
+#[repr(C, align(64))]
 struct Link {
+    /// The transmitter is serializing until this time.
+    busy_until: Ps,
+    delay: Ps,
+    rate: LinkRate,
+    wire: VecDeque<(Ps, Packet)>,
+    tx_bytes: u64,
+    to: NodeId,
+    to_port: u32,
+    /// A `TxDone` event is pending for this link.
+    tx_event: bool,
+    core: bool,
     from: NodeId,
     /// Port index at the sending switch (0 for a host NIC).
     from_port: u32,
-    to: NodeId,
-    to_port: u32,
-    reverse: u32,
-    rate: LinkRate,
-    delay: Ps,
-    core: bool,
-    /// The transmitter is serializing until this time.
-    busy_until: Ps,
-    /// A `TxDone` event is pending for this link.
-    tx_event: bool,
-    /// Control frames waiting to go ahead of data at the next packet boundary.
-    control: VecDeque<Packet>,
-    wire: VecDeque<(Ps, Packet)>,
-    tx_bytes: u64,
+    /// Control frames waiting to go ahead of data at the next packet boundary; boxed,
+    /// since most links never carry one.
+    control: Option<Box<VecDeque<Packet>>>,
 }
 
 /// Whether packets a transport sends should start their NIC's link.
@@ -160,19 +164,18 @@ impl Simulation {
                 from_port,
                 to: l.to,
                 to_port: 0,
-                reverse: net::reverse(i as u32),
                 rate: LinkRate::new(l.rate_bps),
                 delay: l.delay,
                 core: l.core,
                 busy_until: 0,
                 tx_event: false,
-                control: VecDeque::new(),
+                control: None,
                 wire: VecDeque::new(),
                 tx_bytes: 0,
             });
         }
         for i in 0..links.len() {
-            links[i].to_port = links[links[i].reverse as usize].from_port;
+            links[i].to_port = links[net::reverse(i as u32) as usize].from_port;
         }
         let routes = Routes::compute(spec, &switch_links, &host_link);
         let switches = switch_links
@@ -354,8 +357,8 @@ impl Simulation {
     fn start_transmission(&mut self, link_id: u32) {
         let link = &mut self.links[link_id as usize];
         debug_assert!(link.busy_until <= self.now && !link.tx_event);
-        if let Some(frame) = link.control.pop_front() {
-            let more = !link.control.is_empty() || self.owner_has_queued(link_id);
+        if let Some(frame) = link.control.as_mut().and_then(|c| c.pop_front()) {
+            let more = link.control.as_ref().is_some_and(|c| !c.is_empty()) || self.owner_has_queued(link_id);
             self.put_on_wire(link_id, frame, more);
             return;
         }
@@ -470,7 +473,7 @@ impl Simulation {
                     debug_assert_eq!(frame.kind, PacketKind::Control);
                     let link = self.port_link(node, port as usize);
                     self.counters.frames_sent += 1;
-                    self.links[link as usize].control.push_back(frame);
+                    self.links[link as usize].control.get_or_insert_default().push_back(frame);
                     self.kick(link);
                 }
                 Effect::Kick { port } => self.kick(self.port_link(node, port as usize)),
@@ -666,5 +669,13 @@ mod tests {
         sim.run();
         assert!(sim.check_invariants().is_empty(), "{:?}", sim.check_invariants());
         assert_eq!(sim.flows_finished(), 4);
+    }
+}
+#[cfg(test)]
+mod layout {
+    /// A link fills two cache lines exactly.
+    #[test]
+    fn a_link_is_two_cache_lines() {
+        assert_eq!(std::mem::size_of::<super::Link>(), 128);
     }
 }

@@ -41,7 +41,7 @@ impl Simulation {
 
     /// Control frames waiting at a link or on its wire.
     fn frames_in_network(&self) -> u64 {
-        let waiting: usize = self.links.iter().map(|l| l.control.len()).sum();
+        let waiting: usize = self.links.iter().filter_map(|l| l.control.as_ref()).map(|c| c.len()).sum();
         let wire = self.links.iter().flat_map(|l| &l.wire).filter(|(_, p)| p.kind == PacketKind::Control).count();
         (waiting + wire) as u64
     }
