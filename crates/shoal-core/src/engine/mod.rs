@@ -76,7 +76,8 @@ struct Link {
     /// Port index at the sending switch (0 for a host NIC).
     from_port: u32,
     /// Control frames waiting to go ahead of data at the next packet boundary; boxed,
-    /// since most links never carry one.
+    /// since most links never carry one (it keeps `Link` at two cache lines).
+    #[allow(clippy::box_collection)]
     control: Option<Box<VecDeque<Packet>>>,
 }
 
@@ -357,31 +358,28 @@ impl Simulation {
     fn start_transmission(&mut self, link_id: u32) {
         let link = &mut self.links[link_id as usize];
         debug_assert!(link.busy_until <= self.now && !link.tx_event);
-        if let Some(frame) = link.control.as_mut().and_then(|c| c.pop_front()) {
-            let more = link.control.as_ref().is_some_and(|c| !c.is_empty()) || self.owner_has_queued(link_id);
-            self.put_on_wire(link_id, frame, more);
-            return;
-        }
-        let (next, more) = match link.from {
-            NodeId::Host(h) => {
-                let next = self.nics[h as usize].pop();
-                if let Some(pkt) = next.filter(|p| p.kind == PacketKind::Data) {
-                    let flow = &mut self.flows[pkt.flow as usize];
-                    flow.nic_bytes -= pkt.size as u64;
-                    if flow.drain_notices {
-                        self.nic_drained(h, pkt.flow);
+        let next = match link.control.as_mut().and_then(|c| c.pop_front()) {
+            Some(frame) => Some(frame),
+            None => match link.from {
+                NodeId::Host(h) => {
+                    let next = self.nics[h as usize].pop();
+                    if let Some(pkt) = next.filter(|p| p.kind == PacketKind::Data) {
+                        let flow = &mut self.flows[pkt.flow as usize];
+                        flow.nic_bytes -= pkt.size as u64;
+                        if flow.drain_notices {
+                            self.nic_drained(h, pkt.flow);
+                        }
                     }
+                    next
                 }
-                (next, self.nics[h as usize].can_send())
-            }
-            NodeId::Switch(s) => {
-                let switch = &mut self.switches[s as usize];
-                let port = link.from_port as usize;
-                let next = switch.transmit(port, self.now, &mut self.counters);
-                (next, switch.has_queued(port))
-            }
+                NodeId::Switch(s) => {
+                    self.switches[s as usize].transmit(link.from_port as usize, self.now, &mut self.counters)
+                }
+            },
         };
         let Some(pkt) = next else { return };
+        let more = self.links[link_id as usize].control.as_ref().is_some_and(|c| !c.is_empty())
+            || self.owner_has_queued(link_id);
         self.put_on_wire(link_id, pkt, more);
     }
 
@@ -524,6 +522,14 @@ impl Simulation {
     /// order: its packets go to `h`'s NIC (and `wake` says whether to start the NIC's
     /// link), its timer request is kept if it is the earliest.
     fn call_transport(&mut self, fi: u32, h: u32, wake: Wake, call: impl FnOnce(&mut AnyTransport, &mut HostCx)) {
+        self.with_host_cx(fi, h, wake, |flow, cx| {
+            call(flow.transport.as_mut().expect("packets and timers only exist for started flows"), cx)
+        });
+    }
+
+    /// Runs `f` on flow `fi` with a `HostCx` at host `h`, then carries out what it asked for.
+    #[inline]
+    fn with_host_cx(&mut self, fi: u32, h: u32, wake: Wake, f: impl FnOnce(&mut Flow, &mut HostCx)) {
         let flow = &mut self.flows[fi as usize];
         let mut actions = std::mem::take(&mut self.actions);
         let mut cx = HostCx {
@@ -533,14 +539,8 @@ impl Simulation {
             nic_bytes: flow.nic_bytes,
             finished: false,
         };
-        call(flow.transport.as_mut().expect("packets and timers only exist for started flows"), &mut cx);
-        let finished = cx.finished;
-        self.carry_out(fi, h, wake, actions, finished);
-    }
-
-    /// Carries out what flow `fi`'s transport asked for at host `h`.
-    fn carry_out(&mut self, fi: u32, h: u32, wake: Wake, mut actions: Vec<HostAction>, finished: bool) {
-        if finished {
+        f(flow, &mut cx);
+        if cx.finished {
             self.flows_finished += 1;
         }
         for action in actions.drain(..) {
@@ -576,16 +576,12 @@ impl Simulation {
         if let Some(next) = self.flows.get(self.next_flow) {
             self.events.push(next.spec.start, Event::FlowStart);
         }
-        let flow = &mut self.flows[fi as usize];
-        let mut actions = std::mem::take(&mut self.actions);
-        let mut cx =
-            HostCx { now: self.now, stacks: &mut self.stacks, actions: &mut actions, nic_bytes: 0, finished: false };
-        let transport = Stacks::open(&flow.spec, flow.forward, flow.reverse, &mut cx);
-        flow.drain_notices = transport.wants_drain_notices();
-        flow.transport = Some(transport);
-        let finished = cx.finished;
-        let src = flow.spec.src;
-        self.carry_out(fi, src, Wake::Send, actions, finished);
+        let src = self.flows[fi as usize].spec.src;
+        self.with_host_cx(fi, src, Wake::Send, |flow, cx| {
+            let transport = Stacks::open(&flow.spec, flow.forward, flow.reverse, cx);
+            flow.drain_notices = transport.wants_drain_notices();
+            flow.transport = Some(transport);
+        });
     }
 
     /// One of flow `fi`'s packets left host `h`'s NIC. Called while the NIC is being

@@ -73,30 +73,26 @@ impl<E> EventQueue<E> {
         self.far.push(entry);
     }
 
-    /// The heap holding the earliest pending event.
+    /// Whether the earliest pending event is in the far heap; None when both are empty.
     #[inline]
-    fn first(&mut self) -> &mut QuaternaryHeap<Reverse<Entry<E>>> {
+    fn earliest_is_far(&self) -> Option<bool> {
         match (self.near.peek(), self.far.peek()) {
-            (Some(Reverse(n)), Some(Reverse(f))) if f.key < n.key => &mut self.far,
-            (None, Some(_)) => &mut self.far,
-            _ => &mut self.near,
+            (Some(Reverse(n)), Some(Reverse(f))) => Some(f.key < n.key),
+            (near, far) => near.xor(far).map(|_| far.is_some()),
         }
     }
 
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<Ps> {
-        let key = |h: &QuaternaryHeap<Reverse<Entry<E>>>| h.peek().map(|Reverse(e)| e.key);
-        let first = match (key(&self.near), key(&self.far)) {
-            (Some(n), Some(f)) => n.min(f),
-            (n, f) => n.or(f)?,
-        };
-        Some((first >> 64) as Ps)
+        let heap = if self.earliest_is_far()? { &self.far } else { &self.near };
+        heap.peek().map(|Reverse(e)| (e.key >> 64) as Ps)
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
-        self.first().pop().map(|Reverse(e)| ((e.key >> 64) as Ps, e.event))
+        let heap = if self.earliest_is_far()? { &mut self.far } else { &mut self.near };
+        heap.pop().map(|Reverse(e)| ((e.key >> 64) as Ps, e.event))
     }
 
     pub fn len(&self) -> usize {
