@@ -113,10 +113,7 @@ impl Simulation {
     /// The flow's FCT alone on an idle network, by its transport's rule (see
     /// `Stacks::ideal_fct`).
     pub fn ideal_fct(&self, spec: &FlowSpec) -> Option<Ps> {
-        if !Stacks::completes(spec) {
-            return None;
-        }
-        self.stacks.ideal_fct(spec, &self.path(spec.src, spec.dst))
+        self.stacks.ideal_fct(spec, || self.path(spec.src, spec.dst))
     }
 
     pub fn flow_records(&self) -> Vec<FlowRecord> {

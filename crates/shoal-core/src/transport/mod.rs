@@ -203,11 +203,13 @@ impl Stacks {
     /// link rate; plus, with the handshake, one SYN / SYN-ACK round trip; plus, when flows
     /// end at the last ACK, one ACK trip. It is exactly the FCT of the flow alone on an
     /// idle network with an unlimited window whenever the host link is the slowest on
-    /// the path. Flows without a completion time have none.
-    pub fn ideal_fct(&self, spec: &FlowSpec, path: &PathInfo) -> Option<Ps> {
+    /// the path. Flows without a completion time have none (and `path`, the flow's path,
+    /// is not asked for).
+    pub fn ideal_fct(&self, spec: &FlowSpec, path: impl FnOnce() -> PathInfo) -> Option<Ps> {
         if !Self::completes(spec) || spec.bytes == ENDLESS {
             return None;
         }
+        let path = path();
         let cfg = &self.tcp;
         let segments = cfg.segments(spec.bytes) as u64;
         let wire = spec.bytes + segments * cfg.header as u64;
