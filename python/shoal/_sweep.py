@@ -683,38 +683,34 @@ def sweep(
     runs = resolve_runs(spec)
     db = Store(spec.store, create=True)
     keys = {r.key for r in runs if r.key is not None}
-    finished: set[str] | None = None  # this sweep's runs finished in the store
     try:
         _record(spec, runs, db)
-        cached, todo, finished = _plan(db, runs, retry_failed)
-        _execute(spec, db, todo, len(keys & cached), finished, jobs, cluster, progress, log)
+        cached, todo = _plan(db, runs, retry_failed)
+        _execute(spec, db, todo, len(keys & cached), jobs, cluster, progress, log)
         _record(spec, runs, db)
         return _table(db, [(r.key, r.params) for r in runs], spec.columns, cached)
     except KeyboardInterrupt:
-        if finished is None:  # stopped while looking: look again
-            finished = {k for k in keys if db.status(k) == "ok"}
-        raise SweepInterrupted(spec.name, db.root, len(finished), len(keys)) from None
+        # The store, not a tally kept on the way, says what is kept: Ctrl-C can land
+        # between a run's rename into the store and any bookkeeping after it.
+        finished = sum(db.status(k) == "ok" for k in keys)
+        raise SweepInterrupted(spec.name, db.root, finished, len(keys)) from None
 
 
 def _plan(
     db: Store, runs: Sequence[SweepRun], retry_failed: bool
-) -> tuple[set[str], dict[str, SweepRun], set[str]]:
+) -> tuple[set[str], dict[str, SweepRun]]:
     """What the store has and what is left to do: the keys reused (finished runs, and
-    failed ones unless ``retry_failed``), the runs to simulate (each key once), and the
-    keys of the finished runs."""
+    failed ones unless ``retry_failed``) and the runs to simulate (each key once)."""
     cached: set[str] = set()
-    finished: set[str] = set()
     todo: dict[str, SweepRun] = {}
     for run in runs:
         assert run.key is not None
         status = db.status(run.key)
-        if status == "ok":
-            finished.add(run.key)
         if status == "ok" or (status == "failed" and not retry_failed):
             cached.add(run.key)
         elif run.key not in todo:
             todo[run.key] = run
-    return cached, todo, finished
+    return cached, todo
 
 
 def _execute(
@@ -722,15 +718,12 @@ def _execute(
     db: Store,
     todo: Mapping[str, SweepRun],
     n_cached: int,
-    finished: set[str],
     jobs: int | None,
     cluster: Any,
     progress: bool,
     log: Callable[[str], None] | None,
 ) -> None:
-    """Simulate the runs ``todo`` and write each to the store as it ends; the key of each
-    run that finished is added to ``finished`` as soon as it is in the store (so that
-    Ctrl-C can say what is kept)."""
+    """Simulate the runs ``todo`` and write each to the store as it ends."""
     unresolved = [r for r in todo.values() if r.error is not None]
     tasks = [r for r in todo.values() if r.error is None]
     with _Progress(len(todo), n_cached, progress, log) as bar:
@@ -752,8 +745,6 @@ def _execute(
                 ok = outcome.get("status") == "ok"
                 files = outcome.pop("files", None) if ok else None
                 db.put(run.key, _meta(spec, run, outcome), files)
-                if ok:
-                    finished.add(run.key)
                 what = f"{run.key} {_describe(run.params)}"
                 if ok:
                     message = f"ok {what} ({outcome.get('wall_time_s', 0):.2f} s)"
