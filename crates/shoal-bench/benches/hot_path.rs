@@ -3,6 +3,7 @@
 //!   cargo bench -p shoal-bench
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use shoal_core::net::ExtStore;
 use shoal_core::net::Packet;
 use shoal_core::scenario::{Scenario, SwitchConfig};
 use shoal_core::sim::{stream, EventQueue};
@@ -10,7 +11,7 @@ use shoal_core::stats::Counters;
 use shoal_core::switch::classify::Classify;
 use shoal_core::switch::marking::{CutoffConfig, MarkerConfig};
 use shoal_core::switch::scheduler::SchedulerConfig;
-use shoal_core::switch::Switch;
+use shoal_core::switch::{Drops, Switch};
 use shoal_core::units::Bytes;
 
 /// One pop and one push at a steady pending-set size, times spread like link events.
@@ -49,7 +50,7 @@ fn switch_port(c: &mut Criterion) {
     let mut sw = Switch::new(&cfg, &links, &[100_000_000_000; 8], 0, stream(1, "bench", 0));
     let mut counters = Counters::default();
     for _ in 0..100 {
-        sw.receive(0, 0, packet(1500), 0, &mut counters);
+        sw.receive(0, 0, packet(1500), 0, &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() });
     }
     let mut now = 0;
     let mut group = c.benchmark_group("switch_port");
@@ -57,7 +58,7 @@ fn switch_port(c: &mut Criterion) {
     group.bench_function("enqueue_dequeue", |b| {
         b.iter(|| {
             now += 120_000;
-            sw.receive(0, 0, packet(1500), now, &mut counters);
+            sw.receive(0, 0, packet(1500), now, &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() });
             black_box(sw.transmit(0, now, &mut counters));
         })
     });
@@ -88,13 +89,25 @@ fn many_queues(c: &mut Criterion) {
             sw.set_classifier(Box::new(LastQueue));
             let mut counters = Counters::default();
             for _ in 0..100 {
-                sw.receive(1, 0, packet(1500), 0, &mut counters);
+                sw.receive(
+                    1,
+                    0,
+                    packet(1500),
+                    0,
+                    &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() },
+                );
             }
             let mut now = 0;
             group.bench_function(format!("{scheduler}_{queues}"), |b| {
                 b.iter(|| {
                     now += 120_000;
-                    sw.receive(1, 0, packet(1500), now, &mut counters);
+                    sw.receive(
+                        1,
+                        0,
+                        packet(1500),
+                        now,
+                        &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() },
+                    );
                     black_box(sw.transmit(0, now, &mut counters));
                     black_box(sw.has_queued(0))
                 })

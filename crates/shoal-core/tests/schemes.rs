@@ -4,6 +4,7 @@
 mod common;
 use common::{run, scenario};
 use rand::{Rng as _, SeedableRng};
+use shoal_core::net::ExtStore;
 use shoal_core::net::Packet;
 use shoal_core::scenario::SwitchConfig;
 use shoal_core::sim::stream;
@@ -11,8 +12,13 @@ use shoal_core::stats::{Counters, DropReason};
 use shoal_core::switch::admission::AdmissionConfig;
 use shoal_core::switch::marking::{BccConfig, CutoffConfig, MarkerConfig};
 use shoal_core::switch::scheduler::SchedulerConfig;
-use shoal_core::switch::Switch;
+use shoal_core::switch::{Drops, Switch};
 use shoal_core::units::{Bytes, Time};
+
+/// Offers `pkt` to `sw` as `Switch::receive` does, with a side table of its own.
+fn offer(sw: &mut Switch, ingress: usize, port: usize, pkt: Packet, now: u64, counters: &mut Counters) -> bool {
+    sw.receive(ingress, port, pkt, now, &mut Drops { counters, exts: &mut ExtStore::default() })
+}
 
 fn packet(size: u32, priority: u8) -> Packet {
     Packet { size, ect: true, ..Packet::template(0, 0, 0, priority) }
@@ -57,7 +63,7 @@ fn losspass_pushout_rule() {
         let priority = rng.gen_range(0..2u8);
         let size = rng.gen_range(64..=1500u32);
         let pushouts_before = counters.dropped[DropReason::Pushout as usize];
-        let admitted = sw.receive(0, 0, packet(size, priority), step, &mut counters);
+        let admitted = offer(&mut sw, 0, 0, packet(size, priority), step, &mut counters);
         let pushouts = counters.dropped[DropReason::Pushout as usize] - pushouts_before;
         if priority == 1 {
             assert_eq!(pushouts, 0, "a low-priority packet evicted something");
@@ -81,11 +87,11 @@ fn losspass_pushout_rule() {
 fn tail_drop_loses_high_priority_packets_that_losspass_keeps() {
     let mut sw = per_port_switch("dynamic_threshold", 30_000, 1, 1);
     let mut counters = Counters::default();
-    while sw.receive(0, 0, packet(1500, 1), 0, &mut counters) {}
-    assert!(!sw.receive(0, 0, packet(1500, 0), 0, &mut counters));
+    while offer(&mut sw, 0, 0, packet(1500, 1), 0, &mut counters) {}
+    assert!(!offer(&mut sw, 0, 0, packet(1500, 0), 0, &mut counters));
     let mut lp = per_port_switch("losspass", 30_000, 1, 1);
-    while lp.receive(0, 0, packet(1500, 1), 0, &mut counters) {}
-    assert!(lp.receive(0, 0, packet(1500, 0), 0, &mut counters));
+    while offer(&mut lp, 0, 0, packet(1500, 1), 0, &mut counters) {}
+    assert!(offer(&mut lp, 0, 0, packet(1500, 0), 0, &mut counters));
     assert_eq!(queue_bytes(&lp, 0, 1), 30_000 - 1500);
 }
 
@@ -95,11 +101,11 @@ fn tail_drop_loses_high_priority_packets_that_losspass_keeps() {
 fn lqd_pushes_out_the_longest_queue() {
     let mut sw = per_port_switch("lqd", 30_000, 2, 2);
     let mut counters = Counters::default();
-    while sw.receive(0, 0, packet(1500, 0), 0, &mut counters) {}
+    while offer(&mut sw, 0, 0, packet(1500, 0), 0, &mut counters) {}
     assert_eq!(queue_bytes(&sw, 0, 0), 30_000);
     assert_eq!(counters.dropped[DropReason::PoolFull as usize], 1);
     for i in 1..=5u64 {
-        assert!(sw.receive(0, 1, packet(1500, 0), 0, &mut counters));
+        assert!(offer(&mut sw, 0, 1, packet(1500, 0), 0, &mut counters));
         assert_eq!(queue_bytes(&sw, 0, 0), 30_000 - i * 1500);
     }
     assert_eq!(counters.dropped[DropReason::Pushout as usize], 5);
@@ -356,10 +362,10 @@ fn per_port_ecn_counts_every_queue_of_the_port() {
         let mut counters = Counters::default();
         // 20 low-priority packets of 1,500 B: the port holds 30,000 B, queue 0 none.
         for _ in 0..20 {
-            sw.receive(0, 0, packet(1500, 1), 0, &mut counters);
+            offer(&mut sw, 0, 0, packet(1500, 1), 0, &mut counters);
         }
         let marks_low = counters.ecn_marks;
-        sw.receive(0, 0, packet(1500, 0), 0, &mut counters);
+        offer(&mut sw, 0, 0, packet(1500, 0), 0, &mut counters);
         (marks_low, counters.ecn_marks - marks_low)
     };
     // The 20 low packets see 0..28,500 B ahead of them: below K under both scopes.

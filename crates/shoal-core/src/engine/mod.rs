@@ -4,12 +4,12 @@
 
 use crate::budget;
 use crate::host::Nic;
-use crate::net::{self, Effect, Effects, NodeId, Packet, PacketKind, Routes};
+use crate::net::{self, Effect, Effects, ExtStore, NodeId, Packet, PacketKind, Routes};
 use crate::observe::{NetView, Observer, QueueSampler};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::Counters;
-use crate::switch::Switch;
+use crate::switch::{Drops, Switch};
 use crate::transport::{AnyTransport, HostAction, HostCx, Stacks, Transport};
 use crate::workload::{self, FlowSpec};
 use std::collections::VecDeque;
@@ -128,6 +128,11 @@ pub struct Simulation {
     actions: Vec<HostAction>,
     /// A reused buffer for what a node's scheme asks in one call.
     effects: Effects,
+    /// Payloads too large for a packet, owned by packets in the network.
+    exts: ExtStore,
+    /// Tests only: every data packet gets a side-table payload as it enters its NIC.
+    #[cfg(test)]
+    attach_exts: bool,
 }
 
 impl Simulation {
@@ -234,6 +239,9 @@ impl Simulation {
             reached_time_limit: false,
             actions: Vec::new(),
             effects: Effects::new(),
+            exts: ExtStore::default(),
+            #[cfg(test)]
+            attach_exts: false,
         };
         if let Some(first) = sim.flows.first() {
             sim.events.push(first.spec.start, Event::FlowStart);
@@ -444,6 +452,7 @@ impl Simulation {
                 NodeId::Switch(s) => self.switches[s as usize].on_frame(to_port, &pkt, self.now, &mut effects),
                 NodeId::Host(h) => self.nics[h as usize].on_frame(&pkt),
             }
+            self.exts.release(pkt.ext);
             self.carry_out_effects(to, effects);
             return;
         }
@@ -491,7 +500,8 @@ impl Simulation {
             1 => hops[0],
             n => hops[(mix64(pkt.hash as u64 ^ switch.ecmp_salt) % n as u64) as usize],
         } as usize;
-        if switch.receive(ingress, port, pkt, self.now, &mut self.counters) {
+        let mut drops = Drops { counters: &mut self.counters, exts: &mut self.exts };
+        if switch.receive(ingress, port, pkt, self.now, &mut drops) {
             let link = switch.ports[port].link;
             self.kick(link);
         }
@@ -500,12 +510,16 @@ impl Simulation {
     // ---- hosts ---------------------------------------------------------------------
 
     /// Puts a packet in host `h`'s NIC queue, or drops it when the NIC buffer is full.
-    fn enqueue_at_nic(&mut self, h: u32, pkt: Packet) {
+    fn enqueue_at_nic(&mut self, h: u32, #[allow(unused_mut)] mut pkt: Packet) {
+        #[cfg(test)]
+        if self.attach_exts && pkt.kind == PacketKind::Data {
+            pkt.ext = Some(self.exts.insert(net::Ext::Telemetry(Default::default())));
+        }
         self.counters.created += 1;
         if pkt.kind.carries_payload() {
             self.counters.data_packets_sent += 1;
         }
-        if !self.nics[h as usize].push(pkt, &mut self.counters) {
+        if !self.nics[h as usize].push(pkt, &mut Drops { counters: &mut self.counters, exts: &mut self.exts }) {
             return;
         }
         if pkt.kind == PacketKind::Data {
@@ -515,6 +529,7 @@ impl Simulation {
 
     fn host_receive(&mut self, h: u32, pkt: Packet) {
         self.counters.delivered += 1;
+        self.exts.release(pkt.ext);
         self.call_transport(pkt.flow, h, Wake::Send, |t, cx| t.on_packet(&pkt, cx));
     }
 
@@ -615,6 +630,7 @@ impl Simulation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::DropReason;
 
     impl Simulation {
         /// Sends a control frame out of `node`'s port `port`, as a flow-control scheme
@@ -625,6 +641,62 @@ mod tests {
             let effects = std::mem::take(&mut self.effects);
             self.carry_out_effects(node, effects);
         }
+    }
+
+    /// Payloads in the side table live exactly as long as their packets: a lossy run
+    /// (LossPass pushouts, full pools, a NIC buffer too small for the window) with a
+    /// payload on every data packet keeps the table equal to the packets that own one, and
+    /// ends with it empty.
+    #[test]
+    fn side_table_payloads_follow_their_packets() {
+        let sc = Scenario::from_toml(
+            r#"
+            [topology]
+            kind = "star"
+            hosts = 9
+            link_rate = "10Gbps"
+            [host]
+            nic_buffer = "30KB"
+            [switch]
+            pool_size = "60KB"
+            reserved = "0B"
+            alpha = 1000
+            queues = 2
+            scheduler = "strict_priority"
+            admission = "losspass"
+            [transport]
+            init_cwnd = 40
+            rto_min = "200us"
+            [workload]
+            pattern = "incast"
+            senders = "1-8"
+            receiver = 0
+            size = "1MB"
+            priority = 1
+            [[workload.extra]]
+            pattern = "incast"
+            senders = "1-8"
+            receiver = 0
+            size = "20KB"
+            repeats = 4
+            period = "300us"
+            start = "200us"
+            "#,
+        )
+        .unwrap();
+        let mut sim = Simulation::new(&sc).unwrap();
+        sim.attach_exts = true;
+        let mut checked = 0;
+        while !sim.run_bounded(Ps::MAX, 500) {
+            assert!(sim.check_invariants().is_empty(), "{:?}", sim.check_invariants());
+            checked += 1;
+        }
+        assert!(checked > 10);
+        assert!(sim.check_invariants().is_empty(), "{:?}", sim.check_invariants());
+        let drops = &sim.counters.dropped;
+        assert!(drops[DropReason::Pushout as usize] > 0 && drops[DropReason::NicBuffer as usize] > 0, "{drops:?}");
+        assert_eq!(sim.exts.len(), 0);
+        assert_eq!(sim.flows_finished(), 8 + 4 * 8);
     }
 
     /// A frame sent from a backlogged switch port overtakes the data queued there: it

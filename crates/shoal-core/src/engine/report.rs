@@ -39,6 +39,17 @@ impl Simulation {
         (hosts + switches + links) as u64
     }
 
+    /// Packets and frames anywhere in the network that own a side-table payload.
+    fn packets_with_ext(&self) -> usize {
+        let nics = self.nics.iter().flat_map(Nic::packets);
+        let switches = self.switches.iter().flat_map(|s| s.queued());
+        let links = self
+            .links
+            .iter()
+            .flat_map(|l| l.control.iter().flat_map(|c| c.iter()).chain(l.wire.iter().map(|(_, p)| p)));
+        nics.chain(switches).chain(links).filter(|p| p.ext.is_some()).count()
+    }
+
     /// Control frames waiting at a link or on its wire.
     fn frames_in_network(&self) -> u64 {
         let waiting: usize = self.links.iter().filter_map(|l| l.control.as_ref()).map(|c| c.len()).sum();
@@ -65,6 +76,11 @@ impl Simulation {
                 "conservation: frames sent {} != received {} + in network {frames}",
                 c.frames_sent, c.frames_received
             ));
+        }
+        let owned = self.packets_with_ext();
+        if owned != self.exts.len() {
+            errors
+                .push(format!("side table: {} payloads, but {owned} packets in the network own one", self.exts.len()));
         }
         for (i, s) in self.switches.iter().enumerate() {
             errors.extend(s.check_accounting(i));

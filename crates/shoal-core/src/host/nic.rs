@@ -3,8 +3,9 @@
 
 use crate::net::Packet;
 use crate::scenario::HostConfig;
-use crate::stats::{Counters, DropReason};
+use crate::stats::DropReason;
 use crate::switch::marking::MarkRule;
+use crate::switch::Drops;
 use std::collections::VecDeque;
 
 /// A host NIC's egress queues: tail drop when the NIC holds `capacity` bytes, and an
@@ -41,11 +42,13 @@ impl Nic {
 
     /// Queues `pkt` (marked CE when the bytes ahead reach the cut-off). Returns false,
     /// the drop counted, when it does not fit.
-    pub fn push(&mut self, mut pkt: Packet, counters: &mut Counters) -> bool {
+    pub fn push(&mut self, mut pkt: Packet, drops: &mut Drops) -> bool {
         if self.bytes + pkt.size as u64 > self.capacity {
-            counters.drop(DropReason::NicBuffer, pkt.size as u64);
+            drops.counters.drop(DropReason::NicBuffer, pkt.size as u64);
+            drops.exts.release(pkt.ext);
             return false;
         }
+        let counters = &mut *drops.counters;
         if self.ecn_k > 0 && pkt.ect && !pkt.ce && self.bytes >= self.ecn_k {
             pkt.ce = true;
             counters.ecn_marks += 1;
@@ -127,6 +130,8 @@ impl Nic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::ExtStore;
+    use crate::stats::Counters;
 
     fn packet(priority: u8, seq: u32) -> Packet {
         Packet { size: 1000, seq, ..Packet::template(0, 0, 0, priority) }
@@ -139,7 +144,9 @@ mod tests {
         let mut nic = Nic::new(0, 1 << 20, 0, 2);
         let mut counters = Counters::default();
         for (priority, seq) in [(1, 0), (0, 1), (1, 2), (0, 3), (5, 4)] {
-            assert!(nic.push(packet(priority, seq), &mut counters));
+            assert!(
+                nic.push(packet(priority, seq), &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() })
+            );
         }
         nic.set_paused(1 << 0, true);
         let order: Vec<u32> = std::iter::from_fn(|| nic.pop()).map(|p| p.seq).collect();
@@ -158,7 +165,7 @@ mod tests {
         let mut nic = Nic::new(0, 1 << 20, 0, 1);
         let mut counters = Counters::default();
         for (priority, seq) in [(3, 0), (0, 1), (7, 2)] {
-            nic.push(packet(priority, seq), &mut counters);
+            nic.push(packet(priority, seq), &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() });
         }
         let order: Vec<u32> = std::iter::from_fn(|| nic.pop()).map(|p| p.seq).collect();
         assert_eq!(order, [0, 1, 2]);

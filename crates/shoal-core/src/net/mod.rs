@@ -1,12 +1,14 @@
 //! Packets, links and topologies.
 
 pub mod effect;
+pub mod ext;
 mod packet;
 mod routing;
 mod telemetry;
 mod topology;
 
 pub use effect::{Effect, Effects};
+pub use ext::{Ext, ExtId, ExtStore};
 pub use packet::{Packet, PacketKind};
 pub use routing::Routes;
 pub use telemetry::IntHop;

@@ -1,3 +1,4 @@
+use super::ExtId;
 use crate::sim::Ps;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +53,11 @@ pub struct Packet {
     pub sack_len: u16,
     /// Data: when the sender sent it. ACK: the echoed send time of the data packet.
     pub timestamp: Ps,
+    /// A payload in the side table (`ExtStore`) that this packet owns.
+    pub ext: Option<ExtId>,
+    /// The port it arrived on at the switch that holds it (set on each switch's arrival),
+    /// so that its departure releases the ingress accounting its admission charged.
+    pub ingress: u16,
 }
 
 impl Packet {
@@ -72,15 +78,18 @@ impl Packet {
             sack_start: 0,
             sack_len: 0,
             timestamp: 0,
+            ext: None,
+            ingress: 0,
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    /// Queues hold packets by value: keep them within 40 bytes.
+    /// Queues and links hold packets by value: keep them within 48 bytes (large payloads
+    /// go to the side table).
     #[test]
     fn a_packet_stays_small() {
-        assert!(std::mem::size_of::<super::Packet>() <= 40);
+        assert!(std::mem::size_of::<super::Packet>() <= 48);
     }
 }

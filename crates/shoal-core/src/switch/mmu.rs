@@ -73,11 +73,12 @@ pub fn release(q: &mut QueueAccount, pool: &mut Pool, size: u64, now: Ps) {
 /// is its priority, with higher priorities folded into the last class.
 pub const CLASSES: usize = 8;
 
-/// What a buffered packet was charged on admission; its departure or eviction releases
-/// exactly this, whatever has changed in between.
+/// What a buffered packet is charged at ingress: its bytes, to its (ingress port,
+/// class). It is read off the packet, whose ingress port, priority and size do not change
+/// while it is buffered, so its departure or eviction releases exactly what its admission
+/// charged, whatever has changed in between.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Charge {
-    /// The switch port the packet arrived on.
     pub ingress: u16,
     pub class: u8,
     pub size: u32,
@@ -85,17 +86,9 @@ pub struct Charge {
 
 impl Charge {
     #[inline]
-    pub fn new(ingress: usize, pkt: &Packet) -> Charge {
-        debug_assert!(ingress <= u16::MAX as usize, "port indices are 16 bits");
-        Charge { ingress: ingress as u16, class: (pkt.priority as usize).min(CLASSES - 1) as u8, size: pkt.size }
+    pub fn of(pkt: &Packet) -> Charge {
+        Charge { ingress: pkt.ingress, class: (pkt.priority as usize).min(CLASSES - 1) as u8, size: pkt.size }
     }
-}
-
-/// A packet in an egress queue, with what it was charged.
-#[derive(Clone, Copy, Debug)]
-pub struct Queued {
-    pub pkt: Packet,
-    pub charge: Charge,
 }
 
 /// Buffered bytes by (ingress port, class): the counters that lossless flow control

@@ -10,7 +10,7 @@ pub mod marking;
 pub mod mmu;
 pub mod scheduler;
 
-use crate::net::{Effects, Packet};
+use crate::net::{Effects, ExtStore, Packet};
 use crate::scenario::{EcnScope, MarkPoint, NonEct, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
@@ -19,13 +19,20 @@ use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
 use classify::{ByPriority, Classify, SingleQueue};
 use flow_control::{FlowControl, FlowCx, Lossy};
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
-use mmu::{charge, release, Charge, IngressAccounts, Pool, QueueAccount, Queued};
+use mmu::{charge, release, Charge, IngressAccounts, Pool, QueueAccount};
 use scheduler::{AnyScheduler, Scheduler, SchedulerEnv};
 use std::collections::VecDeque;
 
+/// What a switch touches when it drops a packet: the counters, and the side table that
+/// holds the packet's payload.
+pub struct Drops<'a> {
+    pub counters: &'a mut Counters,
+    pub exts: &'a mut ExtStore,
+}
+
 /// One egress queue of a port.
 pub struct PortQueue {
-    pub packets: VecDeque<Queued>,
+    pub packets: VecDeque<Packet>,
     pub account: QueueAccount,
     pub occupancy: TimeWeighted,
 }
@@ -46,27 +53,27 @@ pub struct SwitchPort {
 impl SwitchPort {
     /// Appends a packet to queue `q`.
     #[inline]
-    fn push(&mut self, q: usize, queued: Queued) {
+    fn push(&mut self, q: usize, pkt: Packet) {
         let queue = &mut self.queues[q];
         if queue.packets.is_empty() {
             self.active.insert(q);
             self.scheduler.on_backlog(q);
         }
-        queue.packets.push_back(queued);
-        self.bytes += queued.charge.size as u64;
+        queue.packets.push_back(pkt);
+        self.bytes += pkt.size as u64;
     }
 
     /// Takes the head (`tail` false) or the tail packet of the non-empty queue `q`.
     #[inline]
-    fn take(&mut self, q: usize, tail: bool) -> Queued {
+    fn take(&mut self, q: usize, tail: bool) -> Packet {
         let packets = &mut self.queues[q].packets;
-        let queued = if tail { packets.pop_back() } else { packets.pop_front() }.expect("the queue is not empty");
+        let pkt = if tail { packets.pop_back() } else { packets.pop_front() }.expect("the queue is not empty");
         if packets.is_empty() {
             self.active.remove(q);
             self.scheduler.on_empty(q);
         }
-        self.bytes -= queued.charge.size as u64;
-        queued
+        self.bytes -= pkt.size as u64;
+        pkt
     }
 }
 
@@ -210,16 +217,20 @@ impl Switch {
         }
     }
 
-    /// Counts a packet of `pool` dropped, network-wide and in the pool.
-    fn count_drop(&mut self, pool: usize, reason: DropReason, bytes: u64, counters: &mut Counters) {
-        counters.drop(reason, bytes);
+    /// Drops a packet of `pool`: counts it, network-wide and in the pool, and frees its
+    /// side-table payload.
+    fn drop_packet(&mut self, pool: usize, reason: DropReason, pkt: &Packet, cx: &mut Drops) {
+        cx.counters.drop(reason, pkt.size as u64);
+        cx.exts.release(pkt.ext);
         self.pools[pool].drops += 1;
     }
 
     /// Offers `pkt`, which arrived on port `ingress`, to egress `port`. Returns whether it
     /// was buffered; on refusal the packet is dropped and counted.
-    pub fn receive(&mut self, ingress: usize, port: usize, mut pkt: Packet, now: Ps, counters: &mut Counters) -> bool {
-        counters.switch_arrivals += 1;
+    pub fn receive(&mut self, ingress: usize, port: usize, mut pkt: Packet, now: Ps, cx: &mut Drops) -> bool {
+        debug_assert!(ingress <= u16::MAX as usize, "port indices are 16 bits");
+        pkt.ingress = ingress as u16;
+        cx.counters.switch_arrivals += 1;
         let q = self.classify.queue(&pkt, self.ports[port].queues.len());
         let pool = self.ports[port].pool;
         let size = pkt.size as u64;
@@ -236,35 +247,34 @@ impl Switch {
             match self.admission.admit(&ctx) {
                 Verdict::Admit => break,
                 Verdict::Drop(reason) => {
-                    self.count_drop(pool, reason, size, counters);
+                    self.drop_packet(pool, reason, &pkt, cx);
                     return false;
                 }
                 Verdict::Evict { port: victim_port, queue: victim_queue } => {
                     let victim = self.ports[victim_port].take(victim_queue, true);
                     let vq = &mut self.ports[victim_port].queues[victim_queue];
-                    release(&mut vq.account, &mut self.pools[pool], victim.charge.size as u64, now);
+                    release(&mut vq.account, &mut self.pools[pool], victim.size as u64, now);
                     vq.occupancy.set(now, vq.account.bytes);
-                    self.ingress.release(victim.charge);
-                    self.count_drop(pool, DropReason::Pushout, victim.charge.size as u64, counters);
+                    self.ingress.release(Charge::of(&victim));
+                    self.drop_packet(pool, DropReason::Pushout, &victim, cx);
                 }
             }
         }
         let ahead = self.marking_bytes(port, q);
         if !pkt.ect {
             // WRED drops are admission decisions: judged on arrival, never at dequeue.
-            if self.non_ect == NonEct::Drop && self.has_rules(pool) && self.rules_fire(ahead, pool, counters) {
-                self.count_drop(pool, DropReason::MarkingDrop, size, counters);
+            if self.non_ect == NonEct::Drop && self.has_rules(pool) && self.rules_fire(ahead, pool, cx.counters) {
+                self.drop_packet(pool, DropReason::MarkingDrop, &pkt, cx);
                 return false;
             }
         } else if self.mark_at == MarkPoint::Enqueue {
-            self.mark(&mut pkt, ahead, pool, counters);
+            self.mark(&mut pkt, ahead, pool, cx.counters);
         }
         let queue = &mut self.ports[port].queues[q];
         charge(&mut queue.account, &mut self.pools[pool], size, now);
         queue.occupancy.set(now, queue.account.bytes);
-        let charged = Charge::new(ingress, &pkt);
-        self.ingress.charge(charged);
-        self.ports[port].push(q, Queued { pkt, charge: charged });
+        self.ingress.charge(Charge::of(&pkt));
+        self.ports[port].push(q, pkt);
         true
     }
 
@@ -273,11 +283,11 @@ impl Switch {
         let p = &mut self.ports[port];
         let q = p.scheduler.pick(&p.queues, &p.active)?;
         let pool = p.pool;
-        let Queued { mut pkt, charge } = p.take(q, false);
+        let mut pkt = p.take(q, false);
         let queue = &mut p.queues[q];
-        release(&mut queue.account, &mut self.pools[pool], charge.size as u64, now);
+        release(&mut queue.account, &mut self.pools[pool], pkt.size as u64, now);
         queue.occupancy.set(now, queue.account.bytes);
-        self.ingress.release(charge);
+        self.ingress.release(Charge::of(&pkt));
         if pkt.ect && self.mark_at == MarkPoint::Dequeue {
             let behind = self.marking_bytes(port, q);
             self.mark(&mut pkt, behind, pool, counters);
@@ -301,6 +311,11 @@ impl Switch {
         !self.ports[port].active.is_empty()
     }
 
+    /// The packets waiting in all queues.
+    pub fn queued(&self) -> impl Iterator<Item = &Packet> {
+        self.ports.iter().flat_map(|p| &p.queues).flat_map(|q| &q.packets)
+    }
+
     /// Packets waiting in all queues.
     pub fn queued_packets(&self) -> usize {
         self.ports.iter().flat_map(|p| p.queues.iter()).map(|q| q.packets.len()).sum()
@@ -314,7 +329,7 @@ impl Switch {
             let mut total = 0;
             for port in self.ports.iter().filter(|p| p.pool == pi) {
                 for q in &port.queues {
-                    let bytes: u64 = q.packets.iter().map(|p| p.charge.size as u64).sum();
+                    let bytes: u64 = q.packets.iter().map(|p| p.size as u64).sum();
                     if bytes != q.account.bytes {
                         errors.push(format!("switch {id}: queue holds {bytes} B but accounts {} B", q.account.bytes));
                     }
@@ -343,8 +358,8 @@ impl Switch {
             }
         }
         let mut by_ingress = IngressAccounts::new(self.ports.len());
-        for queued in self.ports.iter().flat_map(|p| &p.queues).flat_map(|q| &q.packets) {
-            by_ingress.charge(queued.charge);
+        for pkt in self.queued() {
+            by_ingress.charge(Charge::of(pkt));
         }
         if by_ingress != self.ingress {
             errors.push(format!("switch {id}: ingress accounts differ from the charges of the queued packets"));

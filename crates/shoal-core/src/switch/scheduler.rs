@@ -183,7 +183,7 @@ impl Scheduler for Dwrr {
                     self.deficit[i] += self.quanta[i];
                     self.credited = true;
                 }
-                let size = head.pkt.size as u64;
+                let size = head.size as u64;
                 if size <= self.deficit[i] {
                     self.deficit[i] -= size;
                     return Some(i);
@@ -213,7 +213,7 @@ mod tests {
     use super::*;
     use crate::net::Packet;
     use crate::stats::TimeWeighted;
-    use crate::switch::mmu::{Charge, QueueAccount, Queued};
+    use crate::switch::mmu::QueueAccount;
     use rand::{Rng, SeedableRng};
     use std::collections::VecDeque;
 
@@ -241,8 +241,8 @@ mod tests {
                             self.deficit[i] += self.quanta[i];
                             self.credited = true;
                         }
-                        if head.pkt.size as u64 <= self.deficit[i] {
-                            self.deficit[i] -= head.pkt.size as u64;
+                        if head.size as u64 <= self.deficit[i] {
+                            self.deficit[i] -= head.size as u64;
                             return Some(i);
                         }
                     }
@@ -253,8 +253,8 @@ mod tests {
         }
     }
 
-    fn queued(size: u32) -> Queued {
-        Queued { pkt: Packet { size, ..Packet::template(0, 0, 0, 0) }, charge: Charge { ingress: 0, class: 0, size } }
+    fn queued(size: u32) -> Packet {
+        Packet { size, ..Packet::template(0, 0, 0, 0) }
     }
 
     /// Random arrivals, departures and tail pushouts (which empty queues behind the round
