@@ -2,6 +2,8 @@
 //! validation. Every error names the key path, the value and what is accepted.
 
 use crate::switch::admission::AdmissionConfig;
+use crate::switch::classify::ClassifierConfig;
+use crate::switch::flow_control::FlowControlConfig;
 use crate::switch::marking::{CutoffConfig, MarkerConfig, MarkingConfig};
 use crate::switch::scheduler::SchedulerConfig;
 use crate::transport::cc::CcConfig;
@@ -239,8 +241,23 @@ pub struct SwitchConfig {
     pub alpha: PerQueue,
     pub admission: AdmissionConfig,
     pub scheduler: SchedulerConfig,
+    /// Unset: `SwitchConfig::classifier()` derives it from the scheduler.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub classifier: Option<ClassifierConfig>,
+    pub flow_control: FlowControlConfig,
     pub ecn: EcnConfig,
     pub marking: MarkingConfig,
+}
+
+impl SwitchConfig {
+    /// The classifier in effect: as set, else one queue under `fifo` and a queue per
+    /// priority under every other scheduler.
+    pub fn classifier(&self) -> ClassifierConfig {
+        self.classifier.clone().unwrap_or_else(|| {
+            let kind = if self.scheduler.single_queue() { "single_queue" } else { "by_priority" };
+            ClassifierConfig::of_kind(kind).expect("a registered classifier")
+        })
+    }
 }
 
 impl Default for SwitchConfig {
@@ -253,6 +270,8 @@ impl Default for SwitchConfig {
             alpha: PerQueue::All(4.0),
             admission: AdmissionConfig::default(),
             scheduler: SchedulerConfig::default(),
+            classifier: None,
+            flow_control: FlowControlConfig::default(),
             ecn: EcnConfig::default(),
             marking: MarkingConfig::default(),
         }
@@ -613,7 +632,8 @@ impl Scenario {
     }
 
     /// The scenario with its derived defaults filled in (what a run uses and what
-    /// `scenario.json` shows). Today one: TCP traffic whose transport reacts to ECN marks
+    /// `scenario.json` shows): the classifier the scheduler implies, when none is set
+    /// (`SwitchConfig::classifier`), and the ECN cut-off. TCP traffic whose transport reacts to ECN marks
     /// (DCTCP, ECN*) on a network where no marking rule is set at all gets the cut-off
     /// `switch.marking.cutoff.k = lambda x C x RTT` (BCC paper, section II-C; lambda = 0.72 for DCTCP,
     /// 1 for ECN*), C the host link rate and RTT the base round trip of the longest path
@@ -621,6 +641,7 @@ impl Scenario {
     /// see a mark and behave as loss-based TCP filling the buffer.
     pub fn resolved(&self) -> Scenario {
         let mut sc = self.clone();
+        sc.switch.classifier = Some(sc.switch.classifier());
         let tr = &sc.transport;
         let (sw, host) = (&sc.switch, &sc.host);
         let Some(lambda) = tr.cc.ecn_lambda() else { return sc };
@@ -722,6 +743,8 @@ impl Scenario {
         }
         s.admission.validate("switch.admission", self, &mut warnings)?;
         s.scheduler.validate("switch.scheduler", self, &mut warnings)?;
+        s.classifier().validate("switch.classifier", self, &mut warnings)?;
+        s.flow_control.validate("switch.flow_control", self, &mut warnings)?;
         s.marking.validate("switch.marking", self, &mut warnings)?;
         let tr = &self.transport;
         if tr.mss == 0 || tr.mss > 65_000 {
@@ -1026,7 +1049,8 @@ mod tests {
             variants.push(v);
         }
         for v in variants {
-            assert_eq!(v.resolved(), v);
+            let resolved = v.resolved();
+            assert_eq!(resolved.switch.marking, v.switch.marking);
         }
     }
 

@@ -6,6 +6,8 @@ mod common;
 use common::scenario;
 use shoal_core::input_checks::input_warnings;
 use shoal_core::switch::admission::AdmissionConfig;
+use shoal_core::switch::classify::ClassifierConfig;
+use shoal_core::switch::flow_control::FlowControlConfig;
 use shoal_core::switch::marking::{MarkerConfig, MarkingConfig};
 use shoal_core::switch::scheduler::SchedulerConfig;
 use shoal_core::transport::cc::CcConfig;
@@ -89,6 +91,33 @@ fn every_marking_rule_with_every_congestion_control_conserves_packets() {
     }
 }
 
+#[test]
+fn every_classifier_and_flow_control_conserves_packets() {
+    for classifier in ClassifierConfig::KINDS {
+        for flow_control in FlowControlConfig::KINDS {
+            let mut sc = scenario(CONGESTED);
+            sc.switch.classifier = Some(ClassifierConfig::of_kind(classifier).unwrap());
+            sc.switch.flow_control = FlowControlConfig::of_kind(flow_control).unwrap();
+            sc.switch.scheduler = SchedulerConfig::of_kind("dwrr").unwrap();
+            check(&sc, &format!("classifier {classifier}, flow control {flow_control}"));
+        }
+    }
+}
+
+/// Unset, the classifier follows the scheduler, and the resolved scenario says which.
+#[test]
+fn the_classifier_defaults_to_one_queue_under_fifo_only() {
+    for (scheduler, classifier) in
+        [("fifo", "single_queue"), ("strict_priority", "by_priority"), ("dwrr", "by_priority")]
+    {
+        let sc = Scenario::from_toml(&format!("[switch.scheduler]\nkind = \"{scheduler}\"\n")).unwrap();
+        assert_eq!(sc.switch.classifier, None);
+        assert_eq!(sc.resolved().switch.classifier.map(|c| c.kind()), Some(classifier), "{scheduler}");
+    }
+    let sc = Scenario::from_toml("[switch]\nscheduler = \"fifo\"\nclassifier = \"by_priority\"\n").unwrap();
+    assert_eq!(sc.resolved().switch.classifier.map(|c| c.kind()), Some("by_priority"));
+}
+
 /// The old spellings mean what they meant: each old file parses to the same scenario as
 /// its new spelling, with a warning naming each new key.
 #[test]
@@ -158,6 +187,13 @@ fn errors_name_the_key_path_inside_scheme_sections() {
             "accepted: \"dynamic_threshold\", \"losspass\", \"lqd\"",
         ),
         ("[switch.scheduler]\nquantum = \"9KB\"\n", "switch.scheduler.quantum", "unknown key"),
+        (
+            "[switch.classifier]\nkind = \"hash\"\n",
+            "switch.classifier.kind",
+            "accepted: \"by_priority\", \"single_queue\"",
+        ),
+        ("[switch.flow_control]\nkind = \"pfc\"\n", "switch.flow_control.kind", "accepted: \"lossy\""),
+        ("[switch.flow_control]\nxoff = 1\n", "switch.flow_control.xoff", "unknown key"),
         ("[switch.scheduler]\nkind = \"dwrr\"\nquantum = \"9 parsecs\"\n", "switch.scheduler.quantum", ""),
         ("[switch.scheduler]\nkind = \"dwrr\"\nweights = [1, \"x\"]\n", "switch.scheduler.weights[1]", ""),
         ("[switch.marking.bcc]\nh = \"8 fortnights\"\n", "switch.marking.bcc.h", ""),

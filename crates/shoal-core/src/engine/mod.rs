@@ -529,8 +529,8 @@ impl Simulation {
 
     fn host_receive(&mut self, h: u32, pkt: Packet) {
         self.counters.delivered += 1;
-        self.exts.release(pkt.ext);
         self.call_transport(pkt.flow, h, Wake::Send, |t, cx| t.on_packet(&pkt, cx));
+        self.exts.release(pkt.ext);
     }
 
     /// Calls flow `fi`'s transport at host `h`, then carries out what it asked for, in
@@ -551,6 +551,7 @@ impl Simulation {
             now: self.now,
             stacks: &mut self.stacks,
             actions: &mut actions,
+            exts: &mut self.exts,
             nic_bytes: flow.nic_bytes,
             finished: false,
         };

@@ -71,6 +71,14 @@ impl ExtStore {
         self.slots[id.0.get() as usize - 1].as_ref().expect("a live handle")
     }
 
+    /// The per-hop records of a packet's telemetry stack, if it carries one.
+    #[inline]
+    pub fn telemetry(&self, id: Option<ExtId>) -> Option<&[IntHop]> {
+        match self.get(id?) {
+            Ext::Telemetry(stack) => Some(stack.hops()),
+        }
+    }
+
     pub fn get_mut(&mut self, id: ExtId) -> &mut Ext {
         self.slots[id.0.get() as usize - 1].as_mut().expect("a live handle")
     }

@@ -1,15 +1,36 @@
 //! The classification decision point: which egress queue of a port an arriving packet
-//! joins.
+//! joins (`[switch.classifier]`).
 
 use crate::net::Packet;
+use crate::registry::{registry, NoKeys, Scheme};
 
 pub trait Classify: Send {
     /// The queue (below `queues`) that `pkt` joins at its egress port.
     fn queue(&mut self, pkt: &Packet, queues: usize) -> usize;
 }
 
+registry! {
+    /// How a switch picks a packet's egress queue (`[switch.classifier]`). Unset, it
+    /// follows the scheduler: `single_queue` under `fifo`, else `by_priority`.
+    pub enum ClassifierConfig => AnyClassifier: Classify, env ();
+    "by_priority" => ByPriority(ByPriority),
+    "single_queue" => SingleQueue(SingleQueue),
+    forward {
+        mut fn queue(pkt: &Packet, queues: usize) -> usize;
+    }
+}
+
 /// Every packet in queue 0: one FIFO per port.
 pub struct SingleQueue;
+
+impl Scheme for SingleQueue {
+    type Config = NoKeys;
+    type Env = ();
+
+    fn build(_: &NoKeys, _: &()) -> Self {
+        SingleQueue
+    }
+}
 
 impl Classify for SingleQueue {
     #[inline]
@@ -20,6 +41,15 @@ impl Classify for SingleQueue {
 
 /// A packet joins the queue of its priority; priorities beyond the last queue share it.
 pub struct ByPriority;
+
+impl Scheme for ByPriority {
+    type Config = NoKeys;
+    type Env = ();
+
+    fn build(_: &NoKeys, _: &()) -> Self {
+        ByPriority
+    }
+}
 
 impl Classify for ByPriority {
     #[inline]

@@ -1,8 +1,10 @@
 //! The flow-control decision point: how a switch tells its neighbours to stop and start
-//! sending (PFC, DSH, BFC), and how it obeys them. A scheme acts only through `Effects`:
-//! frames out of a port, timers, and kicks of ports it un-paused.
+//! sending (PFC, DSH, BFC), and how it obeys them (`[switch.flow_control]`). A scheme
+//! acts only through `Effects`: frames out of a port, timers, and kicks of ports it
+//! un-paused.
 
 use crate::net::{Effects, Packet};
+use crate::registry::{registry, NoKeys, Scheme};
 use crate::sim::Ps;
 
 /// What a flow-control scheme sees of the moment and may ask of the world.
@@ -18,7 +20,27 @@ pub trait FlowControl: Send {
     fn on_timer(&mut self, _token: u32, _cx: &mut FlowCx) {}
 }
 
-/// No flow control: a lossy switch. Frames it receives are consumed without effect.
+registry! {
+    /// The flow control of switches (`[switch.flow_control]`).
+    pub enum FlowControlConfig => AnyFlowControl: FlowControl, env ();
+    "lossy" => Lossy(Lossy),
+    forward {
+        mut fn on_frame(port: usize, frame: &Packet, cx: &mut FlowCx);
+        mut fn on_timer(token: u32, cx: &mut FlowCx);
+    }
+}
+
+/// No flow control: a lossy switch drops what its buffer cannot hold. Frames it
+/// receives are consumed without effect.
 pub struct Lossy;
+
+impl Scheme for Lossy {
+    type Config = NoKeys;
+    type Env = ();
+
+    fn build(_: &NoKeys, _: &()) -> Self {
+        Lossy
+    }
+}
 
 impl FlowControl for Lossy {}

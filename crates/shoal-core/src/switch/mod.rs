@@ -16,8 +16,8 @@ use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeWeighted};
 use active_set::ActiveSet;
 use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
-use classify::{ByPriority, Classify, SingleQueue};
-use flow_control::{FlowControl, FlowCx, Lossy};
+use classify::Classify;
+use flow_control::{AnyFlowControl, FlowControl, FlowCx};
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
 use mmu::{charge, release, Charge, IngressAccounts, Pool, QueueAccount};
 use scheduler::{AnyScheduler, Scheduler, SchedulerEnv};
@@ -85,7 +85,7 @@ pub struct Switch {
     /// Salt of this switch's ECMP hash.
     pub ecmp_salt: u64,
     admission: AnyAdmission,
-    flow_control: Box<dyn FlowControl>,
+    flow_control: AnyFlowControl,
     ports_per_pool: usize,
     /// Per-queue rules, shared for every queue.
     markers: Vec<AnyMarker>,
@@ -160,19 +160,19 @@ impl Switch {
             pools,
             ecmp_salt,
             admission: cfg.admission.build(&()),
-            flow_control: Box::new(Lossy),
+            flow_control: cfg.flow_control.build(&()),
             ports_per_pool,
             markers,
             pool_markers,
             mark_at: ecn.at,
             ecn_scope: ecn.scope,
             non_ect: ecn.non_ect,
-            classify: if cfg.scheduler.single_queue() { Box::new(SingleQueue) } else { Box::new(ByPriority) },
+            classify: Box::new(cfg.classifier().build(&())),
             rng,
         }
     }
 
-    /// Replaces the classifier (which today follows `switch.scheduler`).
+    /// Replaces the classifier (a scheme not in the registry, say, in a benchmark).
     pub fn set_classifier(&mut self, classify: Box<dyn Classify>) {
         self.classify = classify;
     }

@@ -17,7 +17,7 @@ pub use tcp::{IdleConnection, TcpConfig, TcpReceiver, TcpSender};
 pub use tcp_flow::TcpFlow;
 pub use udp::{UdpFlow, UdpSource};
 
-use crate::net::Packet;
+use crate::net::{ExtStore, Packet};
 use crate::scenario::{FctUntil, Scenario};
 use crate::sim::{serialization, Ps};
 use crate::workload::{FlowKind, FlowSpec, ENDLESS};
@@ -58,6 +58,9 @@ pub struct HostCx<'a> {
     pub now: Ps,
     pub stacks: &'a mut Stacks,
     pub actions: &'a mut Vec<HostAction>,
+    /// The side table: the payloads of packets received (released after the call) and
+    /// of packets sent (owned by them from then on).
+    pub exts: &'a mut ExtStore,
     /// Data bytes of this flow waiting in its sender's NIC queue.
     pub nic_bytes: u64,
     /// Set by the transport when the flow completes (by its kind's completion rule).

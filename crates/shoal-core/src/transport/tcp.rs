@@ -5,7 +5,7 @@
 use super::cc::{AnyCc, CcConfig, CongestionControl, Feedback, NewReno, SendState};
 use super::sack::{OutOfOrder, SackBlock, Scoreboard};
 use super::Outbox;
-use crate::net::{Packet, PacketKind};
+use crate::net::{IntHop, Packet, PacketKind};
 use crate::scenario::{PartialAckRto, TransportConfig};
 use crate::sim::Ps;
 
@@ -404,8 +404,31 @@ impl TcpSender {
         (self.snd_nxt - self.snd_una) as f64 * self.window.mss
     }
 
-    /// Handles an ACK or SYN-ACK addressed to this sender.
-    pub fn on_ack(&mut self, cfg: &TcpConfig, ack: &Packet, now: Ps, out: &mut impl Outbox) {
+    /// When the congestion controller wants its timer, if it does.
+    #[inline]
+    pub fn cc_timer(&self) -> Option<Ps> {
+        self.cc.next_timer()
+    }
+
+    /// The congestion controller's timer fired: it adjusts the window (or rate), and
+    /// what the window now allows is sent.
+    pub fn on_cc_timer(&mut self, cfg: &TcpConfig, now: Ps, out: &mut impl Outbox) {
+        self.cc.on_timer(&mut self.window, now);
+        if self.established && !self.done() && !self.in_recovery {
+            self.send_window(cfg, now, out);
+        }
+    }
+
+    /// Handles an ACK or SYN-ACK addressed to this sender; `telemetry` is what the ACK
+    /// carries back of the acknowledged packet's path, if anything.
+    pub fn on_ack(
+        &mut self,
+        cfg: &TcpConfig,
+        ack: &Packet,
+        telemetry: Option<&[IntHop]>,
+        now: Ps,
+        out: &mut impl Outbox,
+    ) {
         if ack.kind == PacketKind::SynAck {
             if !self.established {
                 self.established = true;
@@ -454,7 +477,7 @@ impl TcpSender {
                     snd_una: self.snd_una,
                     snd_nxt: self.snd_nxt,
                     rtt: Some(now - ack.timestamp),
-                    telemetry: None,
+                    telemetry,
                 };
                 self.cc.on_ack(&mut self.window, &info);
             }
@@ -632,7 +655,7 @@ mod tests {
                     continue;
                 }
                 let ack = receiver.on_packet(&cfg, &pkt, template, now);
-                sender.on_ack(&cfg, &ack, now, &mut next);
+                sender.on_ack(&cfg, &ack, None, now, &mut next);
             }
             log.push(retransmitted);
             if sender.done() {

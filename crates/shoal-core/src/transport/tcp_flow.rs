@@ -61,11 +61,16 @@ impl TcpFlow {
         flow
     }
 
-    /// Asks for the retransmission timer, after the packets of the call.
+    /// Asks for the earlier of the retransmission timer and the congestion controller's,
+    /// after the packets of the call.
     #[inline]
     fn ask_for_timer(&self, cx: &mut HostCx) {
-        if let Some(deadline) = self.sender.deadline {
-            cx.set_timer(deadline);
+        let next = match (self.sender.deadline, self.sender.cc_timer()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(at) = next {
+            cx.set_timer(at);
         }
     }
 }
@@ -86,7 +91,8 @@ impl Transport for TcpFlow {
             PacketKind::Ack | PacketKind::SynAck => {
                 let was_done = self.sender.done();
                 self.sender.set_budget(tsq_budget(stacks.tsq, cx.nic_bytes));
-                self.sender.on_ack(cfg, pkt, cx.now, cx.actions);
+                let telemetry = cx.exts.telemetry(pkt.ext);
+                self.sender.on_ack(cfg, pkt, telemetry, cx.now, cx.actions);
                 if !was_done && self.sender.done() {
                     if stacks.fct_until == FctUntil::Acked {
                         self.finished_at = Some(cx.now);
@@ -103,6 +109,10 @@ impl Transport for TcpFlow {
     }
 
     fn on_timer(&mut self, cx: &mut HostCx) {
+        if self.sender.cc_timer().is_some_and(|t| t <= cx.now) {
+            self.sender.set_budget(tsq_budget(cx.stacks.tsq, cx.nic_bytes));
+            self.sender.on_cc_timer(&cx.stacks.tcp, cx.now, cx.actions);
+        }
         if self.sender.deadline.is_some_and(|d| d <= cx.now) {
             self.sender.set_budget(tsq_budget(cx.stacks.tsq, cx.nic_bytes));
             self.sender.on_timeout(&cx.stacks.tcp, cx.now, cx.actions);
