@@ -254,7 +254,8 @@ def compare(args) -> int:
     sc = tomllib.loads(scenario.read_text())
     t, sw, tr, host = sc["topology"], sc["switch"], sc["transport"], sc.get("host", {})
     link_delay = args.link_delay or t["link_delay"]
-    k = args.k or sw["ecn"]["k"]
+    k = args.k or sw["marking"]["cutoff"]["k"]
+    cc = tr["cc"] if isinstance(tr.get("cc"), dict) else {}  # DCTCP's g and alpha_init
     buffer = args.buffer or sw["pool_size"]
     init_cwnd = args.init_cwnd or tr["init_cwnd"]
     mtu = tr["mss"] + tr["header"]
@@ -295,8 +296,8 @@ def compare(args) -> int:
            f"--mtu={mtu}", f"--K={parse_size(k)}", f"--buffer={parse_size(buffer)}",
            f"--nicBuffer={parse_size(host.get('nic_buffer', '10MB'))}", f"--initCwnd={init_cwnd}",
            f"--rtoMin={ns3_time(tr['rto_min'])}", f"--rtoInit={ns3_time(tr.get('rto_init', tr['rto_min']))}",
-           f"--sack={'true' if args.sack else 'false'}", f"--dctcpG={tr.get('dctcp_g', 0.0625)}",
-           f"--dctcpAlphaInit={tr.get('dctcp_alpha_init', 1.0)}", f"--stop={args.stop}"] + ns3_topo
+           f"--sack={'true' if args.sack else 'false'}", f"--dctcpG={cc.get('g', 0.0625)}",
+           f"--dctcpAlphaInit={cc.get('alpha_init', 1.0)}", f"--stop={args.stop}"] + ns3_topo
     # The command with file arguments reduced to their names (a copied output dir matches).
     ns3_key = " ".join(re.sub(r"^(--(?:trace|out|detail)=).*/", r"\1", a) for a in ns3[1:])
     ns3_json = Path(str(ns3_out) + ".json")

@@ -58,7 +58,7 @@ RUN_OPTIONS = {
         ("--set", "-s"),
         True,
         True,
-        "Override a scenario key, e.g. --set switch.ecn.k=200KB (repeatable).",
+        "Override a scenario key, e.g. --set switch.marking.cutoff.k=200KB (repeatable).",
     ),
     "seed": RunOption(("--seed",), True, False, "Override run.seed."),
     "quiet": RunOption(("--quiet", "-q"), False, False, "No progress bar."),

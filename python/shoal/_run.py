@@ -202,9 +202,9 @@ def run(
         out: write the run directory here (atomically) when given. It must not exist,
             or be an empty directory, or a run directory Shoal wrote (which is
             replaced); anything else raises ``OSError`` before simulating.
-        set: overrides, ``["switch.ecn.k=200KB", "run.seed=2"]`` or
-            ``{"switch.ecn.k": "200KB"}``. Text values are parsed as TOML values when
-            they are one, else kept as strings.
+        set: overrides, ``["switch.marking.cutoff.k=200KB", "run.seed=2"]`` or
+            ``{"switch.marking.cutoff.k": "200KB"}``. Text values are parsed as TOML values
+            when they are one, else kept as strings.
         progress: show a progress bar on stderr.
 
     Returns:

@@ -11,9 +11,9 @@ A sweep file (TOML)::
     "workload.flows" = 200
 
     [schemes.dctcp_k200]                    # optional: named sets of overrides; every run
-    "switch.ecn.k" = "200KB"                # is repeated for each scheme (column "scheme")
+    "switch.marking.cutoff.k" = "200KB"     # is repeated for each scheme (column "scheme")
     [schemes.dctcp_k720]
-    "switch.ecn.k" = "720KB"
+    "switch.marking.cutoff.k" = "720KB"
 
     [axes]                                  # a grid: the cartesian product of the lists
     "workload.load" = [0.4, 0.6, 0.8]
@@ -31,9 +31,9 @@ A sweep has at most :data:`MAX_RUNS` runs (more is refused before any run is bui
 value repeated in an axis, a zipped tuple or the seeds is a warning, and runs once.
 
 Keys are scenario key paths as ``--set`` takes them; a scheme may also be written as
-nested tables (``[schemes.x.switch.ecn] k = "200KB"``). Runs are expanded in the order
-scheme, grid axes (in file order), zip, seed. Relative file paths in overrides (a CDF
-file, a trace) are relative to the sweep file.
+nested tables (``[schemes.x.switch.marking.cutoff] k = "200KB"``). Runs are expanded in
+the order scheme, grid axes (in file order), zip, seed. Relative file paths in overrides
+(a CDF file, a trace) are relative to the sweep file.
 
 Every run is keyed by a hash of its resolved scenario (see :mod:`shoal.store`); runs
 already in the store are not simulated again, so an interrupted sweep resumes where it

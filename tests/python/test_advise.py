@@ -302,7 +302,7 @@ hosts = 32
 link_rate = "100Gbps"
 link_delay = "10us"
 
-[switch.ecn]
+[switch.marking.cutoff]
 k = "720KB"
 
 [workload]
@@ -330,16 +330,16 @@ def test_check_counts_only_receivers_in_a_pool() -> None:
 
 
 def test_check_applies_overrides_and_flags_small_k() -> None:
-    report = advise.check(BCC_STAR, set=["switch.ecn.k=10KB"])
+    report = advise.check(BCC_STAR, set=["switch.marking.cutoff.k=10KB"])
     assert report.context["k"] == 10_000
     assert "k-below-transport-minimum" in _rules(report)
     assert "ecn-sum-over-pool" not in _rules(report)
 
 
 def test_check_red_thresholds_and_non_ecn_transport() -> None:
-    red = advise.check(TINY, set=["switch.ecn.kmin=5KB", "switch.ecn.kmax=2MB"])
+    red = advise.check(TINY, set=["switch.marking.red.kmin=5KB", "switch.marking.red.kmax=2MB"])
     assert "k-below-transport-minimum" in _rules(red)
-    drop = advise.check(TINY, set=["transport.cc=newreno", "switch.ecn.k=5KB"])
+    drop = advise.check(TINY, set=["transport.cc=newreno", "switch.marking.cutoff.k=5KB"])
     assert "drop-threshold-below-bdp" in _rules(drop)
 
 

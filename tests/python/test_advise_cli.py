@@ -159,14 +159,16 @@ def test_bad_input_exits_2_with_error(args: list[str], words: list[str]) -> None
 def test_check_with_set(shoal_cli: CliRunner, tmp_path: Path) -> None:
     scenario = tmp_path / "my.toml"
     scenario.write_text('[topology]\nkind = "star"\nhosts = 16\nlink_delay = "10us"\n')
-    p = shoal_cli("advise", "check", scenario, "--set", "switch.ecn.k=10KB", "--json")
+    p = shoal_cli("advise", "check", scenario, "--set", "switch.marking.cutoff.k=10KB", "--json")
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
     assert data["context"]["k"] == 10_000
     rules = {f["rule"] for f in data["findings"]}
     assert "k-below-transport-minimum" in rules
     assert all(f["source"] for f in data["findings"])
-    code, out, _ = _advise("check", str(scenario), "--set", "switch.ecn.k=10KB", "--strict")
+    code, out, _ = _advise(
+        "check", str(scenario), "--set", "switch.marking.cutoff.k=10KB", "--strict"
+    )
     assert code == 1
     assert "k-below-transport-minimum" in out
 
@@ -176,8 +178,8 @@ def test_check_errors(tmp_path: Path) -> None:
     assert code == 2 and err.startswith("error:")
     scenario = tmp_path / "s.toml"
     scenario.write_text("[topology]\nhosts = 4\n")
-    code, _, err = _advise("check", str(scenario), "--set", "switch.ecn.k=abc")
-    assert code == 2 and "switch.ecn.k" in err
+    code, _, err = _advise("check", str(scenario), "--set", "switch.marking.cutoff.k=abc")
+    assert code == 2 and "switch.marking.cutoff.k" in err
 
 
 HEADROOM = ["headroom", "--rate", "100Gbps", "--delay", "2us"]

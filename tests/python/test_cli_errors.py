@@ -39,11 +39,11 @@ CASES = [
     Case("alpha negative", ("switch.alpha",), _sets("switch.alpha=-1.0")),
     Case(
         "kmin above kmax",
-        ("switch.ecn.kmin", "switch.ecn.kmax"),
-        _sets("switch.ecn.kmin=800KB", "switch.ecn.kmax=200KB"),
+        ("switch.marking.red.kmin", "switch.marking.red.kmax"),
+        _sets("switch.marking.red.kmin=800KB", "switch.marking.red.kmax=200KB"),
     ),
-    Case("pmax above 1", ("switch.ecn.pmax",), _sets("switch.ecn.pmax=1.5")),
-    Case("pmax negative", ("switch.ecn.pmax",), _sets("switch.ecn.pmax=-0.1")),
+    Case("pmax above 1", ("switch.marking.red.pmax",), _sets("switch.marking.red.pmax=1.5")),
+    Case("pmax negative", ("switch.marking.red.pmax",), _sets("switch.marking.red.pmax=-0.1")),
     Case(
         "trace host out of range",
         ("workload.trace",),
@@ -88,7 +88,7 @@ CASES = [
     Case("zero queues", ("switch.queues",), _sets("switch.queues=0")),
     Case("too many queues", ("switch.queues",), _sets("switch.queues=1025")),
     Case("fat tree with odd k", ("topology.k",), _sets("topology.kind=fat_tree", "topology.k=3")),
-    Case("set without equals", ("switch.ecn.k",), _sets("switch.ecn.k")),
+    Case("set without equals", ("switch.marking.cutoff.k",), _sets("switch.marking.cutoff.k")),
     Case("set with empty key", ("=5",), _sets("=5")),
     Case("set into a value", ("topology.hosts",), _sets("topology.hosts.x=1")),
     Case("invalid toml", ("scenario.toml",), scenario="[topology\nhosts = 4\n"),
@@ -171,7 +171,7 @@ def test_trace_bad_scenario(shoal_cli: CliRunner, tiny: Path, tmp_path: Path) ->
     ("sets", "key"),
     [
         (("workload.load=1.5",), "workload.load"),
-        (("switch.ecn.k=100MB",), "switch.ecn"),
+        (("switch.marking.cutoff.k=100MB",), "switch.marking.cutoff.k"),
     ],
     ids=["load above 1", "K above the whole buffer"],
 )

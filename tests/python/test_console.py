@@ -40,7 +40,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sweep = {
         "name": "wide",
         "scenario": {"topology": {"hosts": 4}, "workload": {"flows": 10}},
-        "schemes": {LONG_SCHEME: {"switch.ecn.k": "200KB"}},
+        "schemes": {LONG_SCHEME: {"switch.marking.cutoff.k": "200KB"}},
     }
     shoal.sweep(sweep, jobs=1, progress=False, store=path)
     return path
@@ -56,7 +56,7 @@ def test_advise_tables_do_not_wrap_in_a_pipe(tmp_path: Path) -> None:
     _line_with(_piped("advise", "chip"), "Broadcom Trident 3 (BCM56870, X7)")
     scenario = tmp_path / "tiny.toml"
     scenario.write_text(TINY)
-    out = _piped("advise", "check", str(scenario), "--set", "switch.ecn.k=1KB")
+    out = _piped("advise", "check", str(scenario), "--set", "switch.marking.cutoff.k=1KB")
     row = _line_with(out, "k-below-transport-minimum")
     assert "the link underflows after each window cut and throughput is lost" in row
 

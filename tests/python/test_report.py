@@ -15,7 +15,10 @@ from shoal.report import write_report
 SWEEP = {
     "name": "rep",
     "scenario": {"topology": {"hosts": 8}, "workload": {"cdf": "websearch", "flows": 20}},
-    "schemes": {"k200": {"switch.ecn.k": "200KB"}, "k720": {"switch.ecn.k": "720KB"}},
+    "schemes": {
+        "k200": {"switch.marking.cutoff.k": "200KB"},
+        "k720": {"switch.marking.cutoff.k": "720KB"},
+    },
     "axes": {"workload.load": [0.3, -1.0, 0.6]},  # the middle load fails
 }
 
@@ -30,7 +33,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_report_content(report: Path) -> None:
     assert report.name == "report.html" and report.parent.name == "rep"
     text = report.read_text()
-    assert "<h2>Parameters</h2>" in text and "switch.ecn.k" in text
+    assert "<h2>Parameters</h2>" in text and "switch.marking.cutoff.k" in text
     assert text.count('<tr class="failed">') == 2 and "workload.load" in text
     assert text.count("data:image/png;base64,") >= 4
     for name in ("fct_vs_load", "loss_vs_load", "slowdown_vs_size", "fct_cdf"):

@@ -123,29 +123,30 @@ def test_fig3_k720_loses_more_than_k200_at_high_load(fig3_quick: tuple[Path, str
 
 
 def test_bcc_marking_derives_the_advisor_thresholds() -> None:
-    """marking = "bcc" (thresholds derived in the Rust core) runs exactly like explicit
-    shared-buffer RED at the thresholds of shoal.advise.bcc (independent Python code);
-    moving both thresholds 1 MB lower changes the run, so the comparison is sensitive."""
+    """[switch.marking.bcc] (thresholds derived in the Rust core) runs exactly like
+    explicit shared-buffer RED at the thresholds of shoal.advise.bcc (independent Python
+    code); moving both thresholds 1 MB lower changes the run, so the comparison is
+    sensitive."""
     exp = find("bcc/fig3")
     scenario = copy.deepcopy(exp.sweep["scenario"])
     scenario["workload"].update({"flows": 400, "load": 0.9})
-    scenario["switch"]["ecn"] = {"k": "720KB"}
-    bcc = {"rtt": "80us", "lambda": 0.72, "h": "8us"}
+    scenario["switch"]["marking"] = {"cutoff": {"k": "720KB"}}
+    bcc = {"rtt": "80us", "lambda": 0.72, "h": "8us", "pmax": 0.1}
     adv = shoal.advise.bcc(
         rate="100Gbps", rtt="80us", lam=0.72, pool="3MB", alpha=4, reserved="128KB", ports=8
     )
     kmax, kmin = math.floor(float(adv.kmax)), math.floor(float(adv.kmin))
     assert 2.5e6 < kmax < 2.7e6 and 1.7e6 < kmin < 1.9e6  # the paper's ~2.6 / ~1.8 MB
 
-    def run(switch: dict) -> dict:
+    def run(rule: dict) -> dict:
         s = copy.deepcopy(scenario)
-        s["switch"].update(switch)
+        s["switch"]["marking"].update(rule)  # beside the per-queue cut-off
         return shoal.run(s).summary
 
-    derived = run({"marking": "bcc", "bcc": bcc, "shared_ecn": {"pmax": 0.1}})
-    explicit = run({"shared_ecn": {"kmin": kmin, "kmax": kmax, "pmax": 0.1}})
+    derived = run({"bcc": bcc})
+    explicit = run({"shared_red": {"kmin": kmin, "kmax": kmax, "pmax": 0.1}})
     lower = {"kmin": kmin - 1_000_000, "kmax": kmax - 1_000_000, "pmax": 0.1}
-    shifted = run({"shared_ecn": lower})
+    shifted = run({"shared_red": lower})
     keys = ("fct", "loss_rate", "ecn_mark_rate", "timeouts")
     assert {k: derived[k] for k in keys} == {k: explicit[k] for k in keys}
     assert {k: shifted[k] for k in keys} != {k: explicit[k] for k in keys}

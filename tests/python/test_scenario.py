@@ -31,8 +31,11 @@ def test_parse_value(text: str, value: object) -> None:
 
 def test_apply_overrides_creates_tables() -> None:
     data: dict = {"switch": {"alpha": 1.0}}
-    apply_overrides(data, ["switch.ecn.k=200KB", "switch.alpha=2", "run.seed=9"])
-    assert data == {"switch": {"alpha": 2, "ecn": {"k": "200KB"}}, "run": {"seed": 9}}
+    apply_overrides(data, ["switch.marking.cutoff.k=200KB", "switch.alpha=2", "run.seed=9"])
+    assert data == {
+        "switch": {"alpha": 2, "marking": {"cutoff": {"k": "200KB"}}},
+        "run": {"seed": 9},
+    }
 
 
 def test_apply_overrides_dict_values_are_not_parsed() -> None:
@@ -41,7 +44,7 @@ def test_apply_overrides_dict_values_are_not_parsed() -> None:
     assert data == {"workload": {"senders": "1"}, "run": {"seed": 3}}
 
 
-@pytest.mark.parametrize("bad", ["switch.ecn.k", "=3", "a..b=1"])
+@pytest.mark.parametrize("bad", ["switch.marking.cutoff.k", "=3", "a..b=1"])
 def test_bad_override(bad: str) -> None:
     with pytest.raises(ScenarioError):
         apply_overrides({}, [bad])

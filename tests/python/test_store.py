@@ -16,7 +16,10 @@ from shoal.store import Store, StoreError, run_key
 SWEEP = {
     "name": "st",
     "scenario": {"topology": {"hosts": 8}, "workload": {"cdf": "websearch", "flows": 20}},
-    "schemes": {"a": {"switch.ecn.k": "200KB"}, "b": {"switch.ecn.k": "720KB"}},
+    "schemes": {
+        "a": {"switch.marking.cutoff.k": "200KB"},
+        "b": {"switch.marking.cutoff.k": "720KB"},
+    },
     "axes": {"workload.load": [0.3, 0.6]},
 }
 

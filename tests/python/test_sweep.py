@@ -33,9 +33,9 @@ cdf = "websearch"
 flows = 20
 
 [schemes.k200]
-"switch.ecn.k" = "200KB"
+"switch.marking.cutoff.k" = "200KB"
 [schemes.k720]
-"switch.ecn.k" = "720KB"
+"switch.marking.cutoff.k" = "720KB"
 
 [axes]
 "workload.load" = [0.3, 0.6]
@@ -54,7 +54,10 @@ def test_expansion_grid_zip_schemes_seeds_labels(tmp_path: Path) -> None:
         {
             "scenario": {"topology": {"hosts": 8}},
             "set": {"workload": {"flows": 10}},
-            "schemes": {"a": {"switch.ecn.k": "200KB"}, "b": {"switch": {"ecn": {"k": "720KB"}}}},
+            "schemes": {
+                "a": {"switch.marking.cutoff.k": "200KB"},
+                "b": {"switch": {"marking": {"cutoff": {"k": "720KB"}}}},
+            },
             "axes": {"workload.load": [0.2, 0.4, 0.6], "seeds": 2},
             "zip": {"workload.cdf": ["websearch", "fb_hadoop"], "workload.flows": [10, 20]},
             "labels": {"workload.cdf": ["WS", "Hadoop"]},
@@ -83,7 +86,7 @@ def test_expansion_grid_zip_schemes_seeds_labels(tmp_path: Path) -> None:
     assert last.params["scheme"] == "b" and last.params["workload.cdf"] == "fb_hadoop"
     assert last.params["workload.flows"] == 20 and last.params["seed"] == 2
     # Nested scheme tables flatten to key paths; zip values override [set].
-    assert last.overrides["switch.ecn.k"] == "720KB" and last.overrides["run.seed"] == 2
+    assert last.overrides["switch.marking.cutoff.k"] == "720KB" and last.overrides["run.seed"] == 2
     assert first.overrides["workload.flows"] == 10
     pairs = {(r.params["workload.cdf"], r.params["workload.flows"]) for r in runs}
     assert pairs == {("websearch", 10), ("fb_hadoop", 20)}
@@ -130,11 +133,11 @@ def test_key_is_the_resolved_scenario(tmp_path: Path) -> None:
     # Writing a default explicitly, or giving a size in other units, is the same run.
     a = {
         "scenario": {"topology": {"hosts": 8}, "workload": {"flows": 10}},
-        "axes": {"switch.ecn.k": ["200KB"]},
+        "axes": {"switch.marking.cutoff.k": ["200KB"]},
     }
     b = {
         "scenario": {"topology": {"hosts": 8, "kind": "star"}, "workload": {"flows": 10}},
-        "axes": {"switch.ecn.k": ["200KB"]},
+        "axes": {"switch.marking.cutoff.k": ["200KB"]},
     }
     store = tmp_path / "store"
     first = shoal.sweep(a, jobs=1, progress=False, store=store)
@@ -348,8 +351,8 @@ def _start_long_sweep(tmp_path: Path, n_runs: int) -> tuple[subprocess.Popen[str
     """A sweep of 4 loads x 10 seeds (40 flows each) started in its own process group,
     with SIGINT handled as in a terminal; returns once ``n_runs`` runs are in its store."""
     text = (
-        SWEEP.replace('[schemes.k200]\n"switch.ecn.k" = "200KB"\n', "")
-        .replace('[schemes.k720]\n"switch.ecn.k" = "720KB"\n', "")
+        SWEEP.replace('[schemes.k200]\n"switch.marking.cutoff.k" = "200KB"\n', "")
+        .replace('[schemes.k720]\n"switch.marking.cutoff.k" = "720KB"\n', "")
         .replace("[0.3, 0.6]", "[0.3, 0.5, 0.7, 0.9]")
         .replace("[1, 2]", str(list(range(1, 11))))
     )

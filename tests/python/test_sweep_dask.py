@@ -26,7 +26,10 @@ SWEEP = {
         "topology": {"kind": "star", "hosts": 8},
         "workload": {"cdf": "websearch", "flows": 20},
     },
-    "schemes": {"k200": {"switch.ecn.k": "200KB"}, "k720": {"switch.ecn.k": "720KB"}},
+    "schemes": {
+        "k200": {"switch.marking.cutoff.k": "200KB"},
+        "k720": {"switch.marking.cutoff.k": "720KB"},
+    },
     "axes": {"workload.load": [0.3, 0.6], "seeds": [1, 2]},
 }
 
