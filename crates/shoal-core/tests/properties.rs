@@ -95,7 +95,7 @@ impl Unit {
     }
 
     /// Deserializes `json` text as this unit.
-    fn from_json(self, json: &str) -> Result<u64, String> {
+    fn parse_json(self, json: &str) -> Result<u64, String> {
         let e = |e: serde_json::Error| e.to_string();
         match self {
             Unit::Time => serde_json::from_str::<Time>(json).map(|v| v.0).map_err(e),
@@ -105,7 +105,7 @@ impl Unit {
     }
 
     /// Deserializes the TOML value `v` (as in `v = <toml>`) as this unit.
-    fn from_toml(self, toml_value: &str) -> Result<u64, String> {
+    fn parse_toml(self, toml_value: &str) -> Result<u64, String> {
         #[derive(serde::Deserialize)]
         struct V<T> {
             v: T,
@@ -212,7 +212,7 @@ proptest! {
         let v = v % (unit.max() + 1);
         let shown = unit.display(v);
         prop_assert_eq!(unit.parse(&shown), Ok(v), "{}", shown);
-        prop_assert_eq!(unit.from_json(&serde_json::to_string(&shown).unwrap()), Ok(v));
+        prop_assert_eq!(unit.parse_json(&serde_json::to_string(&shown).unwrap()), Ok(v));
     }
 
     /// JSON and TOML numbers: integers up to the maximum are taken as they are, floats
@@ -237,16 +237,16 @@ proptest! {
             Ok(())
         };
         let int_want = u64::try_from(int).ok().filter(|v| *v <= max);
-        check(format!("json {int}"), unit.from_json(&int.to_string()), int_want)?;
-        check(format!("toml {int}"), unit.from_toml(&int.to_string()), int_want)?;
-        check(format!("json {big}"), unit.from_json(&big.to_string()), Some(big).filter(|v| *v <= max))?;
+        check(format!("json {int}"), unit.parse_json(&int.to_string()), int_want)?;
+        check(format!("toml {int}"), unit.parse_toml(&int.to_string()), int_want)?;
+        check(format!("json {big}"), unit.parse_json(&big.to_string()), Some(big).filter(|v| *v <= max))?;
         let float_want = (float.is_finite() && float >= 0.0 && float.round() <= max as f64).then(|| float.round() as u64);
         let toml_float = if float.is_nan() { "nan".into() } else if float.is_infinite() { format!("{}inf", if float > 0.0 { "" } else { "-" }) } else { format!("{float:?}") };
-        check(format!("toml {toml_float}"), unit.from_toml(&toml_float), float_want)?;
+        check(format!("toml {toml_float}"), unit.parse_toml(&toml_float), float_want)?;
         if float.is_finite() {
             // serde_json (without its float_roundtrip feature) may read a float one ulp
             // off, enough to move a half-integer to its other neighbour.
-            let got = unit.from_json(&format!("{float:?}"));
+            let got = unit.parse_json(&format!("{float:?}"));
             let near = |v: u64| (v as f64 - float).abs() <= 0.5 + float.abs() * f64::EPSILON;
             let want = match (&got, float_want) {
                 (Ok(v), Some(_)) if near(*v) => Some(*v),

@@ -28,14 +28,16 @@ fn packet(size: u32, priority: u8) -> Packet {
 /// pool, no reserve, an alpha large enough that only a full buffer refuses), two
 /// strict-priority queues.
 fn per_port_switch(admission: &str, buffer: u64, ports_per_pool: u32, ports: usize) -> Switch {
-    let mut cfg = SwitchConfig::default();
-    cfg.queues = 2;
-    cfg.scheduler = SchedulerConfig::StrictPriority(Default::default());
-    cfg.ports_per_pool = ports_per_pool;
-    cfg.pool_size = Bytes(buffer);
-    cfg.reserved = Bytes(0);
-    cfg.alpha = shoal_core::scenario::PerQueue::All(1e9);
-    cfg.admission = AdmissionConfig::of_kind(admission).unwrap();
+    let cfg = SwitchConfig {
+        queues: 2,
+        scheduler: SchedulerConfig::StrictPriority(Default::default()),
+        ports_per_pool,
+        pool_size: Bytes(buffer),
+        reserved: Bytes(0),
+        alpha: shoal_core::scenario::PerQueue::All(1e9),
+        admission: AdmissionConfig::of_kind(admission).unwrap(),
+        ..SwitchConfig::default()
+    };
     let links: Vec<u32> = (0..ports as u32).collect();
     Switch::new(&cfg, &links, &vec![10_000_000_000; ports], 0, stream(1, "test", 0))
 }
@@ -349,11 +351,13 @@ fn per_port_ecn_counts_every_queue_of_the_port() {
     let k = 30_000;
     let first_mark = |scope: EcnScope| {
         let mut sw = {
-            let mut cfg = SwitchConfig::default();
-            cfg.queues = 2;
-            cfg.scheduler = SchedulerConfig::StrictPriority(Default::default());
-            cfg.ports_per_pool = 1;
-            cfg.pool_size = Bytes(1_000_000);
+            let mut cfg = SwitchConfig {
+                queues: 2,
+                scheduler: SchedulerConfig::StrictPriority(Default::default()),
+                ports_per_pool: 1,
+                pool_size: Bytes(1_000_000),
+                ..SwitchConfig::default()
+            };
             cfg.marking.set(MarkerConfig::Cutoff(CutoffConfig { k: Bytes(k) }));
             cfg.ecn.at = MarkPoint::Enqueue;
             cfg.ecn.scope = scope;

@@ -129,9 +129,7 @@ mod tests {
 
     #[test]
     fn sizes() {
-        let mut t = Topology::default();
-        t.kind = TopologyKind::FatTree;
-        t.k = 4;
+        let mut t = Topology { kind: TopologyKind::FatTree, k: 4, ..Topology::default() };
         let n = build(&t);
         assert_eq!(n.hosts, 16);
         assert_eq!(n.switches, 20);
