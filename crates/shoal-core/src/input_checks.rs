@@ -105,7 +105,7 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
             }
             Pattern::Incast => &["senders", "receivers", "receiver", "size", "start", "period", "repeats"],
             Pattern::LongLived => &["senders", "receivers", "receiver", "start"],
-            Pattern::Udp => &["senders", "receivers", "receiver", "rate", "start", "stop"],
+            Pattern::Udp => &["senders", "receivers", "receiver", "rate", "start", "stop", "pacing"],
             Pattern::Trace => &["trace"],
         };
         for key in given(&path) {

@@ -410,6 +410,20 @@ pub enum Pattern {
     Trace,
 }
 
+/// How a UDP flow keeps its rate (`workload.pacing`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Pacing {
+    /// A timer at the sender puts packet k into the NIC queue at start + k x size / rate
+    /// (a software pacer): a busy link builds a NIC queue, and a full one drops.
+    #[default]
+    Host,
+    /// The NIC's rate limiter (as RDMA NICs do): the NIC takes the flow's next packet when
+    /// its link is free and the flow's time has come, one size / rate after the packet
+    /// before; ready flows share the link in round robin, behind the NIC's queues.
+    Nic,
+}
+
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum LoadOn {
@@ -516,6 +530,7 @@ pub struct Workload {
     pub rate: Rate,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<Time>,
+    pub pacing: Pacing,
     pub priority: u8,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
@@ -543,6 +558,7 @@ impl Default for Workload {
             repeats: 1,
             rate: Rate(10_000_000_000),
             stop: None,
+            pacing: Pacing::Host,
             priority: 0,
             trace: None,
             extra: Vec::new(),

@@ -47,6 +47,8 @@ enum Owner {
     Flow,
     /// A switch's flow control.
     Switch,
+    /// A host NIC whose paced flows become ready (the host index).
+    Nic,
 }
 
 /// A directed link: a transmitter that serializes one packet at a time, and a wire that
@@ -349,6 +351,7 @@ impl Simulation {
             Event::Arrive(link) => self.on_arrive(link),
             Event::FlowStart => self.on_flow_start(),
             Event::Timer(TimerRef { owner: Owner::Flow, id, .. }) => self.on_flow_timer(id),
+            Event::Timer(TimerRef { owner: Owner::Nic, id, .. }) => self.on_nic_wake(id),
             Event::Timer(TimerRef { owner: Owner::Switch, id, token }) => {
                 let mut effects = std::mem::take(&mut self.effects);
                 self.switches[id as usize].on_timer(token, self.now, &mut effects);
@@ -369,17 +372,19 @@ impl Simulation {
         let next = match link.control.as_mut().and_then(|c| c.pop_front()) {
             Some(frame) => Some(frame),
             None => match link.from {
-                NodeId::Host(h) => {
-                    let next = self.nics[h as usize].pop();
-                    if let Some(pkt) = next.filter(|p| p.kind == PacketKind::Data) {
-                        let flow = &mut self.flows[pkt.flow as usize];
-                        flow.nic_bytes -= pkt.size as u64;
-                        if flow.drain_notices {
-                            self.nic_drained(h, pkt.flow);
+                NodeId::Host(h) => match self.nics[h as usize].pop() {
+                    Some(pkt) => {
+                        if pkt.kind == PacketKind::Data {
+                            let flow = &mut self.flows[pkt.flow as usize];
+                            flow.nic_bytes -= pkt.size as u64;
+                            if flow.drain_notices {
+                                self.nic_drained(h, pkt.flow);
+                            }
                         }
+                        Some(pkt)
                     }
-                    next
-                }
+                    None => self.pull_paced(h),
+                },
                 NodeId::Switch(s) => {
                     self.switches[s as usize].transmit(link.from_port as usize, self.now, &mut self.counters)
                 }
@@ -395,7 +400,10 @@ impl Simulation {
     fn owner_has_queued(&self, link_id: u32) -> bool {
         let link = &self.links[link_id as usize];
         match link.from {
-            NodeId::Host(h) => self.nics[h as usize].can_send(),
+            NodeId::Host(h) => {
+                let nic = &self.nics[h as usize];
+                nic.can_send() || nic.earliest_paced().is_some()
+            }
             NodeId::Switch(s) => self.switches[s as usize].has_queued(link.from_port as usize),
         }
     }
@@ -568,6 +576,12 @@ impl Simulation {
                     }
                 }
                 HostAction::Timer(at) => self.request_flow_timer(fi, at),
+                HostAction::Pace { at, priority } => {
+                    self.nics[h as usize].pace(fi, priority, at);
+                    if let (Some(at), Wake::Send) = (at, wake) {
+                        self.wake_nic(h, at);
+                    }
+                }
             }
         }
         self.actions = actions;
@@ -598,6 +612,49 @@ impl Simulation {
             flow.drain_notices = transport.wants_drain_notices();
             flow.transport = Some(transport);
         });
+    }
+
+    /// The next packet of host `h`'s paced flows, pulled from the first ready one; when
+    /// none is ready, the NIC wakes when the earliest becomes ready.
+    fn pull_paced(&mut self, h: u32) -> Option<Packet> {
+        let nic = &mut self.nics[h as usize];
+        let Some(fi) = nic.next_paced(self.now) else {
+            if let Some(at) = nic.earliest_paced() {
+                self.wake_nic(h, at);
+            }
+            return None;
+        };
+        let mut pulled = None;
+        self.call_transport(fi, h, Wake::Queue, |t, cx| pulled = t.pull(cx));
+        debug_assert!(pulled.is_some(), "a flow that paced itself has a packet");
+        let pkt = pulled?;
+        self.counters.created += 1;
+        if pkt.kind.carries_payload() {
+            self.counters.data_packets_sent += 1;
+        }
+        Some(pkt)
+    }
+
+    /// Makes host `h`'s NIC look for a paced packet at `at`: now, if that time has come,
+    /// else through a wake-up event (one is pending for the earliest time asked).
+    fn wake_nic(&mut self, h: u32, at: Ps) {
+        let nic = &mut self.nics[h as usize];
+        if at <= self.now {
+            let link = nic.link;
+            self.kick(link);
+        } else if nic.wake_at.is_none_or(|w| at < w) {
+            nic.wake_at = Some(at);
+            self.events.push(at, Event::Timer(TimerRef { owner: Owner::Nic, id: h, token: 0 }));
+        }
+    }
+
+    fn on_nic_wake(&mut self, h: u32) {
+        let nic = &mut self.nics[h as usize];
+        if nic.wake_at == Some(self.now) {
+            nic.wake_at = None;
+        }
+        let link = nic.link;
+        self.kick(link);
     }
 
     /// One of flow `fi`'s packets left host `h`'s NIC. Called while the NIC is being

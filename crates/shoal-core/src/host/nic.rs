@@ -1,8 +1,10 @@
 //! A host's NIC: an egress queue per traffic class in front of the host's link, served
-//! in strict priority (class 0 first), behind a pause gate.
+//! in strict priority (class 0 first), behind a pause gate; and, after the queues, the
+//! paced flows that it pulls packets from when their rate limiters allow.
 
 use crate::net::Packet;
 use crate::scenario::HostConfig;
+use crate::sim::Ps;
 use crate::stats::DropReason;
 use crate::switch::marking::MarkRule;
 use crate::switch::Drops;
@@ -13,8 +15,13 @@ use std::collections::VecDeque;
 /// ns-2's hosts). A packet of priority p waits in queue min(p, queues - 1); with one
 /// queue (the default) the NIC is a FIFO.
 ///
+/// Paced flows (RDMA-style hardware rate limiting) queue nothing: the NIC keeps each one's
+/// next send time and, when its queues have nothing to send, pulls a packet from the
+/// first ready flow in round-robin order whose class is not paused.
+///
 /// Invariants: `bytes` is the total size of the queued packets; bit q of `backlogged` is
-/// set exactly when queue q holds packets.
+/// set exactly when queue q holds packets; `paced` holds each paced flow with a packet to
+/// send at most once.
 pub struct Nic {
     /// The link the NIC transmits on.
     pub link: u32,
@@ -27,12 +34,37 @@ pub struct Nic {
     backlogged: u64,
     /// Bit q set: queue q may not send (a pause from the switch).
     paused: u64,
+    /// Paced flows with a packet to send, in round-robin order.
+    paced: VecDeque<Paced>,
+    /// The time of the NIC's pending wake-up, if one is pending: the earliest time a paced
+    /// flow that was not ready becomes ready.
+    pub wake_at: Option<Ps>,
+}
+
+/// A flow the NIC pulls packets from.
+#[derive(Clone, Copy, Debug)]
+struct Paced {
+    flow: u32,
+    /// The queue (class) whose pause stops it.
+    class: u8,
+    /// When its rate limiter lets its next packet go.
+    ready_at: Ps,
 }
 
 impl Nic {
     pub fn new(link: u32, capacity: u64, ecn_k: u64, queues: usize) -> Nic {
         assert!((1..=64).contains(&queues), "a NIC has 1 to 64 queues");
-        Nic { link, queues: vec![VecDeque::new(); queues], bytes: 0, capacity, ecn_k, backlogged: 0, paused: 0 }
+        Nic {
+            link,
+            queues: vec![VecDeque::new(); queues],
+            bytes: 0,
+            capacity,
+            ecn_k,
+            backlogged: 0,
+            paused: 0,
+            paced: VecDeque::new(),
+            wake_at: None,
+        }
     }
 
     /// The NIC of a host as `host` configures it, transmitting on `link`.
@@ -85,6 +117,40 @@ impl Nic {
     #[inline]
     pub fn can_send(&self) -> bool {
         self.next_queue().is_some()
+    }
+
+    /// The class of a packet of priority `priority`.
+    #[inline]
+    fn class(&self, priority: u8) -> u8 {
+        (priority as usize).min(self.queues.len() - 1) as u8
+    }
+
+    /// Flow `flow`, whose packets have priority `priority`, may send its next packet at
+    /// `ready_at`, or has nothing to send (`None`).
+    pub fn pace(&mut self, flow: u32, priority: u8, ready_at: Option<Ps>) {
+        let at = self.paced.iter().position(|p| p.flow == flow);
+        match (at, ready_at) {
+            (Some(i), Some(t)) => self.paced[i].ready_at = t,
+            (Some(i), None) => {
+                self.paced.remove(i);
+            }
+            (None, Some(t)) => self.paced.push_back(Paced { flow, class: self.class(priority), ready_at: t }),
+            (None, None) => {}
+        }
+    }
+
+    /// The first paced flow in round-robin order that may send at `now` and whose class
+    /// is not paused; it moves to the back of the order.
+    pub fn next_paced(&mut self, now: Ps) -> Option<u32> {
+        let i = self.paced.iter().position(|p| p.ready_at <= now && self.paused & (1 << p.class) == 0)?;
+        let p = self.paced.remove(i).expect("a found position");
+        self.paced.push_back(p);
+        Some(p.flow)
+    }
+
+    /// When the earliest paced flow of an unpaused class may send.
+    pub fn earliest_paced(&self) -> Option<Ps> {
+        self.paced.iter().filter(|p| self.paused & (1 << p.class) == 0).map(|p| p.ready_at).min()
     }
 
     /// Stops (`paused`) or resumes the queues of `mask` (bit q for queue q). After a
@@ -169,5 +235,36 @@ mod tests {
         }
         let order: Vec<u32> = std::iter::from_fn(|| nic.pop()).map(|p| p.seq).collect();
         assert_eq!(order, [0, 1, 2]);
+    }
+}
+
+#[cfg(test)]
+mod paced_tests {
+    use super::*;
+
+    /// Ready flows are served in turn; one not yet ready is skipped, and so is one whose
+    /// class is paused; a flow with nothing to send leaves the order.
+    #[test]
+    fn paced_flows_take_turns_when_ready() {
+        let mut nic = Nic::new(0, 1 << 20, 0, 2);
+        for flow in 0..3 {
+            nic.pace(flow, 0, Some(0));
+        }
+        nic.pace(3, 1, Some(0));
+        nic.pace(1, 0, Some(50));
+        let order: Vec<u32> = (0..4).map(|_| nic.next_paced(10).unwrap()).collect();
+        assert_eq!(order, [0, 2, 3, 0]);
+        nic.set_paused(1 << 1, true);
+        assert_eq!(nic.next_paced(10), Some(2));
+        assert_eq!(nic.next_paced(10), Some(0));
+        nic.pace(0, 0, None);
+        nic.pace(2, 0, None);
+        assert_eq!(nic.next_paced(10), None, "flow 1 waits until 50, flow 3 is paused");
+        assert_eq!(nic.earliest_paced(), Some(50));
+        nic.set_paused(1 << 1, false);
+        assert_eq!(nic.earliest_paced(), Some(0));
+        assert_eq!(nic.next_paced(60), Some(1), "flow 1 kept its place while it waited");
+        assert_eq!(nic.next_paced(60), Some(3));
+        assert_eq!(nic.next_paced(60), Some(1));
     }
 }

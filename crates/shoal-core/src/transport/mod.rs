@@ -32,6 +32,9 @@ pub enum HostAction {
     /// later than the pending one is remembered by the transport, which asks again when
     /// the earlier one fires.
     Timer(Ps),
+    /// The flow is paced by its NIC: the NIC may `pull` its next packet, of priority
+    /// `priority`, from `at` on (`None`: it has nothing to send).
+    Pace { at: Option<Ps>, priority: u8 },
 }
 
 /// Where a sender puts the packets it sends.
@@ -77,6 +80,11 @@ impl HostCx<'_> {
     pub fn set_timer(&mut self, at: Ps) {
         self.actions.push(HostAction::Timer(at));
     }
+
+    #[inline]
+    pub fn pace(&mut self, at: Option<Ps>, priority: u8) {
+        self.actions.push(HostAction::Pace { at, priority });
+    }
 }
 
 /// A flow's transport.
@@ -92,6 +100,12 @@ pub trait Transport {
     /// Whether the flow wants `on_nic_drained`; asked once, when the flow starts.
     fn wants_drain_notices(&self) -> bool {
         false
+    }
+    /// The NIC takes the next packet of a flow that paced itself (`HostCx::pace`) and
+    /// whose time has come; the packet goes on the wire at once. The flow says when its
+    /// next one may go.
+    fn pull(&mut self, _cx: &mut HostCx) -> Option<Packet> {
+        None
     }
     /// What the flow achieved so far.
     fn outcome(&self, stacks: &Stacks) -> Outcome;
@@ -157,6 +171,13 @@ impl Transport for AnyTransport {
         }
     }
 
+    fn pull(&mut self, cx: &mut HostCx) -> Option<Packet> {
+        match self {
+            AnyTransport::Tcp(t) => t.pull(cx),
+            AnyTransport::Udp(t) => t.pull(cx),
+        }
+    }
+
     fn outcome(&self, stacks: &Stacks) -> Outcome {
         match self {
             AnyTransport::Tcp(t) => t.outcome(stacks),
@@ -191,7 +212,9 @@ impl Stacks {
     pub fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, cx: &mut HostCx) -> AnyTransport {
         match spec.kind {
             FlowKind::Tcp => AnyTransport::Tcp(TcpFlow::open(spec, forward, reverse, cx)),
-            FlowKind::Udp { rate_bps, stop } => AnyTransport::Udp(UdpFlow::open(spec, rate_bps, stop, forward, cx)),
+            FlowKind::Udp { rate_bps, stop, pacing } => {
+                AnyTransport::Udp(UdpFlow::open(spec, rate_bps, stop, pacing, forward, cx))
+            }
         }
     }
 

@@ -2,7 +2,8 @@
 
 use super::{HostCx, Outcome, Stacks, Transport};
 use crate::net::{Packet, PacketKind};
-use crate::sim::{Ps, PS_PER_S};
+use crate::scenario::Pacing;
+use crate::sim::{serialization, Ps, PS_PER_S};
 use crate::workload::FlowSpec;
 
 /// Sends fixed-size packets at `rate_bps` from `start` until `stop` or until `bytes` are
@@ -25,11 +26,31 @@ impl UdpSource {
 
     /// The time of the next packet, if the source has one.
     pub fn next_send(&self) -> Option<Ps> {
-        if self.sent >= self.packets_total {
-            return None;
-        }
-        let t = self.send_time(self.sent);
-        (t < self.stop).then_some(t)
+        self.if_not_done(self.send_time(self.sent))
+    }
+
+    /// Under a NIC's rate limiter, the time of the next packet when the one before left
+    /// at `sent_at`: one packet time later.
+    pub fn next_after(&self, sent_at: Ps) -> Option<Ps> {
+        self.if_not_done(sent_at + serialization(self.packet_bytes as u64, self.rate_bps))
+    }
+
+    /// `t`, unless every packet is sent or `t` is past the stop time.
+    fn if_not_done(&self, t: Ps) -> Option<Ps> {
+        (self.sent < self.packets_total && t < self.stop).then_some(t)
+    }
+
+    /// The next packet, which leaves now.
+    fn packet(&mut self, template: Packet, now: Ps) -> Packet {
+        let pkt = Packet {
+            kind: PacketKind::Udp,
+            seq: self.sent as u32,
+            size: self.packet_bytes,
+            timestamp: now,
+            ..template
+        };
+        self.sent += 1;
+        pkt
     }
 }
 
@@ -40,12 +61,20 @@ pub struct UdpFlow {
     /// Header bytes of each packet (the rest is payload).
     header: u32,
     delivered_bytes: u64,
+    pacing: Pacing,
 }
 
 impl UdpFlow {
-    /// Opens the flow; its first packet leaves at once, through the flow's timer. Packets
-    /// are the size of a full TCP segment.
-    pub fn open(spec: &FlowSpec, rate_bps: u64, stop: Option<Ps>, template: Packet, cx: &mut HostCx) -> UdpFlow {
+    /// Opens the flow; its first packet leaves at once, through the flow's timer or its
+    /// NIC's rate limiter. Packets are the size of a full TCP segment.
+    pub fn open(
+        spec: &FlowSpec,
+        rate_bps: u64,
+        stop: Option<Ps>,
+        pacing: Pacing,
+        template: Packet,
+        cx: &mut HostCx,
+    ) -> UdpFlow {
         let (mss, header) = (cx.stacks.tcp.mss, cx.stacks.tcp.header);
         let packet_bytes = mss + header;
         let source = UdpSource {
@@ -56,10 +85,15 @@ impl UdpFlow {
             packets_total: spec.bytes.div_ceil(mss as u64),
             sent: 0,
         };
-        if let Some(t) = source.next_send() {
-            cx.set_timer(t);
+        match pacing {
+            Pacing::Host => {
+                if let Some(t) = source.next_send() {
+                    cx.set_timer(t);
+                }
+            }
+            Pacing::Nic => cx.pace(source.next_send(), template.priority),
         }
-        UdpFlow { source, template, header, delivered_bytes: 0 }
+        UdpFlow { source, template, header, delivered_bytes: 0, pacing }
     }
 }
 
@@ -70,19 +104,18 @@ impl Transport for UdpFlow {
 
     /// Sends the next packet; the timer for the one after is set first.
     fn on_timer(&mut self, cx: &mut HostCx) {
-        let source = &mut self.source;
-        let pkt = Packet {
-            kind: PacketKind::Udp,
-            seq: source.sent as u32,
-            size: source.packet_bytes,
-            timestamp: cx.now,
-            ..self.template
-        };
-        source.sent += 1;
-        if let Some(t) = source.next_send() {
+        let pkt = self.source.packet(self.template, cx.now);
+        if let Some(t) = self.source.next_send() {
             cx.set_timer(t);
         }
         cx.send(pkt);
+    }
+
+    fn pull(&mut self, cx: &mut HostCx) -> Option<Packet> {
+        debug_assert_eq!(self.pacing, Pacing::Nic, "only NIC-paced flows are pulled");
+        let pkt = self.source.packet(self.template, cx.now);
+        cx.pace(self.source.next_after(cx.now), self.template.priority);
+        Some(pkt)
     }
 
     fn outcome(&self, _stacks: &Stacks) -> Outcome {

@@ -8,7 +8,7 @@ pub use cdf::FlowSizeCdf;
 pub use trace::read_trace;
 
 use crate::net::NetworkSpec;
-use crate::scenario::{Arrival, HostSet, LoadOn, Pattern, Scenario, ScenarioError, Workload};
+use crate::scenario::{Arrival, HostSet, LoadOn, Pacing, Pattern, Scenario, ScenarioError, Workload};
 use crate::sim::{stream, Ps, Rng, PS_PER_S, TIME_LIMIT};
 use crate::units::MAX_TIME;
 use rand::Rng as _;
@@ -17,10 +17,12 @@ use rand_distr::{Distribution, Exp, LogNormal};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FlowKind {
     Tcp,
-    /// Constant-rate UDP at `rate_bps` until `stop` (or the end of the run).
+    /// Constant-rate UDP at `rate_bps` until `stop` (or the end of the run), paced by
+    /// `pacing`.
     Udp {
         rate_bps: u64,
         stop: Option<Ps>,
+        pacing: Pacing,
     },
 }
 
@@ -337,7 +339,7 @@ fn generate_one(
                             dst,
                             ENDLESS,
                             start,
-                            FlowKind::Udp { rate_bps: w.rate.0, stop: w.stop.map(|s| s.0) },
+                            FlowKind::Udp { rate_bps: w.rate.0, stop: w.stop.map(|s| s.0), pacing: w.pacing },
                         ),
                     });
                 }
