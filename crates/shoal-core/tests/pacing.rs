@@ -6,17 +6,16 @@
 mod common;
 use common::{run, scenario};
 
-/// Two UDP flows from host 1, to hosts 0 and 2, each offered at `rate` on a 100 Gbps
-/// link for 1 ms, paced by `pacing`.
-fn two_flows_from_one_host(rate: &str, pacing: &str) -> shoal_core::Simulation {
-    let workload = |receiver: u32| {
-        format!("pattern = \"udp\"\nsenders = \"1\"\nreceiver = {receiver}\nrate = \"{rate}\"\npacing = \"{pacing}\"\n")
-    };
+/// A star of `hosts` hosts on 100 Gbps links of 1 us, running for 1 ms the UDP
+/// workloads `workloads` (each the keys of one workload table), 1,500-byte packets.
+fn udp_on_a_star(hosts: u32, workloads: &[String]) -> shoal_core::Simulation {
+    let [first, extra @ ..] = workloads else { panic!("no workload") };
+    let extra: String = extra.iter().map(|w| format!("[[workload.extra]]\n{w}")).collect();
     run(&scenario(&format!(
         r#"
         [topology]
         kind = "star"
-        hosts = 3
+        hosts = {hosts}
         link_rate = "100Gbps"
         link_delay = "1us"
         [host]
@@ -27,13 +26,20 @@ fn two_flows_from_one_host(rate: &str, pacing: &str) -> shoal_core::Simulation {
         [run]
         stop_time = "1ms"
         [workload]
-        {}
-        [[workload.extra]]
-        {}
-        "#,
-        workload(0),
-        workload(2)
+        {first}
+        {extra}
+        "#
     )))
+}
+
+/// UDP from host 1 to `receiver` at `rate`, paced by `pacing`.
+fn udp_flow(receiver: u32, rate: &str, pacing: &str) -> String {
+    format!("pattern = \"udp\"\nsenders = \"1\"\nreceiver = {receiver}\nrate = \"{rate}\"\npacing = \"{pacing}\"\n")
+}
+
+/// Two UDP flows from host 1, to hosts 0 and 2, each offered at `rate`.
+fn two_flows_from_one_host(rate: &str, pacing: &str) -> shoal_core::Simulation {
+    udp_on_a_star(3, &[udp_flow(0, rate, pacing), udp_flow(2, rate, pacing)])
 }
 
 /// Payload bytes each flow delivered, by flow.
@@ -69,29 +75,7 @@ fn nic_pacing_shares_a_busy_link_in_round_robin_without_nic_drops() {
 /// times whichever pacer keeps its rate: one per size / rate.
 #[test]
 fn alone_on_an_idle_link_both_pacers_send_at_the_flow_rate() {
-    let one_flow = |pacing: &str| {
-        let sim = run(&scenario(&format!(
-            r#"
-            [topology]
-            kind = "star"
-            hosts = 2
-            link_rate = "100Gbps"
-            link_delay = "1us"
-            [transport]
-            mss = 1446
-            header = 54
-            [run]
-            stop_time = "1ms"
-            [workload]
-            pattern = "udp"
-            senders = "1"
-            receiver = 0
-            rate = "30Gbps"
-            pacing = "{pacing}"
-            "#
-        )));
-        delivered(&sim)[0]
-    };
+    let one_flow = |pacing: &str| delivered(&udp_on_a_star(2, &[udp_flow(0, "30Gbps", pacing)]))[0];
     let (nic, host) = (one_flow("nic"), one_flow("host"));
     // 30 Gbps of 1,500 B packets is one per 400 ns: those that arrive by 1 ms.
     let expected = ((1_000_000 - 2_000 - 240) / 400 + 1) * 1446;
