@@ -99,7 +99,9 @@ pub(crate) fn keys<T: DeserializeOwned>(rest: Map<String, Value>) -> Result<T, S
 }
 
 /// Generates a registry; see the module documentation. The methods listed after the
-/// schemes are the decision-point trait's, forwarded by `match`.
+/// schemes are the decision-point trait's, forwarded by `match`. Its `@impl` form alone,
+/// `registry!(@impl Trait for AnyX [Variant ...] { methods })`, forwards a trait over an
+/// enum whose members are chosen otherwise (the transports, chosen per flow).
 macro_rules! registry {
     (
         $(#[$meta:meta])*
@@ -168,7 +170,7 @@ macro_rules! registry {
 
         impl Default for $Config {
             fn default() -> Self {
-                registry!(@first $Config $($Variant)+)
+                $crate::registry::registry!(@first $Config $($Variant)+)
             }
         }
 
@@ -181,13 +183,13 @@ macro_rules! registry {
             }
         }
 
-        registry!(@impl $Trait for $Any [$($Variant)+] { $( $recv fn $m($($a: $t),*) $(-> $r)?; )* });
+        $crate::registry::registry!(@impl $Trait for $Any [$($Variant)+] { $( $recv fn $m($($a: $t),*) $(-> $r)?; )* });
     };
     // The variants travel as one token tree: a repetition over them cannot nest in the
     // repetition over methods.
     (@impl $Trait:ident for $Any:ident $vs:tt { $( $recv:ident fn $m:ident($($a:ident: $t:ty),*) $(-> $r:ty)?; )* }) => {
         impl $Trait for $Any {
-            $( registry!(@forward $Any $vs $recv fn $m($($a: $t),*) $(-> $r)?); )*
+            $( $crate::registry::registry!(@forward $Any $vs $recv fn $m($($a: $t),*) $(-> $r)?); )*
         }
     };
     (@first $Config:ident $First:ident $($Rest:ident)*) => {
@@ -196,13 +198,13 @@ macro_rules! registry {
     (@forward $Any:ident $vs:tt mut fn $m:ident($($a:ident: $t:ty),*) $(-> $r:ty)?) => {
         #[inline]
         fn $m(&mut self $(, $a: $t)*) $(-> $r)? {
-            registry!(@match self, $Any, $vs, $m, ($($a),*))
+            $crate::registry::registry!(@match self, $Any, $vs, $m, ($($a),*))
         }
     };
     (@forward $Any:ident $vs:tt ref fn $m:ident($($a:ident: $t:ty),*) $(-> $r:ty)?) => {
         #[inline]
         fn $m(&self $(, $a: $t)*) $(-> $r)? {
-            registry!(@match self, $Any, $vs, $m, ($($a),*))
+            $crate::registry::registry!(@match self, $Any, $vs, $m, ($($a),*))
         }
     };
     (@match $s:ident, $Any:ident, [$($V:ident)+], $m:ident, $call:tt) => {
