@@ -294,12 +294,13 @@ def loss_vs_load(
     return fig
 
 
-def _finished_tcp(flows: pd.DataFrame) -> pd.DataFrame:
+def _finished_reliable(flows: pd.DataFrame) -> pd.DataFrame:
+    """The finished flows that have a completion time (TCP and RDMA, not UDP)."""
     out = flows
     if "finished" in out:
         out = out[out["finished"].astype(bool)]
     if "kind" in out:
-        out = out[out["kind"].astype(str) == "tcp"]
+        out = out[out["kind"].astype(str) != "udp"]
     return out
 
 
@@ -319,7 +320,7 @@ def slowdown_vs_size(
     """
     by_cols = _by_list(by) if by is not None and (not isinstance(by, str) or by in flows) else []
     _need(flows, ["bytes", "slowdown"], "slowdown_vs_size")
-    data = _finished_tcp(flows)
+    data = _finished_reliable(flows)
     if data.empty:
         raise PlotError("slowdown_vs_size: no finished flows")
     _check_fixed(data, by_cols)
@@ -385,7 +386,7 @@ def fct_cdf(
     """
     by_cols = _by_list(by) if by is not None and (not isinstance(by, str) or by in flows) else []
     _need(flows, ["fct_ns", "bytes"], "fct_cdf")
-    data = _finished_tcp(flows)
+    data = _finished_reliable(flows)
     if bucket is not None:
         lo, hi = size_buckets
         ranges = {"small": (-np.inf, lo), "medium": (lo, hi), "large": (hi, np.inf)}

@@ -398,3 +398,36 @@ def test_demo(shoal_cli: CliRunner) -> None:
     assert "Traceback" not in proc.stdout + proc.stderr
     for bucket in ("small", "medium", "large", "all"):
         assert bucket in proc.stdout
+
+
+def test_rdma_and_tcp_flows_side_by_side(tmp_path: Path) -> None:
+    """One run with TCP and RDMA workloads: each flow's `kind` names its transport, the
+    summary counts each, and an RDMA connection alone on its path (host 3 to host 2, no
+    other traffic there) takes exactly its ideal FCT."""
+    result = shoal.run(
+        {
+            "topology": {"kind": "star", "hosts": 4},
+            "workload": {
+                "pattern": "incast",
+                "senders": "1",
+                "receiver": 0,
+                "size": "64KB",
+                "extra": [
+                    {
+                        "pattern": "incast",
+                        "senders": "3",
+                        "receiver": 2,
+                        "size": "64KB",
+                        "transport": "rdma",
+                    }
+                ],
+            },
+        },
+        out=tmp_path / "run",
+    )
+    flows = result.flows.set_index("src")
+    assert flows.loc[1, "kind"] == "tcp" and flows.loc[3, "kind"] == "rdma"
+    assert result.summary["flows"]["tcp"] == 1 and result.summary["flows"]["rdma"] == 1
+    assert flows.loc[3, "fct_ns"] == flows.loc[3, "ideal_fct_ns"]
+    assert flows.loc[3, "retransmits"] == 0
+    assert set(pd.read_parquet(tmp_path / "run" / "flows.parquet")["kind"]) == {"tcp", "rdma"}

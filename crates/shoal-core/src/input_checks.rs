@@ -100,13 +100,22 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
     for (path, w) in sc.workload_paths() {
         let pattern = serde_json::to_value(w.pattern).expect("an enum serializes");
         let used: &[&str] = match w.pattern {
-            Pattern::AllToAll | Pattern::ManyToFew => {
-                &["cdf", "load", "load_on", "arrival", "lognormal_sigma", "flows", "duration", "senders", "receivers"]
-            }
-            Pattern::Incast => &["senders", "receivers", "receiver", "size", "start", "period", "repeats"],
-            Pattern::LongLived => &["senders", "receivers", "receiver", "start"],
+            Pattern::AllToAll | Pattern::ManyToFew => &[
+                "cdf",
+                "load",
+                "load_on",
+                "arrival",
+                "lognormal_sigma",
+                "flows",
+                "duration",
+                "senders",
+                "receivers",
+                "transport",
+            ],
+            Pattern::Incast => &["senders", "receivers", "receiver", "size", "start", "period", "repeats", "transport"],
+            Pattern::LongLived => &["senders", "receivers", "receiver", "start", "transport"],
             Pattern::Udp => &["senders", "receivers", "receiver", "rate", "start", "stop", "pacing"],
-            Pattern::Trace => &["trace"],
+            Pattern::Trace => &["trace", "transport"],
         };
         for key in given(&path) {
             if !["pattern", "priority", "extra"].contains(&key.as_str()) && !used.contains(&key.as_str()) {

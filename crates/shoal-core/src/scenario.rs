@@ -57,6 +57,7 @@ pub struct Scenario {
     pub host: HostConfig,
     pub switch: SwitchConfig,
     pub transport: TransportConfig,
+    pub rdma: RdmaConfig,
     pub workload: Workload,
     pub run: RunConfig,
 }
@@ -353,6 +354,41 @@ pub struct TransportConfig {
     pub reuse_connections: bool,
 }
 
+/// The RDMA transport (`[rdma]`): reliable connections of a RoCE NIC, as ns3-datacenter
+/// (the HPCC code base) models them. Every default is that simulator's
+/// (`rdma-hw.cc`, `qbb-net-device.cc`, and its example configurations).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RdmaConfig {
+    /// Payload bytes per packet (`PACKET_PAYLOAD_SIZE` 1000).
+    pub mtu: u32,
+    /// Header bytes of a data packet: PPP 2 + IPv4 20 + UDP 8 + SeqTs 6.
+    pub header: u32,
+    /// Wire bytes of an ACK or NACK: padded to a minimal frame.
+    pub ack_size: u32,
+    /// A receiver NACKs the same expected packet at most once per this interval
+    /// (`m_nack_interval` 500 us).
+    pub nack_interval: Time,
+    /// Most bytes in flight per connection; 0 = no window (the examples' DCQCN runs).
+    pub window: Bytes,
+}
+
+impl Default for RdmaConfig {
+    fn default() -> Self {
+        RdmaConfig { mtu: 1000, header: 36, ack_size: 48, nack_interval: Time(500_000_000), window: Bytes(0) }
+    }
+}
+
+/// The transport of a workload's flows (`workload.transport`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowTransport {
+    #[default]
+    Tcp,
+    /// Reliable RDMA connections (`[rdma]`): go-back-N, paced by the NIC.
+    Rdma,
+}
+
 /// When NewReno recovery restarts the retransmission timer on partial ACKs (RFC 6582,
 /// section 4: the Impatient and Slow-but-Steady variants).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -531,6 +567,8 @@ pub struct Workload {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<Time>,
     pub pacing: Pacing,
+    /// The transport of the flows (not of `udp`).
+    pub transport: FlowTransport,
     pub priority: u8,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
@@ -559,6 +597,7 @@ impl Default for Workload {
             rate: Rate(10_000_000_000),
             stop: None,
             pacing: Pacing::Host,
+            transport: FlowTransport::Tcp,
             priority: 0,
             trace: None,
             extra: Vec::new(),
@@ -662,7 +701,7 @@ impl Scenario {
         let (sw, host) = (&sc.switch, &sc.host);
         let Some(lambda) = tr.cc.ecn_lambda() else { return sc };
         let marks = !sw.marking.is_empty() || host.ecn_k.0 > 0;
-        let tcp = sc.workloads().any(|w| w.pattern != Pattern::Udp);
+        let tcp = sc.workloads().any(|w| w.pattern != Pattern::Udp && w.transport == FlowTransport::Tcp);
         if marks || !tr.ect() || !tcp {
             return sc;
         }
@@ -792,6 +831,25 @@ impl Scenario {
         }
         if tr.ack_size == 0 || tr.ack_size > 10_000 {
             return err("transport.ack_size", format!("{} is not accepted (accepted: 1 to 10000 bytes)", tr.ack_size));
+        }
+        let rdma = &self.rdma;
+        if rdma.mtu == 0 || rdma.mtu > 65_000 {
+            return err("rdma.mtu", format!("{} is not accepted (accepted: 1 to 65000 bytes)", rdma.mtu));
+        }
+        if rdma.header > 1000 {
+            return err("rdma.header", format!("{} is not accepted (accepted: 0 to 1000 bytes)", rdma.header));
+        }
+        if rdma.ack_size == 0 || rdma.ack_size > 10_000 {
+            return err("rdma.ack_size", format!("{} is not accepted (accepted: 1 to 10000 bytes)", rdma.ack_size));
+        }
+        let rdma_packet = Bytes(rdma.mtu as u64 + rdma.header as u64);
+        if self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp)
+            && (self.host.nic_buffer < rdma_packet || Bytes(s.pool_size.0 + s.reserved.0) < rdma_packet)
+        {
+            return err(
+                "rdma.mtu",
+                format!("a packet of {rdma_packet} (rdma.mtu + rdma.header) does not fit host.nic_buffer or switch.pool_size + switch.reserved"),
+            );
         }
         if tr.init_cwnd == 0 {
             return err("transport.init_cwnd", "must be at least 1 packet".into());

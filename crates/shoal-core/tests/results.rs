@@ -110,7 +110,7 @@ fn flows_parquet_holds_the_flow_table() {
             Field::UInt(t.retransmits[i]),
             Field::UInt(t.timeouts[i]),
             Field::UByte(t.priority[i]),
-            Field::Str(if t.udp[i] { "udp" } else { "tcp" }.into()),
+            Field::Str(t.kind[i].into()),
             Field::ULong(t.delivered_bytes[i]),
             Field::Bool(t.finished[i]),
             Field::Long(t.query[i]),

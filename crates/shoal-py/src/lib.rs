@@ -212,7 +212,7 @@ impl Simulation {
     /// Per-flow results as NumPy columns (`kind` as a list of str), in table order.
     fn flows(&self, py: Python<'_>) -> PyResult<PyObject> {
         let table = FlowTable::from_records(&self.inner.flow_records());
-        columns_to_dict(py, &table.named_columns(&table.kind()))
+        columns_to_dict(py, &table.named_columns())
     }
 
     /// Counters and occupancy statistics as a dict.

@@ -23,7 +23,10 @@ pub struct FlowRecord {
     pub retransmits: u32,
     pub timeouts: u32,
     pub priority: u8,
-    pub udp: bool,
+    /// Its transport: `tcp`, `udp` or `rdma`.
+    pub kind: &'static str,
+    /// A datagram flow: it has no completion time.
+    pub datagram: bool,
     pub delivered_bytes: u64,
     /// The query (incast round) the flow answers, if any.
     pub query: Option<u64>,
@@ -152,7 +155,8 @@ impl Simulation {
                     retransmits: outcome.retransmits,
                     timeouts: outcome.timeouts,
                     priority: f.spec.priority,
-                    udp: outcome.datagram,
+                    kind: f.spec.kind.name(),
+                    datagram: outcome.datagram,
                     delivered_bytes: outcome.delivered_bytes,
                     query: f.spec.query,
                 }

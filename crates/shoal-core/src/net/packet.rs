@@ -9,6 +9,8 @@ pub enum PacketKind {
     Syn,
     SynAck,
     Udp,
+    /// A negative acknowledgement (RDMA go-back-N): the receiver expects `seq`.
+    Nack,
     /// A link-level control frame (a pause frame, say), from one node to its neighbour;
     /// its meaning belongs to the flow-control scheme that sent it.
     Control,

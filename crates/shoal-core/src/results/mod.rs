@@ -44,8 +44,10 @@ pub struct FlowTable {
     pub retransmits: Vec<u32>,
     pub timeouts: Vec<u32>,
     pub priority: Vec<u8>,
-    /// The `kind` column: `udp` when true, else `tcp`.
-    pub udp: Vec<bool>,
+    /// The `kind` column: the flow's transport (`tcp`, `udp`, `rdma`).
+    pub kind: Vec<&'static str>,
+    /// Datagram flows (no completion time).
+    pub datagram: Vec<bool>,
     pub delivered_bytes: Vec<u64>,
     pub finished: Vec<bool>,
     /// The query (incast round) a flow answers; -1 for other flows.
@@ -71,7 +73,8 @@ impl FlowTable {
             retransmits: records.iter().map(|r| r.retransmits).collect(),
             timeouts: records.iter().map(|r| r.timeouts).collect(),
             priority: records.iter().map(|r| r.priority).collect(),
-            udp: records.iter().map(|r| r.udp).collect(),
+            kind: records.iter().map(|r| r.kind).collect(),
+            datagram: records.iter().map(|r| r.datagram).collect(),
             delivered_bytes: records.iter().map(|r| r.delivered_bytes).collect(),
             finished: records.iter().map(|r| r.finish.is_some()).collect(),
             query: records.iter().map(|r| r.query.map_or(-1, |q| q as i64)).collect(),
@@ -86,11 +89,6 @@ impl FlowTable {
         self.id.is_empty()
     }
 
-    /// The `kind` column: `tcp` or `udp`.
-    pub fn kind(&self) -> Vec<&'static str> {
-        self.udp.iter().map(|&u| if u { "udp" } else { "tcp" }).collect()
-    }
-
     /// The columns the summary reads.
     pub fn columns(&self) -> FlowColumns<'_> {
         FlowColumns {
@@ -103,20 +101,20 @@ impl FlowTable {
             timeouts: &self.timeouts,
             delivered_bytes: &self.delivered_bytes,
             finished: &self.finished,
-            udp: &self.udp,
+            kind: &self.kind,
+            datagram: &self.datagram,
             query: &self.query,
         }
     }
 
     /// Writes `flows.parquet`: the table's columns in order, `kind` as text.
     pub fn write_parquet<W: std::io::Write + Send>(&self, out: W) -> std::io::Result<()> {
-        let kind = self.kind();
-        parquet::write_table(out, &self.named_columns(&kind))
+        parquet::write_table(out, &self.named_columns())
     }
 
-    /// Every column by name, in the order of `flows.parquet` and the Python DataFrame;
-    /// `kind` is `self.kind()`. The one place the columns are listed.
-    pub fn named_columns<'a>(&'a self, kind: &'a [&'a str]) -> Vec<(&'static str, Column<'a>)> {
+    /// Every column by name, in the order of `flows.parquet` and the Python DataFrame.
+    /// The one place the columns are listed.
+    pub fn named_columns(&self) -> Vec<(&'static str, Column<'_>)> {
         vec![
             ("id", Column::U64(&self.id)),
             ("src", Column::U32(&self.src)),
@@ -130,7 +128,7 @@ impl FlowTable {
             ("retransmits", Column::U32(&self.retransmits)),
             ("timeouts", Column::U32(&self.timeouts)),
             ("priority", Column::U8(&self.priority)),
-            ("kind", Column::Str(kind)),
+            ("kind", Column::Str(&self.kind)),
             ("delivered_bytes", Column::U64(&self.delivered_bytes)),
             ("finished", Column::Bool(&self.finished)),
             ("query", Column::I64(&self.query)),

@@ -42,8 +42,10 @@ pub struct FlowColumns<'a> {
     pub timeouts: &'a [u32],
     pub delivered_bytes: &'a [u64],
     pub finished: &'a [bool],
-    /// True for UDP flows, false for TCP flows.
-    pub udp: &'a [bool],
+    /// Each flow's transport (`tcp`, `udp`, `rdma`).
+    pub kind: &'a [&'a str],
+    /// Datagram flows (no completion time).
+    pub datagram: &'a [bool],
     /// The query a flow answers, -1 for none.
     pub query: &'a [i64],
 }
@@ -82,6 +84,10 @@ pub struct Summary<'a> {
     pub scenario: &'a Scenario,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct FlowCounts {
     pub total: usize,
@@ -89,6 +95,8 @@ pub struct FlowCounts {
     pub unfinished: usize,
     pub tcp: usize,
     pub udp: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rdma: usize,
     pub bytes: u64,
     pub delivered_bytes: u64,
 }
@@ -213,7 +221,7 @@ impl<'a> Summary<'a> {
         // the size (size <= b0 -> 0), as np.searchsorted(bounds, size, "left").
         let mut by_bucket: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); labels.len()];
         let (mut all_fct, mut all_slowdown) = (Vec::new(), Vec::new());
-        for i in (0..n).filter(|&i| flows.finished[i] && !flows.udp[i]) {
+        for i in (0..n).filter(|&i| flows.finished[i] && !flows.datagram[i]) {
             let size = flows.bytes[i] as f64;
             let bucket = bounds.partition_point(|&b| (b as f64) < size);
             by_bucket[bucket].0.push(flows.fct_ns[i]);
@@ -236,16 +244,23 @@ impl<'a> Summary<'a> {
         fct.push(("all".into(), bucket_stats(&all_fct, &all_slowdown, None)));
 
         let finished = flows.finished.iter().filter(|&&f| f).count();
-        let tcp = flows.udp.iter().filter(|&&u| !u).count();
+        let count = |kind: &str| flows.kind.iter().filter(|&&k| k == kind).count();
+        let (tcp, udp, rdma) = (count("tcp"), count("udp"), count("rdma"));
+        let reliable = n - flows.datagram.iter().filter(|&&d| d).count();
         if n == 0 {
             warnings.push(
                 "the workload generated no flows; check workload.flows, workload.duration and the senders".into(),
             );
         }
-        let unfinished_tcp = (0..n).filter(|&i| !flows.finished[i] && !flows.udp[i]).count();
-        if unfinished_tcp > 0 {
+        let unfinished = (0..n).filter(|&i| !flows.finished[i] && !flows.datagram[i]).count();
+        if unfinished > 0 {
+            let which = match (tcp, rdma) {
+                (_, 0) => "TCP",
+                (0, _) => "RDMA",
+                _ => "TCP and RDMA",
+            };
             warnings.push(format!(
-                "{unfinished_tcp} of {tcp} TCP flows did not finish before the run stopped; \
+                "{unfinished} of {reliable} {which} flows did not finish before the run stopped; \
                  they are excluded from FCT statistics"
             ));
         }
@@ -270,7 +285,8 @@ impl<'a> Summary<'a> {
                 finished,
                 unfinished: n - finished,
                 tcp,
-                udp: n - tcp,
+                udp,
+                rdma,
                 bytes: finite(flows.bytes),
                 delivered_bytes: flows.delivered_bytes.iter().fold(0u64, |a, &x| a.saturating_add(x)),
             },

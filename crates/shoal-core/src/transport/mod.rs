@@ -7,12 +7,14 @@
 //! congestion controllers in `cc`) and constant-rate UDP (`udp`).
 
 pub mod cc;
+mod rdma;
 pub mod sack;
 mod tcp;
 mod tcp_flow;
 mod udp;
 
 pub use cc::CongestionControl;
+pub use rdma::{RdmaFlow, RdmaSettings};
 pub use tcp::{IdleConnection, TcpConfig, TcpReceiver, TcpSender};
 pub use tcp_flow::TcpFlow;
 pub use udp::{UdpFlow, UdpSource};
@@ -139,9 +141,10 @@ pub struct PathInfo {
 pub enum AnyTransport {
     Tcp(TcpFlow),
     Udp(UdpFlow),
+    Rdma(RdmaFlow),
 }
 
-crate::registry::registry!(@impl Transport for AnyTransport [Tcp Udp] {
+crate::registry::registry!(@impl Transport for AnyTransport [Tcp Udp Rdma] {
     mut fn on_packet(pkt: &Packet, cx: &mut HostCx);
     mut fn on_timer(cx: &mut HostCx);
     mut fn on_nic_drained(cx: &mut HostCx);
@@ -154,6 +157,7 @@ crate::registry::registry!(@impl Transport for AnyTransport [Tcp Udp] {
 /// TCP small queues and the idle connections that later flows may reuse.
 pub struct Stacks {
     pub tcp: TcpConfig,
+    pub rdma: RdmaSettings,
     pub fct_until: FctUntil,
     /// TCP small queues: the bytes a flow may have in its NIC queue; 0 = unlimited.
     pub tsq: u64,
@@ -165,6 +169,7 @@ impl Stacks {
     pub fn new(sc: &Scenario) -> Stacks {
         Stacks {
             tcp: TcpConfig::from_scenario(&sc.transport),
+            rdma: RdmaSettings::from_scenario(sc),
             fct_until: sc.run.fct_until,
             tsq: sc.host.tsq.0,
             idle_connections: FxHashMap::default(),
@@ -179,19 +184,20 @@ impl Stacks {
             FlowKind::Udp { rate_bps, stop, pacing } => {
                 AnyTransport::Udp(UdpFlow::open(spec, rate_bps, stop, pacing, forward, cx))
             }
+            FlowKind::Rdma => AnyTransport::Rdma(RdmaFlow::open(spec, forward, reverse, cx)),
         }
     }
 
     /// Whether the flow counts toward the run's completion (it has a completion time).
     pub fn completes(spec: &FlowSpec) -> bool {
-        spec.kind == FlowKind::Tcp
+        matches!(spec.kind, FlowKind::Tcp | FlowKind::Rdma)
     }
 
-    /// The ideal FCT of a TCP flow: the path's base one-way latency for the flow's first
-    /// packet (every link's propagation delay plus its serialization at every hop), plus
-    /// the serialization of the rest of the flow's bytes, headers included, at the host
-    /// link rate; plus, with the handshake, one SYN / SYN-ACK round trip; plus, when flows
-    /// end at the last ACK, one ACK trip. It is exactly the FCT of the flow alone on an
+    /// The ideal FCT of a TCP or RDMA flow: the path's base one-way latency for the flow's
+    /// first packet (every link's propagation delay plus its serialization at every hop),
+    /// plus the serialization of the rest of the flow's bytes, headers included, at the
+    /// host link rate; plus, with TCP's handshake, one SYN / SYN-ACK round trip; plus, when
+    /// flows end at the last ACK, one ACK trip. It is exactly the FCT of the flow alone on an
     /// idle network with an unlimited window whenever the host link is the slowest on
     /// the path. Flows without a completion time have none (and `path`, the flow's path,
     /// is not asked for).
@@ -200,14 +206,22 @@ impl Stacks {
             return None;
         }
         let path = path();
-        let cfg = &self.tcp;
-        let segments = cfg.segments(spec.bytes) as u64;
-        let wire = spec.bytes + segments * cfg.header as u64;
-        let first = cfg.payload(spec.bytes, 0) + cfg.header as u64;
+        let (packets, first_payload, header, ack_size, handshake) = match spec.kind {
+            FlowKind::Rdma => {
+                let r = &self.rdma;
+                (r.packets(spec.bytes), r.payload(spec.bytes, 0), r.header, r.ack_size, false)
+            }
+            _ => {
+                let c = &self.tcp;
+                (c.segments(spec.bytes), c.payload(spec.bytes, 0), c.header, c.ack_size, c.handshake)
+            }
+        };
+        let wire = spec.bytes + packets as u64 * header as u64;
+        let first = first_payload + header as u64;
         let mut t = path.delay + path.rates.iter().map(|&r| serialization(first, r)).sum::<Ps>();
         t += serialization(wire - first, path.rates[0]);
-        let ack_trip = path.delay + path.rates.iter().map(|&r| serialization(cfg.ack_size as u64, r)).sum::<Ps>();
-        if cfg.handshake {
+        let ack_trip = path.delay + path.rates.iter().map(|&r| serialization(ack_size as u64, r)).sum::<Ps>();
+        if handshake {
             t += 2 * ack_trip;
         }
         if self.fct_until == FctUntil::Acked {

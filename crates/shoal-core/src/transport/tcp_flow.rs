@@ -103,7 +103,9 @@ impl Transport for TcpFlow {
                     }
                 }
             }
-            PacketKind::Udp | PacketKind::Control => unreachable!("a TCP flow carries only TCP packets"),
+            PacketKind::Udp | PacketKind::Nack | PacketKind::Control => {
+                unreachable!("a TCP flow carries only TCP packets")
+            }
         }
         self.ask_for_timer(cx);
     }

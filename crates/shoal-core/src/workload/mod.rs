@@ -8,7 +8,7 @@ pub use cdf::FlowSizeCdf;
 pub use trace::read_trace;
 
 use crate::net::NetworkSpec;
-use crate::scenario::{Arrival, HostSet, LoadOn, Pacing, Pattern, Scenario, ScenarioError, Workload};
+use crate::scenario::{Arrival, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Scenario, ScenarioError, Workload};
 use crate::sim::{stream, Ps, Rng, PS_PER_S, TIME_LIMIT};
 use crate::units::MAX_TIME;
 use rand::Rng as _;
@@ -17,6 +17,8 @@ use rand_distr::{Distribution, Exp, LogNormal};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FlowKind {
     Tcp,
+    /// A reliable RDMA connection (`[rdma]`).
+    Rdma,
     /// Constant-rate UDP at `rate_bps` until `stop` (or the end of the run), paced by
     /// `pacing`.
     Udp {
@@ -24,6 +26,25 @@ pub enum FlowKind {
         stop: Option<Ps>,
         pacing: Pacing,
     },
+}
+
+impl FlowKind {
+    /// The transport's name (the `kind` column of the flow table).
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowKind::Tcp => "tcp",
+            FlowKind::Udp { .. } => "udp",
+            FlowKind::Rdma => "rdma",
+        }
+    }
+
+    /// The kind of the reliable flows of workload `w`.
+    fn of(w: &Workload) -> FlowKind {
+        match w.transport {
+            FlowTransport::Tcp => FlowKind::Tcp,
+            FlowTransport::Rdma => FlowKind::Rdma,
+        }
+    }
 }
 
 /// A flow to run: who sends how much to whom, and when.
@@ -313,7 +334,7 @@ fn generate_one(
                         break d;
                     }
                 };
-                out.push(flow(src, dst, cdf.sample(&mut sizes), start, FlowKind::Tcp));
+                out.push(flow(src, dst, cdf.sample(&mut sizes), start, FlowKind::of(w)));
             }
             Ok(out)
         }
@@ -331,9 +352,9 @@ fn generate_one(
                     }
                     out.push(match w.pattern {
                         Pattern::Incast => {
-                            FlowSpec { query: Some(round), ..flow(src, dst, w.size.0, start, FlowKind::Tcp) }
+                            FlowSpec { query: Some(round), ..flow(src, dst, w.size.0, start, FlowKind::of(w)) }
                         }
-                        Pattern::LongLived => flow(src, dst, ENDLESS, start, FlowKind::Tcp),
+                        Pattern::LongLived => flow(src, dst, ENDLESS, start, FlowKind::of(w)),
                         _ => flow(
                             src,
                             dst,
@@ -353,6 +374,7 @@ fn generate_one(
                 if f.priority == u8::MAX {
                     f.priority = w.priority;
                 }
+                f.kind = FlowKind::of(w);
             }
             Ok(flows)
         }
