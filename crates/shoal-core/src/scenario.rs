@@ -6,7 +6,7 @@ use crate::switch::classify::ClassifierConfig;
 use crate::switch::flow_control::FlowControlConfig;
 use crate::switch::marking::{CutoffConfig, MarkerConfig, MarkingConfig};
 use crate::switch::scheduler::SchedulerConfig;
-use crate::transport::cc::CcConfig;
+use crate::transport::cc::{CcConfig, RdmaCcConfig};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -371,11 +371,20 @@ pub struct RdmaConfig {
     pub nack_interval: Time,
     /// Most bytes in flight per connection; 0 = no window (the examples' DCQCN runs).
     pub window: Bytes,
+    /// The connections' congestion control.
+    pub cc: RdmaCcConfig,
 }
 
 impl Default for RdmaConfig {
     fn default() -> Self {
-        RdmaConfig { mtu: 1000, header: 36, ack_size: 48, nack_interval: Time(500_000_000), window: Bytes(0) }
+        RdmaConfig {
+            mtu: 1000,
+            header: 36,
+            ack_size: 48,
+            nack_interval: Time(500_000_000),
+            window: Bytes(0),
+            cc: RdmaCcConfig::of_kind("dcqcn").expect("a registered controller"),
+        }
     }
 }
 
@@ -842,6 +851,7 @@ impl Scenario {
         if rdma.ack_size == 0 || rdma.ack_size > 10_000 {
             return err("rdma.ack_size", format!("{} is not accepted (accepted: 1 to 10000 bytes)", rdma.ack_size));
         }
+        rdma.cc.validate("rdma.cc", self, &mut warnings)?;
         let rdma_packet = Bytes(rdma.mtu as u64 + rdma.header as u64);
         if self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp)
             && (self.host.nic_buffer < rdma_packet || Bytes(s.pool_size.0 + s.reserved.0) < rdma_packet)

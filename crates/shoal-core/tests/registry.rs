@@ -118,6 +118,18 @@ fn the_classifier_defaults_to_one_queue_under_fifo_only() {
     assert_eq!(sc.resolved().switch.classifier.map(|c| c.kind()), Some("by_priority"));
 }
 
+/// Every scheme section may be given by its kind alone.
+#[test]
+fn every_scheme_section_takes_a_bare_kind() {
+    let text = "[switch]\nadmission = \"lqd\"\nscheduler = \"dwrr\"\nclassifier = \"single_queue\"\n\
+                flow_control = \"lossy\"\n[transport]\ncc = \"newreno\"\n[rdma]\ncc = \"none\"\n";
+    let sc = Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
+    let s = &sc.switch;
+    let kinds = [s.admission.kind(), s.scheduler.kind(), s.classifier.as_ref().unwrap().kind(), s.flow_control.kind()];
+    assert_eq!(kinds, ["lqd", "dwrr", "single_queue", "lossy"]);
+    assert_eq!((sc.transport.cc.kind(), sc.rdma.cc.kind()), ("newreno", "none"));
+}
+
 /// The old spellings mean what they meant: each old file parses to the same scenario as
 /// its new spelling, with a warning naming each new key.
 #[test]

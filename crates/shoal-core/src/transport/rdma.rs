@@ -13,6 +13,7 @@
 //! - There is no retransmission timeout, as in the reference: a connection whose last
 //!   packets are all lost stalls. Lossless classes (PFC) are what RDMA runs on.
 
+use super::cc::{AnyRdmaCc, CongestionControl, RdmaCcConfig, SendState};
 use super::{HostCx, Outcome, Stacks, Transport};
 use crate::net::{Packet, PacketKind};
 use crate::scenario::{FctUntil, RdmaConfig, Scenario};
@@ -28,14 +29,14 @@ pub struct RdmaSettings {
     pub nack_interval: Ps,
     /// Most bytes in flight; 0 = no window.
     pub window: u64,
-    /// The rate a connection sends at (its host's link rate, until congestion control
-    /// sets rates).
+    /// The rate a connection starts at and never exceeds: its host's link rate.
     pub line_rate_bps: u64,
+    pub cc: RdmaCcConfig,
 }
 
 impl RdmaSettings {
     pub fn from_scenario(sc: &Scenario) -> Self {
-        let RdmaConfig { mtu, header, ack_size, nack_interval, window } = sc.rdma.clone();
+        let RdmaConfig { mtu, header, ack_size, nack_interval, window, cc } = sc.rdma.clone();
         RdmaSettings {
             mtu,
             header,
@@ -43,6 +44,7 @@ impl RdmaSettings {
             nack_interval: nack_interval.0,
             window: window.0,
             line_rate_bps: sc.topology.link_rate.0,
+            cc,
         }
     }
 
@@ -70,7 +72,9 @@ pub struct RdmaFlow {
     snd_nxt: u32,
     /// Packets ever sent once (anything below that sent again is a retransmission).
     sent_max: u32,
-    rate_bps: u64,
+    cc: AnyRdmaCc,
+    /// The rate congestion control sets (`rate_bps`).
+    send: SendState,
     /// When the rate limiter lets the next packet go.
     next_avail: Ps,
     /// The ready time last told to the NIC.
@@ -94,7 +98,14 @@ impl RdmaFlow {
             snd_una: 0,
             snd_nxt: 0,
             sent_max: 0,
-            rate_bps: rdma.line_rate_bps,
+            cc: rdma.cc.build(&()),
+            send: SendState {
+                cwnd: 0.0,
+                ssthresh: 0.0,
+                rate_bps: rdma.line_rate_bps as f64,
+                line_rate_bps: rdma.line_rate_bps as f64,
+                mss: rdma.mtu as f64,
+            },
             next_avail: cx.now,
             paced: None,
             retransmits: 0,
@@ -138,12 +149,16 @@ impl RdmaFlow {
             let expected = self.expected;
             if self.last_nack.is_none_or(|(seq, until)| seq != expected || cx.now >= until) {
                 self.last_nack = Some((expected, cx.now + cx.stacks.rdma.nack_interval));
-                cx.send(reply(PacketKind::Nack, expected));
+                cx.send(Packet { ece: pkt.ce, ..reply(PacketKind::Nack, expected) });
             }
         }
     }
 
     fn receive_ack(&mut self, pkt: &Packet, cx: &mut HostCx) {
+        if pkt.ece && !self.sender_done() {
+            self.cc.on_cnp(&mut self.send, cx.now);
+            self.ask_for_timer(cx);
+        }
         if pkt.seq > self.snd_una {
             self.snd_una = pkt.seq;
             self.snd_nxt = self.snd_nxt.max(pkt.seq);
@@ -155,6 +170,18 @@ impl RdmaFlow {
             self.finish(cx);
         }
         self.tell_nic(cx, false);
+    }
+
+    /// Every packet is acknowledged: the sender's work (and its timers) is over.
+    fn sender_done(&self) -> bool {
+        self.snd_una == self.packets
+    }
+
+    /// Asks for the congestion controller's next tick while the sender has work.
+    fn ask_for_timer(&self, cx: &mut HostCx) {
+        if let Some(at) = self.cc.next_timer().filter(|_| !self.sender_done()) {
+            cx.set_timer(at);
+        }
     }
 
     fn finish(&mut self, cx: &mut HostCx) {
@@ -174,8 +201,14 @@ impl Transport for RdmaFlow {
         }
     }
 
-    /// RDMA connections set no timers.
-    fn on_timer(&mut self, _cx: &mut HostCx) {}
+    /// The congestion controller's tick: its rate applies from the next packet on.
+    fn on_timer(&mut self, cx: &mut HostCx) {
+        if self.sender_done() {
+            return;
+        }
+        self.cc.on_timer(&mut self.send, cx.now);
+        self.ask_for_timer(cx);
+    }
 
     fn pull(&mut self, cx: &mut HostCx) -> Option<Packet> {
         let rdma = &cx.stacks.rdma;
@@ -187,7 +220,8 @@ impl Transport for RdmaFlow {
         }
         self.snd_nxt += 1;
         self.sent_max = self.sent_max.max(self.snd_nxt);
-        self.next_avail = cx.now + serialization(size as u64, self.rate_bps);
+        let rate = (self.send.rate_bps.round() as u64).clamp(1, cx.stacks.rdma.line_rate_bps);
+        self.next_avail = cx.now + serialization(size as u64, rate);
         self.tell_nic(cx, true);
         Some(pkt)
     }

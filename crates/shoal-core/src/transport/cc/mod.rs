@@ -4,12 +4,16 @@
 //! and what ssthresh becomes on a loss. One file per controller; `registry!` below lists
 //! them.
 
+mod dcqcn;
 mod dctcp;
 mod ecn_star;
+mod line_rate;
 mod newreno;
 
+pub use dcqcn::{Dcqcn, DcqcnConfig};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use ecn_star::EcnStar;
+pub use line_rate::LineRate;
 pub use newreno::NewReno;
 
 use super::TcpConfig;
@@ -95,6 +99,22 @@ registry! {
     "dctcp" => Dctcp(Dctcp),
     "newreno" => NewReno(NewReno),
     "ecn_star" => EcnStar(EcnStar),
+    forward {
+        mut fn on_ack(s: &mut SendState, f: &Feedback);
+        mut fn on_loss(s: &SendState, flight_bytes: f64) -> f64;
+        mut fn on_timeout();
+        mut fn on_new_flow();
+        mut fn on_cnp(s: &mut SendState, now: Ps);
+        ref fn next_timer() -> Option<Ps>;
+        mut fn on_timer(s: &mut SendState, now: Ps);
+    }
+}
+
+registry! {
+    /// The congestion control of RDMA connections (`rdma.cc`).
+    pub enum RdmaCcConfig => AnyRdmaCc: CongestionControl, env ();
+    "none" => LineRate(LineRate),
+    "dcqcn" => Dcqcn(Dcqcn),
     forward {
         mut fn on_ack(s: &mut SendState, f: &Feedback);
         mut fn on_loss(s: &SendState, flight_bytes: f64) -> f64;
