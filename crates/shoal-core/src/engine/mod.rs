@@ -650,7 +650,7 @@ mod tests {
         let mut sim = Simulation::new(&sc).unwrap();
         let port = sim.routes.next_hops(0, 0)[0] as usize;
         sim.run_until(100_000_000); // 100 us: the receiver's port is backlogged
-        let queued = sim.switches[0].ports[port].queues.iter().map(|q| q.packets.len()).sum::<usize>();
+        let queued = sim.switches[0].port_queues(port).iter().map(|q| q.packets.len()).sum::<usize>();
         assert!(queued >= 3, "the test needs a backlog, found {queued} packets");
         let sent_at = sim.now();
         sim.send_frame(NodeId::Switch(0), port as u16);

@@ -172,12 +172,12 @@ impl Simulation {
                     "drops": pool.drops,
                 }));
             }
-            for (pi, port) in s.ports.iter_mut().enumerate() {
-                for (qi, q) in port.queues.iter_mut().enumerate() {
+            for pi in 0..s.ports.len() {
+                for (qi, q) in s.port_queues(pi).iter().enumerate() {
                     if q.occupancy.max() > 0 {
                         queues.push(json!({
                             "switch": si, "port": pi, "queue": qi,
-                            "mean": q.occupancy.mean(now), "max": q.occupancy.max(), "now": q.account.bytes,
+                            "mean": q.occupancy.mean(now), "max": q.occupancy.max(), "now": q.bytes(),
                         }));
                     }
                 }
