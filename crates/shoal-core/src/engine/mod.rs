@@ -487,9 +487,9 @@ impl Simulation {
     fn switch_receive(&mut self, s: u32, ingress: usize, pkt: Packet) {
         let hops = self.routes.next_hops(s, pkt.dst);
         let switch = &mut self.switches[s as usize];
-        let port = match hops.len() {
-            1 => hops[0],
-            n => hops[(mix64(pkt.hash as u64 ^ switch.ecmp_salt) % n as u64) as usize],
+        let port = match hops.count {
+            1 => hops.first,
+            n => hops.port((mix64(pkt.hash as u64 ^ switch.ecmp_salt) % n as u64) as usize),
         } as usize;
         if switch.receive(ingress, port, pkt, self.now, &mut self.counters) {
             let link = switch.ports[port].link;
@@ -648,7 +648,7 @@ mod tests {
         )
         .unwrap();
         let mut sim = Simulation::new(&sc).unwrap();
-        let port = sim.routes.next_hops(0, 0)[0] as usize;
+        let port = sim.routes.next_hops(0, 0).first as usize;
         sim.run_until(100_000_000); // 100 us: the receiver's port is backlogged
         let queued = sim.switches[0].port_queues(port).iter().map(|q| q.packets.len()).sum::<usize>();
         assert!(queued >= 3, "the test needs a backlog, found {queued} packets");
