@@ -57,21 +57,22 @@ enum Owner {
 /// Links come in pairs, the two directions of a cable (`net::reverse`); `to_port` is the
 /// receiving node's port for this cable (its `from_port` there).
 ///
-/// Laid out for the per-packet path: the fields every transmission and arrival touch
-/// come first, and a link fills two cache lines exactly.
+/// Laid out for the per-packet path, in two cache lines exactly: the first holds what an
+/// arrival and a kick read (the wire, the far end, whether the transmitter is busy), the
+/// second most of what starting a transmission adds (the sender, the rate).
 #[repr(C, align(64))]
 struct Link {
     /// The transmitter is serializing until this time.
     busy_until: Ps,
-    delay: Ps,
-    rate: LinkRate,
     wire: VecDeque<(Ps, Packet)>,
-    tx_bytes: u64,
     to: NodeId,
     to_port: u32,
     /// A `TxDone` event is pending for this link.
     tx_event: bool,
     core: bool,
+    delay: Ps,
+    rate: LinkRate,
+    tx_bytes: u64,
     from: NodeId,
     /// Port index at the sending switch (0 for a host NIC).
     from_port: u32,
@@ -669,9 +670,11 @@ mod tests {
 }
 #[cfg(test)]
 mod layout {
-    /// A link fills two cache lines exactly.
+    /// A link fills two cache lines exactly, and what arrivals and kicks read is in the
+    /// first.
     #[test]
     fn a_link_is_two_cache_lines() {
         assert_eq!(std::mem::size_of::<super::Link>(), 128);
+        assert!(std::mem::offset_of!(super::Link, tx_event) < 64);
     }
 }
