@@ -434,8 +434,11 @@ impl Simulation {
     fn on_arrive(&mut self, link_id: u32) {
         let link = &mut self.links[link_id as usize];
         let (_, pkt) = link.wire.pop_front().expect("an arrival has a packet on the wire");
-        if let Some(&(next, _)) = link.wire.front() {
-            self.events.push(next, Event::Arrive(link_id));
+        match link.wire.front() {
+            Some(&(next, _)) => self.events.push(next, Event::Arrive(link_id)),
+            // Back to the start of the buffer (`clear` resets an empty deque's head), so
+            // that a wire that keeps emptying reuses its first, cached slots.
+            None => link.wire.clear(),
         }
         let (to, to_port) = (link.to, link.to_port as usize);
         if pkt.kind == PacketKind::Control {

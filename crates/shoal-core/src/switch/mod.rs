@@ -211,6 +211,9 @@ impl Switch {
         let packets = &mut self.queues[port * queues_per_port + q].packets;
         let queued = if tail { packets.pop_back() } else { packets.pop_front() }.expect("the queue is not empty");
         if packets.is_empty() {
+            // Back to the start of the buffer (`clear` resets an empty deque's head), so
+            // that a queue that keeps draining reuses its first, cached slots.
+            packets.clear();
             p.active.remove(q);
             p.scheduler.on_empty(q);
         }
