@@ -78,8 +78,9 @@ pub struct Switch {
     /// Dynamic-threshold alpha of each queue index.
     alphas: Box<[f64]>,
     pub pools: Vec<Pool>,
-    /// Bytes buffered by ingress port and traffic class.
-    pub ingress: IngressAccounts,
+    /// Bytes buffered by ingress port and traffic class; kept only when the flow control
+    /// reads them (`FlowControl::reads_ingress_accounts`).
+    pub ingress: Option<IngressAccounts>,
     /// Salt of this switch's ECMP hash.
     pub ecmp_salt: u64,
     admission: AnyAdmission,
@@ -148,8 +149,9 @@ impl Switch {
             }
         }
         let ecn = &cfg.ecn;
+        let flow_control: Box<dyn FlowControl> = Box::new(Lossy);
         Switch {
-            ingress: IngressAccounts::new(links.len()),
+            ingress: flow_control.reads_ingress_accounts().then(|| IngressAccounts::new(links.len())),
             ports,
             queues: (0..links.len() * queues).map(|_| PortQueue::new()).collect(),
             queues_per_port: queues,
@@ -158,7 +160,7 @@ impl Switch {
             pools,
             ecmp_salt,
             admission: cfg.admission.build(&()),
-            flow_control: Box::new(Lossy),
+            flow_control,
             ports_per_pool,
             queue_marker,
             pool_markers,
@@ -297,7 +299,9 @@ impl Switch {
                     let reserved = self.reserved;
                     let vq = &mut self.queues[victim_port * self.queues_per_port + victim_queue];
                     release(vq, reserved, &mut self.pools[pool], victim.charge.size as u64, now);
-                    self.ingress.release(victim.charge);
+                    if let Some(ingress) = &mut self.ingress {
+                        ingress.release(victim.charge);
+                    }
                     self.count_drop(pool, DropReason::Pushout, victim.charge.size as u64, counters);
                 }
             }
@@ -316,7 +320,9 @@ impl Switch {
         let queue = &mut self.queues[port * self.queues_per_port + q];
         charge(queue, reserved, &mut self.pools[pool], size, now);
         let charged = Charge::new(ingress, &pkt);
-        self.ingress.charge(charged);
+        if let Some(accounts) = &mut self.ingress {
+            accounts.charge(charged);
+        }
         self.push(port, q, Queued { pkt, charge: charged });
         true
     }
@@ -330,7 +336,9 @@ impl Switch {
         let Queued { mut pkt, charge } = self.take(port, q, false);
         let reserved = self.reserved;
         release(&mut self.queues[first + q], reserved, &mut self.pools[pool], charge.size as u64, now);
-        self.ingress.release(charge);
+        if let Some(ingress) = &mut self.ingress {
+            ingress.release(charge);
+        }
         if pkt.ect && self.mark_at == MarkPoint::Dequeue {
             let behind = self.marking_bytes(port, q);
             self.mark(&mut pkt, behind, pool, counters);
@@ -401,7 +409,7 @@ impl Switch {
         for queued in self.queues.iter().flat_map(|q| &q.packets) {
             by_ingress.charge(queued.charge);
         }
-        if by_ingress != self.ingress {
+        if self.ingress.as_ref().is_some_and(|kept| *kept != by_ingress) {
             errors.push(format!("switch {id}: ingress accounts differ from the charges of the queued packets"));
         }
         errors
@@ -415,5 +423,41 @@ mod layout {
     fn a_queue_and_a_port_are_one_cache_line_each() {
         assert_eq!(std::mem::size_of::<super::PortQueue>(), 64);
         assert_eq!(std::mem::size_of::<super::SwitchPort>(), 64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::stream;
+    use crate::units::Bytes;
+
+    /// Kept ingress accounts follow every admission, departure and pushout.
+    #[test]
+    fn kept_ingress_accounts_follow_the_buffer() {
+        let mut cfg = SwitchConfig::default();
+        cfg.pool_size = Bytes(20_000);
+        cfg.reserved = Bytes(0);
+        cfg.admission = admission::AdmissionConfig::of_kind("lqd").unwrap();
+        let ports = 4;
+        let links: Vec<u32> = (0..ports as u32).collect();
+        let mut sw = Switch::new(&cfg, &links, &vec![10_000_000_000; ports], 0, stream(1, "test", 0));
+        assert!(sw.ingress.is_none(), "lossy switches keep no ingress accounts");
+        sw.ingress = Some(IngressAccounts::new(ports));
+        let mut counters = Counters::default();
+        for step in 0..2_000u64 {
+            let (ingress, egress) = ((step % 3) as usize, (step % 4) as usize);
+            let pkt = Packet { size: 500 + (step % 7) as u32 * 100, ..Packet::template(0, 0, 0, (step % 2) as u8) };
+            sw.receive(ingress, egress, pkt, step, &mut counters);
+            if step % 3 == 0 {
+                sw.transmit((step / 3 % 4) as usize, step, &mut counters);
+            }
+            assert!(sw.check_accounting(0).is_empty(), "{:?}", sw.check_accounting(0));
+        }
+        assert!(counters.dropped[DropReason::Pushout as usize] > 0, "the test needs pushouts");
+        let kept = sw.ingress.as_ref().unwrap();
+        let buffered: u64 =
+            (0..ports).flat_map(|p| (0..mmu::CLASSES).map(move |c| (p, c))).map(|(p, c)| kept.bytes(p, c)).sum();
+        assert_eq!(buffered, (0..ports).map(|p| sw.ports[p].bytes).sum::<u64>());
     }
 }
