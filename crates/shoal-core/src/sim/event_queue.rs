@@ -89,6 +89,13 @@ impl<E> EventQueue<E> {
         heap.peek().map(|Reverse(e)| (e.key >> 64) as Ps)
     }
 
+    /// The earliest pending event, without taking it.
+    #[inline]
+    pub fn peek(&self) -> Option<&E> {
+        let heap = if self.earliest_is_far()? { &self.far } else { &self.near };
+        heap.peek().map(|Reverse(e)| &e.event)
+    }
+
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
         let heap = if self.earliest_is_far()? { &mut self.far } else { &mut self.near };
@@ -143,6 +150,7 @@ mod tests {
                 seq += 1;
             } else {
                 assert_eq!(q.peek_time(), reference.peek().map(|Reverse((t, _))| *t));
+                assert_eq!(q.peek(), reference.peek().map(|Reverse((_, s))| s));
                 let Reverse((t, s)) = reference.pop().unwrap();
                 assert_eq!(q.pop(), Some((t, s)));
                 now = t;
