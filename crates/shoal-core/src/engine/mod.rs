@@ -331,7 +331,7 @@ impl Simulation {
             let (t, event) = self.events.pop().expect("peeked");
             self.now = t;
             self.events_processed += 1;
-            if let Some(&next) = self.events.peek() {
+            if let Some(&next) = self.events.peek_near() {
                 self.prefetch_for(next);
             }
             self.dispatch(event);
@@ -352,8 +352,9 @@ impl Simulation {
         while !self.run_until(Ps::MAX) {}
     }
 
-    /// Starts loading the link that the next event will read, so that its cache miss
-    /// overlaps with the work of the current event instead of following it.
+    /// Starts loading the link that the next event (most likely `next`, the earliest
+    /// near event) will read, so that its cache miss overlaps with the work of the
+    /// current event instead of following it.
     #[inline]
     fn prefetch_for(&self, next: Event) {
         if let Event::TxDone(link) | Event::Arrive(link) = next {
