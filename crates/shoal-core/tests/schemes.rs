@@ -43,7 +43,7 @@ fn per_port_switch(admission: &str, buffer: u64, ports_per_pool: u32, ports: usi
 }
 
 fn queue_bytes(sw: &Switch, port: usize, queue: usize) -> u64 {
-    sw.ports[port].queues[queue].account.bytes
+    sw.port_queues(port)[queue].bytes()
 }
 
 /// LossPass's rule, checked on a random sequence of arrivals and departures: a

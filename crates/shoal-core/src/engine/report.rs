@@ -121,7 +121,7 @@ impl Simulation {
         let mut delay = link.delay;
         let mut rates = vec![link.rate.bps];
         while let NodeId::Switch(s) = link.to {
-            let port = self.routes.next_hops(s, dst)[0] as usize;
+            let port = self.routes.next_hops(s, dst).first as usize;
             link = &self.links[self.switches[s as usize].ports[port].link as usize];
             delay += link.delay;
             rates.push(link.rate.bps);
@@ -192,12 +192,12 @@ impl Simulation {
                     "drops": pool.drops,
                 }));
             }
-            for (pi, port) in s.ports.iter_mut().enumerate() {
-                for (qi, q) in port.queues.iter_mut().enumerate() {
+            for pi in 0..s.ports.len() {
+                for (qi, q) in s.port_queues(pi).iter().enumerate() {
                     if q.occupancy.max() > 0 {
                         queues.push(json!({
                             "switch": si, "port": pi, "queue": qi,
-                            "mean": q.occupancy.mean(now), "max": q.occupancy.max(), "now": q.account.bytes,
+                            "mean": q.occupancy.mean(now), "max": q.occupancy.max(), "now": q.bytes(),
                         }));
                     }
                 }

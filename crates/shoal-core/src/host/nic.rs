@@ -107,6 +107,9 @@ impl Nic {
         let queue = &mut self.queues[q];
         let pkt = queue.pop_front().expect("a backlogged queue holds packets");
         if queue.is_empty() {
+            // Back to the start of the buffer (an empty deque's `clear` resets its head),
+            // so that a queue that keeps draining reuses its first, cached slots.
+            queue.clear();
             self.backlogged &= !(1 << q);
         }
         self.bytes -= pkt.size as u64;

@@ -36,15 +36,15 @@ impl Observer for QueueSampler {
     fn observe(&mut self, net: &NetView) {
         for (si, switch) in net.switches.iter().enumerate() {
             for (pi, port) in switch.ports.iter().enumerate() {
-                for (qi, q) in port.queues.iter().enumerate() {
+                for (qi, q) in switch.port_queues(pi).iter().enumerate() {
                     if q.occupancy.max() > 0 {
                         self.samples.push(Sample {
                             time: net.now,
                             switch: si as u32,
                             port: pi as u32,
                             queue: qi as u32,
-                            bytes: q.account.bytes,
-                            pool_bytes: switch.pools[port.pool].occupancy.value(),
+                            bytes: q.bytes(),
+                            pool_bytes: switch.pools[port.pool as usize].occupancy.value(),
                             tx_bytes: (net.link_tx_bytes)(port.link),
                         });
                     }

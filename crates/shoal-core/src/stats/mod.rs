@@ -2,7 +2,7 @@
 
 mod occupancy;
 
-pub use occupancy::TimeWeighted;
+pub use occupancy::{TimeIntegral, TimeWeighted};
 
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -5,72 +5,94 @@
 /// The most queues a port can have: 64 words of 64 bits under one 64-bit summary.
 pub const MAX_QUEUES: usize = 64 * 64;
 
+/// A port with at most 64 queues (every switch but those with `switch.queues` above 64)
+/// keeps the set in one word inline, so updating it touches nothing beyond the port.
 #[derive(Clone, Debug)]
 pub struct ActiveSet {
-    /// Bit `q % 64` of word `q / 64` is set when queue `q` is a member.
-    words: Vec<u64>,
-    /// Bit `w` is set when word `w` is not zero.
-    summary: u64,
-    /// Queues that exist (members are below it).
-    len: usize,
+    /// With at most 64 queues: bit q is set when queue q is a member. With more: bit w is
+    /// set when `words[w]` is not zero.
+    bits: u64,
+    /// With more than 64 queues, bit `q % 64` of word `q / 64` is set when queue q is a
+    /// member (a thin pointer: the set stays two words).
+    words: Option<Box<[u64; 64]>>,
 }
 
 impl ActiveSet {
     pub fn new(queues: usize) -> Self {
         assert!(queues <= MAX_QUEUES, "a port has at most {MAX_QUEUES} queues");
-        ActiveSet { words: vec![0; queues.div_ceil(64)], summary: 0, len: queues }
+        ActiveSet { bits: 0, words: (queues > 64).then(|| Box::new([0; 64])) }
     }
 
     #[inline]
     pub fn insert(&mut self, q: usize) {
-        self.words[q / 64] |= 1 << (q % 64);
-        self.summary |= 1 << (q / 64);
+        match &mut self.words {
+            None => self.bits |= 1 << q,
+            Some(words) => {
+                words[q / 64] |= 1 << (q % 64);
+                self.bits |= 1 << (q / 64);
+            }
+        }
     }
 
     #[inline]
     pub fn remove(&mut self, q: usize) {
-        let w = &mut self.words[q / 64];
-        *w &= !(1 << (q % 64));
-        if *w == 0 {
-            self.summary &= !(1 << (q / 64));
+        match &mut self.words {
+            None => self.bits &= !(1 << q),
+            Some(words) => {
+                let w = &mut words[q / 64];
+                *w &= !(1 << (q % 64));
+                if *w == 0 {
+                    self.bits &= !(1 << (q / 64));
+                }
+            }
         }
     }
 
     #[inline]
     pub fn contains(&self, q: usize) -> bool {
-        self.words[q / 64] & (1 << (q % 64)) != 0
+        match &self.words {
+            None => q < 64 && self.bits & (1 << q) != 0,
+            Some(words) => words[q / 64] & (1 << (q % 64)) != 0,
+        }
     }
 
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.summary == 0
+        self.bits == 0
     }
 
     /// The lowest member.
     #[inline]
     pub fn first(&self) -> Option<usize> {
-        if self.summary == 0 {
+        if self.bits == 0 {
             return None;
         }
-        let w = self.summary.trailing_zeros() as usize;
-        Some(w * 64 + self.words[w].trailing_zeros() as usize)
+        let low = self.bits.trailing_zeros() as usize;
+        match &self.words {
+            None => Some(low),
+            Some(words) => Some(low * 64 + words[low].trailing_zeros() as usize),
+        }
     }
 
     /// The lowest member at or above `q`.
     #[inline]
     fn first_from(&self, q: usize) -> Option<usize> {
-        if q >= self.len {
+        let Some(words) = &self.words else {
+            let above = if q >= 64 { 0 } else { self.bits & (u64::MAX << q) };
+            return (above != 0).then(|| above.trailing_zeros() as usize);
+        };
+        let w = q / 64;
+        if w >= words.len() {
             return None;
         }
-        let w = q / 64;
-        let in_word = self.words[w] & (u64::MAX << (q % 64));
+        let in_word = words[w] & (u64::MAX << (q % 64));
         if in_word != 0 {
             return Some(w * 64 + in_word.trailing_zeros() as usize);
         }
-        let later = if w + 1 >= 64 { 0 } else { self.summary & (u64::MAX << (w + 1)) };
+        let later = if w + 1 >= 64 { 0 } else { self.bits & (u64::MAX << (w + 1)) };
         (later != 0).then(|| {
             let w = later.trailing_zeros() as usize;
-            w * 64 + self.words[w].trailing_zeros() as usize
+            w * 64 + words[w].trailing_zeros() as usize
         })
     }
 

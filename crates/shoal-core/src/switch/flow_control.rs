@@ -18,6 +18,12 @@ pub trait FlowControl: Send {
     fn on_frame(&mut self, _port: usize, _frame: &Packet, _cx: &mut FlowCx) {}
     /// A timer this scheme asked for (`Effect::Timer`) fired.
     fn on_timer(&mut self, _token: u32, _cx: &mut FlowCx) {}
+    /// Whether the scheme reads the switch's ingress accounts (`Switch::ingress`). They
+    /// cost a cache miss per packet in and out, so a switch keeps them only when its
+    /// scheme says so.
+    fn reads_ingress_accounts(&self) -> bool {
+        false
+    }
 }
 
 registry! {
@@ -27,6 +33,7 @@ registry! {
     forward {
         mut fn on_frame(port: usize, frame: &Packet, cx: &mut FlowCx);
         mut fn on_timer(token: u32, cx: &mut FlowCx);
+        ref fn reads_ingress_accounts() -> bool;
     }
 }
 

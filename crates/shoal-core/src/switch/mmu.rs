@@ -1,6 +1,7 @@
 //! The memory-management unit: buffer pools shared by groups of ports, per-queue static
 //! reserves, and the accounting that admission decisions read.
 
+use super::PortQueue;
 use crate::net::Packet;
 use crate::sim::Ps;
 use crate::stats::TimeWeighted;
@@ -31,7 +32,7 @@ impl Pool {
     }
 }
 
-/// The buffer accounting of one egress queue.
+/// The buffer accounting of one egress queue, as admission policies read it.
 #[derive(Debug, Clone)]
 pub struct QueueAccount {
     pub bytes: u64,
@@ -48,25 +49,34 @@ impl QueueAccount {
     }
 }
 
-/// Puts `size` bytes into a queue: its reserve first, then the pool's shared space.
+/// The account of `queue`, whose static reserve is `reserved`.
 #[inline]
-pub fn charge(q: &mut QueueAccount, pool: &mut Pool, size: u64, now: Ps) {
-    let shared_before = q.shared();
-    q.bytes += size;
-    pool.shared_used += q.shared() - shared_before;
+pub fn queue_account(queue: &PortQueue, reserved: u64, alpha: f64) -> QueueAccount {
+    QueueAccount { bytes: queue.bytes(), reserved, alpha }
+}
+
+/// Puts `size` bytes into a queue with static reserve `reserved`: its reserve first, then
+/// the pool's shared space.
+#[inline]
+pub fn charge(queue: &mut PortQueue, reserved: u64, pool: &mut Pool, size: u64, now: Ps) {
+    let before = queue.bytes();
+    let after = before + size;
+    pool.shared_used += after.saturating_sub(reserved) - before.saturating_sub(reserved);
     pool.occupancy.set(now, pool.occupancy.value() + size);
+    queue.occupancy.set(now, after);
     debug_assert!(pool.shared_used <= pool.size, "pool over-committed");
 }
 
-/// Takes `size` bytes out of a queue: from the pool's shared space first, then its
-/// reserve (the reverse of `charge`).
+/// Takes `size` bytes out of a queue with static reserve `reserved`: from the pool's
+/// shared space first, then its reserve (the reverse of `charge`).
 #[inline]
-pub fn release(q: &mut QueueAccount, pool: &mut Pool, size: u64, now: Ps) {
-    debug_assert!(q.bytes >= size, "queue bytes would go negative");
-    let shared_before = q.shared();
-    q.bytes -= size;
-    pool.shared_used -= shared_before - q.shared();
+pub fn release(queue: &mut PortQueue, reserved: u64, pool: &mut Pool, size: u64, now: Ps) {
+    let before = queue.bytes();
+    debug_assert!(before >= size, "queue bytes would go negative");
+    let after = before - size;
+    pool.shared_used -= before.saturating_sub(reserved) - after.saturating_sub(reserved);
     pool.occupancy.set(now, pool.occupancy.value() - size);
+    queue.occupancy.set(now, after);
 }
 
 /// Traffic classes (PFC priorities) that ingress accounting tells apart; a packet's class
@@ -129,12 +139,13 @@ mod tests {
     #[test]
     fn accounting_splits_reserved_and_shared() {
         let mut pool = Pool::new(1000, 100);
-        let mut q = QueueAccount { bytes: 0, reserved: 100, alpha: 1.0 };
-        charge(&mut q, &mut pool, 80, 0);
-        assert_eq!((q.shared(), pool.shared_used), (0, 0));
-        charge(&mut q, &mut pool, 50, 0);
-        assert_eq!((q.shared(), pool.shared_used, pool.occupancy.value()), (30, 30, 130));
-        release(&mut q, &mut pool, 130, 0);
-        assert_eq!((q.bytes, pool.shared_used, pool.occupancy.value()), (0, 0, 0));
+        let mut q = PortQueue::new();
+        let shared = |q: &PortQueue| queue_account(q, 100, 1.0).shared();
+        charge(&mut q, 100, &mut pool, 80, 0);
+        assert_eq!((shared(&q), pool.shared_used), (0, 0));
+        charge(&mut q, 100, &mut pool, 50, 0);
+        assert_eq!((shared(&q), pool.shared_used, pool.occupancy.value()), (30, 30, 130));
+        release(&mut q, 100, &mut pool, 130, 0);
+        assert_eq!((q.bytes(), pool.shared_used, pool.occupancy.value()), (0, 0, 0));
     }
 }

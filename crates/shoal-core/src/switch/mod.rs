@@ -13,13 +13,13 @@ pub mod scheduler;
 use crate::net::{Effects, ExtStore, Packet};
 use crate::scenario::{EcnScope, MarkPoint, NonEct, SwitchConfig};
 use crate::sim::{Ps, Rng};
-use crate::stats::{Counters, DropReason, TimeWeighted};
+use crate::stats::{Counters, DropReason, TimeIntegral};
 use active_set::ActiveSet;
 use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
 use classify::Classify;
 use flow_control::{AnyFlowControl, FlowControl, FlowCx};
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
-use mmu::{charge, release, Charge, IngressAccounts, Pool, QueueAccount};
+use mmu::{charge, queue_account, release, Charge, IngressAccounts, Pool, QueueAccount};
 use scheduler::{AnyScheduler, Scheduler, SchedulerEnv};
 use std::collections::VecDeque;
 
@@ -30,65 +30,71 @@ pub struct Drops<'a> {
     pub exts: &'a mut ExtStore,
 }
 
-/// One egress queue of a port.
+/// One egress queue of a port: its packets and its bytes, with their time integral. One
+/// cache line: an arrival or a departure reads and writes nothing else of the queue.
+/// Its static reserve and dynamic-threshold alpha are the switch's (`Switch::account`).
+#[repr(align(64))]
 pub struct PortQueue {
     pub packets: VecDeque<Packet>,
-    pub account: QueueAccount,
-    pub occupancy: TimeWeighted,
+    /// Bytes held (the sum of the packets' charges), over time.
+    pub occupancy: TimeIntegral,
 }
 
-/// An egress port: its queues, its scheduler and the link it transmits on.
+impl PortQueue {
+    pub fn new() -> Self {
+        PortQueue { packets: VecDeque::new(), occupancy: TimeIntegral::default() }
+    }
+
+    /// Bytes held: the sum of the charges of its packets.
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.occupancy.value()
+    }
+}
+
+impl Default for PortQueue {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// An egress port: its link, its pool, its scheduler and which of its queues hold packets
+/// (the queues themselves are the switch's, `Switch::port_queues`).
 ///
 /// Invariants: `active` holds exactly the non-empty queues, and `bytes` is the sum of the
-/// queues' `account.bytes`.
+/// queues' bytes.
+///
+/// One cache line (a test holds it): an arrival or a departure touches the port, its
+/// queue and the pool, one line each.
+#[repr(align(64))]
 pub struct SwitchPort {
     pub link: u32,
-    pub pool: usize,
-    pub queues: Vec<PortQueue>,
-    active: ActiveSet,
+    pub pool: u32,
     bytes: u64,
+    active: ActiveSet,
     scheduler: AnyScheduler,
-}
-
-impl SwitchPort {
-    /// Appends a packet to queue `q`.
-    #[inline]
-    fn push(&mut self, q: usize, pkt: Packet) {
-        let queue = &mut self.queues[q];
-        if queue.packets.is_empty() {
-            self.active.insert(q);
-            self.scheduler.on_backlog(q);
-        }
-        queue.packets.push_back(pkt);
-        self.bytes += pkt.size as u64;
-    }
-
-    /// Takes the head (`tail` false) or the tail packet of the non-empty queue `q`.
-    #[inline]
-    fn take(&mut self, q: usize, tail: bool) -> Packet {
-        let packets = &mut self.queues[q].packets;
-        let pkt = if tail { packets.pop_back() } else { packets.pop_front() }.expect("the queue is not empty");
-        if packets.is_empty() {
-            self.active.remove(q);
-            self.scheduler.on_empty(q);
-        }
-        self.bytes -= pkt.size as u64;
-        pkt
-    }
 }
 
 pub struct Switch {
     pub ports: Vec<SwitchPort>,
+    /// The queues of every port, port after port (`queues_per_port` each).
+    queues: Vec<PortQueue>,
+    queues_per_port: usize,
+    /// Static reserve of every queue.
+    reserved: u64,
+    /// Dynamic-threshold alpha of each queue index.
+    alphas: Box<[f64]>,
     pub pools: Vec<Pool>,
-    /// Bytes buffered by ingress port and traffic class.
-    pub ingress: IngressAccounts,
+    /// Bytes buffered by ingress port and traffic class; kept only when the flow control
+    /// reads them (`FlowControl::reads_ingress_accounts`).
+    pub ingress: Option<IngressAccounts>,
     /// Salt of this switch's ECMP hash.
     pub ecmp_salt: u64,
     admission: AnyAdmission,
     flow_control: AnyFlowControl,
     ports_per_pool: usize,
-    /// Per-queue rules, shared for every queue.
-    markers: Vec<AnyMarker>,
+    /// The per-queue rule (at most one: `MarkingConfig::validate`), shared by every queue.
+    queue_marker: Option<AnyMarker>,
     /// Shared-buffer rule of each pool, if any.
     pool_markers: Vec<Option<AnyMarker>>,
     mark_at: MarkPoint,
@@ -116,16 +122,9 @@ impl Switch {
             .enumerate()
             .map(|(i, &link)| SwitchPort {
                 link,
-                pool: i / ports_per_pool,
+                pool: (i / ports_per_pool) as u32,
                 active: ActiveSet::new(queues),
                 bytes: 0,
-                queues: (0..queues)
-                    .map(|q| PortQueue {
-                        packets: VecDeque::new(),
-                        account: QueueAccount { bytes: 0, reserved: cfg.reserved.0, alpha: cfg.alpha.get(q) },
-                        occupancy: TimeWeighted::default(),
-                    })
-                    .collect(),
                 scheduler: cfg.scheduler.build(&SchedulerEnv { queues }),
             })
             .collect();
@@ -133,7 +132,7 @@ impl Switch {
         let alpha_min = (0..queues).map(|q| cfg.alpha.get(q)).fold(f64::INFINITY, f64::min);
         // Every rule is built for each pool: per-queue rules ignore the pool and are kept
         // once; the shared-buffer rule (at most one) is kept per pool.
-        let mut markers: Vec<AnyMarker> = Vec::new();
+        let mut queue_marker: Option<AnyMarker> = None;
         let mut pool_markers: Vec<Option<AnyMarker>> = (0..pool_count).map(|_| None).collect();
         for (p, pool_marker) in pool_markers.iter_mut().enumerate() {
             let ports = p * ports_per_pool..((p + 1) * ports_per_pool).min(links.len());
@@ -148,21 +147,29 @@ impl Switch {
                 let marker = rule.build(&env);
                 match marker.rule() {
                     MarkRule::SharedBuffer => *pool_marker = Some(marker),
-                    _ if p == 0 => markers.push(marker),
+                    _ if p == 0 => {
+                        assert!(queue_marker.is_none(), "validated: at most one per-queue marking rule");
+                        queue_marker = Some(marker);
+                    }
                     _ => {}
                 }
             }
         }
         let ecn = &cfg.ecn;
+        let flow_control = cfg.flow_control.build(&());
         Switch {
-            ingress: IngressAccounts::new(links.len()),
+            ingress: flow_control.reads_ingress_accounts().then(|| IngressAccounts::new(links.len())),
             ports,
+            queues: (0..links.len() * queues).map(|_| PortQueue::new()).collect(),
+            queues_per_port: queues,
+            reserved: cfg.reserved.0,
+            alphas: (0..queues).map(|q| cfg.alpha.get(q)).collect(),
             pools,
             ecmp_salt,
             admission: cfg.admission.build(&()),
-            flow_control: cfg.flow_control.build(&()),
+            flow_control,
             ports_per_pool,
-            markers,
+            queue_marker,
             pool_markers,
             mark_at: ecn.at,
             ecn_scope: ecn.scope,
@@ -177,13 +184,58 @@ impl Switch {
         self.classify = classify;
     }
 
+    /// The queues of `port`, by index.
+    #[inline]
+    pub fn port_queues(&self, port: usize) -> &[PortQueue] {
+        let first = port * self.queues_per_port;
+        &self.queues[first..first + self.queues_per_port]
+    }
+
+    /// The buffer accounting of queue `q` of `port`.
+    #[inline]
+    pub fn account(&self, port: usize, q: usize) -> QueueAccount {
+        queue_account(&self.queues[port * self.queues_per_port + q], self.reserved, self.alphas[q])
+    }
+
+    /// Appends a packet to queue `q` of `port`.
+    #[inline]
+    fn push(&mut self, port: usize, q: usize, pkt: Packet) {
+        let queues_per_port = self.queues_per_port;
+        let p = &mut self.ports[port];
+        let queue = &mut self.queues[port * queues_per_port + q];
+        if queue.packets.is_empty() {
+            p.active.insert(q);
+            p.scheduler.on_backlog(q);
+        }
+        queue.packets.push_back(pkt);
+        p.bytes += pkt.size as u64;
+    }
+
+    /// Takes the head (`tail` false) or the tail packet of the non-empty queue `q` of
+    /// `port`.
+    #[inline]
+    fn take(&mut self, port: usize, q: usize, tail: bool) -> Packet {
+        let queues_per_port = self.queues_per_port;
+        let p = &mut self.ports[port];
+        let packets = &mut self.queues[port * queues_per_port + q].packets;
+        let pkt = if tail { packets.pop_back() } else { packets.pop_front() }.expect("the queue is not empty");
+        if packets.is_empty() {
+            // Back to the start of the buffer (`clear` resets an empty deque's head), so
+            // that a queue that keeps draining reuses its first, cached slots.
+            packets.clear();
+            p.active.remove(q);
+            p.scheduler.on_empty(q);
+        }
+        p.bytes -= pkt.size as u64;
+        pkt
+    }
+
     /// What the per-queue rule measures for a packet of queue `q` of `port`.
     #[inline]
     fn marking_bytes(&self, port: usize, q: usize) -> u64 {
-        let port = &self.ports[port];
         match self.ecn_scope {
-            EcnScope::Queue => port.queues[q].account.bytes,
-            EcnScope::Port => port.bytes,
+            EcnScope::Queue => self.queues[port * self.queues_per_port + q].bytes(),
+            EcnScope::Port => self.ports[port].bytes,
         }
     }
 
@@ -194,7 +246,7 @@ impl Switch {
         let ctx = MarkContext { queue_bytes, pool_shared: self.pools[pool].shared_used };
         let rng = &mut self.rng;
         let mut fired = false;
-        for m in self.markers.iter_mut().chain(self.pool_markers[pool].iter_mut()) {
+        for m in self.queue_marker.iter_mut().chain(self.pool_markers[pool].iter_mut()) {
             if m.marks(&ctx, rng) {
                 counters.marks_by_rule[m.rule() as usize] += 1;
                 fired = true;
@@ -205,7 +257,7 @@ impl Switch {
 
     #[inline]
     fn has_rules(&self, pool: usize) -> bool {
-        !self.markers.is_empty() || self.pool_markers[pool].is_some()
+        self.queue_marker.is_some() || self.pool_markers[pool].is_some()
     }
 
     /// Marks an ECN-capable packet CE if a rule fires.
@@ -231,13 +283,16 @@ impl Switch {
         debug_assert!(ingress <= u16::MAX as usize, "port indices are 16 bits");
         pkt.ingress = ingress as u16;
         cx.counters.switch_arrivals += 1;
-        let q = self.classify.queue(&pkt, self.ports[port].queues.len());
-        let pool = self.ports[port].pool;
+        let q = self.classify.queue(&pkt, self.queues_per_port);
+        let pool = self.ports[port].pool as usize;
         let size = pkt.size as u64;
         let pool_ports = pool * self.ports_per_pool..((pool + 1) * self.ports_per_pool).min(self.ports.len());
         loop {
             let ctx = AdmitContext {
-                ports: &self.ports,
+                queues: &self.queues,
+                queues_per_port: self.queues_per_port,
+                reserved: self.reserved,
+                alphas: &self.alphas,
                 pool_ports: pool_ports.clone(),
                 pool: &self.pools[pool],
                 port,
@@ -251,11 +306,13 @@ impl Switch {
                     return false;
                 }
                 Verdict::Evict { port: victim_port, queue: victim_queue } => {
-                    let victim = self.ports[victim_port].take(victim_queue, true);
-                    let vq = &mut self.ports[victim_port].queues[victim_queue];
-                    release(&mut vq.account, &mut self.pools[pool], victim.size as u64, now);
-                    vq.occupancy.set(now, vq.account.bytes);
-                    self.ingress.release(Charge::of(&victim));
+                    let victim = self.take(victim_port, victim_queue, true);
+                    let reserved = self.reserved;
+                    let vq = &mut self.queues[victim_port * self.queues_per_port + victim_queue];
+                    release(vq, reserved, &mut self.pools[pool], victim.size as u64, now);
+                    if let Some(ingress) = &mut self.ingress {
+                        ingress.release(Charge::of(&victim));
+                    }
                     self.drop_packet(pool, DropReason::Pushout, &victim, cx);
                 }
             }
@@ -270,24 +327,28 @@ impl Switch {
         } else if self.mark_at == MarkPoint::Enqueue {
             self.mark(&mut pkt, ahead, pool, cx.counters);
         }
-        let queue = &mut self.ports[port].queues[q];
-        charge(&mut queue.account, &mut self.pools[pool], size, now);
-        queue.occupancy.set(now, queue.account.bytes);
-        self.ingress.charge(Charge::of(&pkt));
-        self.ports[port].push(q, pkt);
+        let reserved = self.reserved;
+        let queue = &mut self.queues[port * self.queues_per_port + q];
+        charge(queue, reserved, &mut self.pools[pool], size, now);
+        if let Some(accounts) = &mut self.ingress {
+            accounts.charge(Charge::of(&pkt));
+        }
+        self.push(port, q, pkt);
         true
     }
 
     /// Takes the next packet to transmit on `port`, if any.
     pub fn transmit(&mut self, port: usize, now: Ps, counters: &mut Counters) -> Option<Packet> {
         let p = &mut self.ports[port];
-        let q = p.scheduler.pick(&p.queues, &p.active)?;
-        let pool = p.pool;
-        let mut pkt = p.take(q, false);
-        let queue = &mut p.queues[q];
-        release(&mut queue.account, &mut self.pools[pool], pkt.size as u64, now);
-        queue.occupancy.set(now, queue.account.bytes);
-        self.ingress.release(Charge::of(&pkt));
+        let first = port * self.queues_per_port;
+        let q = p.scheduler.pick(&self.queues[first..first + self.queues_per_port], &p.active)?;
+        let pool = p.pool as usize;
+        let mut pkt = self.take(port, q, false);
+        let reserved = self.reserved;
+        release(&mut self.queues[first + q], reserved, &mut self.pools[pool], pkt.size as u64, now);
+        if let Some(ingress) = &mut self.ingress {
+            ingress.release(Charge::of(&pkt));
+        }
         if pkt.ect && self.mark_at == MarkPoint::Dequeue {
             let behind = self.marking_bytes(port, q);
             self.mark(&mut pkt, behind, pool, counters);
@@ -313,12 +374,12 @@ impl Switch {
 
     /// The packets waiting in all queues.
     pub fn queued(&self) -> impl Iterator<Item = &Packet> {
-        self.ports.iter().flat_map(|p| &p.queues).flat_map(|q| &q.packets)
+        self.queues.iter().flat_map(|q| &q.packets)
     }
 
     /// Packets waiting in all queues.
     pub fn queued_packets(&self) -> usize {
-        self.ports.iter().flat_map(|p| p.queues.iter()).map(|q| q.packets.len()).sum()
+        self.queues.iter().map(|q| q.packets.len()).sum()
     }
 
     /// Checks the buffer accounting; returns a description of each violation.
@@ -327,14 +388,15 @@ impl Switch {
         for (pi, pool) in self.pools.iter().enumerate() {
             let mut shared = 0;
             let mut total = 0;
-            for port in self.ports.iter().filter(|p| p.pool == pi) {
-                for q in &port.queues {
-                    let bytes: u64 = q.packets.iter().map(|p| p.size as u64).sum();
-                    if bytes != q.account.bytes {
-                        errors.push(format!("switch {id}: queue holds {bytes} B but accounts {} B", q.account.bytes));
+            for port in (0..self.ports.len()).filter(|&p| self.ports[p].pool as usize == pi) {
+                for q in 0..self.queues_per_port {
+                    let account = self.account(port, q);
+                    let bytes: u64 = self.port_queues(port)[q].packets.iter().map(|p| p.size as u64).sum();
+                    if bytes != account.bytes {
+                        errors.push(format!("switch {id}: queue holds {bytes} B but accounts {} B", account.bytes));
                     }
-                    shared += q.account.shared();
-                    total += q.account.bytes;
+                    shared += account.shared();
+                    total += account.bytes;
                 }
             }
             if shared != pool.shared_used || total != pool.occupancy.value() || pool.shared_used > pool.size {
@@ -347,8 +409,9 @@ impl Switch {
             }
         }
         for (pi, port) in self.ports.iter().enumerate() {
-            let bytes: u64 = port.queues.iter().map(|q| q.account.bytes).sum();
-            let active = (0..port.queues.len()).all(|q| port.active.contains(q) != port.queues[q].packets.is_empty());
+            let queues = self.port_queues(pi);
+            let bytes: u64 = queues.iter().map(PortQueue::bytes).sum();
+            let active = (0..queues.len()).all(|q| port.active.contains(q) != queues[q].packets.is_empty());
             if bytes != port.bytes || !active {
                 errors.push(format!(
                     "switch {id} port {pi}: queues hold {bytes} B, port accounts {} B; active set {}",
@@ -361,9 +424,58 @@ impl Switch {
         for pkt in self.queued() {
             by_ingress.charge(Charge::of(pkt));
         }
-        if by_ingress != self.ingress {
+        if self.ingress.as_ref().is_some_and(|kept| *kept != by_ingress) {
             errors.push(format!("switch {id}: ingress accounts differ from the charges of the queued packets"));
         }
         errors
+    }
+}
+
+#[cfg(test)]
+mod layout {
+    /// A queue fills one cache line, and so does a port.
+    #[test]
+    fn a_queue_and_a_port_are_one_cache_line_each() {
+        assert_eq!(std::mem::size_of::<super::PortQueue>(), 64);
+        assert_eq!(std::mem::size_of::<super::SwitchPort>(), 64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::stream;
+    use crate::units::Bytes;
+
+    /// Kept ingress accounts follow every admission, departure and pushout.
+    #[test]
+    fn kept_ingress_accounts_follow_the_buffer() {
+        let cfg = SwitchConfig {
+            pool_size: Bytes(20_000),
+            reserved: Bytes(0),
+            admission: admission::AdmissionConfig::of_kind("lqd").unwrap(),
+            ..SwitchConfig::default()
+        };
+        let ports = 4;
+        let links: Vec<u32> = (0..ports as u32).collect();
+        let mut sw = Switch::new(&cfg, &links, &vec![10_000_000_000; ports], 0, stream(1, "test", 0));
+        assert!(sw.ingress.is_none(), "lossy switches keep no ingress accounts");
+        sw.ingress = Some(IngressAccounts::new(ports));
+        let mut counters = Counters::default();
+        let mut exts = ExtStore::default();
+        for step in 0..2_000u64 {
+            let (ingress, egress) = ((step % 3) as usize, (step % 4) as usize);
+            let pkt = Packet { size: 500 + (step % 7) as u32 * 100, ..Packet::template(0, 0, 0, (step % 2) as u8) };
+            sw.receive(ingress, egress, pkt, step, &mut Drops { counters: &mut counters, exts: &mut exts });
+            if step % 3 == 0 {
+                sw.transmit((step / 3 % 4) as usize, step, &mut counters);
+            }
+            assert!(sw.check_accounting(0).is_empty(), "{:?}", sw.check_accounting(0));
+        }
+        assert!(counters.dropped[DropReason::Pushout as usize] > 0, "the test needs pushouts");
+        let kept = sw.ingress.as_ref().unwrap();
+        let buffered: u64 =
+            (0..ports).flat_map(|p| (0..mmu::CLASSES).map(move |c| (p, c))).map(|(p, c)| kept.bytes(p, c)).sum();
+        assert_eq!(buffered, (0..ports).map(|p| sw.ports[p].bytes).sum::<u64>());
     }
 }

@@ -92,14 +92,25 @@ impl Scheduler for StrictPriority {
 /// queues it jumps over are cleared lazily: `position` counts every queue the round robin
 /// has moved past, and a queue that empties records the position at which the round
 /// robin would reach it (`reset_at`); if it fills again after that, it starts from zero.
+///
+/// The per-queue state sits in one allocation, so that a port's scheduler stays small
+/// (`SwitchPort` is one cache line).
 pub struct Dwrr {
-    quanta: Vec<u64>,
-    deficit: Vec<u64>,
-    current: usize,
+    queues: Box<[DwrrQueue]>,
+    position: u64,
+    current: u32,
     /// The current queue has already received its quantum for this visit.
     credited: bool,
-    position: u64,
-    reset_at: Vec<u64>,
+}
+
+/// DWRR's state of one queue.
+#[derive(Clone, Copy)]
+struct DwrrQueue {
+    /// Credit per visit.
+    quantum: u64,
+    deficit: u64,
+    /// `position` at which the round robin reaches the queue after it emptied.
+    reset_at: u64,
 }
 
 /// DWRR's keys.
@@ -150,20 +161,20 @@ impl Scheme for Dwrr {
 
 impl Dwrr {
     pub fn new(quantum: u64, weights: &[f64], queues: usize) -> Self {
-        let quanta = (0..queues)
+        let queues = (0..queues)
             .map(|i| {
                 let w = weights.get(i).copied().unwrap_or(weights[weights.len() - 1]);
-                ((quantum as f64 * w).round() as u64).max(1)
+                DwrrQueue { quantum: ((quantum as f64 * w).round() as u64).max(1), deficit: 0, reset_at: 0 }
             })
             .collect();
-        Dwrr { quanta, deficit: vec![0; queues], current: 0, credited: false, position: 0, reset_at: vec![0; queues] }
+        Dwrr { queues, current: 0, credited: false, position: 0 }
     }
 
     /// Queues the round robin moves past going from `from` to `to` (a full round when
     /// they are equal).
     #[inline]
     fn distance(&self, from: usize, to: usize) -> u64 {
-        let n = self.quanta.len();
+        let n = self.queues.len();
         match (to + n - from) % n {
             0 => n as u64,
             d => d as u64,
@@ -177,33 +188,35 @@ impl Scheduler for Dwrr {
             return None;
         }
         loop {
-            let i = self.current;
+            let i = self.current as usize;
             if let Some(head) = queues[i].packets.front() {
+                let state = &mut self.queues[i];
                 if !self.credited {
-                    self.deficit[i] += self.quanta[i];
+                    state.deficit += state.quantum;
                     self.credited = true;
                 }
                 let size = head.size as u64;
-                if size <= self.deficit[i] {
-                    self.deficit[i] -= size;
+                if size <= state.deficit {
+                    state.deficit -= size;
                     return Some(i);
                 }
             }
             let next = active.next_after(i).expect("the set is not empty");
             self.position += self.distance(i, next);
-            self.current = next;
+            self.current = next as u32;
             self.credited = false;
         }
     }
 
     fn on_empty(&mut self, q: usize) {
-        let ahead = if q == self.current { 0 } else { self.distance(self.current, q) };
-        self.reset_at[q] = self.position + ahead;
+        let current = self.current as usize;
+        let ahead = if q == current { 0 } else { self.distance(current, q) };
+        self.queues[q].reset_at = self.position + ahead;
     }
 
     fn on_backlog(&mut self, q: usize) {
-        if self.position > self.reset_at[q] {
-            self.deficit[q] = 0;
+        if self.position > self.queues[q].reset_at {
+            self.queues[q].deficit = 0;
         }
     }
 }
@@ -212,10 +225,7 @@ impl Scheduler for Dwrr {
 mod tests {
     use super::*;
     use crate::net::Packet;
-    use crate::stats::TimeWeighted;
-    use crate::switch::mmu::QueueAccount;
     use rand::{Rng, SeedableRng};
-    use std::collections::VecDeque;
 
     /// Deficit round robin as written first: walk every queue in index order, clearing
     /// the credit of each empty queue visited. The active-set `Dwrr` must pick the same
@@ -265,15 +275,13 @@ mod tests {
         for n in [1usize, 2, 3, 8, 64, 70] {
             let weights: Vec<f64> = (0..n).map(|i| 1.0 + (i % 3) as f64).collect();
             let mut fast = Dwrr::new(1500, &weights, n);
-            let mut scan =
-                ScanningDwrr { quanta: fast.quanta.clone(), deficit: vec![0; n], current: 0, credited: false };
-            let mut queues: Vec<PortQueue> = (0..n)
-                .map(|_| PortQueue {
-                    packets: VecDeque::new(),
-                    account: QueueAccount { bytes: 0, reserved: 0, alpha: 1.0 },
-                    occupancy: TimeWeighted::default(),
-                })
-                .collect();
+            let mut scan = ScanningDwrr {
+                quanta: fast.queues.iter().map(|q| q.quantum).collect(),
+                deficit: vec![0; n],
+                current: 0,
+                credited: false,
+            };
+            let mut queues: Vec<PortQueue> = (0..n).map(|_| PortQueue::new()).collect();
             let mut active = ActiveSet::new(n);
             for step in 0..20_000 {
                 let busy = rng.gen_range(0..n.min(4));

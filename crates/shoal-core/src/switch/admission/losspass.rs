@@ -24,10 +24,10 @@ impl Admission for LossPass {
         if verdict == Verdict::Admit {
             return verdict;
         }
-        let queues = &ctx.ports[ctx.port].queues;
+        let queues = ctx.port_queues(ctx.port);
         let victim = (ctx.queue + 1..queues.len()).rev().find(|&q| !queues[q].packets.is_empty());
         match victim {
-            Some(q) if ctx.size < queues[q].account.bytes => Verdict::Evict { port: ctx.port, queue: q },
+            Some(q) if ctx.size < queues[q].bytes() => Verdict::Evict { port: ctx.port, queue: q },
             _ => verdict,
         }
     }

@@ -28,9 +28,9 @@ impl Admission for LongestQueueDrop {
         }
         let mut longest = (ctx.port, ctx.queue, q.bytes + ctx.size);
         for port in ctx.pool_ports.clone() {
-            for (queue, pq) in ctx.ports[port].queues.iter().enumerate() {
-                if pq.account.bytes > longest.2 && !pq.packets.is_empty() {
-                    longest = (port, queue, pq.account.bytes);
+            for (queue, pq) in ctx.port_queues(port).iter().enumerate() {
+                if pq.bytes() > longest.2 && !pq.packets.is_empty() {
+                    longest = (port, queue, pq.bytes());
                 }
             }
         }

@@ -10,8 +10,8 @@ pub use dynamic_threshold::DynamicThreshold;
 pub use losspass::LossPass;
 pub use lqd::LongestQueueDrop;
 
-use super::mmu::Pool;
-use super::SwitchPort;
+use super::mmu::{queue_account, Pool, QueueAccount};
+use super::PortQueue;
 use crate::registry::registry;
 use crate::stats::DropReason;
 use std::ops::Range;
@@ -19,7 +19,13 @@ use std::ops::Range;
 /// What an admission policy sees: the arriving packet's port and queue, its size, the
 /// ports of its pool and the pool.
 pub struct AdmitContext<'a> {
-    pub ports: &'a [SwitchPort],
+    /// The switch's queues, port after port (`queues_per_port` each).
+    pub queues: &'a [PortQueue],
+    pub queues_per_port: usize,
+    /// Static reserve of every queue.
+    pub reserved: u64,
+    /// Dynamic-threshold alpha of each queue index.
+    pub alphas: &'a [f64],
     /// The ports sharing the packet's pool.
     pub pool_ports: Range<usize>,
     pub pool: &'a Pool,
@@ -29,8 +35,22 @@ pub struct AdmitContext<'a> {
 }
 
 impl AdmitContext<'_> {
-    pub fn account(&self) -> &super::mmu::QueueAccount {
-        &self.ports[self.port].queues[self.queue].account
+    /// The account of the arriving packet's queue.
+    #[inline]
+    pub fn account(&self) -> QueueAccount {
+        self.account_of(self.port, self.queue)
+    }
+
+    /// The account of queue `q` of `port`.
+    #[inline]
+    pub fn account_of(&self, port: usize, q: usize) -> QueueAccount {
+        queue_account(&self.port_queues(port)[q], self.reserved, self.alphas[q])
+    }
+
+    /// The queues of `port`, by index.
+    #[inline]
+    pub fn port_queues(&self, port: usize) -> &[PortQueue] {
+        &self.queues[port * self.queues_per_port..(port + 1) * self.queues_per_port]
     }
 }
 
