@@ -228,6 +228,19 @@ impl PerQueue {
     }
 }
 
+/// Where `switch.reserved` sits (`switch.reserve_per`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ReservePer {
+    /// Every queue has `reserved` bytes of its own.
+    #[default]
+    Queue,
+    /// Every port has `reserved` bytes, used by whichever of its queues comes first (for
+    /// ports with many queues: a thousand queues of their own reserve each would hold
+    /// the whole buffer).
+    Port,
+}
+
 /// The most queues a switch port may have. Packets reach queues 0 to 255 by priority;
 /// more queues serve schemes that spread flows over them.
 pub const MAX_QUEUES: u32 = 1024;
@@ -239,6 +252,7 @@ pub struct SwitchConfig {
     pub ports_per_pool: u32,
     pub pool_size: Bytes,
     pub reserved: Bytes,
+    pub reserve_per: ReservePer,
     pub alpha: PerQueue,
     pub admission: AdmissionConfig,
     pub scheduler: SchedulerConfig,
@@ -268,6 +282,7 @@ impl Default for SwitchConfig {
             ports_per_pool: 8,
             pool_size: Bytes(3_000_000),
             reserved: Bytes(128_000),
+            reserve_per: ReservePer::Queue,
             alpha: PerQueue::All(4.0),
             admission: AdmissionConfig::default(),
             scheduler: SchedulerConfig::default(),

@@ -104,6 +104,17 @@ fn every_classifier_and_flow_control_conserves_packets() {
     }
 }
 
+#[test]
+fn every_admission_with_a_reserve_per_port_conserves_packets() {
+    for admission in AdmissionConfig::KINDS {
+        let mut sc = scenario(CONGESTED);
+        sc.switch.admission = AdmissionConfig::of_kind(admission).unwrap();
+        sc.switch.reserved = shoal_core::units::Bytes(20_000);
+        sc.switch.reserve_per = shoal_core::scenario::ReservePer::Port;
+        check(&sc, &format!("admission {admission}, reserve per port"));
+    }
+}
+
 /// Unset, the classifier follows the scheduler, and the resolved scenario says which.
 #[test]
 fn the_classifier_defaults_to_one_queue_under_fifo_only() {

@@ -376,3 +376,33 @@ fn per_port_ecn_counts_every_queue_of_the_port() {
     assert_eq!(first_mark(EcnScope::Queue), (0, 0));
     assert_eq!(first_mark(EcnScope::Port), (0, 1));
 }
+
+/// Where the reserve sits decides how much a port holds: two queues of one port filled
+/// alternately with 1,000 B packets, a 10 KB reserve and a 20 KB shared pool, an alpha
+/// large enough that only a full pool refuses. With a reserve per queue the port holds
+/// 2 x 10 + 20 = 40 KB; with one per port, 10 + 20 = 30 KB. The pool's shared bytes are
+/// the same 20 KB either way.
+#[test]
+fn a_reserve_per_port_is_shared_by_the_ports_queues() {
+    use shoal_core::scenario::ReservePer;
+    for (per, held) in [(ReservePer::Queue, 40_000), (ReservePer::Port, 30_000)] {
+        let cfg = SwitchConfig {
+            queues: 2,
+            scheduler: SchedulerConfig::StrictPriority(Default::default()),
+            ports_per_pool: 1,
+            pool_size: Bytes(20_000),
+            reserved: Bytes(10_000),
+            reserve_per: per,
+            alpha: shoal_core::scenario::PerQueue::All(1e9),
+            ..SwitchConfig::default()
+        };
+        let mut sw = Switch::new(&cfg, &[0, 1], &[10_000_000_000; 2], 0, stream(1, "test", 0));
+        let mut counters = Counters::default();
+        for i in 0..100u32 {
+            offer(&mut sw, 1, 0, packet(1000, (i % 2) as u8), 0, &mut counters);
+            assert!(sw.check_accounting(0).is_empty(), "{per:?}: {:?}", sw.check_accounting(0));
+        }
+        assert_eq!(queue_bytes(&sw, 0, 0) + queue_bytes(&sw, 0, 1), held, "{per:?}");
+        assert_eq!(sw.pools[0].shared_used, 20_000, "{per:?}");
+    }
+}

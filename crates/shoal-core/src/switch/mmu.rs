@@ -1,15 +1,17 @@
-//! The memory-management unit: buffer pools shared by groups of ports, per-queue static
-//! reserves, and the accounting that admission decisions read.
+//! The memory-management unit: buffer pools shared by groups of ports, static reserves
+//! per queue or per port, and the accounting that admission decisions read.
 
 use super::PortQueue;
 use crate::net::Packet;
+use crate::scenario::ReservePer;
 use crate::sim::Ps;
 use crate::stats::TimeWeighted;
 
 /// A buffer pool shared by a group of ports.
 ///
-/// Invariant: `shared_used` is the sum over the pool's queues of the bytes each holds
-/// above its reserve, and never exceeds `size`.
+/// Invariant: `shared_used` is the sum over the pool's reserve holders (its queues, or
+/// its ports: `Reserve`) of the bytes each holds above its reserve, and never exceeds
+/// `size`.
 #[derive(Debug)]
 pub struct Pool {
     /// Shared bytes (reserves come on top).
@@ -32,51 +34,101 @@ impl Pool {
     }
 }
 
+/// The static reserve (`switch.reserved`) and where it sits (`switch.reserve_per`): each
+/// queue has its own, or each port has one that its queues draw on in arrival order. The
+/// bytes a holder keeps beyond its reserve come from its pool's shared space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reserve {
+    pub bytes: u64,
+    pub per: ReservePer,
+}
+
+impl Reserve {
+    /// The bytes the reserve's holder keeps: the queue's, or its port's.
+    #[inline]
+    fn held(&self, queue_bytes: u64, port_bytes: u64) -> u64 {
+        match self.per {
+            ReservePer::Queue => queue_bytes,
+            ReservePer::Port => port_bytes,
+        }
+    }
+
+    /// Bytes of a holder of `held` bytes that come from the shared space.
+    #[inline]
+    pub fn excess(&self, held: u64) -> u64 {
+        held.saturating_sub(self.bytes)
+    }
+
+    /// The reserved bytes of `ports` ports of `queues` queues each.
+    pub fn total(&self, ports: usize, queues: usize) -> u64 {
+        match self.per {
+            ReservePer::Queue => self.bytes * (ports * queues) as u64,
+            ReservePer::Port => self.bytes * ports as u64,
+        }
+    }
+
+    /// The account of a queue that holds `queue_bytes` on a port that holds `port_bytes`.
+    #[inline]
+    pub fn account(&self, queue_bytes: u64, port_bytes: u64, alpha: f64) -> QueueAccount {
+        let held = self.held(queue_bytes, port_bytes);
+        QueueAccount {
+            bytes: queue_bytes,
+            shared: self.excess(held).min(queue_bytes),
+            reserve_left: self.bytes.saturating_sub(held),
+            alpha,
+        }
+    }
+}
+
 /// The buffer accounting of one egress queue, as admission policies read it.
 #[derive(Debug, Clone)]
 pub struct QueueAccount {
     pub bytes: u64,
-    pub reserved: u64,
+    /// Bytes it holds from the shared space. With a reserve per port, the port's shared
+    /// bytes, as far as this queue holds that many.
+    pub shared: u64,
+    /// Reserved bytes its holder (the queue, or its port) has not used yet.
+    pub reserve_left: u64,
     /// Dynamic-threshold parameter of this queue.
     pub alpha: f64,
 }
 
 impl QueueAccount {
-    /// Bytes held above the static reserve, i.e. taken from the shared pool.
+    /// Whether a packet of `size` bytes fits in what is left of the reserve.
     #[inline]
-    pub fn shared(&self) -> u64 {
-        self.bytes.saturating_sub(self.reserved)
+    pub fn fits_reserve(&self, size: u64) -> bool {
+        size <= self.reserve_left
+    }
+
+    /// Shared bytes a packet of `size` bytes takes: what the reserve does not cover.
+    #[inline]
+    pub fn shared_needed(&self, size: u64) -> u64 {
+        size.saturating_sub(self.reserve_left)
     }
 }
 
-/// The account of `queue`, whose static reserve is `reserved`.
+/// Puts `size` bytes into `queue`, on a port that holds `port_bytes` before it: its
+/// reserve first, then the pool's shared space.
 #[inline]
-pub fn queue_account(queue: &PortQueue, reserved: u64, alpha: f64) -> QueueAccount {
-    QueueAccount { bytes: queue.bytes(), reserved, alpha }
-}
-
-/// Puts `size` bytes into a queue with static reserve `reserved`: its reserve first, then
-/// the pool's shared space.
-#[inline]
-pub fn charge(queue: &mut PortQueue, reserved: u64, pool: &mut Pool, size: u64, now: Ps) {
+pub fn charge(queue: &mut PortQueue, port_bytes: u64, reserve: Reserve, pool: &mut Pool, size: u64, now: Ps) {
     let before = queue.bytes();
-    let after = before + size;
-    pool.shared_used += after.saturating_sub(reserved) - before.saturating_sub(reserved);
+    let held = reserve.held(before, port_bytes);
+    pool.shared_used += reserve.excess(held + size) - reserve.excess(held);
     pool.occupancy.set(now, pool.occupancy.value() + size);
-    queue.occupancy.set(now, after);
+    queue.occupancy.set(now, before + size);
     debug_assert!(pool.shared_used <= pool.size, "pool over-committed");
 }
 
-/// Takes `size` bytes out of a queue with static reserve `reserved`: from the pool's
-/// shared space first, then its reserve (the reverse of `charge`).
+/// Takes `size` bytes out of `queue`, on a port that held `port_bytes` before: from the
+/// pool's shared space first, then the reserve (the reverse of `charge`).
 #[inline]
-pub fn release(queue: &mut PortQueue, reserved: u64, pool: &mut Pool, size: u64, now: Ps) {
+pub fn release(queue: &mut PortQueue, port_bytes: u64, reserve: Reserve, pool: &mut Pool, size: u64, now: Ps) {
     let before = queue.bytes();
     debug_assert!(before >= size, "queue bytes would go negative");
-    let after = before - size;
-    pool.shared_used -= before.saturating_sub(reserved) - after.saturating_sub(reserved);
+    let held = reserve.held(before, port_bytes);
+    pool.shared_used -= reserve.excess(held) - reserve.excess(held - size);
     pool.occupancy.set(now, pool.occupancy.value() - size);
-    queue.occupancy.set(now, after);
+    queue.occupancy.set(now, before - size);
 }
 
 /// Traffic classes (PFC priorities) that ingress accounting tells apart; a packet's class
@@ -138,14 +190,34 @@ mod tests {
 
     #[test]
     fn accounting_splits_reserved_and_shared() {
+        let reserve = Reserve { bytes: 100, per: ReservePer::Queue };
         let mut pool = Pool::new(1000, 100);
         let mut q = PortQueue::new();
-        let shared = |q: &PortQueue| queue_account(q, 100, 1.0).shared();
-        charge(&mut q, 100, &mut pool, 80, 0);
+        let shared = |q: &PortQueue| reserve.account(q.bytes(), q.bytes(), 1.0).shared;
+        charge(&mut q, 0, reserve, &mut pool, 80, 0);
         assert_eq!((shared(&q), pool.shared_used), (0, 0));
-        charge(&mut q, 100, &mut pool, 50, 0);
+        charge(&mut q, 80, reserve, &mut pool, 50, 0);
         assert_eq!((shared(&q), pool.shared_used, pool.occupancy.value()), (30, 30, 130));
-        release(&mut q, 100, &mut pool, 130, 0);
+        release(&mut q, 130, reserve, &mut pool, 130, 0);
         assert_eq!((q.bytes(), pool.shared_used, pool.occupancy.value()), (0, 0, 0));
+    }
+
+    /// A reserve per port is used by whichever of the port's queues comes first; the
+    /// other queues then take from the shared space, and give back shared bytes first.
+    #[test]
+    fn a_port_reserve_is_shared_by_its_queues() {
+        let reserve = Reserve { bytes: 100, per: ReservePer::Port };
+        let mut pool = Pool::new(1000, 100);
+        let (mut a, mut b) = (PortQueue::new(), PortQueue::new());
+        charge(&mut a, 0, reserve, &mut pool, 80, 0);
+        assert_eq!(pool.shared_used, 0);
+        charge(&mut b, 80, reserve, &mut pool, 50, 0);
+        assert_eq!(pool.shared_used, 30);
+        let account = reserve.account(b.bytes(), 130, 1.0);
+        assert_eq!((account.shared, account.reserve_left), (30, 0));
+        assert_eq!(reserve.account(a.bytes(), 130, 1.0).shared, 30, "the port's shared bytes, up to the queue's");
+        release(&mut a, 130, reserve, &mut pool, 80, 0);
+        assert_eq!(pool.shared_used, 0, "the 50 B left fit the port's reserve");
+        assert_eq!(reserve.account(b.bytes(), 50, 1.0).reserve_left, 50);
     }
 }

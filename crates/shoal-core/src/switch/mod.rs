@@ -11,7 +11,7 @@ pub mod mmu;
 pub mod scheduler;
 
 use crate::net::{Effects, ExtStore, Packet};
-use crate::scenario::{EcnScope, MarkPoint, NonEct, SwitchConfig};
+use crate::scenario::{EcnScope, MarkPoint, NonEct, ReservePer, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeIntegral};
 use active_set::ActiveSet;
@@ -19,7 +19,7 @@ use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
 use classify::Classify;
 use flow_control::{AnyFlowControl, FlowControl, FlowCx};
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
-use mmu::{charge, queue_account, release, Charge, IngressAccounts, Pool, QueueAccount};
+use mmu::{charge, release, Charge, IngressAccounts, Pool, QueueAccount, Reserve};
 use scheduler::{AnyScheduler, Scheduler, SchedulerEnv};
 use std::collections::VecDeque;
 
@@ -80,8 +80,8 @@ pub struct Switch {
     /// The queues of every port, port after port (`queues_per_port` each).
     queues: Vec<PortQueue>,
     queues_per_port: usize,
-    /// Static reserve of every queue.
-    reserved: u64,
+    /// The static reserve of every queue or port.
+    reserve: Reserve,
     /// Dynamic-threshold alpha of each queue index.
     alphas: Box<[f64]>,
     pub pools: Vec<Pool>,
@@ -111,10 +111,11 @@ impl Switch {
         let queues = cfg.queues as usize;
         let ports_per_pool = cfg.ports_per_pool as usize;
         let pool_count = links.len().div_ceil(ports_per_pool).max(1);
+        let reserve = Reserve { bytes: cfg.reserved.0, per: cfg.reserve_per };
         let pools = (0..pool_count)
             .map(|p| {
                 let ports_here = ports_per_pool.min(links.len() - p * ports_per_pool);
-                Pool::new(cfg.pool_size.0, cfg.reserved.0 * (ports_here * queues) as u64)
+                Pool::new(cfg.pool_size.0, reserve.total(ports_here, queues))
             })
             .collect();
         let ports = links
@@ -162,7 +163,7 @@ impl Switch {
             ports,
             queues: (0..links.len() * queues).map(|_| PortQueue::new()).collect(),
             queues_per_port: queues,
-            reserved: cfg.reserved.0,
+            reserve,
             alphas: (0..queues).map(|q| cfg.alpha.get(q)).collect(),
             pools,
             ecmp_salt,
@@ -194,7 +195,11 @@ impl Switch {
     /// The buffer accounting of queue `q` of `port`.
     #[inline]
     pub fn account(&self, port: usize, q: usize) -> QueueAccount {
-        queue_account(&self.queues[port * self.queues_per_port + q], self.reserved, self.alphas[q])
+        self.reserve.account(
+            self.queues[port * self.queues_per_port + q].bytes(),
+            self.ports[port].bytes,
+            self.alphas[q],
+        )
     }
 
     /// Appends a packet to queue `q` of `port`.
@@ -291,7 +296,8 @@ impl Switch {
             let ctx = AdmitContext {
                 queues: &self.queues,
                 queues_per_port: self.queues_per_port,
-                reserved: self.reserved,
+                reserve: self.reserve,
+                port_bytes: self.ports[port].bytes,
                 alphas: &self.alphas,
                 pool_ports: pool_ports.clone(),
                 pool: &self.pools[pool],
@@ -306,10 +312,10 @@ impl Switch {
                     return false;
                 }
                 Verdict::Evict { port: victim_port, queue: victim_queue } => {
+                    let port_bytes = self.ports[victim_port].bytes;
                     let victim = self.take(victim_port, victim_queue, true);
-                    let reserved = self.reserved;
                     let vq = &mut self.queues[victim_port * self.queues_per_port + victim_queue];
-                    release(vq, reserved, &mut self.pools[pool], victim.size as u64, now);
+                    release(vq, port_bytes, self.reserve, &mut self.pools[pool], victim.size as u64, now);
                     if let Some(ingress) = &mut self.ingress {
                         ingress.release(Charge::of(&victim));
                     }
@@ -327,9 +333,8 @@ impl Switch {
         } else if self.mark_at == MarkPoint::Enqueue {
             self.mark(&mut pkt, ahead, pool, cx.counters);
         }
-        let reserved = self.reserved;
         let queue = &mut self.queues[port * self.queues_per_port + q];
-        charge(queue, reserved, &mut self.pools[pool], size, now);
+        charge(queue, self.ports[port].bytes, self.reserve, &mut self.pools[pool], size, now);
         if let Some(accounts) = &mut self.ingress {
             accounts.charge(Charge::of(&pkt));
         }
@@ -342,10 +347,9 @@ impl Switch {
         let p = &mut self.ports[port];
         let first = port * self.queues_per_port;
         let q = p.scheduler.pick(&self.queues[first..first + self.queues_per_port], &p.active)?;
-        let pool = p.pool as usize;
+        let (pool, port_bytes) = (p.pool as usize, p.bytes);
         let mut pkt = self.take(port, q, false);
-        let reserved = self.reserved;
-        release(&mut self.queues[first + q], reserved, &mut self.pools[pool], pkt.size as u64, now);
+        release(&mut self.queues[first + q], port_bytes, self.reserve, &mut self.pools[pool], pkt.size as u64, now);
         if let Some(ingress) = &mut self.ingress {
             ingress.release(Charge::of(&pkt));
         }
@@ -389,15 +393,21 @@ impl Switch {
             let mut shared = 0;
             let mut total = 0;
             for port in (0..self.ports.len()).filter(|&p| self.ports[p].pool as usize == pi) {
-                for q in 0..self.queues_per_port {
-                    let account = self.account(port, q);
-                    let bytes: u64 = self.port_queues(port)[q].packets.iter().map(|p| p.size as u64).sum();
-                    if bytes != account.bytes {
-                        errors.push(format!("switch {id}: queue holds {bytes} B but accounts {} B", account.bytes));
+                let mut port_bytes = 0;
+                for q in self.port_queues(port) {
+                    let bytes: u64 = q.packets.iter().map(|p| p.size as u64).sum();
+                    if bytes != q.bytes() {
+                        errors.push(format!("switch {id}: queue holds {bytes} B but accounts {} B", q.bytes()));
                     }
-                    shared += account.shared();
-                    total += account.bytes;
+                    if self.reserve.per == ReservePer::Queue {
+                        shared += self.reserve.excess(bytes);
+                    }
+                    port_bytes += bytes;
                 }
+                if self.reserve.per == ReservePer::Port {
+                    shared += self.reserve.excess(port_bytes);
+                }
+                total += port_bytes;
             }
             if shared != pool.shared_used || total != pool.occupancy.value() || pool.shared_used > pool.size {
                 errors.push(format!(

@@ -19,14 +19,13 @@ impl Scheme for DynamicThreshold {
 impl DynamicThreshold {
     pub fn verdict(ctx: &AdmitContext) -> Verdict {
         let q = ctx.account();
-        if q.bytes + ctx.size <= q.reserved {
+        if q.fits_reserve(ctx.size) {
             return Verdict::Admit;
         }
-        let needed = (q.bytes + ctx.size - q.reserved) - q.shared();
-        if needed > ctx.pool.free() {
+        if q.shared_needed(ctx.size) > ctx.pool.free() {
             return Verdict::Drop(DropReason::PoolFull);
         }
-        if q.shared() as f64 >= q.alpha * ctx.pool.free() as f64 {
+        if q.shared as f64 >= q.alpha * ctx.pool.free() as f64 {
             return Verdict::Drop(DropReason::DynamicThreshold);
         }
         Verdict::Admit

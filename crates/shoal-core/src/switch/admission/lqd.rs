@@ -19,11 +19,7 @@ impl Scheme for LongestQueueDrop {
 impl Admission for LongestQueueDrop {
     fn admit(&mut self, ctx: &AdmitContext) -> Verdict {
         let q = ctx.account();
-        if q.bytes + ctx.size <= q.reserved {
-            return Verdict::Admit;
-        }
-        let needed = (q.bytes + ctx.size - q.reserved) - q.shared();
-        if needed <= ctx.pool.free() {
+        if q.fits_reserve(ctx.size) || q.shared_needed(ctx.size) <= ctx.pool.free() {
             return Verdict::Admit;
         }
         let mut longest = (ctx.port, ctx.queue, q.bytes + ctx.size);

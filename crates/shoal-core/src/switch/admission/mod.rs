@@ -10,7 +10,7 @@ pub use dynamic_threshold::DynamicThreshold;
 pub use losspass::LossPass;
 pub use lqd::LongestQueueDrop;
 
-use super::mmu::{queue_account, Pool, QueueAccount};
+use super::mmu::{Pool, QueueAccount, Reserve};
 use super::PortQueue;
 use crate::registry::registry;
 use crate::stats::DropReason;
@@ -22,8 +22,10 @@ pub struct AdmitContext<'a> {
     /// The switch's queues, port after port (`queues_per_port` each).
     pub queues: &'a [PortQueue],
     pub queues_per_port: usize,
-    /// Static reserve of every queue.
-    pub reserved: u64,
+    /// The static reserve of every queue or port.
+    pub reserve: Reserve,
+    /// Bytes the arriving packet's port holds.
+    pub port_bytes: u64,
     /// Dynamic-threshold alpha of each queue index.
     pub alphas: &'a [f64],
     /// The ports sharing the packet's pool.
@@ -38,13 +40,8 @@ impl AdmitContext<'_> {
     /// The account of the arriving packet's queue.
     #[inline]
     pub fn account(&self) -> QueueAccount {
-        self.account_of(self.port, self.queue)
-    }
-
-    /// The account of queue `q` of `port`.
-    #[inline]
-    pub fn account_of(&self, port: usize, q: usize) -> QueueAccount {
-        queue_account(&self.port_queues(port)[q], self.reserved, self.alphas[q])
+        let queue_bytes = self.port_queues(self.port)[self.queue].bytes();
+        self.reserve.account(queue_bytes, self.port_bytes, self.alphas[self.queue])
     }
 
     /// The queues of `port`, by index.
