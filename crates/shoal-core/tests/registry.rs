@@ -10,7 +10,7 @@ use shoal_core::switch::classify::ClassifierConfig;
 use shoal_core::switch::flow_control::FlowControlConfig;
 use shoal_core::switch::marking::{MarkerConfig, MarkingConfig};
 use shoal_core::switch::scheduler::SchedulerConfig;
-use shoal_core::transport::cc::CcConfig;
+use shoal_core::transport::cc::{CcConfig, RdmaCcConfig};
 use shoal_core::{Scenario, Simulation};
 
 /// Web-search flows and a repeated two-class incast on a 1 MB pool shared by four
@@ -101,6 +101,24 @@ fn every_classifier_and_flow_control_conserves_packets() {
             sc.switch.scheduler = SchedulerConfig::of_kind("dwrr").unwrap();
             check(&sc, &format!("classifier {classifier}, flow control {flow_control}"));
         }
+    }
+}
+
+/// RDMA traffic through the congested fabric with a buffer large enough that nothing is
+/// dropped (go-back-N has no timeout, so a lossy run may stall: lossless classes are what
+/// RDMA runs on), marked by RED, under every RDMA congestion control.
+#[test]
+fn every_rdma_congestion_control_conserves_packets() {
+    for cc in RdmaCcConfig::KINDS {
+        let mut sc = scenario(CONGESTED);
+        sc.switch.pool_size = shoal_core::units::Bytes(50_000_000);
+        sc.switch.marking = MarkingConfig::new(vec![MarkerConfig::of_kind("red").unwrap()]);
+        sc.rdma.cc = RdmaCcConfig::of_kind(cc).unwrap();
+        sc.workload.transport = shoal_core::scenario::FlowTransport::Rdma;
+        for w in &mut sc.workload.extra {
+            w.transport = shoal_core::scenario::FlowTransport::Rdma;
+        }
+        check(&sc, &format!("rdma cc {cc}"));
     }
 }
 

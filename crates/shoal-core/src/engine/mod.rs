@@ -638,7 +638,7 @@ impl Simulation {
         }
         let src = self.flows[fi as usize].spec.src;
         self.with_host_cx(fi, src, Wake::Send, |flow, cx| {
-            let transport = Stacks::open(&flow.spec, flow.forward, flow.reverse, cx);
+            let transport = AnyTransport::open(&flow.spec, flow.forward, flow.reverse, cx);
             flow.drain_notices = transport.wants_drain_notices();
             flow.transport = Some(transport);
         });

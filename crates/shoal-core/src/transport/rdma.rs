@@ -14,7 +14,7 @@
 //!   packets are all lost stalls. Lossless classes (PFC) are what RDMA runs on.
 
 use super::cc::{AnyRdmaCc, CongestionControl, RdmaCcConfig, SendState};
-use super::{HostCx, Outcome, Stacks, Transport};
+use super::{Framing, HostCx, Outcome, Stacks, Transport, TransportKind};
 use crate::net::{Packet, PacketKind};
 use crate::scenario::{FctUntil, RdmaConfig, Scenario};
 use crate::sim::{serialization, Ps};
@@ -87,8 +87,8 @@ pub struct RdmaFlow {
     finished_at: Option<Ps>,
 }
 
-impl RdmaFlow {
-    pub fn open(spec: &FlowSpec, data: Packet, reverse: Packet, cx: &mut HostCx) -> RdmaFlow {
+impl TransportKind for RdmaFlow {
+    fn open(spec: &FlowSpec, data: Packet, reverse: Packet, cx: &mut HostCx) -> RdmaFlow {
         let rdma = &cx.stacks.rdma;
         let mut flow = RdmaFlow {
             data: Packet { ect: true, ..data },
@@ -117,6 +117,21 @@ impl RdmaFlow {
         flow
     }
 
+    const COMPLETES: bool = true;
+
+    fn framing(stacks: &Stacks, bytes: u64) -> Framing {
+        let r = &stacks.rdma;
+        Framing {
+            packets: r.packets(bytes),
+            first_payload: r.payload(bytes, 0),
+            header: r.header,
+            ack_size: r.ack_size,
+            handshake: false,
+        }
+    }
+}
+
+impl RdmaFlow {
     /// When the sender may send its next packet: never while everything is sent or the
     /// window is full.
     fn ready_at(&self, rdma: &RdmaSettings) -> Option<Ps> {

@@ -3,7 +3,7 @@
 
 use super::cc;
 use super::tcp::{TcpReceiver, TcpSender};
-use super::{HostAction, HostCx, Outcome, Stacks, Transport};
+use super::{Framing, HostAction, HostCx, Outcome, Stacks, Transport, TransportKind};
 use crate::net::{Packet, PacketKind};
 use crate::scenario::FctUntil;
 use crate::sim::Ps;
@@ -34,9 +34,24 @@ fn tsq_budget(tsq: u64, nic_bytes: u64) -> u64 {
 }
 
 impl TcpFlow {
+    /// Asks for the earlier of the retransmission timer and the congestion controller's,
+    /// after the packets of the call.
+    #[inline]
+    fn ask_for_timer(&self, cx: &mut HostCx) {
+        let next = match (self.sender.deadline, self.sender.cc_timer()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(at) = next {
+            cx.set_timer(at);
+        }
+    }
+}
+
+impl TransportKind for TcpFlow {
     /// Opens the flow (on an idle connection between its hosts, when connections are
     /// reused and one is free) and sends what it may.
-    pub fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, cx: &mut HostCx) -> TcpFlow {
+    fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, cx: &mut HostCx) -> TcpFlow {
         let stacks = &mut *cx.stacks;
         let cfg = &stacks.tcp;
         let idle = stacks.idle_connections.get_mut(&(spec.src, spec.dst)).and_then(Vec::pop);
@@ -61,16 +76,16 @@ impl TcpFlow {
         flow
     }
 
-    /// Asks for the earlier of the retransmission timer and the congestion controller's,
-    /// after the packets of the call.
-    #[inline]
-    fn ask_for_timer(&self, cx: &mut HostCx) {
-        let next = match (self.sender.deadline, self.sender.cc_timer()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        if let Some(at) = next {
-            cx.set_timer(at);
+    const COMPLETES: bool = true;
+
+    fn framing(stacks: &Stacks, bytes: u64) -> Framing {
+        let c = &stacks.tcp;
+        Framing {
+            packets: c.segments(bytes),
+            first_payload: c.payload(bytes, 0),
+            header: c.header,
+            ack_size: c.ack_size,
+            handshake: c.handshake,
         }
     }
 }

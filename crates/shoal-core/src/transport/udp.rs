@@ -1,10 +1,10 @@
 //! A constant-rate, non-responsive UDP source.
 
-use super::{HostCx, Outcome, Stacks, Transport};
+use super::{HostCx, Outcome, Stacks, Transport, TransportKind};
 use crate::net::{Packet, PacketKind};
 use crate::scenario::Pacing;
 use crate::sim::{serialization, Ps, PS_PER_S};
-use crate::workload::FlowSpec;
+use crate::workload::{FlowKind, FlowSpec};
 
 /// Sends fixed-size packets at `rate_bps` from `start` until `stop` or until `bytes` are
 /// sent. Packet k leaves at start + k * size * 8 / rate (exact, no drift).
@@ -64,17 +64,11 @@ pub struct UdpFlow {
     pacing: Pacing,
 }
 
-impl UdpFlow {
+impl TransportKind for UdpFlow {
     /// Opens the flow; its first packet leaves at once, through the flow's timer or its
     /// NIC's rate limiter. Packets are the size of a full TCP segment.
-    pub fn open(
-        spec: &FlowSpec,
-        rate_bps: u64,
-        stop: Option<Ps>,
-        pacing: Pacing,
-        template: Packet,
-        cx: &mut HostCx,
-    ) -> UdpFlow {
+    fn open(spec: &FlowSpec, forward: Packet, _reverse: Packet, cx: &mut HostCx) -> UdpFlow {
+        let FlowKind::Udp { rate_bps, stop, pacing } = spec.kind else { unreachable!("a UDP flow") };
         let (mss, header) = (cx.stacks.tcp.mss, cx.stacks.tcp.header);
         let packet_bytes = mss + header;
         let source = UdpSource {
@@ -91,10 +85,12 @@ impl UdpFlow {
                     cx.set_timer(t);
                 }
             }
-            Pacing::Nic => cx.pace(source.next_send(), template.priority),
+            Pacing::Nic => cx.pace(source.next_send(), forward.priority),
         }
-        UdpFlow { source, template, header, delivered_bytes: 0, pacing }
+        UdpFlow { source, template: forward, header, delivered_bytes: 0, pacing }
     }
+
+    const COMPLETES: bool = false;
 }
 
 impl Transport for UdpFlow {

@@ -29,15 +29,6 @@ pub enum FlowKind {
 }
 
 impl FlowKind {
-    /// The transport's name (the `kind` column of the flow table).
-    pub fn name(self) -> &'static str {
-        match self {
-            FlowKind::Tcp => "tcp",
-            FlowKind::Udp { .. } => "udp",
-            FlowKind::Rdma => "rdma",
-        }
-    }
-
     /// The kind of the reliable flows of workload `w`.
     fn of(w: &Workload) -> FlowKind {
         match w.transport {
