@@ -93,37 +93,39 @@ pub trait CongestionControl: Send {
     fn on_timer(&mut self, _s: &mut SendState, _now: Ps) {}
 }
 
-registry! {
+/// A registry of congestion controllers: `registry!` with the `CongestionControl`
+/// methods forwarded. TCP and RDMA each have one, since each takes controllers the other
+/// cannot run.
+macro_rules! cc_registry {
+    ($($schemes:tt)*) => {
+        registry! {
+            $($schemes)*
+            forward {
+                mut fn on_ack(s: &mut SendState, f: &Feedback);
+                mut fn on_loss(s: &SendState, flight_bytes: f64) -> f64;
+                mut fn on_timeout();
+                mut fn on_new_flow();
+                mut fn on_cnp(s: &mut SendState, now: Ps);
+                ref fn next_timer() -> Option<Ps>;
+                mut fn on_timer(s: &mut SendState, now: Ps);
+            }
+        }
+    };
+}
+
+cc_registry! {
     /// The congestion controller of TCP flows (`transport.cc`).
     pub enum CcConfig => AnyCc: CongestionControl, env ();
     "dctcp" => Dctcp(Dctcp),
     "newreno" => NewReno(NewReno),
     "ecn_star" => EcnStar(EcnStar),
-    forward {
-        mut fn on_ack(s: &mut SendState, f: &Feedback);
-        mut fn on_loss(s: &SendState, flight_bytes: f64) -> f64;
-        mut fn on_timeout();
-        mut fn on_new_flow();
-        mut fn on_cnp(s: &mut SendState, now: Ps);
-        ref fn next_timer() -> Option<Ps>;
-        mut fn on_timer(s: &mut SendState, now: Ps);
-    }
 }
 
-registry! {
+cc_registry! {
     /// The congestion control of RDMA connections (`rdma.cc`).
     pub enum RdmaCcConfig => AnyRdmaCc: CongestionControl, env ();
     "none" => LineRate(LineRate),
     "dcqcn" => Dcqcn(Dcqcn),
-    forward {
-        mut fn on_ack(s: &mut SendState, f: &Feedback);
-        mut fn on_loss(s: &SendState, flight_bytes: f64) -> f64;
-        mut fn on_timeout();
-        mut fn on_new_flow();
-        mut fn on_cnp(s: &mut SendState, now: Ps);
-        ref fn next_timer() -> Option<Ps>;
-        mut fn on_timer(s: &mut SendState, now: Ps);
-    }
 }
 
 impl CcConfig {
