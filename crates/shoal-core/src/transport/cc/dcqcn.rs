@@ -159,6 +159,7 @@ impl CongestionControl for Dcqcn {
     fn on_ack(&mut self, _s: &mut SendState, _f: &Feedback) {}
 
     fn on_cnp(&mut self, s: &mut SendState, now: Ps) {
+        self.run_ticks(s, now, false);
         self.alpha_notified = true;
         self.decrease_notified = true;
         if self.next_alpha.is_none() {
@@ -171,15 +172,26 @@ impl CongestionControl for Dcqcn {
         }
     }
 
+    /// Only the ticks that change the rate need an event: the next increase, and the next
+    /// decrease check once a notification waits for it. Alpha ticks and idle checks run
+    /// late, in order, when the next event or notification comes (`run_ticks`).
     fn next_timer(&self) -> Option<Ps> {
-        [self.next_alpha, self.next_decrease, self.next_increase].into_iter().flatten().min()
+        let decrease = self.next_decrease.filter(|_| self.decrease_notified);
+        [decrease, self.next_increase].into_iter().flatten().min()
     }
 
-    /// Runs every tick that is due, in time order (alpha before a decrease check at the
-    /// same time, as they were scheduled).
     fn on_timer(&mut self, s: &mut SendState, now: Ps) {
+        self.run_ticks(s, now, true);
+    }
+}
+
+impl Dcqcn {
+    /// Runs the ticks due before `now` (and at `now` when `inclusive`), in time order:
+    /// alpha before a decrease check at the same time, as the reference schedules them.
+    /// A notification at a tick's time comes before the tick.
+    fn run_ticks(&mut self, s: &mut SendState, now: Ps, inclusive: bool) {
+        let due = |t: Option<Ps>| t.filter(|&t| t < now || (inclusive && t == now));
         loop {
-            let due = |t: Option<Ps>| t.filter(|&t| t <= now);
             match (due(self.next_alpha), due(self.next_decrease), due(self.next_increase)) {
                 (Some(a), d, i) if d.is_none_or(|d| a <= d) && i.is_none_or(|i| a <= i) => self.alpha_tick(a),
                 (_, Some(d), i) if i.is_none_or(|i| d <= i) => self.decrease_check(s, d),
@@ -187,6 +199,13 @@ impl CongestionControl for Dcqcn {
                 _ => return,
             }
         }
+    }
+
+    /// The next tick of any of the three timers (as a simulator that schedules every tick
+    /// would run them; the oracle of the tests).
+    #[cfg(test)]
+    fn next_tick(&self) -> Option<Ps> {
+        [self.next_alpha, self.next_decrease, self.next_increase].into_iter().flatten().min()
     }
 }
 
@@ -211,7 +230,8 @@ mod tests {
         let mut s = SendState { rate_bps: 80e9, ..line_rate() };
         assert_eq!(d.next_timer(), None);
         d.on_cnp(&mut s, 0);
-        assert_eq!(d.next_timer(), Some(US));
+        assert_eq!(d.next_tick(), Some(US), "alpha ticks every microsecond");
+        assert_eq!(d.next_timer(), Some(4 * US + 1_000), "but only the check that cuts needs an event");
         d.on_timer(&mut s, 4 * US + 1_000);
         let g: f64 = 1.0 / 256.0;
         let alpha = (1.0 - g).powi(4);
@@ -253,5 +273,45 @@ mod tests {
             d.on_timer(&mut s, t + 4 * US);
         }
         assert_eq!(s.rate_bps, 10e9, "held at min_rate");
+    }
+
+    /// Running only the ticks that change the rate as events, the others late, gives
+    /// exactly what running every tick as it comes gives: random notifications (none
+    /// at a tick's time) over 20 ms, the rate and alpha compared at every notification
+    /// and at the end.
+    #[test]
+    fn late_ticks_equal_ticks_on_time() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        for round in 0..20 {
+            let gap = [300_000u64, 3_000_000, 40_000_000][round % 3];
+            let mut t = 0;
+            let cnps: Vec<Ps> = std::iter::from_fn(|| {
+                t += rng.gen_range(1..gap) * 10 + 7; // never on a tick (ticks are whole ns + 1 ns)
+                (t < 20_000 * US).then_some(t)
+            })
+            .collect();
+            let cfg = DcqcnConfig { increase_interval: Time(55 * US), ..DcqcnConfig::default() };
+            let (mut eager, mut lazy) = (Dcqcn::build(&cfg, &()), Dcqcn::build(&cfg, &()));
+            let (mut se, mut sl) = (line_rate(), line_rate());
+            let run = |d: &mut Dcqcn, s: &mut SendState, next: fn(&Dcqcn) -> Option<Ps>, until: Ps| {
+                while let Some(t) = next(d).filter(|&t| t < until) {
+                    d.on_timer(s, t);
+                }
+            };
+            for &c in &cnps {
+                run(&mut eager, &mut se, Dcqcn::next_tick, c);
+                run(&mut lazy, &mut sl, |d| d.next_timer(), c);
+                eager.on_cnp(&mut se, c);
+                lazy.on_cnp(&mut sl, c);
+                assert_eq!((se.rate_bps, eager.alpha), (sl.rate_bps, lazy.alpha), "round {round}, at {c}");
+            }
+            let end = 20_000 * US;
+            run(&mut eager, &mut se, Dcqcn::next_tick, end);
+            run(&mut lazy, &mut sl, |d| d.next_timer(), end);
+            lazy.on_timer(&mut sl, end - 1);
+            assert_eq!(se.rate_bps, sl.rate_bps, "round {round}, at the end");
+            assert!(cnps.len() > 3, "round {round}: {} notifications", cnps.len());
+        }
     }
 }
