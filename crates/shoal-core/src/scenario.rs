@@ -386,6 +386,10 @@ pub struct RdmaConfig {
     pub nack_interval: Time,
     /// Most bytes in flight per connection; 0 = no window (the examples' DCQCN runs).
     pub window: Bytes,
+    /// The priority of ACKs and NACKs; unset, their connection's (the reference's
+    /// `ACK_HIGH_PRIO 0`; with 1 it sends them at priority 0, ahead of data).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack_priority: Option<u8>,
     /// The connections' congestion control.
     pub cc: RdmaCcConfig,
 }
@@ -398,6 +402,7 @@ impl Default for RdmaConfig {
             ack_size: 48,
             nack_interval: Time(500_000_000),
             window: Bytes(0),
+            ack_priority: None,
             cc: RdmaCcConfig::of_kind("dcqcn").expect("a registered controller"),
         }
     }

@@ -123,3 +123,36 @@ fn dcqcn_incast_matches_ns3_datacenter() {
     let (_, queue_max, _) = incast("none", 1);
     assert!(queue_max > 3_000_000, "without congestion control the queue reaches {queue_max}");
 }
+
+/// ACK priority: a 100 KB connection from host 1 to host 2 while two line-rate
+/// connections fill host 1's downlink (strict priority, data at priority 1). ACKs of
+/// their connection's class wait behind that queue, and the connection ends microseconds
+/// late; ACKs at priority 0 overtake it and wait at most for the packet being sent, so
+/// the connection takes its ideal FCT plus at most a packet time per ACK hop and the
+/// 48-byte ACKs host 1 itself sends for the data it receives, which its NIC puts ahead of
+/// paced packets (about one per data packet it sends: 100 x 3.84 ns).
+#[test]
+fn high_priority_acks_overtake_the_data_queue() {
+    let fct = |ack_priority: &str| {
+        let sim = rdma_star(
+            4,
+            "queues = 2\npool_size = \"32MB\"\nports_per_pool = 4\nreserved = \"0B\"\nalpha = 1000\n\
+             [switch.scheduler]\nkind = \"strict_priority\"",
+            &format!(
+                "[rdma]\n{ack_priority}\n[rdma.cc]\nkind = \"none\"\n[run]\nfct_until = \"acked\"\n\
+                 [workload]\npattern = \"incast\"\nsenders = \"1\"\nreceiver = 2\nsize = \"100KB\"\n\
+                 transport = \"rdma\"\npriority = 1\n\
+                 [[workload.extra]]\npattern = \"incast\"\nsenders = \"0,3\"\nreceiver = 1\nsize = \"4MB\"\n\
+                 transport = \"rdma\"\npriority = 1\n"
+            ),
+        );
+        let r = sim.flow_records().into_iter().find(|r| r.src == 1).unwrap();
+        (r.finish.unwrap() - r.start, r.ideal_fct.unwrap())
+    };
+    let packet = 1036 * 80;
+    let (shared, ideal) = fct("");
+    let (high, _) = fct("ack_priority = 0");
+    let own_acks = 101 * 48 * 80;
+    assert!(high <= ideal + 2 * packet + own_acks, "high-priority ACKs: {high} vs ideal {ideal}");
+    assert!(shared > ideal + 5_000_000, "ACKs behind the data queue: {shared} vs ideal {ideal}");
+}

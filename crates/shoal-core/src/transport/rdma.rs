@@ -31,12 +31,13 @@ pub struct RdmaSettings {
     pub window: u64,
     /// The rate a connection starts at and never exceeds: its host's link rate.
     pub line_rate_bps: u64,
+    pub ack_priority: Option<u8>,
     pub cc: RdmaCcConfig,
 }
 
 impl RdmaSettings {
     pub fn from_scenario(sc: &Scenario) -> Self {
-        let RdmaConfig { mtu, header, ack_size, nack_interval, window, cc } = sc.rdma.clone();
+        let RdmaConfig { mtu, header, ack_size, nack_interval, window, ack_priority, cc } = sc.rdma.clone();
         RdmaSettings {
             mtu,
             header,
@@ -44,6 +45,7 @@ impl RdmaSettings {
             nack_interval: nack_interval.0,
             window: window.0,
             line_rate_bps: sc.topology.link_rate.0,
+            ack_priority,
             cc,
         }
     }
@@ -92,7 +94,7 @@ impl TransportKind for RdmaFlow {
         let rdma = &cx.stacks.rdma;
         let mut flow = RdmaFlow {
             data: Packet { ect: true, ..data },
-            reverse,
+            reverse: Packet { priority: rdma.ack_priority.unwrap_or(reverse.priority), ..reverse },
             bytes: spec.bytes,
             packets: rdma.packets(spec.bytes),
             snd_una: 0,
