@@ -4,32 +4,15 @@
 //! link does.
 
 mod common;
-use common::{run, scenario};
+use common::star_100g;
 
 /// A star of `hosts` hosts on 100 Gbps links of 1 us, running for 1 ms the UDP
 /// workloads `workloads` (each the keys of one workload table), 1,500-byte packets.
 fn udp_on_a_star(hosts: u32, workloads: &[String]) -> shoal_core::Simulation {
     let [first, extra @ ..] = workloads else { panic!("no workload") };
     let extra: String = extra.iter().map(|w| format!("[[workload.extra]]\n{w}")).collect();
-    run(&scenario(&format!(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = {hosts}
-        link_rate = "100Gbps"
-        link_delay = "1us"
-        [host]
-        nic_buffer = "100KB"
-        [transport]
-        mss = 1446
-        header = 54
-        [run]
-        stop_time = "1ms"
-        [workload]
-        {first}
-        {extra}
-        "#
-    )))
+    let rest = "[host]\nnic_buffer = \"100KB\"\n[transport]\nmss = 1446\nheader = 54\n[run]\nstop_time = \"1ms\"\n";
+    star_100g(hosts, &format!("{rest}[workload]\n{first}\n{extra}"))
 }
 
 /// UDP from host 1 to `receiver` at `rate`, paced by `pacing`.

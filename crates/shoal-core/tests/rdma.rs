@@ -3,23 +3,12 @@
 //! recovers from switch drops with every invariant held.
 
 mod common;
-use common::{run, scenario};
+use common::star_100g;
 use shoal_core::Simulation;
 
 /// A star of 100 Gbps links of 1 us carrying the RDMA workloads `workloads`.
 fn rdma_star(hosts: u32, switch: &str, workloads: &str) -> Simulation {
-    run(&scenario(&format!(
-        r#"
-        [topology]
-        kind = "star"
-        hosts = {hosts}
-        link_rate = "100Gbps"
-        link_delay = "1us"
-        [switch]
-        {switch}
-        {workloads}
-        "#
-    )))
+    star_100g(hosts, &format!("[switch]\n{switch}\n{workloads}"))
 }
 
 /// Alone on an idle network a connection sends back to back at line rate: its FCT is

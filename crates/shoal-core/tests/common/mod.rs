@@ -20,3 +20,11 @@ pub fn run(sc: &Scenario) -> Simulation {
 pub fn ser(bytes: u64, gbps: u64) -> u64 {
     (bytes * 8 * 1000).div_ceil(gbps)
 }
+
+/// Runs (as `run`) a star of `hosts` hosts on 100 Gbps links of 1 us, with the rest of
+/// the scenario in `rest` (TOML tables).
+pub fn star_100g(hosts: u32, rest: &str) -> Simulation {
+    run(&scenario(&format!(
+        "[topology]\nkind = \"star\"\nhosts = {hosts}\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n{rest}"
+    )))
+}
