@@ -314,7 +314,7 @@ def slowdown_vs_size(
 ) -> Any:
     """FCT slowdown per flow-size percentile bucket (HPCC / BFC style).
 
-    Flows (finished TCP flows of all groups together) are split at size percentiles into
+    Flows (finished TCP and RDMA flows of all groups together) are split at size percentiles into
     ``n_buckets`` buckets of equal flow counts; the x axis is labelled with each
     bucket's largest flow size. One panel per percentile of slowdown within a bucket.
     """
@@ -379,7 +379,7 @@ def fct_cdf(
     log: bool = True,
     title: str | None = None,
 ) -> Any:
-    """CDF of the FCT of finished TCP flows, one line per group.
+    """CDF of the FCT of finished TCP and RDMA flows, one line per group.
 
     ``bucket`` (``small``, ``medium``, ``large``) keeps one size bucket, with the
     boundaries ``size_buckets`` (bytes, default 100 KB and 10 MB).

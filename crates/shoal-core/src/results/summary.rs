@@ -10,7 +10,7 @@
 //! * **Slowdown** = FCT / ideal FCT (see `Simulation::ideal_fct`).
 //! * Size buckets come from `run.size_buckets` `[b0, b1]` (bytes): `small`: size <= b0,
 //!   `medium`: b0 < size <= b1, `large`: size > b1; `all` covers every finished flow.
-//!   FCT statistics use finished TCP flows only (UDP flows have no completion).
+//!   FCT statistics use finished TCP and RDMA flows only (UDP flows have no completion).
 //! * Means use pairwise summation and percentiles linear interpolation between order
 //!   statistics (Hyndman & Fan's method 7), NumPy's defaults for `np.mean` and
 //!   `np.percentile`, with its exact arithmetic, so that a summary keeps its bytes from
@@ -217,7 +217,7 @@ impl<'a> Summary<'a> {
         let bounds: Vec<u64> = scenario.run.size_buckets.iter().map(|b| b.0).collect();
         let labels = bucket_labels(bounds.len());
 
-        // Finished TCP flows, in flow order, by size bucket: the number of bounds below
+        // Finished TCP and RDMA flows, in flow order, by size bucket: the number of bounds below
         // the size (size <= b0 -> 0), as np.searchsorted(bounds, size, "left").
         let mut by_bucket: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); labels.len()];
         let (mut all_fct, mut all_slowdown) = (Vec::new(), Vec::new());
