@@ -229,7 +229,7 @@ impl Simulation {
                 }
             })
             .collect();
-        let completing_flows = flows.iter().filter(|f| Stacks::completes(&f.spec)).count();
+        let completing_flows = flows.iter().filter(|f| f.spec.kind.completes()).count();
         let mut sim = Simulation {
             now: 0,
             events: EventQueue::new(),
@@ -553,15 +553,22 @@ impl Simulation {
         if self.attach_exts && pkt.kind == PacketKind::Data {
             pkt.ext = Some(self.exts.insert(net::Ext::Telemetry(Default::default())));
         }
-        self.counters.created += 1;
-        if pkt.kind.carries_payload() {
-            self.counters.data_packets_sent += 1;
-        }
+        self.count_created(&pkt);
         if !self.nics[h as usize].push(pkt, &mut Drops { counters: &mut self.counters, exts: &mut self.exts }) {
             return;
         }
         if pkt.kind == PacketKind::Data {
             self.flows[pkt.flow as usize].nic_bytes += pkt.size as u64;
+        }
+    }
+
+    /// Counts a packet a transport made, whether it is queued at the NIC or pulled
+    /// straight onto the wire.
+    #[inline]
+    fn count_created(&mut self, pkt: &Packet) {
+        self.counters.created += 1;
+        if pkt.kind.carries_payload() {
+            self.counters.data_packets_sent += 1;
         }
     }
 
@@ -658,10 +665,7 @@ impl Simulation {
         self.call_transport(fi, h, Wake::Queue, |t, cx| pulled = t.pull(cx));
         debug_assert!(pulled.is_some(), "a flow that paced itself has a packet");
         let pkt = pulled?;
-        self.counters.created += 1;
-        if pkt.kind.carries_payload() {
-            self.counters.data_packets_sent += 1;
-        }
+        self.count_created(&pkt);
         Some(pkt)
     }
 

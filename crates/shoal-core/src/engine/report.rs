@@ -7,7 +7,7 @@ use crate::net::{NodeId, PacketKind};
 use crate::observe::Sample;
 use crate::sim::Ps;
 use crate::switch::marking::MarkRule;
-use crate::transport::{Outcome, PathInfo, Stacks, Transport};
+use crate::transport::{PathInfo, Transport};
 use crate::workload::FlowSpec;
 
 /// One row of the per-flow results.
@@ -139,11 +139,7 @@ impl Simulation {
         self.flows
             .iter()
             .map(|f| {
-                let outcome = f
-                    .transport
-                    .as_ref()
-                    .map(|t| t.outcome(&self.stacks))
-                    .unwrap_or(Outcome { datagram: !Stacks::completes(&f.spec), ..Outcome::default() });
+                let outcome = f.transport.as_ref().map(|t| t.outcome(&self.stacks)).unwrap_or_default();
                 FlowRecord {
                     id: f.spec.id,
                     src: f.spec.src,
@@ -156,7 +152,7 @@ impl Simulation {
                     timeouts: outcome.timeouts,
                     priority: f.spec.priority,
                     kind: f.spec.kind.name(),
-                    datagram: outcome.datagram,
+                    datagram: !f.spec.kind.completes(),
                     delivered_bytes: outcome.delivered_bytes,
                     query: f.spec.query,
                 }

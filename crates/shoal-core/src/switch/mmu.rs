@@ -59,6 +59,15 @@ impl Reserve {
         held.saturating_sub(self.bytes)
     }
 
+    /// Bytes a port whose queues hold `queue_bytes` takes from the shared space: each
+    /// queue's beyond its own reserve, or the port's beyond the port's.
+    pub fn shared_of_port(&self, queue_bytes: impl Iterator<Item = u64>) -> u64 {
+        match self.per {
+            ReservePer::Queue => queue_bytes.map(|b| self.excess(b)).sum(),
+            ReservePer::Port => self.excess(queue_bytes.sum()),
+        }
+    }
+
     /// The reserved bytes of `ports` ports of `queues` queues each.
     pub fn total(&self, ports: usize, queues: usize) -> u64 {
         match self.per {

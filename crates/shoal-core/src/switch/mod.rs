@@ -11,7 +11,7 @@ pub mod mmu;
 pub mod scheduler;
 
 use crate::net::{Effects, ExtStore, Packet};
-use crate::scenario::{EcnScope, MarkPoint, NonEct, ReservePer, SwitchConfig};
+use crate::scenario::{EcnScope, MarkPoint, NonEct, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeIntegral};
 use active_set::ActiveSet;
@@ -19,7 +19,7 @@ use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
 use classify::Classify;
 use flow_control::{AnyFlowControl, FlowControl, FlowCx};
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
-use mmu::{charge, release, Charge, IngressAccounts, Pool, QueueAccount, Reserve};
+use mmu::{charge, release, Charge, IngressAccounts, Pool, Reserve};
 use scheduler::{AnyScheduler, Scheduler, SchedulerEnv};
 use std::collections::VecDeque;
 
@@ -190,16 +190,6 @@ impl Switch {
     pub fn port_queues(&self, port: usize) -> &[PortQueue] {
         let first = port * self.queues_per_port;
         &self.queues[first..first + self.queues_per_port]
-    }
-
-    /// The buffer accounting of queue `q` of `port`.
-    #[inline]
-    pub fn account(&self, port: usize, q: usize) -> QueueAccount {
-        self.reserve.account(
-            self.queues[port * self.queues_per_port + q].bytes(),
-            self.ports[port].bytes,
-            self.alphas[q],
-        )
     }
 
     /// Appends a packet to queue `q` of `port`.
@@ -393,21 +383,15 @@ impl Switch {
             let mut shared = 0;
             let mut total = 0;
             for port in (0..self.ports.len()).filter(|&p| self.ports[p].pool as usize == pi) {
-                let mut port_bytes = 0;
-                for q in self.port_queues(port) {
-                    let bytes: u64 = q.packets.iter().map(|p| p.size as u64).sum();
+                let held: Vec<u64> =
+                    self.port_queues(port).iter().map(|q| q.packets.iter().map(|p| p.size as u64).sum()).collect();
+                for (q, &bytes) in self.port_queues(port).iter().zip(&held) {
                     if bytes != q.bytes() {
                         errors.push(format!("switch {id}: queue holds {bytes} B but accounts {} B", q.bytes()));
                     }
-                    if self.reserve.per == ReservePer::Queue {
-                        shared += self.reserve.excess(bytes);
-                    }
-                    port_bytes += bytes;
                 }
-                if self.reserve.per == ReservePer::Port {
-                    shared += self.reserve.excess(port_bytes);
-                }
-                total += port_bytes;
+                shared += self.reserve.shared_of_port(held.iter().copied());
+                total += held.iter().sum::<u64>();
             }
             if shared != pool.shared_used || total != pool.occupancy.value() || pool.shared_used > pool.size {
                 errors.push(format!(

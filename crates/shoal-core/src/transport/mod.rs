@@ -122,8 +122,6 @@ pub struct Outcome {
     pub timeouts: u32,
     /// Payload bytes delivered to the receiver (in order, for a stream).
     pub delivered_bytes: u64,
-    /// Whether the flow is an unreliable datagram flow.
-    pub datagram: bool,
 }
 
 /// The one-way path of a flow: the propagation delays of its links added up, and their
@@ -245,11 +243,6 @@ impl Stacks {
         }
     }
 
-    /// Whether the flow counts toward the run's completion (it has a completion time).
-    pub fn completes(spec: &FlowSpec) -> bool {
-        spec.kind.completes()
-    }
-
     /// The ideal FCT of a TCP or RDMA flow: the path's base one-way latency for the flow's
     /// first packet (every link's propagation delay plus its serialization at every hop),
     /// plus the serialization of the rest of the flow's bytes, headers included, at the
@@ -259,7 +252,7 @@ impl Stacks {
     /// the path. Flows without a completion time have none (and `path`, the flow's path,
     /// is not asked for).
     pub fn ideal_fct(&self, spec: &FlowSpec, path: impl FnOnce() -> PathInfo) -> Option<Ps> {
-        if !Self::completes(spec) || spec.bytes == ENDLESS {
+        if !spec.kind.completes() || spec.bytes == ENDLESS {
             return None;
         }
         let path = path();

@@ -183,7 +183,7 @@ impl RdmaFlow {
         if pkt.kind == PacketKind::Nack {
             self.snd_nxt = self.snd_una;
         }
-        if self.snd_una == self.packets && cx.stacks.fct_until == FctUntil::Acked {
+        if self.sender_done() && cx.stacks.fct_until == FctUntil::Acked {
             self.finish(cx);
         }
         self.tell_nic(cx, false);
@@ -250,7 +250,6 @@ impl Transport for RdmaFlow {
             retransmits: self.retransmits,
             timeouts: 0,
             delivered_bytes: delivered,
-            datagram: false,
         }
     }
 }

@@ -115,6 +115,6 @@ impl Transport for UdpFlow {
     }
 
     fn outcome(&self, _stacks: &Stacks) -> Outcome {
-        Outcome { delivered_bytes: self.delivered_bytes, datagram: true, ..Outcome::default() }
+        Outcome { delivered_bytes: self.delivered_bytes, ..Outcome::default() }
     }
 }
