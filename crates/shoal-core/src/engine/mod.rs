@@ -429,7 +429,7 @@ impl Simulation {
         match link.from {
             NodeId::Host(h) => {
                 let nic = &self.nics[h as usize];
-                nic.can_send() || nic.earliest_paced().is_some()
+                nic.can_send() || nic.has_paced()
             }
             NodeId::Switch(s) => self.switches[s as usize].has_queued(link.from_port as usize),
         }

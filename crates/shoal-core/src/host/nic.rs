@@ -87,7 +87,7 @@ impl Nic {
             counters.marks_by_rule[MarkRule::HostNic as usize] += 1;
         }
         self.bytes += pkt.size as u64;
-        let q = (pkt.priority as usize).min(self.queues.len() - 1);
+        let q = self.class(pkt.priority) as usize;
         self.queues[q].push_back(pkt);
         self.backlogged |= 1 << q;
         true
@@ -122,7 +122,7 @@ impl Nic {
         self.next_queue().is_some()
     }
 
-    /// The class of a packet of priority `priority`.
+    /// The class (queue) of a packet of priority `priority`.
     #[inline]
     fn class(&self, priority: u8) -> u8 {
         (priority as usize).min(self.queues.len() - 1) as u8
@@ -145,7 +145,7 @@ impl Nic {
     /// The first paced flow in round-robin order that may send at `now` and whose class
     /// is not paused; it moves to the back of the order.
     pub fn next_paced(&mut self, now: Ps) -> Option<u32> {
-        let i = self.paced.iter().position(|p| p.ready_at <= now && self.paused & (1 << p.class) == 0)?;
+        let i = self.paced.iter().position(|p| p.ready_at <= now && self.may_send(p))?;
         let p = self.paced.remove(i).expect("a found position");
         self.paced.push_back(p);
         Some(p.flow)
@@ -153,7 +153,19 @@ impl Nic {
 
     /// When the earliest paced flow of an unpaused class may send.
     pub fn earliest_paced(&self) -> Option<Ps> {
-        self.paced.iter().filter(|p| self.paused & (1 << p.class) == 0).map(|p| p.ready_at).min()
+        self.paced.iter().filter(|p| self.may_send(p)).map(|p| p.ready_at).min()
+    }
+
+    /// Whether a paced flow of an unpaused class has a packet to send, now or later.
+    #[inline]
+    pub fn has_paced(&self) -> bool {
+        self.paced.iter().any(|p| self.may_send(p))
+    }
+
+    /// Whether the class of paced flow `p` is not paused.
+    #[inline]
+    fn may_send(&self, p: &Paced) -> bool {
+        self.paused & (1 << p.class) == 0
     }
 
     /// Stops (`paused`) or resumes the queues of `mask` (bit q for queue q). After a
@@ -239,11 +251,6 @@ mod tests {
         let order: Vec<u32> = std::iter::from_fn(|| nic.pop()).map(|p| p.seq).collect();
         assert_eq!(order, [0, 1, 2]);
     }
-}
-
-#[cfg(test)]
-mod paced_tests {
-    use super::*;
 
     /// Ready flows are served in turn; one not yet ready is skipped, and so is one whose
     /// class is paused; a flow with nothing to send leaves the order.
@@ -264,6 +271,7 @@ mod paced_tests {
         nic.pace(2, 0, None);
         assert_eq!(nic.next_paced(10), None, "flow 1 waits until 50, flow 3 is paused");
         assert_eq!(nic.earliest_paced(), Some(50));
+        assert!(nic.has_paced(), "flow 1 has a packet, later");
         nic.set_paused(1 << 1, false);
         assert_eq!(nic.earliest_paced(), Some(0));
         assert_eq!(nic.next_paced(60), Some(1), "flow 1 kept its place while it waited");
