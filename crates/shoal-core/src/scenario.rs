@@ -830,13 +830,17 @@ impl Scenario {
         s.classifier().validate("switch.classifier", self, &mut warnings)?;
         s.flow_control.validate("switch.flow_control", self, &mut warnings)?;
         s.marking.validate("switch.marking", self, &mut warnings)?;
+        // Packet and header sizes, each (key, value, least, most) in bytes.
+        let sizes = |checks: &[(&str, u32, u32, u32)]| -> Result<(), ScenarioError> {
+            match checks.iter().find(|&&(_, v, lo, hi)| !(lo..=hi).contains(&v)) {
+                Some(&(path, v, lo, hi)) => {
+                    Err(ScenarioError::new(path, format!("{v} is not accepted (accepted: {lo} to {hi} bytes)")))
+                }
+                None => Ok(()),
+            }
+        };
         let tr = &self.transport;
-        if tr.mss == 0 || tr.mss > 65_000 {
-            return err("transport.mss", format!("{} is not accepted (accepted: 1 to 65000 bytes)", tr.mss));
-        }
-        if tr.header > 1000 {
-            return err("transport.header", format!("{} is not accepted (accepted: 0 to 1000 bytes)", tr.header));
-        }
+        sizes(&[("transport.mss", tr.mss, 1, 65_000), ("transport.header", tr.header, 0, 1000)])?;
         // Buffers that cannot hold one data packet drop every packet: the run could never
         // finish.
         let packet = Bytes(tr.mss as u64 + tr.header as u64);
@@ -858,19 +862,13 @@ impl Scenario {
                 ),
             );
         }
-        if tr.ack_size == 0 || tr.ack_size > 10_000 {
-            return err("transport.ack_size", format!("{} is not accepted (accepted: 1 to 10000 bytes)", tr.ack_size));
-        }
         let rdma = &self.rdma;
-        if rdma.mtu == 0 || rdma.mtu > 65_000 {
-            return err("rdma.mtu", format!("{} is not accepted (accepted: 1 to 65000 bytes)", rdma.mtu));
-        }
-        if rdma.header > 1000 {
-            return err("rdma.header", format!("{} is not accepted (accepted: 0 to 1000 bytes)", rdma.header));
-        }
-        if rdma.ack_size == 0 || rdma.ack_size > 10_000 {
-            return err("rdma.ack_size", format!("{} is not accepted (accepted: 1 to 10000 bytes)", rdma.ack_size));
-        }
+        sizes(&[
+            ("transport.ack_size", tr.ack_size, 1, 10_000),
+            ("rdma.mtu", rdma.mtu, 1, 65_000),
+            ("rdma.header", rdma.header, 0, 1000),
+            ("rdma.ack_size", rdma.ack_size, 1, 10_000),
+        ])?;
         rdma.cc.validate("rdma.cc", self, &mut warnings)?;
         let rdma_packet = Bytes(rdma.mtu as u64 + rdma.header as u64);
         if self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp)
