@@ -25,9 +25,7 @@ Shoal is missing or fails, 2 on bad arguments.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import statistics
 import sys
 import tomllib
@@ -100,21 +98,6 @@ def _bps(rate: str) -> int:
     return _core.parse_rate_bps(rate)
 
 
-@contextlib.contextmanager
-def _env(**values: str):
-    """Environment variables set for the duration of the block."""
-    old = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 def read_n3dc_fct(path: Path, flows: int):
     """FCT in ns by flow index (the destination port is 100 + the index)."""
     import numpy as np
@@ -159,8 +142,7 @@ def compare(args) -> int:
     # same flows diverge; the comparison pools the runs of each simulator.
     n3dc_walls, n3dc_runs, pfc_frames = [], [], 0
     for k in range(1, args.runs + 1):
-        with _env(NS_GLOBAL_VALUE=f"RngRun={k}"):
-            wall, _ = run(cmd, "ns3-datacenter")
+        wall, _ = run(cmd, "ns3-datacenter", env={"NS_GLOBAL_VALUE": f"RngRun={k}"})
         n3dc_walls.append(wall)
         n3dc_runs.append(read_n3dc_fct(out / "n3dc_fct.txt", len(trace)))
         pfc_frames += len((out / "n3dc_pfc.txt").read_text().splitlines())

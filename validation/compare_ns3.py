@@ -136,10 +136,11 @@ def shoal_cmd() -> list[str]:
     return [sys.executable, "-m", "shoal"]
 
 
-def run(cmd: list[str], what: str) -> tuple[float, subprocess.CompletedProcess]:
+def run(cmd: list[str], what: str, env: dict[str, str] | None = None) -> tuple[float, subprocess.CompletedProcess]:
+    """Runs ``cmd`` (with ``env`` added to the environment), timed; fails with its stderr."""
     t0 = time.perf_counter()
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})})
     except OSError as e:
         raise UserError(f"{what}: cannot run {cmd[0]}: {e.strerror or e}", 1)
     wall = time.perf_counter() - t0
