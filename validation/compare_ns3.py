@@ -136,7 +136,9 @@ def shoal_cmd() -> list[str]:
     return [sys.executable, "-m", "shoal"]
 
 
-def run(cmd: list[str], what: str, env: dict[str, str] | None = None) -> tuple[float, subprocess.CompletedProcess]:
+def run(
+    cmd: list[str], what: str, env: dict[str, str] | None = None
+) -> tuple[float, subprocess.CompletedProcess]:
     """Runs ``cmd`` (with ``env`` added to the environment), timed; fails with its stderr."""
     t0 = time.perf_counter()
     try:
