@@ -213,3 +213,26 @@ macro_rules! registry {
 }
 
 pub(crate) use registry;
+
+/// `Scheme` for a scheme without keys of its own: built as `value` (the unit struct
+/// itself unless given) whatever its environment (`()` unless given).
+macro_rules! keyless_scheme {
+    ($T:ident) => {
+        $crate::registry::keyless_scheme!($T, env (), $T);
+    };
+    ($T:ident, env $Env:ty) => {
+        $crate::registry::keyless_scheme!($T, env $Env, $T);
+    };
+    ($T:ident, env $Env:ty, $value:expr) => {
+        impl $crate::registry::Scheme for $T {
+            type Config = $crate::registry::NoKeys;
+            type Env = $Env;
+
+            fn build(_: &$crate::registry::NoKeys, _: &$Env) -> Self {
+                $value
+            }
+        }
+    };
+}
+
+pub(crate) use keyless_scheme;

@@ -2,7 +2,7 @@
 //! joins (`[switch.classifier]`).
 
 use crate::net::Packet;
-use crate::registry::{registry, NoKeys, Scheme};
+use crate::registry::{keyless_scheme, registry};
 
 pub trait Classify: Send {
     /// The queue (below `queues`) that `pkt` joins at its egress port.
@@ -23,14 +23,7 @@ registry! {
 /// Every packet in queue 0: one FIFO per port.
 pub struct SingleQueue;
 
-impl Scheme for SingleQueue {
-    type Config = NoKeys;
-    type Env = ();
-
-    fn build(_: &NoKeys, _: &()) -> Self {
-        SingleQueue
-    }
-}
+keyless_scheme!(SingleQueue);
 
 impl Classify for SingleQueue {
     #[inline]
@@ -42,14 +35,7 @@ impl Classify for SingleQueue {
 /// A packet joins the queue of its priority; priorities beyond the last queue share it.
 pub struct ByPriority;
 
-impl Scheme for ByPriority {
-    type Config = NoKeys;
-    type Env = ();
-
-    fn build(_: &NoKeys, _: &()) -> Self {
-        ByPriority
-    }
-}
+keyless_scheme!(ByPriority);
 
 impl Classify for ByPriority {
     #[inline]

@@ -4,7 +4,7 @@
 //! un-paused.
 
 use crate::net::{Effects, Packet};
-use crate::registry::{registry, NoKeys, Scheme};
+use crate::registry::{keyless_scheme, registry};
 use crate::sim::Ps;
 
 /// What a flow-control scheme sees of the moment and may ask of the world.
@@ -41,13 +41,6 @@ registry! {
 /// receives are consumed without effect.
 pub struct Lossy;
 
-impl Scheme for Lossy {
-    type Config = NoKeys;
-    type Env = ();
-
-    fn build(_: &NoKeys, _: &()) -> Self {
-        Lossy
-    }
-}
+keyless_scheme!(Lossy);
 
 impl FlowControl for Lossy {}

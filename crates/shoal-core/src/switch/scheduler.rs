@@ -4,7 +4,7 @@
 
 use super::active_set::ActiveSet;
 use super::PortQueue;
-use crate::registry::{registry, NoKeys, Scheme};
+use crate::registry::{keyless_scheme, registry, Scheme};
 use crate::scenario::{Scenario, ScenarioError, Warnings};
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
@@ -47,14 +47,7 @@ pub struct SchedulerEnv {
 /// One queue: every packet of the port goes to queue 0 and leaves in arrival order.
 pub struct Fifo;
 
-impl Scheme for Fifo {
-    type Config = NoKeys;
-    type Env = SchedulerEnv;
-
-    fn build(_: &NoKeys, _: &SchedulerEnv) -> Self {
-        Fifo
-    }
-}
+keyless_scheme!(Fifo, env SchedulerEnv);
 
 impl Scheduler for Fifo {
     #[inline]
@@ -63,14 +56,7 @@ impl Scheduler for Fifo {
     }
 }
 
-impl Scheme for StrictPriority {
-    type Config = NoKeys;
-    type Env = SchedulerEnv;
-
-    fn build(_: &NoKeys, _: &SchedulerEnv) -> Self {
-        StrictPriority
-    }
-}
+keyless_scheme!(StrictPriority, env SchedulerEnv);
 
 /// Strict priority: the lowest-numbered non-empty queue. With every packet in queue 0
 /// this is plain FIFO.

@@ -1,5 +1,5 @@
 use super::{Admission, AdmitContext, Verdict};
-use crate::registry::{NoKeys, Scheme};
+use crate::registry::keyless_scheme;
 use crate::stats::DropReason;
 
 /// Reserved space first, then the shared pool while the queue's shared bytes are below
@@ -7,14 +7,7 @@ use crate::stats::DropReason;
 /// Hahne); otherwise tail drop. Alpha is per queue (`switch.alpha`).
 pub struct DynamicThreshold;
 
-impl Scheme for DynamicThreshold {
-    type Config = NoKeys;
-    type Env = ();
-
-    fn build(_: &NoKeys, _: &()) -> Self {
-        DynamicThreshold
-    }
-}
+keyless_scheme!(DynamicThreshold);
 
 impl DynamicThreshold {
     pub fn verdict(ctx: &AdmitContext) -> Verdict {

@@ -1,5 +1,5 @@
 use super::{Admission, AdmitContext, DynamicThreshold, Verdict};
-use crate::registry::{NoKeys, Scheme};
+use crate::registry::keyless_scheme;
 
 /// LossPass (Kim and Lee, IEEE Comm. Letters 2019, Algorithm 1): a packet that does not
 /// fit pushes out tail packets of its port's lower-priority queues (higher index under
@@ -9,14 +9,7 @@ use crate::registry::{NoKeys, Scheme};
 /// large alpha this is the paper's per-port buffer.
 pub struct LossPass;
 
-impl Scheme for LossPass {
-    type Config = NoKeys;
-    type Env = ();
-
-    fn build(_: &NoKeys, _: &()) -> Self {
-        LossPass
-    }
-}
+keyless_scheme!(LossPass);
 
 impl Admission for LossPass {
     fn admit(&mut self, ctx: &AdmitContext) -> Verdict {

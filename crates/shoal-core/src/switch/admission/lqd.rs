@@ -1,5 +1,5 @@
 use super::{Admission, AdmitContext, Verdict};
-use crate::registry::{NoKeys, Scheme};
+use crate::registry::keyless_scheme;
 use crate::stats::DropReason;
 
 /// Longest queue drop: a shared pool without thresholds. A packet is admitted while its
@@ -7,14 +7,7 @@ use crate::stats::DropReason;
 /// the pool's longest queue, or is dropped if its own queue is the longest.
 pub struct LongestQueueDrop;
 
-impl Scheme for LongestQueueDrop {
-    type Config = NoKeys;
-    type Env = ();
-
-    fn build(_: &NoKeys, _: &()) -> Self {
-        LongestQueueDrop
-    }
-}
+keyless_scheme!(LongestQueueDrop);
 
 impl Admission for LongestQueueDrop {
     fn admit(&mut self, ctx: &AdmitContext) -> Verdict {

@@ -1,5 +1,5 @@
 use super::{CongestionControl, Feedback, SendState};
-use crate::registry::{NoKeys, Scheme};
+use crate::registry::keyless_scheme;
 
 /// Classic ECN (RFC 3168) reaction: halve the window on an ECN echo, at most once per
 /// window of data.
@@ -8,14 +8,7 @@ pub struct EcnStar {
     cwr_until: u32,
 }
 
-impl Scheme for EcnStar {
-    type Config = NoKeys;
-    type Env = ();
-
-    fn build(_: &NoKeys, _: &()) -> Self {
-        EcnStar { cwr_until: 0 }
-    }
-}
+keyless_scheme!(EcnStar, env(), EcnStar { cwr_until: 0 });
 
 impl CongestionControl for EcnStar {
     fn on_ack(&mut self, s: &mut SendState, f: &Feedback) {

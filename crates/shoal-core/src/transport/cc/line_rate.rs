@@ -1,17 +1,10 @@
 use super::{CongestionControl, Feedback, SendState};
-use crate::registry::{NoKeys, Scheme};
+use crate::registry::keyless_scheme;
 
 /// No congestion control: an RDMA connection sends at its line rate whatever happens.
 pub struct LineRate;
 
-impl Scheme for LineRate {
-    type Config = NoKeys;
-    type Env = ();
-
-    fn build(_: &NoKeys, _: &()) -> Self {
-        LineRate
-    }
-}
+keyless_scheme!(LineRate);
 
 impl CongestionControl for LineRate {
     fn on_ack(&mut self, _s: &mut SendState, _f: &Feedback) {}

@@ -1,17 +1,10 @@
 use super::{CongestionControl, Feedback, SendState};
-use crate::registry::{NoKeys, Scheme};
+use crate::registry::keyless_scheme;
 
 /// TCP NewReno (RFC 5681 / 6582): ignores ECN echoes.
 pub struct NewReno;
 
-impl Scheme for NewReno {
-    type Config = NoKeys;
-    type Env = ();
-
-    fn build(_: &NoKeys, _: &()) -> Self {
-        NewReno
-    }
-}
+keyless_scheme!(NewReno);
 
 impl CongestionControl for NewReno {
     fn on_ack(&mut self, s: &mut SendState, f: &Feedback) {
