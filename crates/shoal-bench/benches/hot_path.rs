@@ -3,8 +3,8 @@
 //!   cargo bench -p shoal-bench
 
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use shoal_core::net::ExtStore;
 use shoal_core::net::Packet;
+use shoal_core::net::{Effects, ExtStore};
 use shoal_core::scenario::{Scenario, SwitchConfig};
 use shoal_core::sim::{stream, EventQueue};
 use shoal_core::stats::Counters;
@@ -50,7 +50,14 @@ fn switch_port(c: &mut Criterion) {
     let mut sw = Switch::new(&cfg, &links, &[100_000_000_000; 8], 0, stream(1, "bench", 0));
     let mut counters = Counters::default();
     for _ in 0..100 {
-        sw.receive(0, 0, packet(1500), 0, &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() });
+        sw.receive(
+            0,
+            0,
+            packet(1500),
+            0,
+            &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() },
+            &mut Effects::new(),
+        );
     }
     let mut now = 0;
     let mut group = c.benchmark_group("switch_port");
@@ -58,8 +65,15 @@ fn switch_port(c: &mut Criterion) {
     group.bench_function("enqueue_dequeue", |b| {
         b.iter(|| {
             now += 120_000;
-            sw.receive(0, 0, packet(1500), now, &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() });
-            black_box(sw.transmit(0, now, &mut counters));
+            sw.receive(
+                0,
+                0,
+                packet(1500),
+                now,
+                &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() },
+                &mut Effects::new(),
+            );
+            black_box(sw.transmit(0, now, &mut counters, &mut Effects::new()));
         })
     });
     group.finish();
@@ -95,6 +109,7 @@ fn many_queues(c: &mut Criterion) {
                     packet(1500),
                     0,
                     &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() },
+                    &mut Effects::new(),
                 );
             }
             let mut now = 0;
@@ -107,8 +122,9 @@ fn many_queues(c: &mut Criterion) {
                         packet(1500),
                         now,
                         &mut Drops { counters: &mut counters, exts: &mut ExtStore::default() },
+                        &mut Effects::new(),
                     );
-                    black_box(sw.transmit(0, now, &mut counters));
+                    black_box(sw.transmit(0, now, &mut counters, &mut Effects::new()));
                     black_box(sw.has_queued(0))
                 })
             });

@@ -674,6 +674,13 @@ impl Default for RunConfig {
 pub type Warnings = Vec<String>;
 
 impl Scenario {
+    /// The largest packet any transport of the scenario sends, headers included: the MTU
+    /// in PFC's headroom (lossless-facts §1.3).
+    pub fn largest_packet(&self) -> u64 {
+        let (tr, rdma) = (&self.transport, &self.rdma);
+        [tr.mss + tr.header, tr.ack_size, rdma.mtu + rdma.header, rdma.ack_size].into_iter().max().unwrap_or(0) as u64
+    }
+
     /// Parses a scenario from TOML text; errors name the key path.
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         let value = serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|e| {

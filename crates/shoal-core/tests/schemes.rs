@@ -4,8 +4,8 @@
 mod common;
 use common::{run, scenario};
 use rand::{Rng as _, SeedableRng};
-use shoal_core::net::ExtStore;
 use shoal_core::net::Packet;
+use shoal_core::net::{Effects, ExtStore};
 use shoal_core::scenario::SwitchConfig;
 use shoal_core::sim::stream;
 use shoal_core::stats::{Counters, DropReason};
@@ -17,7 +17,7 @@ use shoal_core::units::{Bytes, Time};
 
 /// Offers `pkt` to `sw` as `Switch::receive` does, with a side table of its own.
 fn offer(sw: &mut Switch, ingress: usize, port: usize, pkt: Packet, now: u64, counters: &mut Counters) -> bool {
-    sw.receive(ingress, port, pkt, now, &mut Drops { counters, exts: &mut ExtStore::default() })
+    sw.receive(ingress, port, pkt, now, &mut Drops { counters, exts: &mut ExtStore::default() }, &mut Effects::new())
 }
 
 fn packet(size: u32, priority: u8) -> Packet {
@@ -59,7 +59,7 @@ fn losspass_pushout_rule() {
     let mut high_drops = 0;
     for step in 0..20_000u64 {
         if rng.gen_bool(0.3) {
-            sw.transmit(0, step, &mut counters);
+            sw.transmit(0, step, &mut counters, &mut Effects::new());
             continue;
         }
         let priority = rng.gen_range(0..2u8);

@@ -9,6 +9,7 @@ use crate::observe::{NetView, Observer, QueueSampler};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::Counters;
+use crate::switch::flow_control::{FlowControlEnv, IngressLink};
 use crate::switch::{Drops, Switch};
 use crate::transport::{AnyTransport, HostAction, HostCx, Stacks, Transport};
 use crate::workload::{self, FlowSpec};
@@ -206,7 +207,15 @@ impl Simulation {
             .map(|(i, ports)| {
                 let salt = mix64(seed ^ mix64(0xec3f ^ i as u64));
                 let rates: Vec<u64> = ports.iter().map(|&l| spec.links[l as usize].rate_bps).collect();
-                Switch::new(&sc.switch, ports, &rates, salt, stream(seed, "switch", i as u64))
+                let ingress_links = ports
+                    .iter()
+                    .map(|&l| {
+                        let arriving = &spec.links[net::reverse(l) as usize];
+                        IngressLink { rate_bps: arriving.rate_bps, delay: arriving.delay }
+                    })
+                    .collect();
+                let env = FlowControlEnv { ingress_links, largest_packet: sc.largest_packet() };
+                Switch::with_env(&sc.switch, ports, &rates, &env, salt, stream(seed, "switch", i as u64))
             })
             .collect();
         let nics = host_link.iter().map(|&link| Nic::from_config(link, &sc.host)).collect();
@@ -413,7 +422,25 @@ impl Simulation {
                     None => self.pull_paced(h),
                 },
                 NodeId::Switch(s) => {
-                    self.switches[s as usize].transmit(link.from_port as usize, self.now, &mut self.counters)
+                    let mut effects = std::mem::take(&mut self.effects);
+                    let pkt = self.switches[s as usize].transmit(
+                        link.from_port as usize,
+                        self.now,
+                        &mut self.counters,
+                        &mut effects,
+                    );
+                    if effects.is_empty() {
+                        self.effects = effects;
+                    } else {
+                        // A RESUME upstream: carried out once this link is busy with `pkt`.
+                        let Some(pkt) = pkt else { unreachable!("a departure asked for the frames") };
+                        let more = self.links[link_id as usize].control.as_ref().is_some_and(|c| !c.is_empty())
+                            || self.owner_has_queued(link_id);
+                        self.put_on_wire(link_id, pkt, more);
+                        self.carry_out_effects(NodeId::Switch(s), effects);
+                        return;
+                    }
+                    pkt
                 }
             },
         };
@@ -488,7 +515,7 @@ impl Simulation {
             let mut effects = std::mem::take(&mut self.effects);
             match to {
                 NodeId::Switch(s) => self.switches[s as usize].on_frame(to_port, &pkt, self.now, &mut effects),
-                NodeId::Host(h) => self.nics[h as usize].on_frame(&pkt),
+                NodeId::Host(h) => self.nics[h as usize].on_frame(&pkt, &mut effects),
             }
             self.exts.release(pkt.ext);
             self.carry_out_effects(to, effects);
@@ -539,10 +566,14 @@ impl Simulation {
             n => hops.port((mix64(pkt.hash as u64 ^ switch.ecmp_salt) % n as u64) as usize),
         } as usize;
         let mut drops = Drops { counters: &mut self.counters, exts: &mut self.exts };
-        if switch.receive(ingress, port, pkt, self.now, &mut drops) {
-            let link = switch.ports[port].link;
+        let mut effects = std::mem::take(&mut self.effects);
+        let buffered = switch.receive(ingress, port, pkt, self.now, &mut drops, &mut effects);
+        let link = switch.ports[port].link;
+        if buffered {
             self.kick(link);
         }
+        // A PAUSE upstream, after the kick: the frame waits for no data of this switch.
+        self.carry_out_effects(NodeId::Switch(s), effects);
     }
 
     // ---- hosts ---------------------------------------------------------------------

@@ -2,10 +2,11 @@
 //! in strict priority (class 0 first), behind a pause gate; and, after the queues, the
 //! paced flows that it pulls packets from when their rate limiters allow.
 
-use crate::net::Packet;
+use crate::net::{Effect, Effects, Packet};
 use crate::scenario::HostConfig;
 use crate::sim::Ps;
 use crate::stats::DropReason;
+use crate::switch::flow_control::read_pause_frame;
 use crate::switch::marking::MarkRule;
 use crate::switch::Drops;
 use std::collections::VecDeque;
@@ -191,9 +192,24 @@ impl Nic {
         self.queues.iter().flatten()
     }
 
-    /// A control frame from the switch arrived. NICs run no flow control yet, so it has
-    /// no effect.
-    pub fn on_frame(&mut self, _frame: &Packet) {}
+    /// A control frame from the switch arrived. A PFC PAUSE stops the queue of its class
+    /// (and the paced flows of that class) at the next packet boundary; a RESUME lets it
+    /// send again and asks for the link to be started. NICs obey PFC but never send it:
+    /// hosts have no MMU (lossless-facts §1.1, "NIC reaction").
+    pub fn on_frame(&mut self, frame: &Packet, effects: &mut Effects) {
+        let Some((class, pause)) = read_pause_frame(frame) else { return };
+        let mask = 1 << self.class(class);
+        let was_paused = self.paused & mask != 0;
+        self.set_paused(mask, pause);
+        if was_paused && !pause {
+            effects.push(Effect::Kick { port: 0 });
+        }
+    }
+
+    /// Bit q set: queue q is paused.
+    pub fn paused(&self) -> u64 {
+        self.paused
+    }
 
     /// Violations of the byte-count invariant, described.
     pub fn check_accounting(&self, host: usize) -> Option<String> {

@@ -17,15 +17,19 @@ pub enum DropReason {
     MarkingDrop,
     /// Pushed out of the buffer by a higher-priority or shorter-queue arrival.
     Pushout,
+    /// A lossless packet found its (ingress port, class) headroom full: PFC's headroom was
+    /// too small for what was in flight when it paused the upstream.
+    HeadroomOverflow,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 6] = [
         DropReason::NicBuffer,
         DropReason::PoolFull,
         DropReason::DynamicThreshold,
         DropReason::MarkingDrop,
         DropReason::Pushout,
+        DropReason::HeadroomOverflow,
     ];
 
     pub fn name(self) -> &'static str {
@@ -35,6 +39,7 @@ impl DropReason {
             DropReason::DynamicThreshold => "dynamic_threshold",
             DropReason::MarkingDrop => "marking_drop",
             DropReason::Pushout => "pushout",
+            DropReason::HeadroomOverflow => "headroom_overflow",
         }
     }
 }

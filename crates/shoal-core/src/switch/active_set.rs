@@ -61,6 +61,26 @@ impl ActiveSet {
         self.bits == 0
     }
 
+    /// The members outside `mask` (bit q for queue q), for a port of at most 64 queues:
+    /// the queues a scheduler may serve while those of `mask` are paused.
+    #[inline]
+    pub fn without(&self, mask: u64) -> ActiveSet {
+        assert!(self.words.is_none(), "pauses apply to ports of at most 64 queues");
+        ActiveSet { bits: self.bits & !mask, words: None }
+    }
+
+    /// Whether a member lies outside `mask` (see `without`).
+    #[inline]
+    pub fn any_outside(&self, mask: u64) -> bool {
+        match &self.words {
+            None => self.bits & !mask != 0,
+            Some(_) => {
+                debug_assert_eq!(mask, 0, "pauses apply to ports of at most 64 queues");
+                self.bits != 0
+            }
+        }
+    }
+
     /// The lowest member.
     #[inline]
     pub fn first(&self) -> Option<usize> {

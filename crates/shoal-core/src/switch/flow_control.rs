@@ -2,15 +2,142 @@
 //! sending (PFC, DSH, BFC), and how it obeys them (`[switch.flow_control]`). A scheme
 //! acts only through `Effects`: frames out of a port, timers, and kicks of ports it
 //! un-paused.
+//!
+//! A scheme may make some traffic classes lossless (`lossless_classes`). For their
+//! packets, and only for them, the switch asks the scheme instead of its admission policy
+//! (`admit`), never drops them by a WRED rule nor pushes them out, and tells the scheme
+//! of each one it buffers and sends (`on_enqueue`, `on_dequeue`). A lossy switch pays one
+//! bit test per packet for this.
 
-use crate::net::{Effects, Packet};
+mod pfc;
+
+pub use pfc::{pause_frame, read_pause_frame, HeadroomRule, Pfc, PfcConfig};
+
+use super::admission::Verdict;
+use super::mmu::{Charge, IngressAccounts, CLASSES};
+use crate::net::{Effect, Effects, Packet};
 use crate::registry::{keyless_scheme, registry};
 use crate::sim::Ps;
+
+/// Which egress queues of each port are held by a neighbour's pause, by class.
+///
+/// Invariant: `queues[p]` is the union of `class_queues[c]` over the classes c set in
+/// `classes[p]`, and `held_ports` counts the ports whose `classes` is not 0.
+#[derive(Debug, Clone)]
+pub struct PortPauses {
+    /// Bit c of `classes[p]`: the neighbour on port p paused class c.
+    classes: Vec<u8>,
+    /// Bit q of `queues[p]`: queue q of port p may not send.
+    queues: Vec<u64>,
+    /// Bit q of `class_queues[c]`: queue q holds packets of class c (by the classifier).
+    class_queues: [u64; CLASSES],
+    held_ports: usize,
+}
+
+impl PortPauses {
+    pub fn new(ports: usize, class_queues: [u64; CLASSES]) -> Self {
+        PortPauses { classes: vec![0; ports], queues: vec![0; ports], class_queues, held_ports: 0 }
+    }
+
+    /// The queues of `port` that may not send. Reads nothing beyond `self` while no port
+    /// is paused, so that a switch that is never paused pays no cache miss for it.
+    #[inline]
+    pub fn held_queues(&self, port: usize) -> u64 {
+        if self.held_ports == 0 {
+            0
+        } else {
+            self.queues[port]
+        }
+    }
+
+    /// Whether the neighbour on `port` paused `class`.
+    pub fn is_paused(&self, port: usize, class: usize) -> bool {
+        self.classes[port] & (1 << class) != 0
+    }
+
+    /// Pauses or resumes `class` on `port`; returns whether that changed anything (a
+    /// repeated PAUSE or RESUME is idempotent, lossless-facts §1.4).
+    pub fn set(&mut self, port: usize, class: usize, paused: bool) -> bool {
+        let before = self.classes[port];
+        let after = if paused { before | 1 << class } else { before & !(1 << class) };
+        if after == before {
+            return false;
+        }
+        self.classes[port] = after;
+        self.queues[port] = (0..CLASSES).filter(|c| after & (1 << c) != 0).fold(0, |m, c| m | self.class_queues[c]);
+        match (before == 0, after == 0) {
+            (true, false) => self.held_ports += 1,
+            (false, true) => self.held_ports -= 1,
+            _ => {}
+        }
+        true
+    }
+}
 
 /// What a flow-control scheme sees of the moment and may ask of the world.
 pub struct FlowCx<'a> {
     pub now: Ps,
     pub effects: &'a mut Effects,
+    /// The switch's egress pauses, which the scheme sets on a neighbour's frames.
+    pub pauses: &'a mut PortPauses,
+}
+
+impl FlowCx<'_> {
+    /// Stops the queues of `class` on `port` at the next packet boundary: the packet
+    /// being serialized completes (lossless-facts §1.1, "When the upstream stops").
+    pub fn pause(&mut self, port: usize, class: usize) {
+        self.pauses.set(port, class, true);
+    }
+
+    /// Lets the queues of `class` on `port` send again, and starts the port's link.
+    pub fn resume(&mut self, port: usize, class: usize) {
+        if self.pauses.set(port, class, false) {
+            self.effects.push(Effect::Kick { port: port as u16 });
+        }
+    }
+}
+
+/// A lossless packet asking to enter the buffer, with the accounts a scheme needs.
+#[derive(Clone, Copy, Debug)]
+pub struct LosslessArrival {
+    pub ingress: usize,
+    pub class: usize,
+    pub size: u64,
+    /// Bytes buffered from (`ingress`, `class`), before this packet.
+    pub ingress_bytes: u64,
+    /// Free shared bytes of the ingress port's pool, which the pause threshold scales.
+    pub ingress_pool_free: u64,
+    /// Shared bytes the packet takes in its egress queue (what its reserve does not cover).
+    pub shared_needed: u64,
+    /// Free shared bytes of the egress pool, and free shared and headroom bytes together.
+    pub egress_pool_free: u64,
+    pub egress_pool_free_with_headroom: u64,
+}
+
+/// What a scheme sees when a lossless packet entered or left the buffer: the ingress
+/// accounts after the change, and the ingress port's pool.
+pub struct IngressCx<'a> {
+    pub now: Ps,
+    pub effects: &'a mut Effects,
+    pub ingress: &'a IngressAccounts,
+    /// Free shared bytes of the ingress port's pool, after the change.
+    pub ingress_pool_free: u64,
+}
+
+/// What a flow-control scheme is built for: the links that arrive at each port, and the
+/// largest packet the scenario can send.
+#[derive(Clone, Debug, Default)]
+pub struct FlowControlEnv {
+    /// By port: the link that arrives on it (its rate and one-way delay).
+    pub ingress_links: Vec<IngressLink>,
+    /// The largest packet in bytes, headers included.
+    pub largest_packet: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IngressLink {
+    pub rate_bps: u64,
+    pub delay: Ps,
 }
 
 pub trait FlowControl: Send {
@@ -24,16 +151,45 @@ pub trait FlowControl: Send {
     fn reads_ingress_accounts(&self) -> bool {
         false
     }
+    /// Bit c set: class c is lossless, and its packets go to `admit`, `on_enqueue` and
+    /// `on_dequeue` rather than the admission policy.
+    fn lossless_classes(&self) -> u8 {
+        0
+    }
+    /// Bytes of headroom the scheme keeps for lossless packets that arrive on `port`, over
+    /// all classes; its pool holds them on top of its shared size.
+    fn headroom_of_port(&self, _port: usize) -> u64 {
+        0
+    }
+    /// The verdict on a lossless packet (never `Evict`); `None` leaves it to the admission
+    /// policy. An `Admit` is final: the switch then buffers the packet and calls
+    /// `on_enqueue`.
+    fn admit(&mut self, _arrival: &LosslessArrival) -> Option<Verdict> {
+        None
+    }
+    /// A lossless packet admitted by `admit` was buffered.
+    fn on_enqueue(&mut self, _charge: Charge, _cx: &mut IngressCx) {}
+    /// A lossless packet left the buffer (sent: lossless packets are never pushed out).
+    fn on_dequeue(&mut self, _charge: Charge, _cx: &mut IngressCx) {}
+    /// Violations of the scheme's own accounting against the switch's ingress accounts.
+    fn check_accounting(&self, _id: usize, _ingress: Option<&IngressAccounts>, _errors: &mut Vec<String>) {}
 }
 
 registry! {
     /// The flow control of switches (`[switch.flow_control]`).
-    pub enum FlowControlConfig => AnyFlowControl: FlowControl, env ();
+    pub enum FlowControlConfig => AnyFlowControl: FlowControl, env FlowControlEnv;
     "lossy" => Lossy(Lossy),
+    "pfc" => Pfc(Pfc),
     forward {
         mut fn on_frame(port: usize, frame: &Packet, cx: &mut FlowCx);
         mut fn on_timer(token: u32, cx: &mut FlowCx);
         ref fn reads_ingress_accounts() -> bool;
+        ref fn lossless_classes() -> u8;
+        ref fn headroom_of_port(port: usize) -> u64;
+        mut fn admit(arrival: &LosslessArrival) -> Option<Verdict>;
+        mut fn on_enqueue(charge: Charge, cx: &mut IngressCx);
+        mut fn on_dequeue(charge: Charge, cx: &mut IngressCx);
+        ref fn check_accounting(id: usize, ingress: Option<&IngressAccounts>, errors: &mut Vec<String>);
     }
 }
 
@@ -41,6 +197,6 @@ registry! {
 /// receives are consumed without effect.
 pub struct Lossy;
 
-keyless_scheme!(Lossy);
+keyless_scheme!(Lossy, env FlowControlEnv);
 
 impl FlowControl for Lossy {}

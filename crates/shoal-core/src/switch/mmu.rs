@@ -11,11 +11,16 @@ use crate::stats::TimeWeighted;
 ///
 /// Invariant: `shared_used` is the sum over the pool's reserve holders (its queues, or
 /// its ports: `Reserve`) of the bytes each holds above its reserve, and never exceeds
+/// `size + headroom`; only lossless packets admitted into PFC headroom take it beyond
 /// `size`.
 #[derive(Debug)]
 pub struct Pool {
     /// Shared bytes (reserves come on top).
     pub size: u64,
+    /// Bytes on top of `size` that only lossless packets admitted into their headroom may
+    /// take (0 without lossless flow control). Lossy admission and the dynamic thresholds
+    /// never see it: `free` counts `size` only.
+    pub headroom: u64,
     pub shared_used: u64,
     /// Reserved plus shared bytes held by the pool's queues.
     pub occupancy: TimeWeighted,
@@ -25,12 +30,31 @@ pub struct Pool {
 
 impl Pool {
     pub fn new(size: u64, reserved_total: u64) -> Self {
-        Pool { size, shared_used: 0, occupancy: TimeWeighted::with_histogram(size + reserved_total, 1000), drops: 0 }
+        Pool::with_headroom(size, reserved_total, 0)
     }
 
-    /// Unused shared bytes.
+    /// A pool with `headroom` bytes for lossless packets on top of its shared `size`.
+    pub fn with_headroom(size: u64, reserved_total: u64, headroom: u64) -> Self {
+        Pool {
+            size,
+            headroom,
+            shared_used: 0,
+            occupancy: TimeWeighted::with_histogram(size + reserved_total + headroom, 1000),
+            drops: 0,
+        }
+    }
+
+    /// Unused shared bytes (0 while lossless packets hold headroom beyond `size`).
+    #[inline]
     pub fn free(&self) -> u64 {
-        self.size - self.shared_used
+        self.size.saturating_sub(self.shared_used)
+    }
+
+    /// Unused bytes of shared space and headroom together: what a lossless packet bound
+    /// for its headroom may still take.
+    #[inline]
+    pub fn free_with_headroom(&self) -> u64 {
+        (self.size + self.headroom) - self.shared_used
     }
 }
 
@@ -125,7 +149,7 @@ pub fn charge(queue: &mut PortQueue, port_bytes: u64, reserve: Reserve, pool: &m
     pool.shared_used += reserve.excess(held + size) - reserve.excess(held);
     pool.occupancy.set(now, pool.occupancy.value() + size);
     queue.occupancy.set(now, before + size);
-    debug_assert!(pool.shared_used <= pool.size, "pool over-committed");
+    debug_assert!(pool.shared_used <= pool.size + pool.headroom, "pool over-committed");
 }
 
 /// Takes `size` bytes out of `queue`, on a port that held `port_bytes` before: from the
@@ -158,8 +182,14 @@ pub struct Charge {
 impl Charge {
     #[inline]
     pub fn of(pkt: &Packet) -> Charge {
-        Charge { ingress: pkt.ingress, class: (pkt.priority as usize).min(CLASSES - 1) as u8, size: pkt.size }
+        Charge { ingress: pkt.ingress, class: class_of(pkt.priority), size: pkt.size }
     }
+}
+
+/// The traffic class of a packet of priority `priority`.
+#[inline]
+pub fn class_of(priority: u8) -> u8 {
+    (priority as usize).min(CLASSES - 1) as u8
 }
 
 /// Buffered bytes by (ingress port, class): the counters that lossless flow control

@@ -17,9 +17,11 @@ use crate::stats::{Counters, DropReason, TimeIntegral};
 use active_set::ActiveSet;
 use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
 use classify::Classify;
-use flow_control::{AnyFlowControl, FlowControl, FlowCx};
+use flow_control::{
+    AnyFlowControl, FlowControl, FlowControlEnv, FlowCx, IngressCx, IngressLink, LosslessArrival, PortPauses,
+};
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
-use mmu::{charge, release, Charge, IngressAccounts, Pool, Reserve};
+use mmu::{charge, class_of, release, Charge, IngressAccounts, Pool, Reserve, CLASSES};
 use scheduler::{AnyScheduler, Scheduler, SchedulerEnv};
 use std::collections::VecDeque;
 
@@ -92,6 +94,11 @@ pub struct Switch {
     pub ecmp_salt: u64,
     admission: AnyAdmission,
     flow_control: AnyFlowControl,
+    /// Bit c set: class c is lossless (`FlowControl::lossless_classes`), cached here so
+    /// that a lossy packet costs one bit test.
+    lossless: u8,
+    /// Which egress queues the neighbours' pauses hold.
+    pauses: PortPauses,
     ports_per_pool: usize,
     /// The per-queue rule (at most one: `MarkingConfig::validate`), shared by every queue.
     queue_marker: Option<AnyMarker>,
@@ -106,16 +113,36 @@ pub struct Switch {
 
 impl Switch {
     /// A switch whose ports transmit on `links` at `rates` (bits per second), configured
-    /// by `cfg`.
+    /// by `cfg`; its flow control sees links of `rates` without delay arriving at its
+    /// ports, and 1500 B packets (see `with_env`).
     pub fn new(cfg: &SwitchConfig, links: &[u32], rates: &[u64], ecmp_salt: u64, rng: Rng) -> Self {
+        let env = FlowControlEnv {
+            ingress_links: rates.iter().map(|&rate_bps| IngressLink { rate_bps, delay: 0 }).collect(),
+            largest_packet: 1500,
+        };
+        Switch::with_env(cfg, links, rates, &env, ecmp_salt, rng)
+    }
+
+    /// As `new`, with the flow control built for `env` (the links arriving at the ports).
+    pub fn with_env(
+        cfg: &SwitchConfig,
+        links: &[u32],
+        rates: &[u64],
+        env: &FlowControlEnv,
+        ecmp_salt: u64,
+        rng: Rng,
+    ) -> Self {
         let queues = cfg.queues as usize;
         let ports_per_pool = cfg.ports_per_pool as usize;
         let pool_count = links.len().div_ceil(ports_per_pool).max(1);
         let reserve = Reserve { bytes: cfg.reserved.0, per: cfg.reserve_per };
+        debug_assert_eq!(env.ingress_links.len(), links.len());
+        let flow_control = cfg.flow_control.build(env);
         let pools = (0..pool_count)
             .map(|p| {
-                let ports_here = ports_per_pool.min(links.len() - p * ports_per_pool);
-                Pool::new(cfg.pool_size.0, reserve.total(ports_here, queues))
+                let ports = p * ports_per_pool..((p + 1) * ports_per_pool).min(links.len());
+                let headroom = ports.clone().map(|port| flow_control.headroom_of_port(port)).sum();
+                Pool::with_headroom(cfg.pool_size.0, reserve.total(ports.len(), queues), headroom)
             })
             .collect();
         let ports = links
@@ -157,8 +184,19 @@ impl Switch {
             }
         }
         let ecn = &cfg.ecn;
-        let flow_control = cfg.flow_control.build(&());
+        let mut classify: Box<dyn Classify> = Box::new(cfg.classifier().build(&()));
+        // The queues of each class: those its priorities join (priorities above the last
+        // class are in it).
+        let mut class_queues = [0u64; CLASSES];
+        if queues <= 64 {
+            for priority in 0..=u8::MAX {
+                let q = classify.queue(&Packet::template(0, 0, 0, priority), queues);
+                class_queues[class_of(priority) as usize] |= 1 << q;
+            }
+        }
         Switch {
+            lossless: flow_control.lossless_classes(),
+            pauses: PortPauses::new(links.len(), class_queues),
             ingress: flow_control.reads_ingress_accounts().then(|| IngressAccounts::new(links.len())),
             ports,
             queues: (0..links.len() * queues).map(|_| PortQueue::new()).collect(),
@@ -175,7 +213,7 @@ impl Switch {
             mark_at: ecn.at,
             ecn_scope: ecn.scope,
             non_ect: ecn.non_ect,
-            classify: Box::new(cfg.classifier().build(&())),
+            classify,
             rng,
         }
     }
@@ -273,50 +311,76 @@ impl Switch {
     }
 
     /// Offers `pkt`, which arrived on port `ingress`, to egress `port`. Returns whether it
-    /// was buffered; on refusal the packet is dropped and counted.
-    pub fn receive(&mut self, ingress: usize, port: usize, mut pkt: Packet, now: Ps, cx: &mut Drops) -> bool {
+    /// was buffered; on refusal the packet is dropped and counted. The flow control may
+    /// ask for frames (a PAUSE upstream) through `effects`.
+    pub fn receive(
+        &mut self,
+        ingress: usize,
+        port: usize,
+        mut pkt: Packet,
+        now: Ps,
+        cx: &mut Drops,
+        effects: &mut Effects,
+    ) -> bool {
         debug_assert!(ingress <= u16::MAX as usize, "port indices are 16 bits");
         pkt.ingress = ingress as u16;
         cx.counters.switch_arrivals += 1;
         let q = self.classify.queue(&pkt, self.queues_per_port);
         let pool = self.ports[port].pool as usize;
         let size = pkt.size as u64;
+        let lossless = self.lossless & (1 << class_of(pkt.priority)) != 0;
+        if lossless && !self.admit_lossless(ingress, port, q, &pkt, cx) {
+            return false;
+        }
         let pool_ports = pool * self.ports_per_pool..((pool + 1) * self.ports_per_pool).min(self.ports.len());
-        loop {
-            let ctx = AdmitContext {
-                queues: &self.queues,
-                queues_per_port: self.queues_per_port,
-                reserve: self.reserve,
-                port_bytes: self.ports[port].bytes,
-                alphas: &self.alphas,
-                pool_ports: pool_ports.clone(),
-                pool: &self.pools[pool],
-                port,
-                queue: q,
-                size,
-            };
-            match self.admission.admit(&ctx) {
-                Verdict::Admit => break,
-                Verdict::Drop(reason) => {
-                    self.drop_packet(pool, reason, &pkt, cx);
-                    return false;
-                }
-                Verdict::Evict { port: victim_port, queue: victim_queue } => {
-                    let port_bytes = self.ports[victim_port].bytes;
-                    let victim = self.take(victim_port, victim_queue, true);
-                    let vq = &mut self.queues[victim_port * self.queues_per_port + victim_queue];
-                    release(vq, port_bytes, self.reserve, &mut self.pools[pool], victim.size as u64, now);
-                    if let Some(ingress) = &mut self.ingress {
-                        ingress.release(Charge::of(&victim));
+        // Lossless packets were admitted above, by the flow control.
+        if !lossless {
+            loop {
+                let ctx = AdmitContext {
+                    queues: &self.queues,
+                    queues_per_port: self.queues_per_port,
+                    reserve: self.reserve,
+                    port_bytes: self.ports[port].bytes,
+                    alphas: &self.alphas,
+                    pool_ports: pool_ports.clone(),
+                    pool: &self.pools[pool],
+                    port,
+                    queue: q,
+                    size,
+                };
+                match self.admission.admit(&ctx) {
+                    Verdict::Admit => break,
+                    Verdict::Drop(reason) => {
+                        self.drop_packet(pool, reason, &pkt, cx);
+                        return false;
                     }
-                    self.drop_packet(pool, DropReason::Pushout, &victim, cx);
+                    Verdict::Evict { port: victim_port, queue: victim_queue } => {
+                        if self.lossless != 0 && self.tail_is_lossless(victim_port, victim_queue) {
+                            // Lossless packets are never pushed out: the arrival gives way.
+                            self.drop_packet(pool, DropReason::PoolFull, &pkt, cx);
+                            return false;
+                        }
+                        let port_bytes = self.ports[victim_port].bytes;
+                        let victim = self.take(victim_port, victim_queue, true);
+                        let vq = &mut self.queues[victim_port * self.queues_per_port + victim_queue];
+                        release(vq, port_bytes, self.reserve, &mut self.pools[pool], victim.size as u64, now);
+                        if let Some(ingress) = &mut self.ingress {
+                            ingress.release(Charge::of(&victim));
+                        }
+                        self.drop_packet(pool, DropReason::Pushout, &victim, cx);
+                    }
                 }
             }
         }
         let ahead = self.marking_bytes(port, q);
         if !pkt.ect {
             // WRED drops are admission decisions: judged on arrival, never at dequeue.
-            if self.non_ect == NonEct::Drop && self.has_rules(pool) && self.rules_fire(ahead, pool, cx.counters) {
+            // Lossless packets are not WRED's to drop.
+            if !lossless
+                && self.non_ect == NonEct::Drop
+                && self.has_rules(pool)
+                && self.rules_fire(ahead, pool, cx.counters)
+            {
                 self.drop_packet(pool, DropReason::MarkingDrop, &pkt, cx);
                 return false;
             }
@@ -329,19 +393,105 @@ impl Switch {
             accounts.charge(Charge::of(&pkt));
         }
         self.push(port, q, pkt);
+        if lossless {
+            let mut cx = IngressCx {
+                now,
+                effects,
+                ingress: self.ingress.as_ref().expect("lossless flow control keeps ingress accounts"),
+                ingress_pool_free: self.pools[ingress / self.ports_per_pool].free(),
+            };
+            self.flow_control.on_enqueue(Charge::of(&pkt), &mut cx);
+        }
         true
     }
 
-    /// Takes the next packet to transmit on `port`, if any.
-    pub fn transmit(&mut self, port: usize, now: Ps, counters: &mut Counters) -> Option<Packet> {
+    /// The flow control's verdict on the lossless `pkt` from `ingress` for queue `q` of
+    /// `port`: true when admitted; otherwise the packet is dropped and counted.
+    fn admit_lossless(&mut self, ingress: usize, port: usize, q: usize, pkt: &Packet, cx: &mut Drops) -> bool {
+        let pool = self.ports[port].pool as usize;
+        let size = pkt.size as u64;
+        let ingress_pool = &self.pools[ingress / self.ports_per_pool];
+        let egress_pool = &self.pools[pool];
+        let arrival = LosslessArrival {
+            ingress,
+            class: class_of(pkt.priority) as usize,
+            size,
+            ingress_bytes: self.ingress.as_ref().map_or(0, |a| a.bytes(ingress, class_of(pkt.priority) as usize)),
+            ingress_pool_free: ingress_pool.free(),
+            shared_needed: self
+                .reserve
+                .account(self.queues[port * self.queues_per_port + q].bytes(), self.ports[port].bytes, 1.0)
+                .shared_needed(size),
+            egress_pool_free: egress_pool.free(),
+            egress_pool_free_with_headroom: egress_pool.free_with_headroom(),
+        };
+        match self.flow_control.admit(&arrival) {
+            Some(Verdict::Admit) => true,
+            Some(Verdict::Drop(reason)) => {
+                self.drop_packet(pool, reason, pkt, cx);
+                false
+            }
+            Some(Verdict::Evict { .. }) => unreachable!("flow control never evicts"),
+            None => {
+                // The scheme declined: the admission policy decides, without pushouts.
+                let ctx = AdmitContext {
+                    queues: &self.queues,
+                    queues_per_port: self.queues_per_port,
+                    reserve: self.reserve,
+                    port_bytes: self.ports[port].bytes,
+                    alphas: &self.alphas,
+                    pool_ports: pool * self.ports_per_pool..((pool + 1) * self.ports_per_pool).min(self.ports.len()),
+                    pool: &self.pools[pool],
+                    port,
+                    queue: q,
+                    size,
+                };
+                match self.admission.admit(&ctx) {
+                    Verdict::Admit => true,
+                    Verdict::Drop(reason) => {
+                        self.drop_packet(pool, reason, pkt, cx);
+                        false
+                    }
+                    Verdict::Evict { .. } => {
+                        self.drop_packet(pool, DropReason::PoolFull, pkt, cx);
+                        false
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the tail packet of queue `q` of `port` is of a lossless class.
+    fn tail_is_lossless(&self, port: usize, q: usize) -> bool {
+        let tail = self.port_queues(port)[q].packets.back().expect("a victim queue is not empty");
+        self.lossless & (1 << class_of(tail.priority)) != 0
+    }
+
+    /// Takes the next packet to transmit on `port`, if any, from a queue that is not
+    /// paused. The flow control may ask for frames (a RESUME upstream) through `effects`.
+    pub fn transmit(&mut self, port: usize, now: Ps, counters: &mut Counters, effects: &mut Effects) -> Option<Packet> {
         let p = &mut self.ports[port];
         let first = port * self.queues_per_port;
-        let q = p.scheduler.pick(&self.queues[first..first + self.queues_per_port], &p.active)?;
+        let queues = &self.queues[first..first + self.queues_per_port];
+        let q = match self.pauses.held_queues(port) {
+            0 => p.scheduler.pick(queues, &p.active)?,
+            held => p.scheduler.pick(queues, &p.active.without(held))?,
+        };
         let (pool, port_bytes) = (p.pool as usize, p.bytes);
         let mut pkt = self.take(port, q, false);
         release(&mut self.queues[first + q], port_bytes, self.reserve, &mut self.pools[pool], pkt.size as u64, now);
         if let Some(ingress) = &mut self.ingress {
             ingress.release(Charge::of(&pkt));
+        }
+        if self.lossless & (1 << class_of(pkt.priority)) != 0 {
+            let ingress = pkt.ingress as usize;
+            let mut cx = IngressCx {
+                now,
+                effects,
+                ingress: self.ingress.as_ref().expect("lossless flow control keeps ingress accounts"),
+                ingress_pool_free: self.pools[ingress / self.ports_per_pool].free(),
+            };
+            self.flow_control.on_dequeue(Charge::of(&pkt), &mut cx);
         }
         if pkt.ect && self.mark_at == MarkPoint::Dequeue {
             let behind = self.marking_bytes(port, q);
@@ -352,18 +502,28 @@ impl Switch {
 
     /// A control frame arrived on `port`.
     pub fn on_frame(&mut self, port: usize, frame: &Packet, now: Ps, effects: &mut Effects) {
-        self.flow_control.on_frame(port, frame, &mut FlowCx { now, effects });
+        self.flow_control.on_frame(port, frame, &mut FlowCx { now, effects, pauses: &mut self.pauses });
     }
 
     /// A timer that this switch's flow control asked for fired.
     pub fn on_timer(&mut self, token: u32, now: Ps, effects: &mut Effects) {
-        self.flow_control.on_timer(token, &mut FlowCx { now, effects });
+        self.flow_control.on_timer(token, &mut FlowCx { now, effects, pauses: &mut self.pauses });
     }
 
-    /// Whether any queue of `port` holds a packet.
+    /// Whether any queue of `port` that is not paused holds a packet.
     #[inline]
     pub fn has_queued(&self, port: usize) -> bool {
-        !self.ports[port].active.is_empty()
+        self.ports[port].active.any_outside(self.pauses.held_queues(port))
+    }
+
+    /// Which egress queues the neighbours' pauses hold.
+    pub fn pauses(&self) -> &PortPauses {
+        &self.pauses
+    }
+
+    /// The switch's flow control.
+    pub fn flow_control(&self) -> &AnyFlowControl {
+        &self.flow_control
     }
 
     /// The packets waiting in all queues.
@@ -393,12 +553,16 @@ impl Switch {
                 shared += self.reserve.shared_of_port(held.iter().copied());
                 total += held.iter().sum::<u64>();
             }
-            if shared != pool.shared_used || total != pool.occupancy.value() || pool.shared_used > pool.size {
+            if shared != pool.shared_used
+                || total != pool.occupancy.value()
+                || pool.shared_used > pool.size + pool.headroom
+            {
                 errors.push(format!(
-                    "switch {id} pool {pi}: shared {} B (queues say {shared}), total {} B (queues say {total}), size {}",
+                    "switch {id} pool {pi}: shared {} B (queues say {shared}), total {} B (queues say {total}), size {} + headroom {}",
                     pool.shared_used,
                     pool.occupancy.value(),
-                    pool.size
+                    pool.size,
+                    pool.headroom
                 ));
             }
         }
@@ -421,6 +585,7 @@ impl Switch {
         if self.ingress.as_ref().is_some_and(|kept| *kept != by_ingress) {
             errors.push(format!("switch {id}: ingress accounts differ from the charges of the queued packets"));
         }
+        self.flow_control.check_accounting(id, self.ingress.as_ref(), &mut errors);
         errors
     }
 }
@@ -460,9 +625,10 @@ mod tests {
         for step in 0..2_000u64 {
             let (ingress, egress) = ((step % 3) as usize, (step % 4) as usize);
             let pkt = Packet { size: 500 + (step % 7) as u32 * 100, ..Packet::template(0, 0, 0, (step % 2) as u8) };
-            sw.receive(ingress, egress, pkt, step, &mut Drops { counters: &mut counters, exts: &mut exts });
+            let mut drops = Drops { counters: &mut counters, exts: &mut exts };
+            sw.receive(ingress, egress, pkt, step, &mut drops, &mut Effects::new());
             if step % 3 == 0 {
-                sw.transmit((step / 3 % 4) as usize, step, &mut counters);
+                sw.transmit((step / 3 % 4) as usize, step, &mut counters, &mut Effects::new());
             }
             assert!(sw.check_accounting(0).is_empty(), "{:?}", sw.check_accounting(0));
         }

@@ -10,7 +10,9 @@ use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 
 pub trait Scheduler: Send {
-    /// The queue to serve next, or None when `active` (the non-empty queues) is empty.
+    /// The queue to serve next, or None when `active` is empty. `active` holds the
+    /// non-empty queues that may send: a paused queue is left out while it holds packets,
+    /// so a scheduler tests membership in `active`, not whether a queue is empty.
     fn pick(&mut self, queues: &[PortQueue], active: &ActiveSet) -> Option<usize>;
     /// Queue `q` became empty (its last packet left or was pushed out).
     fn on_empty(&mut self, _q: usize) {}
@@ -175,7 +177,8 @@ impl Scheduler for Dwrr {
         }
         loop {
             let i = self.current as usize;
-            if let Some(head) = queues[i].packets.front() {
+            // Members only: `active` may leave out paused queues that hold packets.
+            if let Some(head) = queues[i].packets.front().filter(|_| active.contains(i)) {
                 let state = &mut self.queues[i];
                 if !self.credited {
                     state.deficit += state.quantum;

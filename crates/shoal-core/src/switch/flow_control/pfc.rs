@@ -1,0 +1,353 @@
+//! Priority flow control (IEEE 802.1Qbb) as the reference simulators implement it: the
+//! HPCC code base and its descendant ns3-datacenter (N3DC), lossless-facts §1.
+//!
+//! Ingress accounting per (ingress port, class). A lossless packet stays out of headroom
+//! while the bytes of its ingress queue outside headroom, with it, are at most the
+//! dynamic threshold T = alpha * (free shared bytes of the ingress port's pool) and its
+//! egress pool has shared room; otherwise it goes into the headroom of its ingress queue,
+//! and is dropped (`HeadroomOverflow`) only when that headroom is full. After each
+//! enqueue, a queue that uses headroom or holds T bytes or more outside it PAUSEs its
+//! upstream; after each dequeue of one of its packets, a paused queue with no headroom in
+//! use and few bytes (below `xon_floor`, or `xon_offset` under T) RESUMEs it. Departures
+//! release headroom first, as the reference does (HPCC `switch-mmu.cc`
+//! `RemoveFromIngressAdmission`). Frames are ON/OFF: no timers.
+
+use super::{FlowControl, FlowControlEnv, IngressCx, LosslessArrival};
+use crate::net::{Effect, Packet, PacketKind};
+use crate::registry::Scheme;
+use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::stats::DropReason;
+use crate::switch::admission::Verdict;
+use crate::switch::mmu::{Charge, IngressAccounts, CLASSES};
+use crate::units::Bytes;
+use serde::{Deserialize, Serialize};
+
+/// `Packet::flow` of a PFC frame, which no flow has.
+const PFC_FRAME: u32 = u32::MAX;
+
+/// A PFC frame of `size` bytes for `class`: PAUSE (`pause`) or RESUME. The class rides in
+/// `priority`, PAUSE or RESUME in `seq` (1 or 0).
+pub fn pause_frame(class: u8, pause: bool, size: u32) -> Packet {
+    Packet { kind: PacketKind::Control, size, seq: pause as u32, ..Packet::template(PFC_FRAME, 0, 0, class) }
+}
+
+/// The class of a PFC frame and whether it pauses; `None` for any other control frame.
+pub fn read_pause_frame(frame: &Packet) -> Option<(u8, bool)> {
+    (frame.kind == PacketKind::Control && frame.flow == PFC_FRAME).then_some((frame.priority, frame.seq != 0))
+}
+
+/// How large the headroom of each (ingress port, lossless class) is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HeadroomRule {
+    /// DSH Eq. 1: eta = 2(C*D + MTU) + 3840 B, from the ingress link's rate C and delay D
+    /// and the largest packet (lossless-facts §1.3, §2.1). Enough for the worst case of
+    /// the reference simulators, which have no processing delay.
+    Eta,
+    /// 3*C*D, as HPCC and N3DC size it (lossless-facts §1.1, "Headroom size"): no MTU
+    /// term, too small on short links.
+    ThreeCd,
+    /// A fixed size.
+    Size(Bytes),
+}
+
+impl HeadroomRule {
+    /// Bytes for a port whose upstream link sends at `rate_bps` with a one-way delay of
+    /// `delay_ps`, when the largest packet is `mtu` bytes.
+    pub fn bytes(self, rate_bps: u64, delay_ps: u64, mtu: u64) -> u64 {
+        // C*D in bytes, rounded up.
+        let cd = (rate_bps as u128 * delay_ps as u128).div_ceil(8 * 1_000_000_000_000) as u64;
+        match self {
+            HeadroomRule::Eta => 2 * (cd + mtu) + 3840,
+            HeadroomRule::ThreeCd => 3 * cd,
+            HeadroomRule::Size(b) => b.0,
+        }
+    }
+}
+
+impl Serialize for HeadroomRule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            HeadroomRule::Eta => s.serialize_str("eta"),
+            HeadroomRule::ThreeCd => s.serialize_str("3cd"),
+            HeadroomRule::Size(b) => b.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for HeadroomRule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        match value.as_str() {
+            Some("eta") => Ok(HeadroomRule::Eta),
+            Some("3cd") => Ok(HeadroomRule::ThreeCd),
+            _ => Bytes::deserialize(value).map(HeadroomRule::Size).map_err(|e| {
+                serde::de::Error::custom(format!("{e}; or \"eta\" (2(C*D + MTU) + 3840 B) or \"3cd\" (3*C*D)"))
+            }),
+        }
+    }
+}
+
+/// PFC's keys (`[switch.flow_control] kind = "pfc"`). Defaults follow the reference
+/// simulators (lossless-facts §1.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PfcConfig {
+    /// The lossless classes (priorities 0 to 7; higher priorities are class 7). Default:
+    /// all eight.
+    pub classes: Vec<u8>,
+    /// Headroom per (ingress port, lossless class): "eta" (default, DSH Eq. 1), "3cd"
+    /// (HPCC and N3DC) or a size.
+    pub headroom: HeadroomRule,
+    /// Dynamic pause threshold T = alpha * free shared bytes. Default 1/8, HPCC's
+    /// `pfc_a_shift` 3 for links at the NIC rate (lossless-facts §1.1, "Xoff").
+    pub alpha: f64,
+    /// RESUME when the bytes outside headroom plus `xon_offset` are at most T. Default
+    /// 2496 B, N3DC's (`switch-mmu.cc:1014-1020`); HPCC uses 3 KiB.
+    pub xon_offset: Bytes,
+    /// ... or when they are below `xon_floor`. Default 1248 B, N3DC's; HPCC resumes only
+    /// at 0 (a floor of 1 B).
+    pub xon_floor: Bytes,
+    /// Bytes of a PAUSE or RESUME frame on the wire: 64 (802.1Qbb, default), or 31 to
+    /// match HPCC and N3DC (lossless-facts §1.1, "Frame").
+    pub frame_size: Bytes,
+}
+
+impl Default for PfcConfig {
+    fn default() -> Self {
+        PfcConfig {
+            classes: (0..CLASSES as u8).collect(),
+            headroom: HeadroomRule::Eta,
+            alpha: 0.125,
+            xon_offset: Bytes(2496),
+            xon_floor: Bytes(1248),
+            frame_size: Bytes(64),
+        }
+    }
+}
+
+/// Counts of one switch's PFC frames.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PfcCounts {
+    pub pauses_sent: u64,
+    pub resumes_sent: u64,
+}
+
+/// PFC at one switch.
+///
+/// Invariants: `headroom_used[p * CLASSES + c]` is at most `headroom[p]` and at most the
+/// bytes buffered from (p, c), and is 0 for lossy classes; bit c of `pausing[p]` is set
+/// exactly while this switch has PAUSEd class c of its upstream on port p.
+pub struct Pfc {
+    lossless: u8,
+    alpha: f64,
+    xon_offset: u64,
+    xon_floor: u64,
+    frame_size: u32,
+    /// By ingress port: headroom bytes of each of its lossless classes.
+    headroom: Vec<u64>,
+    /// By (ingress port, class): headroom bytes in use.
+    headroom_used: Vec<u64>,
+    /// By ingress port: bit c set while its upstream is paused for class c.
+    pausing: Vec<u8>,
+    /// By (ingress port, class): PAUSE frames sent.
+    pauses_sent: Vec<u64>,
+    pub counts: PfcCounts,
+}
+
+impl Scheme for Pfc {
+    type Config = PfcConfig;
+    type Env = FlowControlEnv;
+
+    fn build(cfg: &PfcConfig, env: &FlowControlEnv) -> Self {
+        let ports = env.ingress_links.len();
+        Pfc {
+            lossless: cfg.classes.iter().fold(0, |m, &c| m | 1 << c),
+            alpha: cfg.alpha,
+            xon_offset: cfg.xon_offset.0,
+            xon_floor: cfg.xon_floor.0,
+            frame_size: cfg.frame_size.0 as u32,
+            headroom: env
+                .ingress_links
+                .iter()
+                .map(|l| cfg.headroom.bytes(l.rate_bps, l.delay, env.largest_packet))
+                .collect(),
+            headroom_used: vec![0; ports * CLASSES],
+            pausing: vec![0; ports],
+            pauses_sent: vec![0; ports * CLASSES],
+            counts: PfcCounts::default(),
+        }
+    }
+
+    fn validate(cfg: &PfcConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+        if let Some(c) = cfg.classes.iter().find(|&&c| c as usize >= CLASSES) {
+            return Err(ScenarioError::new(
+                format!("{path}.classes"),
+                format!("{c} is not accepted (accepted: 0 to 7)"),
+            ));
+        }
+        if !(cfg.alpha.is_finite() && cfg.alpha > 0.0) {
+            return Err(ScenarioError::new(
+                format!("{path}.alpha"),
+                format!("{} is not accepted (accepted: numbers > 0)", cfg.alpha),
+            ));
+        }
+        if !(1..=9000).contains(&cfg.frame_size.0) {
+            return Err(ScenarioError::new(
+                format!("{path}.frame_size"),
+                format!("{} is not accepted (accepted: 1 B to 9000 B)", cfg.frame_size),
+            ));
+        }
+        if sc.switch.queues > 64 {
+            return Err(ScenarioError::new(
+                "switch.queues",
+                format!("{} queues per port; PFC pauses ports of at most 64", sc.switch.queues),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Pfc {
+    /// The pause threshold for free shared bytes `free`.
+    #[inline]
+    fn threshold(&self, free: u64) -> f64 {
+        self.alpha * free as f64
+    }
+
+    /// PAUSE frames this switch sent upstream on `port` for `class`.
+    pub fn pauses_sent(&self, port: usize, class: usize) -> u64 {
+        self.pauses_sent[port * CLASSES + class]
+    }
+
+    /// Headroom bytes in use by (`port`, `class`).
+    pub fn headroom_used(&self, port: usize, class: usize) -> u64 {
+        self.headroom_used[port * CLASSES + class]
+    }
+}
+
+impl FlowControl for Pfc {
+    fn on_frame(&mut self, port: usize, frame: &Packet, cx: &mut super::FlowCx) {
+        let Some((class, pause)) = read_pause_frame(frame) else { return };
+        let class = (class as usize).min(CLASSES - 1);
+        if pause {
+            cx.pause(port, class);
+        } else {
+            cx.resume(port, class);
+        }
+    }
+
+    fn reads_ingress_accounts(&self) -> bool {
+        true
+    }
+
+    fn lossless_classes(&self) -> u8 {
+        self.lossless
+    }
+
+    fn headroom_of_port(&self, port: usize) -> u64 {
+        self.headroom[port] * self.lossless.count_ones() as u64
+    }
+
+    fn admit(&mut self, a: &LosslessArrival) -> Option<Verdict> {
+        let slot = a.ingress * CLASSES + a.class;
+        let in_headroom = self.headroom_used[slot];
+        let outside = a.ingress_bytes - in_headroom;
+        // HPCC `UpdateIngressAdmission`: shared while within the threshold (whether or not
+        // headroom is in use), else headroom. Here the egress pool must also have room.
+        if (outside + a.size) as f64 <= self.threshold(a.ingress_pool_free) && a.shared_needed <= a.egress_pool_free {
+            return Some(Verdict::Admit);
+        }
+        if in_headroom + a.size > self.headroom[a.ingress] {
+            return Some(Verdict::Drop(DropReason::HeadroomOverflow));
+        }
+        if a.shared_needed > a.egress_pool_free_with_headroom {
+            // The egress pool's headroom went to packets from other pools' ports.
+            return Some(Verdict::Drop(DropReason::PoolFull));
+        }
+        self.headroom_used[slot] += a.size;
+        Some(Verdict::Admit)
+    }
+
+    fn on_enqueue(&mut self, charge: Charge, cx: &mut IngressCx) {
+        let (port, class) = (charge.ingress as usize, charge.class as usize);
+        if self.pausing[port] & (1 << class) != 0 {
+            return;
+        }
+        let in_headroom = self.headroom_used[port * CLASSES + class];
+        let outside = cx.ingress.bytes(port, class) - in_headroom;
+        // HPCC `CheckShouldPause`: headroom in use, or at the threshold.
+        if in_headroom > 0 || outside as f64 >= self.threshold(cx.ingress_pool_free) {
+            self.pausing[port] |= 1 << class;
+            self.pauses_sent[port * CLASSES + class] += 1;
+            self.counts.pauses_sent += 1;
+            cx.effects
+                .push(Effect::Frame { port: port as u16, frame: pause_frame(class as u8, true, self.frame_size) });
+        }
+    }
+
+    fn on_dequeue(&mut self, charge: Charge, cx: &mut IngressCx) {
+        let (port, class) = (charge.ingress as usize, charge.class as usize);
+        let slot = port * CLASSES + class;
+        self.headroom_used[slot] -= self.headroom_used[slot].min(charge.size as u64);
+        if self.pausing[port] & (1 << class) == 0 || self.headroom_used[slot] > 0 {
+            return;
+        }
+        let bytes = cx.ingress.bytes(port, class);
+        // N3DC's resume rule (HPCC's with a floor of 1 B and a 3 KiB offset).
+        if bytes < self.xon_floor || (bytes + self.xon_offset) as f64 <= self.threshold(cx.ingress_pool_free) {
+            self.pausing[port] &= !(1 << class);
+            self.counts.resumes_sent += 1;
+            cx.effects
+                .push(Effect::Frame { port: port as u16, frame: pause_frame(class as u8, false, self.frame_size) });
+        }
+    }
+
+    fn check_accounting(&self, id: usize, ingress: Option<&IngressAccounts>, errors: &mut Vec<String>) {
+        let Some(ingress) = ingress else {
+            errors.push(format!("switch {id}: PFC runs without ingress accounts"));
+            return;
+        };
+        for (port, &cap) in self.headroom.iter().enumerate() {
+            for class in 0..CLASSES {
+                let used = self.headroom_used(port, class);
+                let lossless = self.lossless & (1 << class) != 0;
+                if used > cap || used > ingress.bytes(port, class) || (!lossless && used > 0) {
+                    errors.push(format!(
+                        "switch {id} port {port} class {class}: {used} B of headroom in use, {cap} B of headroom, {} B buffered",
+                        ingress.bytes(port, class)
+                    ));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// lossless-facts §1.3's check value: eta(100 G, 2 us, 1500 B) = 56,840 B.
+    #[test]
+    fn eta_matches_the_facts() {
+        assert_eq!(HeadroomRule::Eta.bytes(100_000_000_000, 2_000_000, 1500), 56_840);
+        assert_eq!(HeadroomRule::Eta.bytes(40_000_000_000, 1_500_000, 1500), 21_840);
+        assert_eq!(HeadroomRule::ThreeCd.bytes(100_000_000_000, 2_000_000, 1500), 75_000);
+    }
+
+    #[test]
+    fn frames_round_trip() {
+        assert_eq!(read_pause_frame(&pause_frame(3, true, 64)), Some((3, true)));
+        assert_eq!(read_pause_frame(&pause_frame(5, false, 31)), Some((5, false)));
+        let other = Packet { kind: PacketKind::Control, ..Packet::template(0, 0, 0, 0) };
+        assert_eq!(read_pause_frame(&other), None);
+    }
+
+    #[test]
+    fn headroom_reads_words_and_sizes() {
+        let read = |s: &str| serde_json::from_str::<HeadroomRule>(s).unwrap();
+        assert_eq!(read("\"eta\""), HeadroomRule::Eta);
+        assert_eq!(read("\"3cd\""), HeadroomRule::ThreeCd);
+        assert_eq!(read("\"10KB\""), HeadroomRule::Size(Bytes(10_000)));
+        assert!(serde_json::from_str::<HeadroomRule>("\"lots\"").is_err());
+    }
+}
