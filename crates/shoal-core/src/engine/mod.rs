@@ -569,11 +569,12 @@ impl Simulation {
         let mut effects = std::mem::take(&mut self.effects);
         let buffered = switch.receive(ingress, port, pkt, self.now, &mut drops, &mut effects);
         let link = switch.ports[port].link;
+        // A PAUSE upstream goes first: the kick may send a packet whose departure RESUMEs
+        // the same upstream, and that frame must follow the PAUSE.
+        self.carry_out_effects(NodeId::Switch(s), effects);
         if buffered {
             self.kick(link);
         }
-        // A PAUSE upstream, after the kick: the frame waits for no data of this switch.
-        self.carry_out_effects(NodeId::Switch(s), effects);
     }
 
     // ---- hosts ---------------------------------------------------------------------

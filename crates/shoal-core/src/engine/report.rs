@@ -7,6 +7,7 @@ use crate::net::{NodeId, PacketKind};
 use crate::observe::Sample;
 use crate::sim::Ps;
 use crate::switch::marking::MarkRule;
+use crate::switch::Switch;
 use crate::transport::{PathInfo, Transport};
 use crate::workload::FlowSpec;
 
@@ -102,7 +103,11 @@ impl Simulation {
         }
         if self.events.is_empty() {
             if in_network != 0 {
-                errors.push(format!("drained network still holds {in_network} packets"));
+                let in_switches: usize = self.switches.iter().map(Switch::queued_packets).sum();
+                let paused_nics = self.nics.iter().filter(|n| n.paused() != 0 && !n.is_empty()).count();
+                errors.push(format!(
+                    "drained network still holds {in_network} packets ({in_switches} in switch queues; {paused_nics} paused NICs hold packets)"
+                ));
             }
             for (i, s) in self.switches.iter().enumerate() {
                 for (p, pool) in s.pools.iter().enumerate() {
