@@ -421,33 +421,25 @@ impl Simulation {
                     }
                     None => self.pull_paced(h),
                 },
-                NodeId::Switch(s) => {
-                    let mut effects = std::mem::take(&mut self.effects);
-                    let pkt = self.switches[s as usize].transmit(
-                        link.from_port as usize,
-                        self.now,
-                        &mut self.counters,
-                        &mut effects,
-                    );
-                    if effects.is_empty() {
-                        self.effects = effects;
-                    } else {
-                        // A RESUME upstream: carried out once this link is busy with `pkt`.
-                        let Some(pkt) = pkt else { unreachable!("a departure asked for the frames") };
-                        let more = self.links[link_id as usize].control.as_ref().is_some_and(|c| !c.is_empty())
-                            || self.owner_has_queued(link_id);
-                        self.put_on_wire(link_id, pkt, more);
-                        self.carry_out_effects(NodeId::Switch(s), effects);
-                        return;
-                    }
-                    pkt
-                }
+                NodeId::Switch(s) => self.switches[s as usize].transmit(
+                    link.from_port as usize,
+                    self.now,
+                    &mut self.counters,
+                    &mut self.effects,
+                ),
             },
         };
-        let Some(pkt) = next else { return };
+        let Some(pkt) = next else {
+            debug_assert!(self.effects.is_empty(), "only a departure asks for frames");
+            return;
+        };
         let more = self.links[link_id as usize].control.as_ref().is_some_and(|c| !c.is_empty())
             || self.owner_has_queued(link_id);
         self.put_on_wire(link_id, pkt, more);
+        if !self.effects.is_empty() {
+            // A RESUME upstream, carried out now that this link is busy with `pkt`.
+            self.carry_out_pending_effects(self.links[link_id as usize].from);
+        }
     }
 
     /// Whether the node that transmits on `link_id` holds packets for it.
@@ -538,6 +530,13 @@ impl Simulation {
     }
 
     /// Carries out what `node`'s scheme asked for, in order, and hands the buffer back.
+    /// Carries out what `node` left in `self.effects`.
+    #[cold]
+    fn carry_out_pending_effects(&mut self, node: NodeId) {
+        let effects = std::mem::take(&mut self.effects);
+        self.carry_out_effects(node, effects);
+    }
+
     fn carry_out_effects(&mut self, node: NodeId, mut effects: Effects) {
         for effect in effects.drain(..) {
             match effect {
@@ -566,12 +565,13 @@ impl Simulation {
             n => hops.port((mix64(pkt.hash as u64 ^ switch.ecmp_salt) % n as u64) as usize),
         } as usize;
         let mut drops = Drops { counters: &mut self.counters, exts: &mut self.exts };
-        let mut effects = std::mem::take(&mut self.effects);
-        let buffered = switch.receive(ingress, port, pkt, self.now, &mut drops, &mut effects);
+        let buffered = switch.receive(ingress, port, pkt, self.now, &mut drops, &mut self.effects);
         let link = switch.ports[port].link;
         // A PAUSE upstream goes first: the kick may send a packet whose departure RESUMEs
         // the same upstream, and that frame must follow the PAUSE.
-        self.carry_out_effects(NodeId::Switch(s), effects);
+        if !self.effects.is_empty() {
+            self.carry_out_pending_effects(NodeId::Switch(s));
+        }
         if buffered {
             self.kick(link);
         }

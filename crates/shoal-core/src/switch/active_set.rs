@@ -72,13 +72,9 @@ impl ActiveSet {
     /// Whether a member lies outside `mask` (see `without`).
     #[inline]
     pub fn any_outside(&self, mask: u64) -> bool {
-        match &self.words {
-            None => self.bits & !mask != 0,
-            Some(_) => {
-                debug_assert_eq!(mask, 0, "pauses apply to ports of at most 64 queues");
-                self.bits != 0
-            }
-        }
+        debug_assert!(self.words.is_none() || mask == 0, "pauses apply to ports of at most 64 queues");
+        // With more than 64 queues `bits` marks the non-empty words, and `mask` is 0.
+        self.bits & !mask != 0
     }
 
     /// The lowest member.

@@ -161,11 +161,11 @@ pub trait FlowControl: Send {
     fn headroom_of_port(&self, _port: usize) -> u64 {
         0
     }
-    /// The verdict on a lossless packet (never `Evict`); `None` leaves it to the admission
-    /// policy. An `Admit` is final: the switch then buffers the packet and calls
-    /// `on_enqueue`.
-    fn admit(&mut self, _arrival: &LosslessArrival) -> Option<Verdict> {
-        None
+    /// The verdict on a packet of a class in `lossless_classes` (never `Evict`), which
+    /// replaces the admission policy's. An `Admit` is final: the switch then buffers the
+    /// packet and calls `on_enqueue`.
+    fn admit(&mut self, _arrival: &LosslessArrival) -> Verdict {
+        unreachable!("only a scheme with lossless classes is asked to admit")
     }
     /// A lossless packet admitted by `admit` was buffered.
     fn on_enqueue(&mut self, _charge: Charge, _cx: &mut IngressCx) {}
@@ -186,7 +186,7 @@ registry! {
         ref fn reads_ingress_accounts() -> bool;
         ref fn lossless_classes() -> u8;
         ref fn headroom_of_port(port: usize) -> u64;
-        mut fn admit(arrival: &LosslessArrival) -> Option<Verdict>;
+        mut fn admit(arrival: &LosslessArrival) -> Verdict;
         mut fn on_enqueue(charge: Charge, cx: &mut IngressCx);
         mut fn on_dequeue(charge: Charge, cx: &mut IngressCx);
         ref fn check_accounting(id: usize, ingress: Option<&IngressAccounts>, errors: &mut Vec<String>);

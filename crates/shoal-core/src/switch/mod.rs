@@ -394,19 +394,33 @@ impl Switch {
         }
         self.push(port, q, pkt);
         if lossless {
-            let mut cx = IngressCx {
-                now,
-                effects,
-                ingress: self.ingress.as_ref().expect("lossless flow control keeps ingress accounts"),
-                ingress_pool_free: self.pools[ingress / self.ports_per_pool].free(),
-            };
-            self.flow_control.on_enqueue(Charge::of(&pkt), &mut cx);
+            self.tell_flow_control(Charge::of(&pkt), true, now, effects);
         }
         true
     }
 
+    /// Tells the flow control that a lossless packet of `charge` entered (`enqueued`) or
+    /// left the buffer. Kept out of line: a lossy switch never calls it.
+    #[cold]
+    #[inline(never)]
+    fn tell_flow_control(&mut self, charge: Charge, enqueued: bool, now: Ps, effects: &mut Effects) {
+        let ingress = charge.ingress as usize;
+        let mut cx = IngressCx {
+            now,
+            effects,
+            ingress: self.ingress.as_ref().expect("lossless flow control keeps ingress accounts"),
+            ingress_pool_free: self.pools[ingress / self.ports_per_pool].free(),
+        };
+        if enqueued {
+            self.flow_control.on_enqueue(charge, &mut cx);
+        } else {
+            self.flow_control.on_dequeue(charge, &mut cx);
+        }
+    }
+
     /// The flow control's verdict on the lossless `pkt` from `ingress` for queue `q` of
     /// `port`: true when admitted; otherwise the packet is dropped and counted.
+    #[inline(never)]
     fn admit_lossless(&mut self, ingress: usize, port: usize, q: usize, pkt: &Packet, cx: &mut Drops) -> bool {
         let pool = self.ports[port].pool as usize;
         let size = pkt.size as u64;
@@ -426,38 +440,12 @@ impl Switch {
             egress_pool_free_with_headroom: egress_pool.free_with_headroom(),
         };
         match self.flow_control.admit(&arrival) {
-            Some(Verdict::Admit) => true,
-            Some(Verdict::Drop(reason)) => {
+            Verdict::Admit => true,
+            Verdict::Drop(reason) => {
                 self.drop_packet(pool, reason, pkt, cx);
                 false
             }
-            Some(Verdict::Evict { .. }) => unreachable!("flow control never evicts"),
-            None => {
-                // The scheme declined: the admission policy decides, without pushouts.
-                let ctx = AdmitContext {
-                    queues: &self.queues,
-                    queues_per_port: self.queues_per_port,
-                    reserve: self.reserve,
-                    port_bytes: self.ports[port].bytes,
-                    alphas: &self.alphas,
-                    pool_ports: pool * self.ports_per_pool..((pool + 1) * self.ports_per_pool).min(self.ports.len()),
-                    pool: &self.pools[pool],
-                    port,
-                    queue: q,
-                    size,
-                };
-                match self.admission.admit(&ctx) {
-                    Verdict::Admit => true,
-                    Verdict::Drop(reason) => {
-                        self.drop_packet(pool, reason, pkt, cx);
-                        false
-                    }
-                    Verdict::Evict { .. } => {
-                        self.drop_packet(pool, DropReason::PoolFull, pkt, cx);
-                        false
-                    }
-                }
-            }
+            Verdict::Evict { .. } => unreachable!("flow control never evicts"),
         }
     }
 
@@ -484,14 +472,7 @@ impl Switch {
             ingress.release(Charge::of(&pkt));
         }
         if self.lossless & (1 << class_of(pkt.priority)) != 0 {
-            let ingress = pkt.ingress as usize;
-            let mut cx = IngressCx {
-                now,
-                effects,
-                ingress: self.ingress.as_ref().expect("lossless flow control keeps ingress accounts"),
-                ingress_pool_free: self.pools[ingress / self.ports_per_pool].free(),
-            };
-            self.flow_control.on_dequeue(Charge::of(&pkt), &mut cx);
+            self.tell_flow_control(Charge::of(&pkt), false, now, effects);
         }
         if pkt.ect && self.mark_at == MarkPoint::Dequeue {
             let behind = self.marking_bytes(port, q);

@@ -248,24 +248,24 @@ impl FlowControl for Pfc {
         self.headroom[port] * self.lossless.count_ones() as u64
     }
 
-    fn admit(&mut self, a: &LosslessArrival) -> Option<Verdict> {
+    fn admit(&mut self, a: &LosslessArrival) -> Verdict {
         let slot = a.ingress * CLASSES + a.class;
         let in_headroom = self.headroom_used[slot];
         let outside = a.ingress_bytes - in_headroom;
         // HPCC `UpdateIngressAdmission`: shared while within the threshold (whether or not
         // headroom is in use), else headroom. Here the egress pool must also have room.
         if (outside + a.size) as f64 <= self.threshold(a.ingress_pool_free) && a.shared_needed <= a.egress_pool_free {
-            return Some(Verdict::Admit);
+            return Verdict::Admit;
         }
         if in_headroom + a.size > self.headroom[a.ingress] {
-            return Some(Verdict::Drop(DropReason::HeadroomOverflow));
+            return Verdict::Drop(DropReason::HeadroomOverflow);
         }
         if a.shared_needed > a.egress_pool_free_with_headroom {
             // The egress pool's headroom went to packets from other pools' ports.
-            return Some(Verdict::Drop(DropReason::PoolFull));
+            return Verdict::Drop(DropReason::PoolFull);
         }
         self.headroom_used[slot] += a.size;
-        Some(Verdict::Admit)
+        Verdict::Admit
     }
 
     fn on_enqueue(&mut self, charge: Charge, cx: &mut IngressCx) {
