@@ -12,7 +12,8 @@ comparison), each at a capped flow count unless --full, and every paper experime
 quick mode (``shoal reproduce PAPER/NAME --quick``). What must match: ``flows.parquet``
 byte for byte, and ``summary.json`` except its wall time and events per second (and,
 with --ignore-events, the event count: say why in the commit when the event structure
-changes on purpose).
+changes on purpose). A summary key that the base does not have and whose value is zero
+is a counter added since the base (e.g. a new drop reason) and is not a difference.
 
 Each side runs a scenario file as its own commit has it, so a file may move to a new
 spelling of its keys; a scenario the base commit does not have is listed as new and not
@@ -146,6 +147,17 @@ def summary(path: Path, ignore_events: bool) -> dict:
     return data
 
 
+def without_new_zeros(base, new):
+    """``new`` without the keys, at any depth, that ``base`` lacks and whose value is 0."""
+    if not (isinstance(base, dict) and isinstance(new, dict)):
+        return new
+    return {
+        k: without_new_zeros(base.get(k), v)
+        for k, v in new.items()
+        if k in base or not (isinstance(v, (int, float)) and v == 0)
+    }
+
+
 def compare_dirs(a: Path, b: Path, ignore_events: bool, new_python: Path) -> list[str]:
     """Differences between two run directories (flows byte for byte, summaries by value;
     the base's scenario as the working tree reads it)."""
@@ -157,6 +169,7 @@ def compare_dirs(a: Path, b: Path, ignore_events: bool, new_python: Path) -> lis
     sa, sb = summary(a / "summary.json", ignore_events), summary(b / "summary.json", ignore_events)
     if "scenario" in sa:
         (sa["scenario"],) = resolve_all(new_python, [json.dumps(sa["scenario"])])
+    sb = without_new_zeros(sa, sb)
     keys = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
     if keys:
         problems.append(f"summary.json differs in {', '.join(keys)}")
