@@ -5,7 +5,9 @@ A run directory holds:
 * ``flows.parquet``: one row per flow (columns of :attr:`Result.flows`),
 * ``summary.json``: the headline metrics (see :mod:`shoal._summary`),
 * ``scenario.json``: the resolved scenario (every default filled in),
-* ``queues.parquet``: queue/pool occupancy samples, when ``run.sample_interval`` is set.
+* ``queues.parquet``: queue/pool occupancy samples, when ``run.sample_interval`` is set,
+* ``pfc.parquet`` and ``pfc_ports.parquet``: PFC's frames (:attr:`Result.pfc`) and their
+  totals per node, port and class (:attr:`Result.pfc_ports`), when a class is lossless.
 
 The core writes a run's directory itself (tables, summary and scenario; see
 ``shoal_core::results``), so running a scenario into a directory needs neither pandas nor
@@ -55,6 +57,20 @@ FLOW_COLUMNS = (
 )
 #: Column order of the queue samples.
 SAMPLE_COLUMNS = ("time_ns", "switch", "port", "queue", "bytes", "pool_bytes", "tx_bytes")
+#: Column order of PFC's frames (``pfc.parquet``).
+PFC_COLUMNS = ("time_ns", "node_kind", "node", "port", "class", "pause")
+#: Column order of PFC's totals per (node, port, class) (``pfc_ports.parquet``).
+PFC_PORT_COLUMNS = (
+    "node_kind",
+    "node",
+    "port",
+    "class",
+    "pauses_sent",
+    "resumes_sent",
+    "pauses_received",
+    "resumes_received",
+    "paused_ns",
+)
 #: Column order of an exported trace.
 TRACE_COLUMNS = ("id", "src", "dst", "bytes", "start_ns", "priority")
 
@@ -107,6 +123,13 @@ class Result:
         warnings: scenario and run warnings.
         path: the run directory, when the result was written (``run(..., out=...)``,
             which the core writes) or loaded.
+        pfc: when a class is lossless, every PFC frame received, where it took effect
+            (the paused upstream): ``time_ns node_kind node port class pause``; else
+            ``None``.
+        pfc_ports: when a class is lossless, one row per (node, port, class) that sent
+            or received a frame: ``node_kind node port class pauses_sent resumes_sent
+            pauses_received resumes_received paused_ns`` (time its egress queues of that
+            class were paused); else ``None``.
     """
 
     flows: pd.DataFrame
@@ -115,6 +138,8 @@ class Result:
     scenario: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     path: Path | None = None
+    pfc: pd.DataFrame | None = None
+    pfc_ports: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path else ""
@@ -160,6 +185,7 @@ def load(path: str | os.PathLike[str]) -> Result:
     flows = read_parquet(root / "flows.parquet")
     queues = root / "queues.parquet"
     samples = read_parquet(queues) if queues.is_file() else None
+    pfc, pfc_ports = (root / "pfc.parquet", root / "pfc_ports.parquet")
     return Result(
         flows=flows,
         summary=summary,
@@ -167,6 +193,8 @@ def load(path: str | os.PathLike[str]) -> Result:
         scenario=scenario,
         warnings=list(summary.get("warnings", [])),
         path=root.absolute(),
+        pfc=read_parquet(pfc) if pfc.is_file() else None,
+        pfc_ports=read_parquet(pfc_ports) if pfc_ports.is_file() else None,
     )
 
 
@@ -232,6 +260,7 @@ def run(
     flows = _frame(sim.flows(), FLOW_COLUMNS)
     raw_samples = sim.samples()
     samples = None if raw_samples is None else _frame(raw_samples, SAMPLE_COLUMNS)
+    raw_pfc = sim.pfc()
     return Result(
         flows=flows,
         summary=summary,
@@ -239,6 +268,8 @@ def run(
         scenario=json.loads(resolved_json),
         warnings=list(summary["warnings"]),
         path=path,
+        pfc=None if raw_pfc is None else _frame(raw_pfc[0], PFC_COLUMNS),
+        pfc_ports=None if raw_pfc is None else _frame(raw_pfc[1], PFC_PORT_COLUMNS),
     )
 
 

@@ -50,6 +50,20 @@ _SECTIONS = {
     "flows": dict.fromkeys(("total", "finished", "unfinished"), _COUNT),
     "packets": dict.fromkeys(("sent", "dropped"), _COUNT),
     "link_utilization": dict.fromkeys(("mean", "max", "core_mean"), _NUMBER),
+    "pfc": {
+        **dict.fromkeys(
+            (
+                "pause_frames_sent",
+                "resume_frames_sent",
+                "pause_frames_received",
+                "resume_frames_received",
+                "paused_queues",
+                "lossless_drops",
+            ),
+            _COUNT,
+        ),
+        **dict.fromkeys(("paused_ns", "max_paused_ns"), _NUMBER),
+    },
 }
 #: The statistics of each size bucket of ``summary.json``'s ``fct``, in order.
 BUCKET_STATS = (
@@ -217,11 +231,25 @@ def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], li
         f"ECN marks {_fmt_pct(summary.get('ecn_mark_rate'))} of data packets"
         f" · downlink utilization mean {_fmt_pct(links.get('mean'))}"
         f", max {_fmt_pct(links.get('max'))}",
+        *_pfc_lines(summary.get("pfc")),
         f"{fmt_time(_ps_to_ns(summary.get('duration_ps')))} simulated"
         f" in {_fmt_num(summary.get('wall_time_s'), '.3g')} s"
         f" ({_fmt_num(summary.get('events_per_s'), '.3g')} events/s)",
     ]
     return title, rows, lines, int(flows.get("unfinished") or 0)
+
+
+def _pfc_lines(pfc: Mapping[str, Any] | None) -> list[str]:
+    """PFC's headline (runs with a lossless class): frames, paused time, lossless drops."""
+    if not pfc:
+        return []
+    return [
+        f"PFC: {_fmt_count(pfc.get('pause_frames_sent'))} PAUSE"
+        f" / {_fmt_count(pfc.get('resume_frames_sent'))} RESUME frames sent"
+        f" · {_fmt_count(pfc.get('paused_queues'))} port classes paused,"
+        f" {fmt_time(pfc.get('paused_ns'))} in all, longest {fmt_time(pfc.get('max_paused_ns'))}"
+        f" · lossless drops {_fmt_count(pfc.get('lossless_drops'))}"
+    ]
 
 
 def summary_table(summary: Mapping[str, Any]) -> Table:

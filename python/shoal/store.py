@@ -8,6 +8,8 @@ A store is a directory::
         summary.json
         scenario.json
         queues.parquet       (when run.sample_interval is set)
+        pfc.parquet          (when a class is lossless: every PAUSE and RESUME received)
+        pfc_ports.parquet    (and the frames and paused time per node, port and class)
         meta.json            {"key", "status": "ok", "params", "wall_time_s", ...}
       runs/<key>/meta.json   a failed run: status "failed" and its error, no results
       sweeps/<name>.json     a sweep: its specification and its runs (key + axis values)
@@ -70,7 +72,14 @@ __all__ = [
 #: The status of a run whose files cannot be read back (see :meth:`Store.status`).
 CORRUPT = "corrupt"
 #: Files a finished run directory may hold (besides meta.json).
-RUN_FILES = ("flows.parquet", "summary.json", "scenario.json", "queues.parquet")
+RUN_FILES = (
+    "flows.parquet",
+    "summary.json",
+    "scenario.json",
+    "queues.parquet",
+    "pfc.parquet",
+    "pfc_ports.parquet",
+)
 _KEY_CHARS = 20
 
 
@@ -128,8 +137,9 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     stat (``count mean_fct_ns p50_fct_ns p99_fct_ns mean_slowdown p50_slowdown
     p99_slowdown``), then ``flows finished unfinished loss_rate switch_drop_rate packets_sent
     packets_dropped timeouts retransmits ecn_mark_rate util_mean util_max
-    util_core_mean buffer_mean_bytes buffer_p99_bytes buffer_max_bytes
-    simulated_ns events sim_wall_s``. Buffer columns are the largest over the pools.
+    util_core_mean buffer_mean_bytes buffer_p99_bytes buffer_max_bytes pfc_pause_frames
+    pfc_paused_ns lossless_drops simulated_ns events sim_wall_s``. Buffer columns are the
+    largest over the pools; the PFC columns are empty for runs without a lossless class.
     A missing or null part gives empty (None) columns.
 
     Raises:
@@ -145,6 +155,7 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     packets = summary.get("packets") or {}
     util = summary.get("link_utilization") or {}
     pools = summary.get("pools") or []
+    pfc = summary.get("pfc") or {}
 
     def pool_max(field: str) -> float | None:
         values = [v for v in (_num(p.get(field)) for p in pools) if v is not None]
@@ -169,6 +180,9 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
             "buffer_mean_bytes": pool_max("mean"),
             "buffer_p99_bytes": pool_max("p99"),
             "buffer_max_bytes": pool_max("max"),
+            "pfc_pause_frames": pfc.get("pause_frames_sent"),
+            "pfc_paused_ns": pfc.get("paused_ns"),
+            "lossless_drops": pfc.get("lossless_drops"),
             "simulated_ns": None if duration is None else duration / 1e3,
             "events": summary.get("events"),
             "sim_wall_s": summary.get("wall_time_s"),
@@ -303,7 +317,7 @@ class Store:
             read_summary(self.run_dir(key) / "summary.json")
         except (CorruptFileError, OSError) as exc:
             return _why(exc, self.run_dir(key) / "summary.json")
-        for name in ("flows.parquet", "queues.parquet"):
+        for name in (n for n in RUN_FILES if n.endswith(".parquet")):
             path = self.run_dir(key) / name
             if path.exists() and not parquet_intact(path):
                 return str(CorruptFileError(path, "not a complete Parquet file"))

@@ -7,7 +7,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use shoal_core::results::{check_run_dir_target, Column, FileError, FlowTable, RunFiles, SampleTable, Summary};
+use shoal_core::results::{
+    check_run_dir_target, Column, FileError, FlowTable, PfcEventTable, PfcPortTable, RunFiles, SampleTable, Summary,
+};
 use shoal_core::{Scenario, ScenarioError};
 use std::path::PathBuf;
 
@@ -228,6 +230,17 @@ impl Simulation {
             return Ok(None);
         }
         columns_to_dict(py, &s.named_columns()).map(Some)
+    }
+
+    /// PFC's tables (`pfc.parquet`, `pfc_ports.parquet`) as two dicts of NumPy columns,
+    /// or None when no class is lossless.
+    fn pfc(&self, py: Python<'_>) -> PyResult<Option<(PyObject, PyObject)>> {
+        if !self.inner.has_lossless_classes() {
+            return Ok(None);
+        }
+        let events = PfcEventTable::of_simulation(&self.inner);
+        let ports = PfcPortTable::of_simulation(&self.inner);
+        Ok(Some((columns_to_dict(py, &events.named_columns())?, columns_to_dict(py, &ports.named_columns())?)))
     }
 
     /// The summary (`summary.json`) as JSON text. `warnings`: the scenario's; the run's

@@ -8,7 +8,7 @@ use crate::net::{self, Effect, Effects, ExtStore, NodeId, Packet, PacketKind, Ro
 use crate::observe::{NetView, Observer, QueueSampler};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
-use crate::stats::Counters;
+use crate::stats::{Counters, PauseKey, PauseLog};
 use crate::switch::flow_control::{FlowControlEnv, IngressLink};
 use crate::switch::{Drops, Switch};
 use crate::transport::{AnyTransport, HostAction, HostCx, Stacks, Transport};
@@ -16,7 +16,7 @@ use crate::workload::{self, FlowSpec};
 use std::collections::VecDeque;
 
 mod report;
-pub use report::FlowRecord;
+pub use report::{FlowRecord, PfcPortRecord};
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
@@ -147,6 +147,8 @@ pub struct Simulation {
     effects: Effects,
     /// Payloads too large for a packet, owned by packets in the network.
     exts: ExtStore,
+    /// The PFC frames the nodes received.
+    pauses: PauseLog,
     /// Tests only: every data packet gets a side-table payload as it enters its NIC.
     #[cfg(test)]
     attach_exts: bool,
@@ -265,6 +267,7 @@ impl Simulation {
             actions: Vec::new(),
             effects: Effects::new(),
             exts: ExtStore::default(),
+            pauses: PauseLog::default(),
             #[cfg(test)]
             attach_exts: false,
         };
@@ -548,6 +551,9 @@ impl Simulation {
                     self.kick(link);
                 }
                 Effect::Kick { port } => self.kick(self.port_link(node, port as usize)),
+                Effect::PauseReceived { port, class, paused } => {
+                    self.pauses.record(self.now, PauseKey { node, port, class }, paused)
+                }
                 Effect::Timer { at, token } => {
                     let NodeId::Switch(id) = node else { unreachable!("only switches run flow control so far") };
                     self.events.push(at, Event::Timer(TimerRef { owner: Owner::Switch, id, token }));

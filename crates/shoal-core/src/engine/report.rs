@@ -6,10 +6,14 @@ use crate::host::Nic;
 use crate::net::{NodeId, PacketKind};
 use crate::observe::Sample;
 use crate::sim::Ps;
+use crate::stats::{PauseEvent, PauseKey};
+use crate::switch::flow_control::FlowControl;
 use crate::switch::marking::MarkRule;
+use crate::switch::mmu::CLASSES;
 use crate::switch::Switch;
 use crate::transport::{PathInfo, Transport};
 use crate::workload::FlowSpec;
+use std::collections::BTreeMap;
 
 /// One row of the per-flow results.
 #[derive(Clone, Debug)]
@@ -254,5 +258,56 @@ impl Simulation {
             "events": self.events_processed,
             "flows": {"tcp": self.completing_flows, "tcp_finished": self.flows_finished, "total": self.flows.len()},
         })
+    }
+}
+
+/// The PFC frames of one (node, port, class): sent by its flow control (switches only:
+/// hosts have no MMU) and received from its neighbour, and the time the neighbour's
+/// pauses held its egress queues of that class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PfcPortRecord {
+    pub pauses_sent: u64,
+    pub resumes_sent: u64,
+    pub pauses_received: u64,
+    pub resumes_received: u64,
+    /// Up to the end of the run, counting a pause still in force.
+    pub paused: Ps,
+}
+
+impl Simulation {
+    /// Whether some switch has a lossless class.
+    pub fn has_lossless_classes(&self) -> bool {
+        self.switches.iter().any(|s| s.lossless_classes() != 0)
+    }
+
+    /// Every PFC frame received, in time order.
+    pub fn pause_events(&self) -> &[PauseEvent] {
+        self.pauses.events()
+    }
+
+    /// The PFC record of every (node, port, class) that sent or received a frame, in
+    /// (node, port, class) order.
+    pub fn pfc_ports(&self) -> BTreeMap<PauseKey, PfcPortRecord> {
+        let mut rows: BTreeMap<PauseKey, PfcPortRecord> = BTreeMap::new();
+        for (&key, tally) in self.pauses.tallies() {
+            let row = rows.entry(key).or_default();
+            row.pauses_received = tally.pauses;
+            row.resumes_received = tally.resumes;
+            row.paused = tally.paused_until(self.now);
+        }
+        for (s, switch) in self.switches.iter().enumerate() {
+            let flow_control = switch.flow_control();
+            for port in 0..switch.ports.len() {
+                for class in 0..CLASSES {
+                    let [pauses, resumes] = flow_control.frames_sent(port, class);
+                    if pauses + resumes > 0 {
+                        let key = PauseKey { node: NodeId::Switch(s as u32), port: port as u16, class: class as u8 };
+                        let row = rows.entry(key).or_default();
+                        (row.pauses_sent, row.resumes_sent) = (pauses, resumes);
+                    }
+                }
+            }
+        }
+        rows
     }
 }

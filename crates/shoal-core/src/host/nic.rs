@@ -198,6 +198,7 @@ impl Nic {
     /// hosts have no MMU (lossless-facts §1.1, "NIC reaction").
     pub fn on_frame(&mut self, frame: &Packet, effects: &mut Effects) {
         let Some((class, pause)) = read_pause_frame(frame) else { return };
+        effects.push(Effect::PauseReceived { port: 0, class, paused: pause });
         let mask = 1 << self.class(class);
         let was_paused = self.paused & mask != 0;
         self.set_paused(mask, pause);

@@ -15,6 +15,9 @@ pub enum Effect {
     Kick { port: u16 },
     /// Call the node's `on_timer(token)` at time `at`.
     Timer { at: Ps, token: u32 },
+    /// The neighbour on `port` sent a PAUSE (`paused`) or RESUME for `class`: a record for
+    /// the run's pause log, with no effect on the network.
+    PauseReceived { port: u16, class: u8, paused: bool },
 }
 
 /// The requests of one call, in order; the engine keeps one buffer and empties it after

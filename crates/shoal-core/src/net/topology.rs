@@ -5,7 +5,7 @@
 use crate::scenario::{Topology, TopologyKind};
 use crate::sim::Ps;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NodeId {
     Host(u32),
     Switch(u32),

@@ -3,15 +3,18 @@
 //! metrics (`summary.json`), and the run directory, written atomically.
 //!
 //! A run directory holds `flows.parquet`, `queues.parquet` (when the run sampled queues),
-//! `scenario.json` (the resolved scenario) and `summary.json`. Everything is written into
+//! `pfc.parquet` and `pfc_ports.parquet` (when a class is lossless), `scenario.json` (the
+//! resolved scenario) and `summary.json`. Everything is written into
 //! a hidden temporary directory next to the target, which is renamed into place only
 //! once complete; the same results always give the same bytes.
 
 mod json;
 pub mod parquet;
+mod pfc;
 mod run_dir;
 pub mod summary;
 
+pub use pfc::{PfcEventTable, PfcPortTable};
 use run_dir::write_atomically;
 pub use run_dir::{check_run_dir_target, FileError};
 pub use summary::{FlowColumns, Summary};
@@ -192,6 +195,8 @@ impl SampleTable {
 pub struct RunFiles {
     pub flows: FlowTable,
     pub samples: SampleTable,
+    /// PFC's frames and their totals per (node, port, class), when a class is lossless.
+    pub pfc: Option<(PfcEventTable, PfcPortTable)>,
     /// `summary.json` and `scenario.json` (see [`json`] for their spelling).
     pub summary_json: String,
     pub scenario_json: String,
@@ -211,6 +216,9 @@ impl RunFiles {
         let summary = Summary::of_simulation(sim, scenario, &flows, warnings, wall_time_s);
         RunFiles {
             samples: SampleTable::from_samples(sim.samples()),
+            pfc: sim
+                .has_lossless_classes()
+                .then(|| (PfcEventTable::of_simulation(sim), PfcPortTable::of_simulation(sim))),
             summary_json: summary.to_json(),
             scenario_json: json::to_python_json(scenario),
             flows,
@@ -228,6 +236,10 @@ impl RunFiles {
             parquet("flows.parquet", &|f| self.flows.write_parquet(f))?;
             if !self.samples.is_empty() {
                 parquet("queues.parquet", &|f| self.samples.write_parquet(f))?;
+            }
+            if let Some((events, ports)) = &self.pfc {
+                parquet("pfc.parquet", &|f| parquet::write_table(f, &events.named_columns()))?;
+                parquet("pfc_ports.parquet", &|f| parquet::write_table(f, &ports.named_columns()))?;
             }
             for (name, text) in [("scenario.json", &self.scenario_json), ("summary.json", &self.summary_json)] {
                 let path = dir.join(name);

@@ -21,7 +21,7 @@
 //! * **Packet loss rate** = dropped packets / sent packets (all packets, data and control).
 //! * **ECN mark rate** = ECN-marked packets / data packets sent.
 
-use crate::engine::Simulation;
+use crate::engine::{PfcPortRecord, Simulation};
 use crate::scenario::Scenario;
 use crate::workload::ENDLESS;
 use serde::ser::SerializeMap;
@@ -70,6 +70,9 @@ pub struct Summary<'a> {
     pub retransmits: u64,
     pub ecn_marks: Value,
     pub ecn_mark_rate: Option<f64>,
+    /// PFC's headline, when a class is lossless.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc: Option<PfcSummary>,
     pub pools: Value,
     pub links: Value,
     pub link_utilization: LinkUtilization,
@@ -82,6 +85,40 @@ pub struct Summary<'a> {
     pub counters: Value,
     /// The resolved scenario.
     pub scenario: &'a Scenario,
+}
+
+/// PFC's headline: frames, paused time and the lossless promise.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct PfcSummary {
+    pub pause_frames_sent: u64,
+    pub resume_frames_sent: u64,
+    pub pause_frames_received: u64,
+    pub resume_frames_received: u64,
+    /// (node, port, class) triples whose egress queues were ever paused.
+    pub paused_queues: usize,
+    /// Paused time summed over those triples, and the longest of one.
+    pub paused_ns: f64,
+    pub max_paused_ns: f64,
+    /// Packets of lossless classes dropped, for any reason (0 is PFC's promise).
+    pub lossless_drops: u64,
+}
+
+impl PfcSummary {
+    fn of_simulation(sim: &Simulation) -> PfcSummary {
+        let rows = sim.pfc_ports();
+        let sum = |f: fn(&PfcPortRecord) -> u64| rows.values().map(f).sum();
+        let paused = rows.values().filter(|r| r.pauses_received > 0).map(|r| r.paused);
+        PfcSummary {
+            pause_frames_sent: sum(|r| r.pauses_sent),
+            resume_frames_sent: sum(|r| r.resumes_sent),
+            pause_frames_received: sum(|r| r.pauses_received),
+            resume_frames_received: sum(|r| r.resumes_received),
+            paused_queues: paused.clone().count(),
+            paused_ns: paused.clone().sum::<u64>() as f64 / 1e3,
+            max_paused_ns: paused.max().unwrap_or(0) as f64 / 1e3,
+            lossless_drops: sim.counters().lossless_drops,
+        }
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -195,7 +232,10 @@ impl<'a> Summary<'a> {
                 crate::sim::TIME_LIMIT / crate::sim::PS_PER_S
             ));
         }
-        Summary::new(table.columns(), sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s)
+        let mut summary =
+            Summary::new(table.columns(), sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s);
+        summary.pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
+        summary
     }
 
     /// `summary.json`'s text.
@@ -302,6 +342,7 @@ impl<'a> Summary<'a> {
             retransmits: sum32(flows.retransmits),
             ecn_marks: get("ecn_marks"),
             ecn_mark_rate: rate(counters.get("ecn_marks"), counters.get("data_packets_sent")),
+            pfc: None,
             pools: or_empty("pools", Value::Array(Vec::new())),
             links: or_empty("links", Value::Object(Default::default())),
             link_utilization: link_utilization(counters.get("links")),

@@ -1,8 +1,10 @@
 //! Counters and time-weighted statistics.
 
 mod occupancy;
+mod pauses;
 
 pub use occupancy::{TimeIntegral, TimeWeighted};
+pub use pauses::{PauseEvent, PauseKey, PauseLog, PauseTally};
 
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -58,6 +60,8 @@ pub struct Counters {
     /// end. They are not packets: `created` and `delivered` leave them out.
     pub frames_sent: u64,
     pub frames_received: u64,
+    /// Packets of a lossless class dropped (for any reason): 0 is PFC's promise.
+    pub lossless_drops: u64,
     pub data_packets_sent: u64,
     /// Packets marked CE (each once).
     pub ecn_marks: u64,

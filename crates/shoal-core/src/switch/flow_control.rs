@@ -87,10 +87,12 @@ impl FlowCx<'_> {
     /// being serialized completes (lossless-facts §1.1, "When the upstream stops").
     pub fn pause(&mut self, port: usize, class: usize) {
         self.pauses.set(port, class, true);
+        self.effects.push(Effect::PauseReceived { port: port as u16, class: class as u8, paused: true });
     }
 
     /// Lets the queues of `class` on `port` send again, and starts the port's link.
     pub fn resume(&mut self, port: usize, class: usize) {
+        self.effects.push(Effect::PauseReceived { port: port as u16, class: class as u8, paused: false });
         if self.pauses.set(port, class, false) {
             self.effects.push(Effect::Kick { port: port as u16 });
         }
@@ -156,6 +158,14 @@ pub trait FlowControl: Send {
     fn lossless_classes(&self) -> u8 {
         0
     }
+    /// The PAUSE and RESUME frames (in that order) sent upstream on `port` for `class`.
+    fn frames_sent(&self, _port: usize, _class: usize) -> [u64; 2] {
+        [0, 0]
+    }
+    /// Headroom bytes that packets from (`port`, `class`) hold.
+    fn headroom_used(&self, _port: usize, _class: usize) -> u64 {
+        0
+    }
     /// Bytes of headroom the scheme keeps for lossless packets that arrive on `port`, over
     /// all classes; its pool holds them on top of its shared size.
     fn headroom_of_port(&self, _port: usize) -> u64 {
@@ -185,6 +195,8 @@ registry! {
         mut fn on_timer(token: u32, cx: &mut FlowCx);
         ref fn reads_ingress_accounts() -> bool;
         ref fn lossless_classes() -> u8;
+        ref fn frames_sent(port: usize, class: usize) -> [u64; 2];
+        ref fn headroom_used(port: usize, class: usize) -> u64;
         ref fn headroom_of_port(port: usize) -> u64;
         mut fn admit(arrival: &LosslessArrival) -> Verdict;
         mut fn on_enqueue(charge: Charge, cx: &mut IngressCx);

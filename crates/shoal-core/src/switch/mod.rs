@@ -306,6 +306,9 @@ impl Switch {
     /// side-table payload.
     fn drop_packet(&mut self, pool: usize, reason: DropReason, pkt: &Packet, cx: &mut Drops) {
         cx.counters.drop(reason, pkt.size as u64);
+        if self.lossless & (1 << class_of(pkt.priority)) != 0 {
+            cx.counters.lossless_drops += 1;
+        }
         cx.exts.release(pkt.ext);
         self.pools[pool].drops += 1;
     }
@@ -500,6 +503,11 @@ impl Switch {
     /// Which egress queues the neighbours' pauses hold.
     pub fn pauses(&self) -> &PortPauses {
         &self.pauses
+    }
+
+    /// Bit c set: class c is lossless here.
+    pub fn lossless_classes(&self) -> u8 {
+        self.lossless
     }
 
     /// The switch's flow control.

@@ -125,13 +125,6 @@ impl Default for PfcConfig {
     }
 }
 
-/// Counts of one switch's PFC frames.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PfcCounts {
-    pub pauses_sent: u64,
-    pub resumes_sent: u64,
-}
-
 /// PFC at one switch.
 ///
 /// Invariants: `headroom_used[p * CLASSES + c]` is at most `headroom[p]` and at most the
@@ -149,9 +142,8 @@ pub struct Pfc {
     headroom_used: Vec<u64>,
     /// By ingress port: bit c set while its upstream is paused for class c.
     pausing: Vec<u8>,
-    /// By (ingress port, class): PAUSE frames sent.
-    pauses_sent: Vec<u64>,
-    pub counts: PfcCounts,
+    /// By (ingress port, class): PAUSE and RESUME frames sent.
+    frames_sent: Vec<[u64; 2]>,
 }
 
 impl Scheme for Pfc {
@@ -173,8 +165,7 @@ impl Scheme for Pfc {
                 .collect(),
             headroom_used: vec![0; ports * CLASSES],
             pausing: vec![0; ports],
-            pauses_sent: vec![0; ports * CLASSES],
-            counts: PfcCounts::default(),
+            frames_sent: vec![[0; 2]; ports * CLASSES],
         }
     }
 
@@ -214,14 +205,10 @@ impl Pfc {
         self.alpha * free as f64
     }
 
-    /// PAUSE frames this switch sent upstream on `port` for `class`.
-    pub fn pauses_sent(&self, port: usize, class: usize) -> u64 {
-        self.pauses_sent[port * CLASSES + class]
-    }
-
-    /// Headroom bytes in use by (`port`, `class`).
-    pub fn headroom_used(&self, port: usize, class: usize) -> u64 {
-        self.headroom_used[port * CLASSES + class]
+    /// Sends a PAUSE (`pause`) or RESUME for `class` upstream on `port`.
+    fn send(&mut self, port: usize, class: usize, pause: bool, effects: &mut crate::net::Effects) {
+        self.frames_sent[port * CLASSES + class][!pause as usize] += 1;
+        effects.push(Effect::Frame { port: port as u16, frame: pause_frame(class as u8, pause, self.frame_size) });
     }
 }
 
@@ -242,6 +229,14 @@ impl FlowControl for Pfc {
 
     fn lossless_classes(&self) -> u8 {
         self.lossless
+    }
+
+    fn frames_sent(&self, port: usize, class: usize) -> [u64; 2] {
+        self.frames_sent[port * CLASSES + class]
+    }
+
+    fn headroom_used(&self, port: usize, class: usize) -> u64 {
+        self.headroom_used[port * CLASSES + class]
     }
 
     fn headroom_of_port(&self, port: usize) -> u64 {
@@ -278,10 +273,7 @@ impl FlowControl for Pfc {
         // HPCC `CheckShouldPause`: headroom in use, or at the threshold.
         if in_headroom > 0 || outside as f64 >= self.threshold(cx.ingress_pool_free) {
             self.pausing[port] |= 1 << class;
-            self.pauses_sent[port * CLASSES + class] += 1;
-            self.counts.pauses_sent += 1;
-            cx.effects
-                .push(Effect::Frame { port: port as u16, frame: pause_frame(class as u8, true, self.frame_size) });
+            self.send(port, class, true, cx.effects);
         }
     }
 
@@ -296,9 +288,7 @@ impl FlowControl for Pfc {
         // N3DC's resume rule (HPCC's with a floor of 1 B and a 3 KiB offset).
         if bytes < self.xon_floor || (bytes + self.xon_offset) as f64 <= self.threshold(cx.ingress_pool_free) {
             self.pausing[port] &= !(1 << class);
-            self.counts.resumes_sent += 1;
-            cx.effects
-                .push(Effect::Frame { port: port as u16, frame: pause_frame(class as u8, false, self.frame_size) });
+            self.send(port, class, false, cx.effects);
         }
     }
 

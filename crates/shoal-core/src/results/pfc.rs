@@ -1,0 +1,120 @@
+//! PFC's tables: every frame received (`pfc.parquet`) and the totals of each (node, port,
+//! class) (`pfc_ports.parquet`), with the columns of the Python API's DataFrames.
+
+use super::{ns, Column};
+use crate::engine::{PfcPortRecord, Simulation};
+use crate::net::NodeId;
+use crate::stats::PauseKey;
+
+/// The `node_kind` and `node` columns of a node.
+fn node_columns(node: NodeId) -> (&'static str, u32) {
+    match node {
+        NodeId::Host(h) => ("host", h),
+        NodeId::Switch(s) => ("switch", s),
+    }
+}
+
+/// Where a frame took effect: the node, its port and the paused class, one entry per row.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeyColumns {
+    pub node_kind: Vec<&'static str>,
+    pub node: Vec<u32>,
+    pub port: Vec<u32>,
+    pub class: Vec<u8>,
+}
+
+impl KeyColumns {
+    fn push(&mut self, key: &PauseKey) {
+        let (kind, node) = node_columns(key.node);
+        self.node_kind.push(kind);
+        self.node.push(node);
+        self.port.push(key.port as u32);
+        self.class.push(key.class);
+    }
+
+    fn named(&self) -> [(&'static str, Column<'_>); 4] {
+        [
+            ("node_kind", Column::Str(&self.node_kind)),
+            ("node", Column::U32(&self.node)),
+            ("port", Column::U32(&self.port)),
+            ("class", Column::U8(&self.class)),
+        ]
+    }
+}
+
+/// Every PAUSE and RESUME received, in time order (`pfc.parquet`), where it took effect:
+/// the upstream node whose egress queues of `class` on `port` it paused or resumed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PfcEventTable {
+    pub time_ns: Vec<f64>,
+    pub key: KeyColumns,
+    pub pause: Vec<bool>,
+}
+
+impl PfcEventTable {
+    pub fn of_simulation(sim: &Simulation) -> PfcEventTable {
+        let mut table = PfcEventTable::default();
+        for event in sim.pause_events() {
+            table.time_ns.push(ns(event.time));
+            table.key.push(&event.key);
+            table.pause.push(event.paused);
+        }
+        table
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time_ns.is_empty()
+    }
+
+    pub fn named_columns(&self) -> Vec<(&'static str, Column<'_>)> {
+        let mut columns = vec![("time_ns", Column::F64(&self.time_ns))];
+        columns.extend(self.key.named());
+        columns.push(("pause", Column::Bool(&self.pause)));
+        columns
+    }
+}
+
+/// One row per (node, port, class) that sent or received a PFC frame
+/// (`pfc_ports.parquet`): frames sent upstream by its flow control, frames received from
+/// downstream, and the time those held its egress queues.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PfcPortTable {
+    pub key: KeyColumns,
+    pub pauses_sent: Vec<u64>,
+    pub resumes_sent: Vec<u64>,
+    pub pauses_received: Vec<u64>,
+    pub resumes_received: Vec<u64>,
+    pub paused_ns: Vec<f64>,
+}
+
+impl PfcPortTable {
+    pub fn of_simulation(sim: &Simulation) -> PfcPortTable {
+        let mut table = PfcPortTable::default();
+        for (key, row) in sim.pfc_ports() {
+            let PfcPortRecord { pauses_sent, resumes_sent, pauses_received, resumes_received, paused } = row;
+            table.key.push(&key);
+            table.pauses_sent.push(pauses_sent);
+            table.resumes_sent.push(resumes_sent);
+            table.pauses_received.push(pauses_received);
+            table.resumes_received.push(resumes_received);
+            table.paused_ns.push(ns(paused));
+        }
+        table
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paused_ns.is_empty()
+    }
+
+    pub fn named_columns(&self) -> Vec<(&'static str, Column<'_>)> {
+        let mut columns: Vec<_> = self.key.named().into();
+        columns.extend([
+            ("pauses_sent", Column::U64(&self.pauses_sent)),
+            ("resumes_sent", Column::U64(&self.resumes_sent)),
+            ("pauses_received", Column::U64(&self.pauses_received)),
+            ("resumes_received", Column::U64(&self.resumes_received)),
+            ("paused_ns", Column::F64(&self.paused_ns)),
+        ]);
+        columns
+    }
+}

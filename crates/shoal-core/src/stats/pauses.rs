@@ -1,0 +1,99 @@
+//! The PFC frames each node received, and the time its queues spent paused.
+//!
+//! Recorded where a frame takes effect, at the paused (upstream) side, as the reference
+//! simulators trace it (lossless-facts §1.1, "What is counted"): one row per received
+//! PAUSE or RESUME, in time order.
+
+use crate::net::NodeId;
+use crate::sim::Ps;
+use std::collections::BTreeMap;
+
+/// The egress queues of one class on one port of one node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PauseKey {
+    pub node: NodeId,
+    pub port: u16,
+    pub class: u8,
+}
+
+/// A PAUSE (`paused`) or RESUME received at `time`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PauseEvent {
+    pub time: Ps,
+    pub key: PauseKey,
+    pub paused: bool,
+}
+
+/// What the frames one (node, port, class) received add up to.
+///
+/// Invariant: `paused_since` is `Some` exactly while the last frame received was a PAUSE;
+/// `paused_ps` sums the closed pauses (a repeated PAUSE or RESUME changes nothing, as at
+/// the receiver).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PauseTally {
+    pub pauses: u64,
+    pub resumes: u64,
+    pub paused_ps: Ps,
+    paused_since: Option<Ps>,
+}
+
+impl PauseTally {
+    /// Time paused up to `now`, counting a pause still in force.
+    pub fn paused_until(&self, now: Ps) -> Ps {
+        self.paused_ps + self.paused_since.map_or(0, |since| now - since)
+    }
+}
+
+/// Every PFC frame received in a run, and the tally per (node, port, class).
+#[derive(Clone, Debug, Default)]
+pub struct PauseLog {
+    events: Vec<PauseEvent>,
+    tallies: BTreeMap<PauseKey, PauseTally>,
+}
+
+impl PauseLog {
+    pub fn record(&mut self, time: Ps, key: PauseKey, paused: bool) {
+        debug_assert!(self.events.last().is_none_or(|e| e.time <= time), "frames are recorded in time order");
+        self.events.push(PauseEvent { time, key, paused });
+        let tally = self.tallies.entry(key).or_default();
+        match (paused, tally.paused_since) {
+            (true, since) => {
+                tally.pauses += 1;
+                tally.paused_since = since.or(Some(time));
+            }
+            (false, since) => {
+                tally.resumes += 1;
+                tally.paused_ps += since.map_or(0, |since| time - since);
+                tally.paused_since = None;
+            }
+        }
+    }
+
+    pub fn events(&self) -> &[PauseEvent] {
+        &self.events
+    }
+
+    /// The tally of every (node, port, class) that received a frame, in key order.
+    pub fn tallies(&self) -> impl Iterator<Item = (&PauseKey, &PauseTally)> {
+        self.tallies.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paused_time_sums_the_intervals_and_ignores_repeats() {
+        let key = PauseKey { node: NodeId::Host(3), port: 0, class: 2 };
+        let mut log = PauseLog::default();
+        for (t, paused) in [(10, true), (15, true), (40, false), (45, false), (100, true)] {
+            log.record(t, key, paused);
+        }
+        let (_, tally) = log.tallies().next().unwrap();
+        assert_eq!((tally.pauses, tally.resumes), (3, 2));
+        assert_eq!(tally.paused_ps, 30, "10 to 40; the PAUSE at 15 and the RESUME at 45 repeat");
+        assert_eq!(tally.paused_until(130), 60, "and 100 to 130, still paused");
+        assert_eq!(log.events().len(), 5);
+    }
+}
