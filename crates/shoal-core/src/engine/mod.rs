@@ -5,7 +5,7 @@
 use crate::budget;
 use crate::host::Nic;
 use crate::net::{self, Effect, Effects, ExtStore, NodeId, Packet, PacketKind, Routes};
-use crate::observe::{NetView, Observer, QueueSampler};
+use crate::observe::{Deadlock, DeadlockDetector, NetView, Observer, QueueSampler};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::{Counters, PauseKey, PauseLog};
@@ -149,6 +149,8 @@ pub struct Simulation {
     exts: ExtStore,
     /// The PFC frames the nodes received.
     pauses: PauseLog,
+    /// `Observe` events in the event queue.
+    observations_pending: usize,
     /// Tests only: every data packet gets a side-table payload as it enters its NIC.
     #[cfg(test)]
     attach_exts: bool,
@@ -220,7 +222,8 @@ impl Simulation {
                 Switch::with_env(&sc.switch, ports, &rates, &env, salt, stream(seed, "switch", i as u64))
             })
             .collect();
-        let nics = host_link.iter().map(|&link| Nic::from_config(link, &sc.host)).collect();
+        let per_class = sc.switch.flow_control.pauses();
+        let nics = host_link.iter().map(|&link| Nic::from_config(link, &sc.host, per_class)).collect();
         let flows: Vec<Flow> = flow_specs
             .into_iter()
             .enumerate()
@@ -268,16 +271,40 @@ impl Simulation {
             effects: Effects::new(),
             exts: ExtStore::default(),
             pauses: PauseLog::default(),
+            observations_pending: 0,
             #[cfg(test)]
             attach_exts: false,
         };
         if let Some(first) = sim.flows.first() {
             sim.events.push(first.spec.start, Event::FlowStart);
         }
+        if let Some(watch) = sc.switch.flow_control.deadlock_watch() {
+            let peers = sim.switch_peers();
+            sim.observers.push(Box::new(DeadlockDetector::new(watch, peers)));
+        }
         for i in 0..sim.observers.len() {
             sim.events.push(0, Event::Observe(i as u16));
         }
+        sim.observations_pending = sim.observers.len();
         sim
+    }
+
+    /// By switch, by port: the switch at the far end of the port's link and the port the
+    /// link arrives on; `None` toward a host.
+    fn switch_peers(&self) -> Vec<Vec<Option<(u32, u16)>>> {
+        let peer = |link: u32| {
+            let link = &self.links[link as usize];
+            match link.to {
+                NodeId::Switch(d) => Some((d, link.to_port as u16)),
+                NodeId::Host(_) => None,
+            }
+        };
+        self.switches.iter().map(|s| s.ports.iter().map(|p| peer(p.link)).collect()).collect()
+    }
+
+    /// The deadlocks found so far (with lossless flow control), in the order found.
+    pub fn deadlocks(&self) -> &[Deadlock] {
+        self.observers.iter().map(|o| o.deadlocks()).find(|d| !d.is_empty()).unwrap_or(&[])
     }
 
     pub fn now(&self) -> Ps {
@@ -356,6 +383,15 @@ impl Simulation {
             if let Some(&next) = self.events.peek_near() {
                 self.prefetch_for(next);
             }
+            if let Event::Observe(i) = event {
+                if self.on_observe(i) {
+                    // An observer ended the run (at a deadlock, as asked).
+                    self.stop_time = Some(self.now);
+                    self.finished = true;
+                    return true;
+                }
+                continue;
+            }
             self.dispatch(event);
         }
         if self.events.is_empty() {
@@ -396,7 +432,7 @@ impl Simulation {
                 self.switches[id as usize].on_timer(token, self.now, &mut effects);
                 self.carry_out_effects(NodeId::Switch(id), effects);
             }
-            Event::Observe(i) => self.on_observe(i),
+            Event::Observe(_) => unreachable!("run_bounded observes"),
         }
     }
 
@@ -745,15 +781,20 @@ impl Simulation {
         self.call_transport(fi, src, Wake::Send, |t, cx| t.on_timer(cx));
     }
 
-    fn on_observe(&mut self, i: u16) {
+    /// Runs observer `i`; returns whether it asks to end the run now.
+    fn on_observe(&mut self, i: u16) -> bool {
         let links = &self.links;
         let net = NetView { now: self.now, switches: &self.switches, link_tx_bytes: &|l| links[l as usize].tx_bytes };
         let observer = &mut self.observers[i as usize];
         observer.observe(&net);
-        // Keep observing only while something else can still happen.
-        if !self.events.is_empty() {
+        // Keep observing only while something else can still happen: an event that is
+        // not another observer's next observation.
+        self.observations_pending -= 1;
+        if self.events.len() > self.observations_pending {
             self.events.push(self.now + observer.interval(), Event::Observe(i));
+            self.observations_pending += 1;
         }
+        observer.wants_stop()
     }
 }
 

@@ -105,7 +105,8 @@ impl Simulation {
                 errors.push(format!("flow {f}: {bytes} B in its NIC queue but accounts {} B", flow.nic_bytes));
             }
         }
-        if self.events.is_empty() {
+        // A deadlock holds its packets for good, and is reported as such.
+        if self.events.is_empty() && self.deadlocks().is_empty() {
             if in_network != 0 {
                 let in_switches: usize = self.switches.iter().map(Switch::queued_packets).sum();
                 let paused_nics = self.nics.iter().filter(|n| n.paused() != 0 && !n.is_empty()).count();

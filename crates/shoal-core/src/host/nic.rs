@@ -8,6 +8,7 @@ use crate::sim::Ps;
 use crate::stats::DropReason;
 use crate::switch::flow_control::read_pause_frame;
 use crate::switch::marking::MarkRule;
+use crate::switch::mmu::CLASSES;
 use crate::switch::Drops;
 use std::collections::VecDeque;
 
@@ -68,9 +69,12 @@ impl Nic {
         }
     }
 
-    /// The NIC of a host as `host` configures it, transmitting on `link`.
-    pub fn from_config(link: u32, host: &HostConfig) -> Nic {
-        Nic::new(link, host.nic_buffer.0, host.ecn_k.0, 1)
+    /// The NIC of a host as `host` configures it, transmitting on `link`, with a queue
+    /// per class when the fabric pauses classes (`per_class`; one queue otherwise). A
+    /// queue per class lets a PAUSE of one class leave the others running, and a RESUME
+    /// of one class never release another that is still paused.
+    pub fn from_config(link: u32, host: &HostConfig, per_class: bool) -> Nic {
+        Nic::new(link, host.nic_buffer.0, host.ecn_k.0, if per_class { CLASSES } else { 1 })
     }
 
     /// Queues `pkt` (marked CE when the bytes ahead reach the cut-off). Returns false,
@@ -255,6 +259,29 @@ mod tests {
         assert_eq!(order, [1, 3]);
         assert_eq!(nic.check_accounting(0), None);
         assert_eq!(nic.len(), 0);
+    }
+
+    /// PFC frames act per class: with class 1 and class 3 paused, a RESUME of class 3
+    /// lets class 3 send and keeps class 1 paused (a NIC with one queue for both would
+    /// release class 1 too, and overflow the switch's headroom); each frame is recorded,
+    /// and only a RESUME that ends a pause asks for the link to start.
+    #[test]
+    fn pfc_frames_pause_and_resume_one_class_each() {
+        use crate::switch::flow_control::pause_frame;
+        let mut nic = Nic::from_config(0, &HostConfig::default(), true);
+        nic.pace(10, 1, Some(0));
+        nic.pace(30, 3, Some(0));
+        let mut effects = Effects::new();
+        nic.on_frame(&pause_frame(1, true, 64), &mut effects);
+        nic.on_frame(&pause_frame(3, true, 64), &mut effects);
+        assert_eq!(nic.next_paced(0), None, "both classes paused");
+        nic.on_frame(&pause_frame(3, false, 64), &mut effects);
+        assert_eq!(nic.next_paced(0), Some(30));
+        assert_eq!(nic.next_paced(0), Some(30), "class 1 stays paused");
+        nic.on_frame(&pause_frame(3, false, 64), &mut effects);
+        let kicks = effects.iter().filter(|e| matches!(e, Effect::Kick { .. })).count();
+        let records = effects.iter().filter(|e| matches!(e, Effect::PauseReceived { .. })).count();
+        assert_eq!((kicks, records), (1, 4), "{effects:?}");
     }
 
     /// One queue is a FIFO whatever the priorities.

@@ -2,8 +2,10 @@
 //! occupancy samples today; pause and deadlock statistics with lossless flow control).
 //! They run once per interval, not per packet, so dynamic dispatch costs nothing here.
 
+mod deadlock;
 mod queues;
 
+pub use deadlock::{Deadlock, DeadlockDetector, DeadlockWatch, PortClass};
 pub use queues::{QueueSampler, Sample};
 
 use crate::sim::Ps;
@@ -24,5 +26,13 @@ pub trait Observer: Send {
     /// The queue samples it took, if it takes any.
     fn samples(&self) -> &[Sample] {
         &[]
+    }
+    /// The deadlocks it found, if it looks for them.
+    fn deadlocks(&self) -> &[Deadlock] {
+        &[]
+    }
+    /// Whether the run should end now (after a deadlock, when asked to).
+    fn wants_stop(&self) -> bool {
+        false
     }
 }

@@ -22,6 +22,7 @@
 //! * **ECN mark rate** = ECN-marked packets / data packets sent.
 
 use crate::engine::{PfcPortRecord, Simulation};
+use crate::observe::PortClass;
 use crate::scenario::Scenario;
 use crate::workload::ENDLESS;
 use serde::ser::SerializeMap;
@@ -101,6 +102,32 @@ pub struct PfcSummary {
     pub max_paused_ns: f64,
     /// Packets of lossless classes dropped, for any reason (0 is PFC's promise).
     pub lossless_drops: u64,
+    /// Cycles of paused queues found (`observe::DeadlockDetector`), in the order found.
+    pub deadlocks: Vec<DeadlockSummary>,
+}
+
+/// A deadlock: when its last pause began, when it was found, and its cycle of waiting
+/// (switch, port, class), each waiting for the next.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct DeadlockSummary {
+    pub onset_ns: f64,
+    pub detected_ns: f64,
+    pub cycle: Vec<PortClass>,
+}
+
+impl DeadlockSummary {
+    /// The run's warning about it.
+    fn warning(&self) -> String {
+        let cycle: Vec<String> =
+            self.cycle.iter().map(|n| format!("switch {} port {} class {}", n.switch, n.port, n.class)).collect();
+        format!(
+            "PFC deadlock from {} ns (found at {} ns): {} each paused while holding packets that wait for the next: {}",
+            self.onset_ns,
+            self.detected_ns,
+            cycle.len(),
+            cycle.join(" -> ")
+        )
+    }
 }
 
 impl PfcSummary {
@@ -117,6 +144,15 @@ impl PfcSummary {
             paused_ns: paused.clone().sum::<u64>() as f64 / 1e3,
             max_paused_ns: paused.max().unwrap_or(0) as f64 / 1e3,
             lossless_drops: sim.counters().lossless_drops,
+            deadlocks: sim
+                .deadlocks()
+                .iter()
+                .map(|d| DeadlockSummary {
+                    onset_ns: d.onset as f64 / 1e3,
+                    detected_ns: d.detected as f64 / 1e3,
+                    cycle: d.cycle.clone(),
+                })
+                .collect(),
         }
     }
 }
@@ -232,9 +268,11 @@ impl<'a> Summary<'a> {
                 crate::sim::TIME_LIMIT / crate::sim::PS_PER_S
             ));
         }
+        let pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
+        warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(DeadlockSummary::warning)));
         let mut summary =
             Summary::new(table.columns(), sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s);
-        summary.pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
+        summary.pfc = pfc;
         summary
     }
 

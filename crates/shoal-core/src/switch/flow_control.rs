@@ -22,7 +22,8 @@ use crate::sim::Ps;
 /// Which egress queues of each port are held by a neighbour's pause, by class.
 ///
 /// Invariant: `queues[p]` is the union of `class_queues[c]` over the classes c set in
-/// `classes[p]`, and `held_ports` counts the ports whose `classes` is not 0.
+/// `classes[p]`, and `held_ports` counts the ports whose `classes` is not 0;
+/// `since[p * CLASSES + c]` is when class c of port p was paused, while it is.
 #[derive(Debug, Clone)]
 pub struct PortPauses {
     /// Bit c of `classes[p]`: the neighbour on port p paused class c.
@@ -32,11 +33,33 @@ pub struct PortPauses {
     /// Bit q of `class_queues[c]`: queue q holds packets of class c (by the classifier).
     class_queues: [u64; CLASSES],
     held_ports: usize,
+    since: Vec<Ps>,
 }
 
 impl PortPauses {
     pub fn new(ports: usize, class_queues: [u64; CLASSES]) -> Self {
-        PortPauses { classes: vec![0; ports], queues: vec![0; ports], class_queues, held_ports: 0 }
+        PortPauses {
+            classes: vec![0; ports],
+            queues: vec![0; ports],
+            class_queues,
+            held_ports: 0,
+            since: vec![0; ports * CLASSES],
+        }
+    }
+
+    /// Whether some port is paused for some class.
+    pub fn any(&self) -> bool {
+        self.held_ports != 0
+    }
+
+    /// Since when `class` of `port` has been paused; `None` while it is not.
+    pub fn paused_since(&self, port: usize, class: usize) -> Option<Ps> {
+        self.is_paused(port, class).then(|| self.since[port * CLASSES + class])
+    }
+
+    /// The queues of `port` that hold packets of `class` (by the classifier).
+    pub fn class_queues(&self, class: usize) -> u64 {
+        self.class_queues[class]
     }
 
     /// The queues of `port` that may not send. Reads nothing beyond `self` while no port
@@ -55,14 +78,15 @@ impl PortPauses {
         self.classes[port] & (1 << class) != 0
     }
 
-    /// Pauses or resumes `class` on `port`; returns whether that changed anything (a
-    /// repeated PAUSE or RESUME is idempotent, lossless-facts §1.4).
-    pub fn set(&mut self, port: usize, class: usize, paused: bool) -> bool {
+    /// Pauses or resumes `class` on `port` at `now`; returns whether that changed
+    /// anything (a repeated PAUSE or RESUME is idempotent, lossless-facts §1.4).
+    pub fn set(&mut self, port: usize, class: usize, paused: bool, now: Ps) -> bool {
         let before = self.classes[port];
         let after = if paused { before | 1 << class } else { before & !(1 << class) };
         if after == before {
             return false;
         }
+        self.since[port * CLASSES + class] = now;
         self.classes[port] = after;
         self.queues[port] = (0..CLASSES).filter(|c| after & (1 << c) != 0).fold(0, |m, c| m | self.class_queues[c]);
         match (before == 0, after == 0) {
@@ -86,14 +110,14 @@ impl FlowCx<'_> {
     /// Stops the queues of `class` on `port` at the next packet boundary: the packet
     /// being serialized completes (lossless-facts §1.1, "When the upstream stops").
     pub fn pause(&mut self, port: usize, class: usize) {
-        self.pauses.set(port, class, true);
+        self.pauses.set(port, class, true, self.now);
         self.effects.push(Effect::PauseReceived { port: port as u16, class: class as u8, paused: true });
     }
 
     /// Lets the queues of `class` on `port` send again, and starts the port's link.
     pub fn resume(&mut self, port: usize, class: usize) {
         self.effects.push(Effect::PauseReceived { port: port as u16, class: class as u8, paused: false });
-        if self.pauses.set(port, class, false) {
+        if self.pauses.set(port, class, false, self.now) {
             self.effects.push(Effect::Kick { port: port as u16 });
         }
     }
@@ -212,3 +236,18 @@ pub struct Lossy;
 keyless_scheme!(Lossy, env FlowControlEnv);
 
 impl FlowControl for Lossy {}
+
+impl FlowControlConfig {
+    /// Whether the flow control pauses traffic classes (every scheme but `lossy`).
+    pub fn pauses(&self) -> bool {
+        !matches!(self, FlowControlConfig::Lossy(_))
+    }
+
+    /// How the run watches for deadlocks: only under a flow control that pauses.
+    pub fn deadlock_watch(&self) -> Option<crate::observe::DeadlockWatch> {
+        match self {
+            FlowControlConfig::Pfc(cfg) => Some(cfg.deadlock_watch()),
+            _ => None,
+        }
+    }
+}

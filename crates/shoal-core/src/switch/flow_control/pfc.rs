@@ -14,12 +14,13 @@
 
 use super::{FlowControl, FlowControlEnv, IngressCx, LosslessArrival};
 use crate::net::{Effect, Packet, PacketKind};
+use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
 use crate::scenario::{Scenario, ScenarioError, Warnings};
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;
 use crate::switch::mmu::{Charge, IngressAccounts, CLASSES};
-use crate::units::Bytes;
+use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
 /// `Packet::flow` of a PFC frame, which no flow has.
@@ -110,6 +111,18 @@ pub struct PfcConfig {
     /// Bytes of a PAUSE or RESUME frame on the wire: 64 (802.1Qbb, default), or 31 to
     /// match HPCC and N3DC (lossless-facts §1.1, "Frame").
     pub frame_size: Bytes,
+    /// A cycle of paused queues whose every pause lasted this long is reported as a
+    /// deadlock (see `observe::DeadlockDetector`). Default 1 ms.
+    pub deadlock_after: Time,
+    /// End the run at the first deadlock. Default false.
+    pub stop_at_deadlock: bool,
+}
+
+impl PfcConfig {
+    /// How the run watches for deadlocks.
+    pub fn deadlock_watch(&self) -> DeadlockWatch {
+        DeadlockWatch { after: self.deadlock_after.0, stop: self.stop_at_deadlock }
+    }
 }
 
 impl Default for PfcConfig {
@@ -121,6 +134,8 @@ impl Default for PfcConfig {
             xon_offset: Bytes(2496),
             xon_floor: Bytes(1248),
             frame_size: Bytes(64),
+            deadlock_after: Time(1_000_000_000),
+            stop_at_deadlock: false,
         }
     }
 }
@@ -186,6 +201,12 @@ impl Scheme for Pfc {
             return Err(ScenarioError::new(
                 format!("{path}.frame_size"),
                 format!("{} is not accepted (accepted: 1 B to 9000 B)", cfg.frame_size),
+            ));
+        }
+        if cfg.deadlock_after.0 == 0 {
+            return Err(ScenarioError::new(
+                format!("{path}.deadlock_after"),
+                format!("{} is not accepted (accepted: a time > 0, such as \"1ms\")", cfg.deadlock_after),
             ));
         }
         if sc.switch.queues > 64 {
