@@ -19,7 +19,8 @@ use crate::registry::Scheme;
 use crate::scenario::{Scenario, ScenarioError, Warnings};
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;
-use crate::switch::mmu::{Charge, IngressAccounts, CLASSES};
+use crate::switch::classify::Classify;
+use crate::switch::mmu::{class_of, Charge, IngressAccounts, CLASSES};
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
@@ -184,7 +185,7 @@ impl Scheme for Pfc {
         }
     }
 
-    fn validate(cfg: &PfcConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         if let Some(c) = cfg.classes.iter().find(|&&c| c as usize >= CLASSES) {
             return Err(ScenarioError::new(
                 format!("{path}.classes"),
@@ -209,6 +210,13 @@ impl Scheme for Pfc {
                 format!("{} is not accepted (accepted: a time > 0, such as \"1ms\")", cfg.deadlock_after),
             ));
         }
+        if cfg.headroom == HeadroomRule::Size(Bytes(0)) && !cfg.classes.is_empty() {
+            return Err(ScenarioError::new(
+                format!("{path}.headroom"),
+                "0 B leaves lossless packets in flight when a PAUSE leaves nowhere to go (accepted: \"eta\", \"3cd\" or a size > 0)",
+            ));
+        }
+        headroom_warnings(cfg, path, sc, warnings);
         if sc.switch.queues > 64 {
             return Err(ScenarioError::new(
                 "switch.queues",
@@ -216,6 +224,56 @@ impl Scheme for Pfc {
             ));
         }
         Ok(())
+    }
+}
+
+/// Warnings for a headroom that a PAUSE's worst case can overflow, or that dwarfs the
+/// pool, and for classes that share one queue.
+fn headroom_warnings(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) {
+    let t = &sc.topology;
+    let mtu = sc.largest_packet();
+    let links = [
+        ("host links", t.link_rate.0, t.link_delay.0),
+        ("uplinks", t.uplink_rate.0, t.uplink_delay.unwrap_or(t.link_delay).0),
+    ];
+    for (name, rate, delay) in links {
+        let bytes = cfg.headroom.bytes(rate, delay, mtu);
+        // What arrives after the PAUSE is triggered: the packet the downstream is sending,
+        // the frame, one way, the upstream's packet in flight, one way back (§1.3).
+        let worst = 2 * (HeadroomRule::ThreeCd.bytes(rate, delay, mtu) / 3 + mtu) + cfg.frame_size.0;
+        if bytes < worst {
+            warnings.push(format!(
+                "{path}.headroom: {bytes} B per port and class is below the {worst} B a PAUSE can take to stop \
+                 the upstream on the {name} (2(C*D + MTU) + one frame); lossless packets may be dropped \
+                 as headroom overflows (\"eta\" covers it)"
+            ));
+        }
+    }
+    let classes = cfg.classes.len() as u64;
+    let one = cfg.headroom.bytes(t.link_rate.0, t.link_delay.0, mtu);
+    if one > sc.switch.pool_size.0 {
+        warnings.push(format!(
+            "{path}.headroom: {one} B for one port and class is more than the whole shared pool \
+             (switch.pool_size = {}); check the units",
+            sc.switch.pool_size
+        ));
+    }
+    // Lossless classes the workload uses that land in one queue: a PAUSE of one stops all.
+    let mut classify = sc.switch.classifier().build(&());
+    let used = std::iter::once(&sc.workload).chain(&sc.workload.extra).map(|w| w.priority).chain(sc.rdma.ack_priority);
+    let mut by_queue: std::collections::BTreeMap<usize, std::collections::BTreeSet<u8>> = Default::default();
+    for priority in used.filter(|&p| cfg.classes.contains(&class_of(p))) {
+        let queue = classify.queue(&Packet::template(0, 0, 0, priority), sc.switch.queues as usize);
+        by_queue.entry(queue).or_default().insert(class_of(priority));
+    }
+    if let Some((queue, shared)) = by_queue.iter().find(|(_, c)| c.len() > 1) {
+        warnings.push(format!(
+            "{path}.classes: lossless classes {:?} of the workload share queue {queue} of every port \
+             (switch.classifier {}), so a PAUSE of one stops them all; give them queues of their own \
+             (switch.queues, a priority scheduler)",
+            shared.iter().collect::<Vec<_>>(),
+            sc.switch.classifier().kind()
+        ));
     }
 }
 
@@ -343,6 +401,38 @@ mod tests {
         assert_eq!(HeadroomRule::Eta.bytes(100_000_000_000, 2_000_000, 1500), 56_840);
         assert_eq!(HeadroomRule::Eta.bytes(40_000_000_000, 1_500_000, 1500), 21_840);
         assert_eq!(HeadroomRule::ThreeCd.bytes(100_000_000_000, 2_000_000, 1500), 75_000);
+    }
+
+    /// The scenario's warnings, or its error, with PFC keys `pfc` on 100 Gbps links of
+    /// `delay` and `extra` switch keys.
+    fn check(pfc: &str, delay: &str, extra: &str) -> Result<Vec<String>, String> {
+        let text = format!(
+            "[topology]\nkind = \"star\"\nhosts = 4\nlink_delay = \"{delay}\"\n\
+             [switch]\npool_size = \"1MB\"\n{extra}\n[switch.flow_control]\nkind = \"pfc\"\n{pfc}\n"
+        );
+        Scenario::from_toml(&text).and_then(|sc| sc.validate()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn headroom_mistakes_are_named() {
+        let no_headroom = check("headroom = \"0B\"", "1us", "").unwrap_err();
+        assert!(no_headroom.contains("switch.flow_control.headroom") && no_headroom.contains("0 B"), "{no_headroom}");
+        assert_eq!(check("", "1us", ""), Ok(vec![]), "eta warns of nothing");
+        // 3*C*D covers 2(C*D + MTU) only for C*D >= 2 MTU: at 100 Gbps, not on 0.1 us.
+        assert_eq!(check("headroom = \"3cd\"", "1us", ""), Ok(vec![]));
+        let short = check("headroom = \"3cd\"", "100ns", "").unwrap();
+        assert!(short.len() == 2 && short[0].contains("3750 B per port and class is below"), "{short:?}");
+        let huge = check("headroom = \"2MB\"", "1us", "").unwrap();
+        assert!(huge.len() == 1 && huge[0].contains("more than the whole shared pool"), "{huge:?}");
+        let two_classes = "[workload]\npriority = 1\n[[workload.extra]]\npriority = 2\n";
+        let shared = check(two_classes, "1us", "scheduler = \"fifo\"").unwrap();
+        assert!(shared.len() == 1 && shared[0].contains("[1, 2] of the workload share queue 0"), "{shared:?}");
+        let own_queues = check(two_classes, "1us", "scheduler = \"strict_priority\"\nqueues = 4");
+        assert_eq!(own_queues, Ok(vec![]));
+        let one_lossless = check(&format!("classes = [1]\n{two_classes}"), "1us", "scheduler = \"fifo\"");
+        assert_eq!(one_lossless, Ok(vec![]), "a lossy class may share the queue");
+        let class = check("classes = [8]", "1us", "").unwrap_err();
+        assert!(class.contains("switch.flow_control.classes") && class.contains("0 to 7"), "{class}");
     }
 
     #[test]
