@@ -249,7 +249,6 @@ fn headroom_warnings(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut 
             ));
         }
     }
-    let classes = cfg.classes.len() as u64;
     let one = cfg.headroom.bytes(t.link_rate.0, t.link_delay.0, mtu);
     if one > sc.switch.pool_size.0 {
         warnings.push(format!(
