@@ -61,7 +61,14 @@ class Simulation:
     def samples(self) -> dict[str, npt.NDArray[Any]] | None: ...
     def pfc(
         self,
-    ) -> tuple[dict[str, npt.NDArray[Any]], dict[str, npt.NDArray[Any]]] | None: ...
+    ) -> (
+        tuple[
+            dict[str, npt.NDArray[Any]],
+            dict[str, npt.NDArray[Any]],
+            dict[str, npt.NDArray[Any]] | None,
+        ]
+        | None
+    ): ...
     def summary(self, warnings: list[str], wall_time_s: float | None = None) -> str:
         """The summary as JSON text; ``warnings``: the scenario's (the run's are added)."""
     def write_run_dir(self, out: str, warnings: list[str], wall_time_s: float | None = None) -> str:

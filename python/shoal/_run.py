@@ -7,7 +7,9 @@ A run directory holds:
 * ``scenario.json``: the resolved scenario (every default filled in),
 * ``queues.parquet``: queue/pool occupancy samples, when ``run.sample_interval`` is set,
 * ``pfc.parquet`` and ``pfc_ports.parquet``: PFC's frames (:attr:`Result.pfc`) and their
-  totals per node, port and class (:attr:`Result.pfc_ports`), when a class is lossless.
+  totals per node, port and class (:attr:`Result.pfc_ports`), when a class is lossless,
+* ``ingress.parquet``: the bytes buffered per ingress port and lossless class, and their
+  headroom part (:attr:`Result.ingress`), when a class is lossless and the run samples.
 
 The core writes a run's directory itself (tables, summary and scenario; see
 ``shoal_core::results``), so running a scenario into a directory needs neither pandas nor
@@ -71,6 +73,8 @@ PFC_PORT_COLUMNS = (
     "resumes_received",
     "paused_ns",
 )
+#: Column order of the ingress samples of lossless classes (``ingress.parquet``).
+INGRESS_COLUMNS = ("time_ns", "switch", "port", "class", "bytes", "headroom_bytes")
 #: Column order of an exported trace.
 TRACE_COLUMNS = ("id", "src", "dst", "bytes", "start_ns", "priority")
 
@@ -130,6 +134,10 @@ class Result:
             or received a frame: ``node_kind node port class pauses_sent resumes_sent
             pauses_received resumes_received paused_ns`` (time its egress queues of that
             class were paused); else ``None``.
+        ingress: when a class is lossless and ``run.sample_interval`` is set, samples of
+            the bytes buffered from each ingress port and lossless class that has held
+            any: ``time_ns switch port class bytes headroom_bytes`` (the part in its
+            headroom); else ``None``.
     """
 
     flows: pd.DataFrame
@@ -140,6 +148,7 @@ class Result:
     path: Path | None = None
     pfc: pd.DataFrame | None = None
     pfc_ports: pd.DataFrame | None = None
+    ingress: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path else ""
@@ -185,7 +194,7 @@ def load(path: str | os.PathLike[str]) -> Result:
     flows = read_parquet(root / "flows.parquet")
     queues = root / "queues.parquet"
     samples = read_parquet(queues) if queues.is_file() else None
-    pfc, pfc_ports = (root / "pfc.parquet", root / "pfc_ports.parquet")
+    pfc, pfc_ports, ingress = (root / f"{name}.parquet" for name in ("pfc", "pfc_ports", "ingress"))
     return Result(
         flows=flows,
         summary=summary,
@@ -195,6 +204,7 @@ def load(path: str | os.PathLike[str]) -> Result:
         path=root.absolute(),
         pfc=read_parquet(pfc) if pfc.is_file() else None,
         pfc_ports=read_parquet(pfc_ports) if pfc_ports.is_file() else None,
+        ingress=read_parquet(ingress) if ingress.is_file() else None,
     )
 
 
@@ -261,6 +271,7 @@ def run(
     raw_samples = sim.samples()
     samples = None if raw_samples is None else _frame(raw_samples, SAMPLE_COLUMNS)
     raw_pfc = sim.pfc()
+    raw_ingress = None if raw_pfc is None else raw_pfc[2]
     return Result(
         flows=flows,
         summary=summary,
@@ -270,6 +281,7 @@ def run(
         path=path,
         pfc=None if raw_pfc is None else _frame(raw_pfc[0], PFC_COLUMNS),
         pfc_ports=None if raw_pfc is None else _frame(raw_pfc[1], PFC_PORT_COLUMNS),
+        ingress=None if raw_ingress is None else _frame(raw_ingress, INGRESS_COLUMNS),
     )
 
 

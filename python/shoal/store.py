@@ -10,6 +10,7 @@ A store is a directory::
         queues.parquet       (when run.sample_interval is set)
         pfc.parquet          (when a class is lossless: every PAUSE and RESUME received)
         pfc_ports.parquet    (and the frames and paused time per node, port and class)
+        ingress.parquet      (and, when sampled, the bytes per ingress port and class)
         meta.json            {"key", "status": "ok", "params", "wall_time_s", ...}
       runs/<key>/meta.json   a failed run: status "failed" and its error, no results
       sweeps/<name>.json     a sweep: its specification and its runs (key + axis values)
@@ -79,6 +80,7 @@ RUN_FILES = (
     "queues.parquet",
     "pfc.parquet",
     "pfc_ports.parquet",
+    "ingress.parquet",
 )
 _KEY_CHARS = 20
 

@@ -13,7 +13,7 @@ import pytest
 
 import shoal
 from conftest import run_cli
-from shoal._run import PFC_COLUMNS, PFC_PORT_COLUMNS
+from shoal._run import INGRESS_COLUMNS, PFC_COLUMNS, PFC_PORT_COLUMNS
 
 #: Eight RDMA senders at line rate (no congestion control) into host 0 through a 200 KB
 #: pool: PFC must pause the senders, and no packet may be lost.
@@ -93,3 +93,22 @@ def test_summarize_prints_the_pfc_headline(tmp_path: Path, capsys) -> None:  # n
     line = next(line for line in out.splitlines() if line.startswith("PFC:"))
     assert f"{pfc['pause_frames_sent']} PAUSE" in line
     assert "lossless drops 0" in line
+
+
+def test_ingress_samples_show_the_incast_filling_and_the_headroom_within_eta() -> None:
+    """Sampled every 1 us: the senders' (ingress port, class 0) accounts fill, each stays
+    within what PFC allows (the threshold is at most alpha x the pool, plus eta of
+    headroom), the headroom part is never more than eta, and everything drains."""
+    sampled = {**INCAST_PFC, "run": {"sample_interval": "1us"}}
+    result = shoal.run(sampled)
+    ingress = result.ingress
+    assert ingress is not None and tuple(ingress.columns) == INGRESS_COLUMNS
+    assert set(ingress["class"]) == {0}
+    assert set(range(1, 9)) <= set(ingress["port"])
+    eta = 2 * (12_500 + 1_500) + 3_840  # 100 Gbps x 1 us, MTU 1500 B (DSH Eq. 1)
+    assert (ingress["headroom_bytes"] <= eta).all()
+    assert (ingress["headroom_bytes"] <= ingress["bytes"]).all()
+    assert (ingress["bytes"] <= 200_000 / 8 + eta).all()
+    assert ingress["headroom_bytes"].max() > 0, "the incast must reach the headroom"
+    last = ingress[ingress["time_ns"] == ingress["time_ns"].max()]
+    assert (last["bytes"] == 0).all(), "drained at the end"

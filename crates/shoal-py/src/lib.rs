@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use shoal_core::results::{
-    check_run_dir_target, Column, FileError, FlowTable, PfcEventTable, PfcPortTable, RunFiles, SampleTable, Summary,
+    check_run_dir_target, Column, FileError, FlowTable, PfcTables, RunFiles, SampleTable, Summary,
 };
 use shoal_core::{Scenario, ScenarioError};
 use std::path::PathBuf;
@@ -232,15 +232,18 @@ impl Simulation {
         columns_to_dict(py, &s.named_columns()).map(Some)
     }
 
-    /// PFC's tables (`pfc.parquet`, `pfc_ports.parquet`) as two dicts of NumPy columns,
-    /// or None when no class is lossless.
-    fn pfc(&self, py: Python<'_>) -> PyResult<Option<(PyObject, PyObject)>> {
-        if !self.inner.has_lossless_classes() {
-            return Ok(None);
-        }
-        let events = PfcEventTable::of_simulation(&self.inner);
-        let ports = PfcPortTable::of_simulation(&self.inner);
-        Ok(Some((columns_to_dict(py, &events.named_columns())?, columns_to_dict(py, &ports.named_columns())?)))
+    /// PFC's tables (`pfc.parquet`, `pfc_ports.parquet`, `ingress.parquet`) as three
+    /// dicts of NumPy columns (the last None without sampling), or None when no class is
+    /// lossless.
+    fn pfc(&self, py: Python<'_>) -> PyResult<Option<(PyObject, PyObject, Option<PyObject>)>> {
+        let Some(pfc) = PfcTables::of_simulation(&self.inner) else { return Ok(None) };
+        let ingress =
+            if pfc.ingress.is_empty() { None } else { Some(columns_to_dict(py, &pfc.ingress.named_columns())?) };
+        Ok(Some((
+            columns_to_dict(py, &pfc.events.named_columns())?,
+            columns_to_dict(py, &pfc.ports.named_columns())?,
+            ingress,
+        )))
     }
 
     /// The summary (`summary.json`) as JSON text. `warnings`: the scenario's; the run's

@@ -4,7 +4,7 @@
 use super::{Link, Simulation};
 use crate::host::Nic;
 use crate::net::{NodeId, PacketKind};
-use crate::observe::Sample;
+use crate::observe::{IngressSample, Sample};
 use crate::sim::Ps;
 use crate::stats::{PauseEvent, PauseKey};
 use crate::switch::flow_control::FlowControl;
@@ -173,6 +173,11 @@ impl Simulation {
     /// The queue occupancy samples (`run.sample_interval`).
     pub fn samples(&self) -> &[Sample] {
         self.observers.iter().map(|o| o.samples()).find(|s| !s.is_empty()).unwrap_or(&[])
+    }
+
+    /// The ingress occupancy samples of lossless classes (`run.sample_interval`).
+    pub fn ingress_samples(&self) -> &[IngressSample] {
+        self.observers.iter().map(|o| o.ingress_samples()).find(|s| !s.is_empty()).unwrap_or(&[])
     }
 
     /// Counters and occupancy statistics as JSON.

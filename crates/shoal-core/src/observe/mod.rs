@@ -6,7 +6,7 @@ mod deadlock;
 mod queues;
 
 pub use deadlock::{Deadlock, DeadlockDetector, DeadlockWatch, PortClass};
-pub use queues::{QueueSampler, Sample};
+pub use queues::{IngressSample, QueueSampler, Sample};
 
 use crate::sim::Ps;
 use crate::switch::Switch;
@@ -25,6 +25,10 @@ pub trait Observer: Send {
     fn observe(&mut self, net: &NetView);
     /// The queue samples it took, if it takes any.
     fn samples(&self) -> &[Sample] {
+        &[]
+    }
+    /// The ingress samples it took, if it takes any.
+    fn ingress_samples(&self) -> &[IngressSample] {
         &[]
     }
     /// The deadlocks it found, if it looks for them.

@@ -3,7 +3,8 @@
 //! metrics (`summary.json`), and the run directory, written atomically.
 //!
 //! A run directory holds `flows.parquet`, `queues.parquet` (when the run sampled queues),
-//! `pfc.parquet` and `pfc_ports.parquet` (when a class is lossless), `scenario.json` (the
+//! `pfc.parquet` and `pfc_ports.parquet` (when a class is lossless; with `ingress.parquet`
+//! when it also sampled), `scenario.json` (the
 //! resolved scenario) and `summary.json`. Everything is written into
 //! a hidden temporary directory next to the target, which is renamed into place only
 //! once complete; the same results always give the same bytes.
@@ -14,7 +15,7 @@ mod pfc;
 mod run_dir;
 pub mod summary;
 
-pub use pfc::{PfcEventTable, PfcPortTable};
+pub use pfc::{IngressTable, PfcEventTable, PfcPortTable, PfcTables};
 use run_dir::write_atomically;
 pub use run_dir::{check_run_dir_target, FileError};
 pub use summary::{FlowColumns, Summary};
@@ -195,8 +196,9 @@ impl SampleTable {
 pub struct RunFiles {
     pub flows: FlowTable,
     pub samples: SampleTable,
-    /// PFC's frames and their totals per (node, port, class), when a class is lossless.
-    pub pfc: Option<(PfcEventTable, PfcPortTable)>,
+    /// PFC's frames, their totals per (node, port, class) and the ingress samples, when
+    /// a class is lossless.
+    pub pfc: Option<PfcTables>,
     /// `summary.json` and `scenario.json` (see [`json`] for their spelling).
     pub summary_json: String,
     pub scenario_json: String,
@@ -216,9 +218,7 @@ impl RunFiles {
         let summary = Summary::of_simulation(sim, scenario, &flows, warnings, wall_time_s);
         RunFiles {
             samples: SampleTable::from_samples(sim.samples()),
-            pfc: sim
-                .has_lossless_classes()
-                .then(|| (PfcEventTable::of_simulation(sim), PfcPortTable::of_simulation(sim))),
+            pfc: PfcTables::of_simulation(sim),
             summary_json: summary.to_json(),
             scenario_json: json::to_python_json(scenario),
             flows,
@@ -237,9 +237,12 @@ impl RunFiles {
             if !self.samples.is_empty() {
                 parquet("queues.parquet", &|f| self.samples.write_parquet(f))?;
             }
-            if let Some((events, ports)) = &self.pfc {
-                parquet("pfc.parquet", &|f| parquet::write_table(f, &events.named_columns()))?;
-                parquet("pfc_ports.parquet", &|f| parquet::write_table(f, &ports.named_columns()))?;
+            if let Some(pfc) = &self.pfc {
+                parquet("pfc.parquet", &|f| parquet::write_table(f, &pfc.events.named_columns()))?;
+                parquet("pfc_ports.parquet", &|f| parquet::write_table(f, &pfc.ports.named_columns()))?;
+                if !pfc.ingress.is_empty() {
+                    parquet("ingress.parquet", &|f| parquet::write_table(f, &pfc.ingress.named_columns()))?;
+                }
             }
             for (name, text) in [("scenario.json", &self.scenario_json), ("summary.json", &self.summary_json)] {
                 let path = dir.join(name);

@@ -118,3 +118,62 @@ impl PfcPortTable {
         columns
     }
 }
+
+/// The bytes buffered from each (ingress port, lossless class) over time, and the part
+/// in its headroom (`ingress.parquet`), when the run samples (`run.sample_interval`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IngressTable {
+    pub time_ns: Vec<f64>,
+    pub switch: Vec<u32>,
+    pub port: Vec<u32>,
+    pub class: Vec<u8>,
+    pub bytes: Vec<u64>,
+    pub headroom_bytes: Vec<u64>,
+}
+
+impl IngressTable {
+    pub fn of_simulation(sim: &Simulation) -> IngressTable {
+        let samples = sim.ingress_samples();
+        IngressTable {
+            time_ns: samples.iter().map(|s| ns(s.time)).collect(),
+            switch: samples.iter().map(|s| s.switch).collect(),
+            port: samples.iter().map(|s| s.port).collect(),
+            class: samples.iter().map(|s| s.class).collect(),
+            bytes: samples.iter().map(|s| s.bytes).collect(),
+            headroom_bytes: samples.iter().map(|s| s.headroom_bytes).collect(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time_ns.is_empty()
+    }
+
+    pub fn named_columns(&self) -> Vec<(&'static str, Column<'_>)> {
+        vec![
+            ("time_ns", Column::F64(&self.time_ns)),
+            ("switch", Column::U32(&self.switch)),
+            ("port", Column::U32(&self.port)),
+            ("class", Column::U8(&self.class)),
+            ("bytes", Column::U64(&self.bytes)),
+            ("headroom_bytes", Column::U64(&self.headroom_bytes)),
+        ]
+    }
+}
+
+/// PFC's tables of a run with a lossless class.
+pub struct PfcTables {
+    pub events: PfcEventTable,
+    pub ports: PfcPortTable,
+    pub ingress: IngressTable,
+}
+
+impl PfcTables {
+    /// The tables of `sim`, or `None` when no class is lossless.
+    pub fn of_simulation(sim: &Simulation) -> Option<PfcTables> {
+        sim.has_lossless_classes().then(|| PfcTables {
+            events: PfcEventTable::of_simulation(sim),
+            ports: PfcPortTable::of_simulation(sim),
+            ingress: IngressTable::of_simulation(sim),
+        })
+    }
+}
