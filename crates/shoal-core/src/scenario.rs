@@ -878,9 +878,16 @@ impl Scenario {
         ])?;
         rdma.cc.validate("rdma.cc", self, &mut warnings)?;
         let rdma_packet = Bytes(rdma.mtu as u64 + rdma.header as u64);
-        if self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp)
-            && (self.host.nic_buffer < rdma_packet || Bytes(s.pool_size.0 + s.reserved.0) < rdma_packet)
-        {
+        let rdma_flows = self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp);
+        if rdma_flows && s.ecn.non_ect == NonEct::Drop && !s.marking.rules().is_empty() {
+            warnings.push(
+                "switch.ecn.non_ect = \"drop\" drops RDMA ACKs and NACKs (not ECN-capable) where a marking rule \
+                 would mark them, and a connection that loses its last ACK never completes (RDMA has no \
+                 retransmission timeout); set non_ect = \"pass\": ns3-datacenter's switches mark, never drop"
+                    .into(),
+            );
+        }
+        if rdma_flows && (self.host.nic_buffer < rdma_packet || Bytes(s.pool_size.0 + s.reserved.0) < rdma_packet) {
             return err(
                 "rdma.mtu",
                 format!("a packet of {rdma_packet} (rdma.mtu + rdma.header) does not fit host.nic_buffer or switch.pool_size + switch.reserved"),

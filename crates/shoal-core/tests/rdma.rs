@@ -89,7 +89,7 @@ fn dcqcn_incast_matches_ns3_datacenter() {
         let mut sim = rdma_star(
             3,
             "pool_size = \"4MB\"\nports_per_pool = 4\nreserved = \"0B\"\nalpha = 1000\n\
-             [switch.ecn]\nat = \"dequeue\"\n[switch.marking.red]\nkmin = \"400KB\"\nkmax = \"1600KB\"\npmax = 0.2",
+             [switch.ecn]\nat = \"dequeue\"\nnon_ect = \"pass\"\n[switch.marking.red]\nkmin = \"400KB\"\nkmax = \"1600KB\"\npmax = 0.2",
             &format!(
                 "[rdma]\ncc = \"{cc}\"\n[run]\nfct_until = \"acked\"\nseed = {seed}\n[workload]\npattern = \"incast\"\n\
                  senders = \"1-2\"\nreceiver = 0\nsize = \"4000000B\"\ntransport = \"rdma\"\n"
