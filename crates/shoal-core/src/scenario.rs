@@ -381,9 +381,14 @@ pub struct RdmaConfig {
     pub header: u32,
     /// Wire bytes of an ACK or NACK: padded to a minimal frame.
     pub ack_size: u32,
+    /// The receiver ACKs every this many packets received in order, and the last one
+    /// (`L2_ACK_INTERVAL` 1: every packet).
+    pub ack_interval: u32,
     /// A receiver NACKs the same expected packet at most once per this interval
     /// (`m_nack_interval` 500 us).
     pub nack_interval: Time,
+    /// The sender's retransmission timeout (the reference has none: `Rto::None`).
+    pub rto: Rto,
     /// Most bytes in flight per connection; 0 = no window (the examples' DCQCN runs).
     pub window: Bytes,
     /// The priority of ACKs and NACKs; unset, their connection's (the reference's
@@ -400,11 +405,76 @@ impl Default for RdmaConfig {
             mtu: 1000,
             header: 36,
             ack_size: 48,
+            ack_interval: 1,
             nack_interval: Time(500_000_000),
+            rto: Rto::None,
             window: Bytes(0),
             ack_priority: None,
             cc: RdmaCcConfig::of_kind("dcqcn").expect("a registered controller"),
         }
+    }
+}
+
+/// An RDMA sender's retransmission timeout (`rdma.rto`): "none", or a time. While a
+/// packet it sent is unacknowledged and no ACK has advanced for this long, the sender
+/// goes back to the first unacknowledged packet. The timeout is fixed (no backoff).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Rto {
+    /// No timeout, as in ns3-datacenter (`rdma-hw.cc` has none): a connection whose
+    /// last packets are all lost stalls.
+    #[default]
+    None,
+    After(Time),
+}
+
+impl Serialize for Rto {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Rto::None => s.serialize_str("none"),
+            Rto::After(t) => t.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Rto {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match word_or(d, &["none"])? {
+            Ok(_) => Rto::None,
+            Err(t) => Rto::After(t),
+        })
+    }
+}
+
+/// Reads a key that is one of `words` (`Ok`) or else a `T` (`Err`, a quantity); a value
+/// that is neither gets `T`'s message plus the words.
+fn word_or<'de, D, T>(d: D, words: &[&'static str]) -> Result<Result<&'static str, T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let value = serde_json::Value::deserialize(d)?;
+    if let Some(word) = words.iter().find(|&&w| value.as_str() == Some(w)) {
+        return Ok(Ok(word));
+    }
+    T::deserialize(value).map(Err).map_err(|e| {
+        let words: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+        serde::de::Error::custom(format!("{e}; or one of {}", words.join(", ")))
+    })
+}
+
+impl RdmaConfig {
+    /// Checks the connection keys (the packet sizes are checked with the transport's).
+    fn validate(&self) -> Result<(), ScenarioError> {
+        if self.ack_interval == 0 {
+            return Err(ScenarioError::new(
+                "rdma.ack_interval",
+                "0 is not accepted (accepted: 1 or more packets; the reference's 0 sends no ACK, so no connection would complete)",
+            ));
+        }
+        if self.rto == Rto::After(Time(0)) {
+            return Err(ScenarioError::new("rdma.rto", "0ps is not accepted (accepted: \"none\" or a positive time)"));
+        }
+        Ok(())
     }
 }
 
@@ -877,6 +947,7 @@ impl Scenario {
             ("rdma.ack_size", rdma.ack_size, 1, 10_000),
         ])?;
         rdma.cc.validate("rdma.cc", self, &mut warnings)?;
+        rdma.validate()?;
         let rdma_packet = Bytes(rdma.mtu as u64 + rdma.header as u64);
         let rdma_flows = self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp);
         if rdma_flows && s.ecn.non_ect == NonEct::Drop && !s.marking.rules().is_empty() {

@@ -4,7 +4,7 @@
 
 mod common;
 use common::star_100g;
-use shoal_core::Simulation;
+use shoal_core::{Scenario, ScenarioError, Simulation};
 
 /// A star of 100 Gbps links of 1 us carrying the RDMA workloads `workloads`.
 fn rdma_star(hosts: u32, switch: &str, workloads: &str) -> Simulation {
@@ -36,6 +36,25 @@ fn a_lone_connection_takes_its_ideal_fct() {
     }
 }
 
+/// With `ack_interval = 4` a lone 100-packet connection is ACKed 25 times (every fourth
+/// packet, the last among them) and still takes its ideal FCT under both completion
+/// rules: the last packet is always ACKed at once.
+#[test]
+fn an_ack_interval_thins_the_acks_but_not_the_fct() {
+    for fct_until in ["delivered", "acked"] {
+        let mut sim = rdma_star(
+            2,
+            "",
+            &format!(
+                "[rdma]\nack_interval = 4\n[run]\nfct_until = \"{fct_until}\"\n[workload]\npattern = \"incast\"\nsenders = \"1\"\nreceiver = 0\nsize = \"100KB\"\ntransport = \"rdma\"\n"
+            ),
+        );
+        let r = &sim.flow_records()[0];
+        assert_eq!(r.finish.map(|f| f - r.start), r.ideal_fct, "{fct_until}");
+        assert_eq!(sim.counters_json()["packets"]["sent"].as_u64(), Some(100 + 25), "{fct_until}");
+    }
+}
+
 /// Two 1 MB connections from one host to two receivers: the NIC alternates them, the
 /// link never idles, so the later one ends exactly one 1 MB transfer (1,000 packets)
 /// after a lone connection would.
@@ -57,14 +76,11 @@ fn connections_of_one_host_share_its_link_in_turn() {
 /// drops packets; the receivers NACK the gaps and the senders go back: there are
 /// retransmissions, packets and bytes are conserved (checked by `run`), and a connection
 /// that finished delivered all its bytes. (A connection whose last packets are all
-/// dropped stalls, as in the reference: there is no timeout.)
+/// dropped stalls, as in the reference: there is no timeout by default; see
+/// `a_timeout_completes_the_connections_whose_tail_was_lost`.)
 #[test]
 fn go_back_n_recovers_from_switch_drops() {
-    let mut sim = rdma_star(
-        8,
-        "pool_size = \"100KB\"\nreserved = \"0B\"",
-        "[workload]\npattern = \"all_to_all\"\nload = 0.9\nflows = 300\ntransport = \"rdma\"\n",
-    );
+    let mut sim = lossy_rdma("");
     let records = sim.flow_records();
     let retransmits: u32 = records.iter().map(|r| r.retransmits).sum();
     let c = sim.counters_json();
@@ -74,6 +90,31 @@ fn go_back_n_recovers_from_switch_drops() {
     assert!(finished.len() > records.len() / 2, "{} of {} finished", finished.len(), records.len());
     assert!(finished.iter().all(|r| r.delivered_bytes == r.bytes));
     assert!(records.iter().all(|r| r.delivered_bytes <= r.bytes));
+}
+
+/// Random RDMA traffic (web search at 90% load, eight hosts) through a 100 KB buffer,
+/// with `rdma` added to `[rdma]`.
+fn lossy_rdma(rdma: &str) -> Simulation {
+    rdma_star(
+        8,
+        "pool_size = \"100KB\"\nreserved = \"0B\"",
+        &format!(
+            "[rdma]\n{rdma}\n[workload]\npattern = \"all_to_all\"\nload = 0.9\nflows = 300\ntransport = \"rdma\"\n"
+        ),
+    )
+}
+
+/// The lossy run above leaves connections whose last packets were dropped stalled, with
+/// no timer; with `rdma.rto` every connection completes, some through timeouts, with
+/// all its bytes.
+#[test]
+fn a_timeout_completes_the_connections_whose_tail_was_lost() {
+    let stalled = lossy_rdma("").flow_records().iter().filter(|r| r.finish.is_none()).count();
+    assert!(stalled > 0, "no connection lost its tail");
+    let records = lossy_rdma("rto = \"100us\"").flow_records();
+    let timeouts: u32 = records.iter().map(|r| r.timeouts).sum();
+    assert!(timeouts > 0);
+    assert!(records.iter().all(|r| r.finish.is_some() && r.delivered_bytes == r.bytes), "{stalled} stalled before");
 }
 
 /// DCQCN against ns3-datacenter (6ddb4a4, `powertcp-evaluation-burst`, cc mode 1 with the
@@ -144,4 +185,26 @@ fn high_priority_acks_overtake_the_data_queue() {
     let own_acks = 101 * 48 * 80;
     assert!(high <= ideal + 2 * packet + own_acks, "high-priority ACKs: {high} vs ideal {ideal}");
     assert!(shared > ideal + 5_000_000, "ACKs behind the data queue: {shared} vs ideal {ideal}");
+}
+
+/// The error of reading and checking a scenario with `rdma` in `[rdma]`.
+fn refused(rdma: &str) -> ScenarioError {
+    match Scenario::from_toml(&format!("[rdma]\n{rdma}")) {
+        Ok(sc) => sc.validate().err().unwrap_or_else(|| panic!("accepted: {rdma}")),
+        Err(e) => e,
+    }
+}
+
+/// A bad `[rdma]` value is refused naming its key, the value and what is accepted.
+#[test]
+fn bad_rdma_values_are_refused_with_their_key() {
+    for (rdma, key, words) in [
+        ("ack_interval = 0", "rdma.ack_interval", &["0 is not accepted", "1 or more packets"][..]),
+        ("rto = \"soon\"", "rdma.rto", &["\"soon\"", "\"none\""]),
+        ("rto = \"0us\"", "rdma.rto", &["0ps is not accepted", "a positive time"]),
+    ] {
+        let e = refused(rdma);
+        assert_eq!(e.path, key, "{rdma}: {e}");
+        assert!(words.iter().all(|w| e.message.contains(w)), "{rdma}: {e}");
+    }
 }

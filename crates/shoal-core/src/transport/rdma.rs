@@ -5,18 +5,22 @@
 //! - The sender queues nothing: its NIC pulls the next packet when the link is free and
 //!   the connection's rate limiter allows, one packet time at the connection's rate after
 //!   the packet before (`nextAvail`).
-//! - The receiver ACKs every packet that arrives in order (echoing its CE mark), drops a
-//!   packet beyond a gap and NACKs the packet it expects, at most once per
-//!   `nack_interval` for the same expected packet; duplicates are dropped silently.
+//! - The receiver ACKs packets that arrive in order (every `ack_interval`-th and the
+//!   last; each ACK echoes the CE mark of the packet it answers), drops a packet beyond
+//!   a gap and NACKs the packet it expects, at most once per `nack_interval` for the
+//!   same expected packet; duplicates are dropped silently (ACKed when there is a
+//!   timeout, since a lost ACK is then repaired by resending).
 //! - An ACK or NACK acknowledges everything before its sequence number; a NACK also sends
 //!   the sender back to the first unacknowledged packet (go-back-N).
-//! - There is no retransmission timeout, as in the reference: a connection whose last
-//!   packets are all lost stalls. Lossless classes (PFC) are what RDMA runs on.
+//! - By default there is no retransmission timeout, as in the reference: a connection
+//!   whose last packets are all lost stalls. Lossless classes (PFC) are what RDMA runs
+//!   on. With `rto` set, a sender whose unacknowledged packets see no ACK progress for
+//!   that long goes back to the first of them.
 
 use super::cc::{AnyRdmaCc, CongestionControl, RdmaCcConfig, SendState};
 use super::{Framing, HostCx, Outcome, Stacks, Transport, TransportKind};
 use crate::net::{Packet, PacketKind};
-use crate::scenario::{FctUntil, RdmaConfig, Scenario};
+use crate::scenario::{FctUntil, RdmaConfig, Rto, Scenario};
 use crate::sim::{serialization, Ps};
 use crate::workload::FlowSpec;
 
@@ -26,7 +30,10 @@ pub struct RdmaSettings {
     pub mtu: u32,
     pub header: u32,
     pub ack_size: u32,
+    pub ack_interval: u32,
     pub nack_interval: Ps,
+    /// The retransmission timeout, if any.
+    pub rto: Option<Ps>,
     /// Most bytes in flight; 0 = no window.
     pub window: u64,
     /// The rate a connection starts at and never exceeds: its host's link rate.
@@ -37,12 +44,18 @@ pub struct RdmaSettings {
 
 impl RdmaSettings {
     pub fn from_scenario(sc: &Scenario) -> Self {
-        let RdmaConfig { mtu, header, ack_size, nack_interval, window, ack_priority, cc } = sc.rdma.clone();
+        let RdmaConfig { mtu, header, ack_size, ack_interval, nack_interval, rto, window, ack_priority, cc } =
+            sc.rdma.clone();
         RdmaSettings {
             mtu,
             header,
             ack_size,
+            ack_interval,
             nack_interval: nack_interval.0,
+            rto: match rto {
+                Rto::None => None,
+                Rto::After(t) => Some(t.0),
+            },
             window: window.0,
             line_rate_bps: sc.topology.link_rate.0,
             ack_priority,
@@ -58,6 +71,23 @@ impl RdmaSettings {
     /// Payload bytes of packet `seq` of a `bytes`-byte message.
     pub fn payload(&self, bytes: u64, seq: u32) -> u64 {
         (bytes - seq as u64 * self.mtu as u64).min(self.mtu as u64)
+    }
+
+    /// Whether the receiver ACKs when `received` of a message's `packets` packets have
+    /// arrived in order: at every multiple of `ack_interval`, and at the last packet.
+    ///
+    /// The reference's rule (ns3-datacenter 6ddb4a4, `rdma-hw.cc:472-484`) ACKs when the
+    /// next expected byte reaches a milestone, which then moves on by `L2_ACK_INTERVAL`
+    /// bytes, or reaches a multiple of `L2_CHUNK_SIZE` (4,000 B). Its receiver resets the
+    /// milestone to `L2_ACK_INTERVAL` at every packet (`rdma-hw.cc:330`), so past the
+    /// first interval it ACKs every packet; and it does not know the message's length.
+    /// Here the milestone moves as the rule intends, counted in packets, and the last
+    /// packet is always ACKed: without a retransmission timeout a connection whose last
+    /// ACK never comes would never complete. With the reference's interval, 1 (its example
+    /// configurations' `L2_ACK_INTERVAL 1`, in bytes: less than a packet), every packet
+    /// is ACKed either way.
+    pub fn acks(&self, received: u32, packets: u32) -> bool {
+        received.is_multiple_of(self.ack_interval) || received == packets
     }
 }
 
@@ -81,7 +111,12 @@ pub struct RdmaFlow {
     next_avail: Ps,
     /// The ready time last told to the NIC.
     paced: Option<Ps>,
+    /// When the retransmission timer expires: set exactly while `rto` is set and a
+    /// packet sent is unacknowledged, `rto` after the last progress (the first such
+    /// packet's send, an ACK of new packets, or a timeout).
+    rto_at: Option<Ps>,
     retransmits: u32,
+    timeouts: u32,
     // Receiver.
     expected: u32,
     /// The expected packet last NACKed, and until when it is not NACKed again.
@@ -110,7 +145,9 @@ impl TransportKind for RdmaFlow {
             },
             next_avail: cx.now,
             paced: None,
+            rto_at: None,
             retransmits: 0,
+            timeouts: 0,
             expected: 0,
             last_nack: None,
             finished_at: None,
@@ -157,8 +194,10 @@ impl RdmaFlow {
         let reply = |kind, seq| Packet { kind, seq, size: ack_size, ..reverse };
         if pkt.seq == self.expected {
             self.expected += 1;
-            let ack = Packet { timestamp: pkt.timestamp, ece: pkt.ce, ..reply(PacketKind::Ack, self.expected) };
-            cx.send(ack);
+            if cx.stacks.rdma.acks(self.expected, self.packets) {
+                let ack = Packet { timestamp: pkt.timestamp, ece: pkt.ce, ..reply(PacketKind::Ack, self.expected) };
+                cx.send(ack);
+            }
             if self.expected == self.packets && cx.stacks.fct_until == FctUntil::Delivered {
                 self.finish(cx);
             }
@@ -168,6 +207,11 @@ impl RdmaFlow {
                 self.last_nack = Some((expected, cx.now + cx.stacks.rdma.nack_interval));
                 cx.send(Packet { ece: pkt.ce, ..reply(PacketKind::Nack, expected) });
             }
+        } else if cx.stacks.rdma.rto.is_some() {
+            // A duplicate: the reference drops it silently, which only a sender with a
+            // timeout can tell from a loss. Its ACK may have been lost, and the timeout
+            // resends packets already here: answering them is what ends the resending.
+            cx.send(Packet { timestamp: pkt.timestamp, ece: pkt.ce, ..reply(PacketKind::Ack, self.expected) });
         }
     }
 
@@ -179,6 +223,7 @@ impl RdmaFlow {
         if pkt.seq > self.snd_una {
             self.snd_una = pkt.seq;
             self.snd_nxt = self.snd_nxt.max(pkt.seq);
+            self.restart_rto(cx);
         }
         if pkt.kind == PacketKind::Nack {
             self.snd_nxt = self.snd_una;
@@ -194,9 +239,22 @@ impl RdmaFlow {
         self.snd_una == self.packets
     }
 
-    /// Asks for the congestion controller's next tick while the sender has work.
+    /// Asks for the earlier of the congestion controller's next tick and the
+    /// retransmission timeout while the sender has work (the engine keeps one timer per
+    /// flow: the earliest asked for; `on_timer` asks again for what is left).
     fn ask_for_timer(&self, cx: &mut HostCx) {
-        if let Some(at) = self.cc.next_timer().filter(|_| !self.sender_done()) {
+        let next = [self.cc.next_timer(), self.rto_at].into_iter().flatten().min();
+        if let Some(at) = next.filter(|_| !self.sender_done()) {
+            cx.set_timer(at);
+        }
+    }
+
+    /// Progress at `cx.now`: the retransmission timer (if there is one) runs `rto` from
+    /// now while a packet sent is unacknowledged, and stops otherwise.
+    fn restart_rto(&mut self, cx: &mut HostCx) {
+        let Some(rto) = cx.stacks.rdma.rto else { return };
+        self.rto_at = (self.sent_max > self.snd_una).then_some(cx.now + rto);
+        if let Some(at) = self.rto_at {
             cx.set_timer(at);
         }
     }
@@ -218,13 +276,21 @@ impl Transport for RdmaFlow {
         }
     }
 
-    /// The congestion controller's tick: its rate applies from the next packet on.
+    /// The congestion controller's tick (its rate applies from the next packet on; a
+    /// controller runs what is due by now, so a call at another time is harmless) or the
+    /// retransmission timeout: go back to the first unacknowledged packet.
     fn on_timer(&mut self, cx: &mut HostCx) {
         if self.sender_done() {
             return;
         }
         self.cc.on_timer(&mut self.send, cx.now);
+        if self.rto_at.is_some_and(|at| at <= cx.now) {
+            self.timeouts += 1;
+            self.snd_nxt = self.snd_una;
+            self.restart_rto(cx);
+        }
         self.ask_for_timer(cx);
+        self.tell_nic(cx, false);
     }
 
     fn pull(&mut self, cx: &mut HostCx) -> Option<Packet> {
@@ -237,6 +303,9 @@ impl Transport for RdmaFlow {
         }
         self.snd_nxt += 1;
         self.sent_max = self.sent_max.max(self.snd_nxt);
+        if self.rto_at.is_none() {
+            self.restart_rto(cx);
+        }
         let rate = (self.send.rate_bps.round() as u64).clamp(1, cx.stacks.rdma.line_rate_bps);
         self.next_avail = cx.now + serialization(size as u64, rate);
         self.tell_nic(cx, true);
@@ -248,7 +317,7 @@ impl Transport for RdmaFlow {
         Outcome {
             finished_at: self.finished_at,
             retransmits: self.retransmits,
-            timeouts: 0,
+            timeouts: self.timeouts,
             delivered_bytes: delivered,
         }
     }
@@ -266,11 +335,18 @@ mod tests {
         stacks: Stacks,
         exts: ExtStore,
         actions: Vec<HostAction>,
+        /// The timers flows asked for, in order.
+        timers: Vec<Ps>,
     }
 
     impl Host {
         fn new() -> Host {
-            Host { stacks: Stacks::new(&Scenario::default()), exts: ExtStore::default(), actions: Vec::new() }
+            Host {
+                stacks: Stacks::new(&Scenario::default()),
+                exts: ExtStore::default(),
+                actions: Vec::new(),
+                timers: Vec::new(),
+            }
         }
 
         /// Runs `f` at `now`; returns the packets sent, the ready times told to the NIC
@@ -291,7 +367,7 @@ mod tests {
                 match a {
                     HostAction::Send(p) => sent.push(p),
                     HostAction::Pace { at, .. } => paced.push(at),
-                    HostAction::Timer(_) => panic!("RDMA sets no timers"),
+                    HostAction::Timer(at) => self.timers.push(at),
                 }
             }
             (out, sent, paced, finished)
@@ -369,5 +445,67 @@ mod tests {
         assert_eq!(reply(&mut flow, interval + 1, 0), [(PacketKind::Ack, 1)]);
         assert_eq!(reply(&mut flow, interval + 2, 6), [(PacketKind::Nack, 1)], "a new expected packet");
         assert_eq!(reply(&mut flow, interval + 3, 0), [], "a duplicate");
+    }
+
+    /// With `ack_interval = 4` a 10-packet message is ACKed at 4, 8 and, the last
+    /// packet, 10; a NACK still answers a gap at once, and a retransmission that
+    /// completes an interval is ACKed.
+    #[test]
+    fn acks_every_interval_and_the_last_packet() {
+        let mut host = Host::new();
+        host.stacks.rdma.ack_interval = 4;
+        let template = Packet::template(0, 0, 7, 0);
+        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(10_000), template, template, cx));
+        let data = |seq| Packet { kind: PacketKind::Data, seq, size: 1036, ..template };
+        let mut replies = Vec::new();
+        for seq in [0, 1, 2, 3, 4, 5, 7, 6, 7, 8, 9] {
+            let (_, sent, _, _) = host.call(0, |cx| flow.on_packet(&data(seq), cx));
+            replies.extend(sent.iter().map(|p| (p.kind, p.seq)));
+        }
+        assert_eq!(replies, [(PacketKind::Ack, 4), (PacketKind::Nack, 6), (PacketKind::Ack, 8), (PacketKind::Ack, 10)]);
+    }
+
+    /// A lost tail: of three packets the last is lost, the first two are ACKed. Without a
+    /// timeout the sender waits forever (no timer, nothing ready); with `rto` it goes back
+    /// at the last ACK plus `rto` (a timer that fires earlier, for an ACK's older
+    /// deadline, does nothing), resends packet 2 and completes.
+    #[test]
+    fn a_lost_tail_needs_the_timeout() {
+        const RTO: Ps = 10_000_000;
+        for rto in [None, Some(RTO)] {
+            let mut host = Host::new();
+            host.stacks.rdma.rto = rto;
+            host.stacks.fct_until = FctUntil::Acked;
+            let template = Packet::template(0, 0, 7, 0);
+            let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(3000), template, template, cx));
+            let sent: Vec<Packet> = (0..3).map(|i| host.call(i * 100_000, |cx| flow.pull(cx)).0.unwrap()).collect();
+            for (t, pkt) in [(1_000_000, sent[0]), (1_100_000, sent[1])] {
+                let (_, acks, _, _) = host.call(t, |cx| flow.on_packet(&pkt, cx));
+                let (_, _, paced, _) = host.call(t + 1_000_000, |cx| flow.on_packet(&acks[0], cx));
+                assert!(paced.iter().all(Option::is_none), "nothing to send while waiting");
+            }
+            let Some(rto) = rto else {
+                assert!(host.timers.is_empty(), "no timeout, no timer");
+                assert_eq!(flow.outcome(&host.stacks).finished_at, None);
+                continue;
+            };
+            let last_ack = 2_100_000;
+            assert_eq!(
+                host.timers,
+                [rto, 1_000_000 + 1_000_000 + rto, last_ack + rto],
+                "armed at the first send, pushed back by each ACK"
+            );
+            let (_, _, paced, _) = host.call(rto, |cx| flow.on_timer(cx));
+            assert_eq!((paced, flow.timeouts), (vec![], 0), "an old deadline: nothing happens");
+            let (_, _, paced, _) = host.call(last_ack + rto, |cx| flow.on_timer(cx));
+            assert_eq!((paced, flow.timeouts), (vec![Some(sent[2].timestamp + 82_880)], 1), "back to packet 2");
+            let again = host.call(last_ack + rto, |cx| flow.pull(cx)).0.unwrap();
+            assert_eq!(again.seq, 2);
+            let (_, acks, _, _) = host.call(last_ack + rto + 1_000_000, |cx| flow.on_packet(&again, cx));
+            let (_, _, _, done) = host.call(last_ack + rto + 2_000_000, |cx| flow.on_packet(&acks[0], cx));
+            assert!(done);
+            let outcome = flow.outcome(&host.stacks);
+            assert_eq!((outcome.retransmits, outcome.timeouts, outcome.delivered_bytes), (1, 1, 3000));
+        }
     }
 }
