@@ -389,8 +389,11 @@ pub struct RdmaConfig {
     pub nack_interval: Time,
     /// The sender's retransmission timeout (the reference has none: `Rto::None`).
     pub rto: Rto,
-    /// Most bytes in flight per connection; 0 = no window (the examples' DCQCN runs).
-    pub window: Bytes,
+    /// Most bytes in flight per connection (none, the examples' DCQCN runs, by default).
+    pub window: RdmaWindow,
+    /// The window shrinks with the connection's rate: window x rate / line rate
+    /// (`VAR_WIN`; off, as in the examples' DCQCN runs).
+    pub window_scales_with_rate: bool,
     /// The priority of ACKs and NACKs; unset, their connection's (the reference's
     /// `ACK_HIGH_PRIO 0`; with 1 it sends them at priority 0, ahead of data).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -408,7 +411,8 @@ impl Default for RdmaConfig {
             ack_interval: 1,
             nack_interval: Time(500_000_000),
             rto: Rto::None,
-            window: Bytes(0),
+            window: RdmaWindow::Bytes(Bytes(0)),
+            window_scales_with_rate: false,
             ack_priority: None,
             cc: RdmaCcConfig::of_kind("dcqcn").expect("a registered controller"),
         }
@@ -445,6 +449,38 @@ impl<'de> Deserialize<'de> for Rto {
     }
 }
 
+/// An RDMA connection's cap on bytes in flight (`rdma.window`): a size (0: none), or one
+/// bandwidth-delay product (the reference's `HAS_WIN 1`), of the connection's own path
+/// (`GLOBAL_T 0`) or of the longest path between two hosts (`GLOBAL_T 1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RdmaWindow {
+    Bytes(Bytes),
+    /// "bdp": the connection's path.
+    Bdp,
+    /// "max_bdp": the longest path.
+    MaxBdp,
+}
+
+impl Serialize for RdmaWindow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RdmaWindow::Bytes(b) => b.serialize(s),
+            RdmaWindow::Bdp => s.serialize_str("bdp"),
+            RdmaWindow::MaxBdp => s.serialize_str("max_bdp"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RdmaWindow {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match word_or(d, &["bdp", "max_bdp"])? {
+            Ok("bdp") => RdmaWindow::Bdp,
+            Ok(_) => RdmaWindow::MaxBdp,
+            Err(b) => RdmaWindow::Bytes(b),
+        })
+    }
+}
+
 /// Reads a key that is one of `words` (`Ok`) or else a `T` (`Err`, a quantity); a value
 /// that is neither gets `T`'s message plus the words.
 fn word_or<'de, D, T>(d: D, words: &[&'static str]) -> Result<Result<&'static str, T>, D::Error>
@@ -464,7 +500,7 @@ where
 
 impl RdmaConfig {
     /// Checks the connection keys (the packet sizes are checked with the transport's).
-    fn validate(&self) -> Result<(), ScenarioError> {
+    fn validate(&self, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         if self.ack_interval == 0 {
             return Err(ScenarioError::new(
                 "rdma.ack_interval",
@@ -473,6 +509,35 @@ impl RdmaConfig {
         }
         if self.rto == Rto::After(Time(0)) {
             return Err(ScenarioError::new("rdma.rto", "0ps is not accepted (accepted: \"none\" or a positive time)"));
+        }
+        let no_window = self.window == RdmaWindow::Bytes(Bytes(0));
+        if self.window_scales_with_rate && no_window {
+            warnings.push("rdma.window_scales_with_rate: has no effect without rdma.window".into());
+        }
+        // A sender stops at its window; a receiver that ACKs only every ack_interval
+        // packets then never answers.
+        if self.ack_interval > 1 && !no_window {
+            match self.window {
+                RdmaWindow::Bytes(w) if !self.window_scales_with_rate && w.0.div_ceil(self.mtu as u64) < self.ack_interval as u64 => {
+                    return Err(ScenarioError::new(
+                        "rdma.window",
+                        format!(
+                            "{w} holds fewer than rdma.ack_interval = {} packets of rdma.mtu = {} B: the sender would wait for an ACK the receiver sends only after {} packets (accepted: 0, or at least {} B)",
+                            self.ack_interval,
+                            self.mtu,
+                            self.ack_interval,
+                            (self.ack_interval as u64 - 1) * self.mtu as u64 + 1
+                        ),
+                    ));
+                }
+                RdmaWindow::Bytes(_) if !self.window_scales_with_rate => {}
+                _ => warnings.push(format!(
+                    "rdma.ack_interval: {} packets per ACK with a window that may hold fewer (rdma.window = {}, window_scales_with_rate = {}); a connection whose window holds fewer stalls until rdma.rto",
+                    self.ack_interval,
+                    serde_json::to_value(self.window).expect("a window serializes"),
+                    self.window_scales_with_rate
+                )),
+            }
         }
         Ok(())
     }
@@ -947,7 +1012,7 @@ impl Scenario {
             ("rdma.ack_size", rdma.ack_size, 1, 10_000),
         ])?;
         rdma.cc.validate("rdma.cc", self, &mut warnings)?;
-        rdma.validate()?;
+        rdma.validate(&mut warnings)?;
         let rdma_packet = Bytes(rdma.mtu as u64 + rdma.header as u64);
         let rdma_flows = self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp);
         if rdma_flows && s.ecn.non_ect == NonEct::Drop && !s.marking.rules().is_empty() {

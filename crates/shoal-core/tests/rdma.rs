@@ -55,6 +55,44 @@ fn an_ack_interval_thins_the_acks_but_not_the_fct() {
     }
 }
 
+/// A lone connection with a window of one BDP (the reference's 52,000 B here: 2 x 2 us
+/// plus two 80 ns payload times at 100 Gbps) never waits for an ACK: an ACK returns
+/// 2 x 2 us + two 82.88 ns packet times + two 3.84 ns ACK times = 4,173.44 ns after its
+/// packet left, when 50.4 packets have gone, fewer than 52. So its FCT is the ideal, for
+/// its own path's BDP and for the longest path's (the same in a star).
+#[test]
+fn a_one_bdp_window_keeps_a_lone_connection_at_line_rate() {
+    for window in ["bdp", "max_bdp"] {
+        let sim = rdma_star(2, "", &lone_connection(&format!("window = \"{window}\""), "1MB"));
+        let r = &sim.flow_records()[0];
+        assert_eq!(r.finish.map(|f| f - r.start), r.ideal_fct, "{window}");
+    }
+}
+
+/// With half a BDP (26,000 B: 26 packets) a lone 10 MB connection sends 26 packets back
+/// to back, then each ACK, R = 4,173.44 ns after its packet, releases the next: packet
+/// k leaves at floor(k / 26) R + (k mod 26) P (P = 82.88 ns a packet) and the last,
+/// k = 9,999, arrives 2 P + 2 us later. Its FCT is that exactly, R / 26 P = 1.94 times
+/// the ideal FCT (not 2: the reference's BDP leaves headers and the ACK's way back out).
+#[test]
+fn a_half_bdp_window_halves_a_lone_connection_s_rate() {
+    let sim = rdma_star(2, "", &lone_connection("window = \"26000B\"", "10MB"));
+    let r = &sim.flow_records()[0];
+    let (p, rtt, k) = (1036 * 80, 4_173_440, 9_999);
+    let expected = k / 26 * rtt + k % 26 * p + 2 * p + 2_000_000;
+    let fct = r.finish.unwrap() - r.start;
+    assert_eq!(fct, expected);
+    let ratio = fct as f64 / r.ideal_fct.unwrap() as f64;
+    assert!((ratio - rtt as f64 / (26 * p) as f64).abs() < 0.01, "{ratio}");
+}
+
+/// One `size` connection from host 1 to host 0 with `rdma` in `[rdma]`.
+fn lone_connection(rdma: &str, size: &str) -> String {
+    format!(
+        "[rdma]\n{rdma}\n[workload]\npattern = \"incast\"\nsenders = \"1\"\nreceiver = 0\nsize = \"{size}\"\ntransport = \"rdma\"\n"
+    )
+}
+
 /// Two 1 MB connections from one host to two receivers: the NIC alternates them, the
 /// link never idles, so the later one ends exactly one 1 MB transfer (1,000 packets)
 /// after a lone connection would.
@@ -202,9 +240,19 @@ fn bad_rdma_values_are_refused_with_their_key() {
         ("ack_interval = 0", "rdma.ack_interval", &["0 is not accepted", "1 or more packets"][..]),
         ("rto = \"soon\"", "rdma.rto", &["\"soon\"", "\"none\""]),
         ("rto = \"0us\"", "rdma.rto", &["0ps is not accepted", "a positive time"]),
+        ("window = \"half\"", "rdma.window", &["\"half\"", "\"bdp\"", "\"max_bdp\""]),
+        (
+            "ack_interval = 4\nwindow = \"3000B\"",
+            "rdma.window",
+            &["3KB holds fewer than rdma.ack_interval = 4", "at least 3001 B"],
+        ),
     ] {
         let e = refused(rdma);
         assert_eq!(e.path, key, "{rdma}: {e}");
         assert!(words.iter().all(|w| e.message.contains(w)), "{rdma}: {e}");
     }
+    let warnings = |rdma: &str| Scenario::from_toml(&format!("[rdma]\n{rdma}")).unwrap().validate().unwrap();
+    assert!(warnings("window_scales_with_rate = true")[0].starts_with("rdma.window_scales_with_rate: has no effect"));
+    assert!(warnings("ack_interval = 4\nwindow = \"bdp\"")[0].starts_with("rdma.ack_interval: 4 packets per ACK"));
+    assert!(warnings("ack_interval = 4\nwindow = \"3001B\"").is_empty());
 }

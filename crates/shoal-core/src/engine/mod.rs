@@ -717,9 +717,10 @@ impl Simulation {
         if let Some(next) = self.flows.get(self.next_flow) {
             self.events.push(next.spec.start, Event::FlowStart);
         }
-        let src = self.flows[fi as usize].spec.src;
+        let spec = &self.flows[fi as usize].spec;
+        let (src, path) = (spec.src, spec.kind.needs_path(&self.stacks).then(|| self.path(spec.src, spec.dst)));
         self.with_host_cx(fi, src, Wake::Send, |flow, cx| {
-            let transport = AnyTransport::open(&flow.spec, flow.forward, flow.reverse, cx);
+            let transport = AnyTransport::open(&flow.spec, flow.forward, flow.reverse, path.as_ref(), cx);
             flow.drain_notices = transport.wants_drain_notices();
             flow.transport = Some(transport);
         });

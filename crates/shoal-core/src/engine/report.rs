@@ -126,7 +126,7 @@ impl Simulation {
     }
 
     /// The base one-way path from host `src` to host `dst`.
-    fn path(&self, src: u32, dst: u32) -> PathInfo {
+    pub(super) fn path(&self, src: u32, dst: u32) -> PathInfo {
         let mut link = &self.links[self.nics[src as usize].link as usize];
         let mut delay = link.delay;
         let mut rates = vec![link.rate.bps];

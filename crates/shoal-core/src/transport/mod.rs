@@ -148,8 +148,14 @@ pub struct Framing {
 /// and whether and how its flows complete.
 pub trait TransportKind: Transport + Sized {
     /// Starts the flow `spec` at `cx.now`; `forward` and `reverse` are the templates of
-    /// its packets in each direction (ids, ECMP hash, priority).
-    fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, cx: &mut HostCx) -> Self;
+    /// its packets in each direction (ids, ECMP hash, priority); `path` is the flow's base
+    /// path, given exactly when `needs_path` says so.
+    fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, path: Option<&PathInfo>, cx: &mut HostCx) -> Self;
+    /// Whether `open` needs the flow's path (asked at every flow start: a path costs a
+    /// walk through the routes).
+    fn needs_path(_stacks: &Stacks) -> bool {
+        false
+    }
     /// Its flows have a completion time (a datagram flow has none).
     const COMPLETES: bool;
     /// The framing of a `bytes`-byte message (asked only of transports that complete).
@@ -183,9 +189,15 @@ macro_rules! transports {
 
         impl AnyTransport {
             /// Starts the flow `spec` with the transport of its kind.
-            pub fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, cx: &mut HostCx) -> AnyTransport {
+            pub fn open(
+                spec: &FlowSpec,
+                forward: Packet,
+                reverse: Packet,
+                path: Option<&PathInfo>,
+                cx: &mut HostCx,
+            ) -> AnyTransport {
                 match spec.kind {
-                    $( FlowKind::$Variant { .. } => AnyTransport::$Variant(<$Flow>::open(spec, forward, reverse, cx)), )+
+                    $( FlowKind::$Variant { .. } => AnyTransport::$Variant(<$Flow>::open(spec, forward, reverse, path, cx)), )+
                 }
             }
         }
@@ -195,6 +207,13 @@ macro_rules! transports {
             pub fn name(self) -> &'static str {
                 match self {
                     $( FlowKind::$Variant { .. } => $name, )+
+                }
+            }
+
+            /// Whether a flow of this kind needs its path to open (`TransportKind::needs_path`).
+            pub fn needs_path(self, stacks: &Stacks) -> bool {
+                match self {
+                    $( FlowKind::$Variant { .. } => <$Flow as TransportKind>::needs_path(stacks), )+
                 }
             }
 

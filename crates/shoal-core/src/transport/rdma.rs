@@ -18,10 +18,10 @@
 //!   that long goes back to the first of them.
 
 use super::cc::{AnyRdmaCc, CongestionControl, RdmaCcConfig, SendState};
-use super::{Framing, HostCx, Outcome, Stacks, Transport, TransportKind};
+use super::{Framing, HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
 use crate::net::{Packet, PacketKind};
-use crate::scenario::{FctUntil, RdmaConfig, Rto, Scenario};
-use crate::sim::{serialization, Ps};
+use crate::scenario::{FctUntil, RdmaConfig, RdmaWindow, Rto, Scenario};
+use crate::sim::{serialization, Ps, PS_PER_S};
 use crate::workload::FlowSpec;
 
 /// The RDMA settings every connection of a run shares.
@@ -34,8 +34,9 @@ pub struct RdmaSettings {
     pub nack_interval: Ps,
     /// The retransmission timeout, if any.
     pub rto: Option<Ps>,
-    /// Most bytes in flight; 0 = no window.
-    pub window: u64,
+    /// How a connection's window is sized when it opens.
+    pub window: WindowSize,
+    pub window_scales_with_rate: bool,
     /// The rate a connection starts at and never exceeds: its host's link rate.
     pub line_rate_bps: u64,
     pub ack_priority: Option<u8>,
@@ -44,9 +45,19 @@ pub struct RdmaSettings {
 
 impl RdmaSettings {
     pub fn from_scenario(sc: &Scenario) -> Self {
-        let RdmaConfig { mtu, header, ack_size, ack_interval, nack_interval, rto, window, ack_priority, cc } =
-            sc.rdma.clone();
-        RdmaSettings {
+        let RdmaConfig {
+            mtu,
+            header,
+            ack_size,
+            ack_interval,
+            nack_interval,
+            rto,
+            window,
+            window_scales_with_rate,
+            ack_priority,
+            cc,
+        } = sc.rdma.clone();
+        let mut settings = RdmaSettings {
             mtu,
             header,
             ack_size,
@@ -56,11 +67,35 @@ impl RdmaSettings {
                 Rto::None => None,
                 Rto::After(t) => Some(t.0),
             },
-            window: window.0,
+            window: WindowSize::Fixed(0),
+            window_scales_with_rate,
             line_rate_bps: sc.topology.link_rate.0,
             ack_priority,
             cc,
-        }
+        };
+        settings.window = match window {
+            RdmaWindow::Bytes(b) => WindowSize::Fixed(b.0),
+            RdmaWindow::Bdp => WindowSize::PathBdp,
+            RdmaWindow::MaxBdp => {
+                let longest = sc.topology.longest_path();
+                let delay = longest.iter().map(|(_, d)| d.0).sum();
+                WindowSize::Fixed(settings.bdp(delay, longest.iter().map(|(r, _)| r.0)))
+            }
+        };
+        settings
+    }
+
+    /// One bandwidth-delay product of a path of one-way propagation delay `delay` and
+    /// link rates `rates`, as the reference sizes a window: the sender's line rate times
+    /// the base RTT, twice the delay plus one payload's serialization per link
+    /// (ns3-datacenter 6ddb4a4, `examples/PowerTCP/powertcp-evaluation-burst.cc:265,1029`
+    /// for the RTT, `rdma-hw.cc:257-258` for the product; bytes rounded down). The RTT
+    /// leaves out headers and the ACK's way back: with 1,000 B payloads and 100 Gbps
+    /// links of 1 us, 4.16 us where an ACK really takes 4.17 us, which the window,
+    /// counted in payload bytes, still covers.
+    pub fn bdp(&self, delay: Ps, rates: impl Iterator<Item = u64>) -> u64 {
+        let rtt = 2 * delay + rates.map(|r| serialization(self.mtu as u64, r)).sum::<Ps>();
+        (self.line_rate_bps as u128 * rtt as u128 / (8 * PS_PER_S as u128)) as u64
     }
 
     /// Packets of a `bytes`-byte message.
@@ -91,6 +126,43 @@ impl RdmaSettings {
     }
 }
 
+/// How the run sizes a connection's window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WindowSize {
+    /// The same for every connection (0: none).
+    Fixed(u64),
+    /// One bandwidth-delay product of the connection's own path.
+    PathBdp,
+}
+
+/// A connection's cap on bytes in flight (payload bytes, counted in whole packets of
+/// `mtu`, as the reference counts sequence numbers), checked before each packet:
+/// the sender may send while fewer bytes are in flight than the cap. The cap is `bytes`
+/// or, when it scales with the rate, bytes x rate / line rate rounded down but at least 1,
+/// so that one packet may always be in flight (ns3-datacenter 6ddb4a4,
+/// `rdma-queue-pair.cc:121-144`, `VAR_WIN`).
+#[derive(Clone, Copy, Debug)]
+struct InFlightCap {
+    /// 0: no cap.
+    bytes: u64,
+    scales_with_rate: bool,
+}
+
+impl InFlightCap {
+    /// Whether `in_flight` bytes leave no room at the sender's current rate.
+    fn is_full(&self, in_flight: u64, s: &SendState) -> bool {
+        if self.bytes == 0 {
+            return false;
+        }
+        let cap = if self.scales_with_rate {
+            ((self.bytes as f64 * s.rate_bps / s.line_rate_bps) as u64).max(1)
+        } else {
+            self.bytes
+        };
+        in_flight >= cap
+    }
+}
+
 /// One connection: its sender (the queue pair at the source) and its receiver.
 pub struct RdmaFlow {
     data: Packet,
@@ -105,6 +177,7 @@ pub struct RdmaFlow {
     /// Packets ever sent once (anything below that sent again is a retransmission).
     sent_max: u32,
     cc: AnyRdmaCc,
+    window: InFlightCap,
     /// The rate congestion control sets (`rate_bps`).
     send: SendState,
     /// When the rate limiter lets the next packet go.
@@ -125,8 +198,15 @@ pub struct RdmaFlow {
 }
 
 impl TransportKind for RdmaFlow {
-    fn open(spec: &FlowSpec, data: Packet, reverse: Packet, cx: &mut HostCx) -> RdmaFlow {
+    fn open(spec: &FlowSpec, data: Packet, reverse: Packet, path: Option<&PathInfo>, cx: &mut HostCx) -> RdmaFlow {
         let rdma = &cx.stacks.rdma;
+        let window = match rdma.window {
+            WindowSize::Fixed(bytes) => bytes,
+            WindowSize::PathBdp => {
+                let path = path.expect("a window of the path's BDP needs the path");
+                rdma.bdp(path.delay, path.rates.iter().copied())
+            }
+        };
         let mut flow = RdmaFlow {
             data: Packet { ect: true, ..data },
             reverse: Packet { priority: rdma.ack_priority.unwrap_or(reverse.priority), ..reverse },
@@ -136,6 +216,7 @@ impl TransportKind for RdmaFlow {
             snd_nxt: 0,
             sent_max: 0,
             cc: rdma.cc.build(&()),
+            window: InFlightCap { bytes: window, scales_with_rate: rdma.window_scales_with_rate },
             send: SendState {
                 cwnd: 0.0,
                 ssthresh: 0.0,
@@ -158,6 +239,10 @@ impl TransportKind for RdmaFlow {
 
     const COMPLETES: bool = true;
 
+    fn needs_path(stacks: &Stacks) -> bool {
+        stacks.rdma.window == WindowSize::PathBdp
+    }
+
     fn framing(stacks: &Stacks, bytes: u64) -> Framing {
         let r = &stacks.rdma;
         Framing {
@@ -175,8 +260,7 @@ impl RdmaFlow {
     /// window is full.
     fn ready_at(&self, rdma: &RdmaSettings) -> Option<Ps> {
         let in_flight = (self.snd_nxt - self.snd_una) as u64 * rdma.mtu as u64;
-        let window_full = rdma.window > 0 && in_flight >= rdma.window;
-        (self.snd_nxt < self.packets && !window_full).then_some(self.next_avail)
+        (self.snd_nxt < self.packets && !self.window.is_full(in_flight, &self.send)).then_some(self.next_avail)
     }
 
     /// Tells the NIC when the next packet may go, if that changed (or `always`: after a
@@ -386,7 +470,7 @@ mod tests {
         let mut host = Host::new();
         host.stacks.fct_until = FctUntil::Acked;
         let template = Packet::template(0, 0, 7, 0);
-        let (mut flow, _, paced, _) = host.call(0, |cx| RdmaFlow::open(&spec(4500), template, template, cx));
+        let (mut flow, _, paced, _) = host.call(0, |cx| RdmaFlow::open(&spec(4500), template, template, None, cx));
         assert_eq!(paced, [Some(0)], "ready at once");
         let mut t = 0;
         let mut pull = |flow: &mut RdmaFlow, host: &mut Host| {
@@ -432,7 +516,7 @@ mod tests {
     fn nacks_are_paced_by_the_interval() {
         let mut host = Host::new();
         let template = Packet::template(0, 0, 7, 0);
-        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(10_000), template, template, cx));
+        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(10_000), template, template, None, cx));
         let data = |seq| Packet { kind: PacketKind::Data, seq, size: 1036, ..template };
         let mut reply = |flow: &mut RdmaFlow, t: Ps, seq: u32| {
             let (_, sent, _, _) = host.call(t, |cx| flow.on_packet(&data(seq), cx));
@@ -455,7 +539,7 @@ mod tests {
         let mut host = Host::new();
         host.stacks.rdma.ack_interval = 4;
         let template = Packet::template(0, 0, 7, 0);
-        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(10_000), template, template, cx));
+        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(10_000), template, template, None, cx));
         let data = |seq| Packet { kind: PacketKind::Data, seq, size: 1036, ..template };
         let mut replies = Vec::new();
         for seq in [0, 1, 2, 3, 4, 5, 7, 6, 7, 8, 9] {
@@ -477,7 +561,7 @@ mod tests {
             host.stacks.rdma.rto = rto;
             host.stacks.fct_until = FctUntil::Acked;
             let template = Packet::template(0, 0, 7, 0);
-            let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(3000), template, template, cx));
+            let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(3000), template, template, None, cx));
             let sent: Vec<Packet> = (0..3).map(|i| host.call(i * 100_000, |cx| flow.pull(cx)).0.unwrap()).collect();
             for (t, pkt) in [(1_000_000, sent[0]), (1_100_000, sent[1])] {
                 let (_, acks, _, _) = host.call(t, |cx| flow.on_packet(&pkt, cx));
@@ -507,5 +591,41 @@ mod tests {
             let outcome = flow.outcome(&host.stacks);
             assert_eq!((outcome.retransmits, outcome.timeouts, outcome.delivered_bytes), (1, 1, 3000));
         }
+    }
+
+    /// A window that scales with the rate: 10,000 B at line rate, so at rate r the sender
+    /// sends while fewer than 10,000 x r / line bytes are in flight: 10, 5, 3 and (the
+    /// cap never below 1 B) 1 packets at 100, 50, 25 and 0.1 Gbps. It is never more than
+    /// one packet over the cap.
+    #[test]
+    fn a_scaled_window_caps_what_is_in_flight_by_the_rate() {
+        for (rate, packets) in [(100e9, 10), (50e9, 5), (25e9, 3), (1e8, 1)] {
+            let mut host = Host::new();
+            host.stacks.rdma.window = WindowSize::Fixed(10_000);
+            host.stacks.rdma.window_scales_with_rate = true;
+            let template = Packet::template(0, 0, 7, 0);
+            let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(100_000), template, template, None, cx));
+            flow.send.rate_bps = rate;
+            let mut sent = 0;
+            while flow.ready_at(&host.stacks.rdma).is_some() {
+                host.call(0, |cx| flow.pull(cx));
+                sent += 1;
+            }
+            let cap = (10_000.0 * rate / 100e9) as u64;
+            assert_eq!(sent, packets, "at {rate}");
+            assert!(sent * 1000 < cap.max(1) + 1000, "at {rate}: {sent} packets in flight, cap {cap} B");
+        }
+    }
+
+    /// One BDP as the reference computes it: 100 Gbps times 2 x 2 us plus two 1,000 B
+    /// payload times (80 ns each), 4.16 us: 52,000 B. `max_bdp` takes the longest path:
+    /// in a fat tree, six links of 1 us (12.48 us, 156,000 B).
+    #[test]
+    fn a_bdp_window_is_the_reference_s() {
+        let rdma = RdmaSettings::from_scenario(&Scenario::default());
+        assert_eq!(rdma.bdp(2_000_000, [100_000_000_000, 100_000_000_000].into_iter()), 52_000);
+        let toml = "[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[rdma]\nwindow = \"max_bdp\"";
+        let rdma = RdmaSettings::from_scenario(&Scenario::from_toml(toml).unwrap());
+        assert_eq!(rdma.window, WindowSize::Fixed(156_000));
     }
 }

@@ -3,7 +3,7 @@
 
 use super::cc;
 use super::tcp::{TcpReceiver, TcpSender};
-use super::{Framing, HostAction, HostCx, Outcome, Stacks, Transport, TransportKind};
+use super::{Framing, HostAction, HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
 use crate::net::{Packet, PacketKind};
 use crate::scenario::FctUntil;
 use crate::sim::Ps;
@@ -51,7 +51,7 @@ impl TcpFlow {
 impl TransportKind for TcpFlow {
     /// Opens the flow (on an idle connection between its hosts, when connections are
     /// reused and one is free) and sends what it may.
-    fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, cx: &mut HostCx) -> TcpFlow {
+    fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, _path: Option<&PathInfo>, cx: &mut HostCx) -> TcpFlow {
         let stacks = &mut *cx.stacks;
         let cfg = &stacks.tcp;
         let idle = stacks.idle_connections.get_mut(&(spec.src, spec.dst)).and_then(Vec::pop);

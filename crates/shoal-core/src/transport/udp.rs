@@ -1,6 +1,6 @@
 //! A constant-rate, non-responsive UDP source.
 
-use super::{HostCx, Outcome, Stacks, Transport, TransportKind};
+use super::{HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
 use crate::net::{Packet, PacketKind};
 use crate::scenario::Pacing;
 use crate::sim::{serialization, Ps, PS_PER_S};
@@ -67,7 +67,7 @@ pub struct UdpFlow {
 impl TransportKind for UdpFlow {
     /// Opens the flow; its first packet leaves at once, through the flow's timer or its
     /// NIC's rate limiter. Packets are the size of a full TCP segment.
-    fn open(spec: &FlowSpec, forward: Packet, _reverse: Packet, cx: &mut HostCx) -> UdpFlow {
+    fn open(spec: &FlowSpec, forward: Packet, _reverse: Packet, _path: Option<&PathInfo>, cx: &mut HostCx) -> UdpFlow {
         let FlowKind::Udp { rate_bps, stop, pacing } = spec.kind else { unreachable!("a UDP flow") };
         let (mss, header) = (cx.stacks.tcp.mss, cx.stacks.tcp.header);
         let packet_bytes = mss + header;
