@@ -66,23 +66,42 @@ pub(crate) fn split_nested(message: &str) -> Option<(&str, &str)> {
 /// Reads a scheme's `{ kind = ..., keys }` (or a bare kind) into the kind and the other
 /// keys; without `kind`, the kind is `default`. An unknown kind's message lists `kinds`.
 pub(crate) fn split_kind(value: Value, kinds: &[&str], default: &str) -> Result<(String, Map<String, Value>), String> {
-    let accepted = || kinds.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
-    let (kind, rest, at) = match value {
-        Value::String(kind) => (kind, Map::new(), None),
-        Value::Object(mut map) => match map.remove("kind") {
-            Some(Value::String(kind)) => (kind, map, Some("kind")),
-            Some(other) => return Err(nested("kind", &format!("{other} is not a kind (accepted: {})", accepted()))),
-            None => (default.to_string(), map, None),
-        },
-        other => {
-            return Err(format!("{other} is not accepted (accepted: a table with `kind`, or a kind: {})", accepted()))
-        }
-    };
-    if !kinds.contains(&kind.as_str()) {
-        let message = format!("unknown kind \"{kind}\" (accepted: {})", accepted());
-        return Err(at.map_or(message.clone(), |at| nested(at, &message)));
+    match value {
+        Value::String(kind) => check_tag("kind", kind, kinds).map(|kind| (kind, Map::new())),
+        Value::Object(map) => split_tag(map, "kind", kinds, default),
+        other => Err(format!("{other} is not accepted (accepted: a table with `kind`, or a kind: {})", listed(kinds))),
     }
-    Ok((kind, rest))
+}
+
+/// Takes the key `tag` (a scheme's `kind`, a model's `model`) out of `map`: its value,
+/// one of `tags`, or `default` without it; and the other keys. A bad value's error is
+/// at the key.
+pub(crate) fn split_tag(
+    mut map: Map<String, Value>,
+    tag: &str,
+    tags: &[&str],
+    default: &str,
+) -> Result<(String, Map<String, Value>), String> {
+    let value = match map.remove(tag) {
+        Some(Value::String(value)) => value,
+        Some(other) => return Err(nested(tag, &format!("{other} is not a {tag} (accepted: {})", listed(tags)))),
+        None => return Ok((default.to_string(), map)),
+    };
+    check_tag(tag, value, tags).map(|value| (value, map)).map_err(|message| nested(tag, &message))
+}
+
+/// `value` if it is one of `tags`.
+fn check_tag(tag: &str, value: String, tags: &[&str]) -> Result<String, String> {
+    if tags.contains(&value.as_str()) {
+        Ok(value)
+    } else {
+        Err(format!("unknown {tag} \"{value}\" (accepted: {})", listed(tags)))
+    }
+}
+
+/// `["a", "b"]` as `"a", "b"`.
+pub(crate) fn listed(words: &[&str]) -> String {
+    words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
 }
 
 /// Deserializes a scheme's keys, keeping the path of a bad one.

@@ -492,10 +492,9 @@ where
     if let Some(word) = words.iter().find(|&&w| value.as_str() == Some(w)) {
         return Ok(Ok(word));
     }
-    T::deserialize(value).map(Err).map_err(|e| {
-        let words: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
-        serde::de::Error::custom(format!("{e}; or one of {}", words.join(", ")))
-    })
+    T::deserialize(value)
+        .map(Err)
+        .map_err(|e| serde::de::Error::custom(format!("{e}; or one of {}", crate::registry::listed(words))))
 }
 
 impl RdmaConfig {
