@@ -192,6 +192,30 @@ fn dcqcn_incast_matches_ns3_datacenter() {
     assert!(queue_max > 3_000_000, "without congestion control the queue reaches {queue_max}");
 }
 
+/// DCQCN's paper model on the same 2-to-1 incast (RED 400 KB / 1,600 KB / 0.2 at
+/// dequeue): no drop; the receivers send CNPs (the only packets besides the 4,000 data
+/// packets and 4,000 ACKs of each connection), at most one per 50 us per connection, so
+/// at most (FCT / 50 us + 1) each; and with its 55 us increase timer the port stays busy:
+/// the later connection ends within 20% of the 8,000 packet times (663 us) both need.
+#[test]
+fn dcqcn_paper_model_incast() {
+    let mut sim = rdma_star(
+        3,
+        "pool_size = \"4MB\"\nports_per_pool = 4\nreserved = \"0B\"\nalpha = 1000\n\
+         [switch.ecn]\nat = \"dequeue\"\n[switch.marking.red]\nkmin = \"400KB\"\nkmax = \"1600KB\"\npmax = 0.2",
+        "[rdma.cc]\nkind = \"dcqcn\"\nmodel = \"paper\"\n[run]\nfct_until = \"acked\"\n[workload]\npattern = \"incast\"\n\
+         senders = \"1-2\"\nreceiver = 0\nsize = \"4000000B\"\ntransport = \"rdma\"\n",
+    );
+    let fcts: Vec<u64> = sim.flow_records().iter().map(|r| r.finish.expect("finished") - r.start).collect();
+    let c = sim.counters_json();
+    assert_eq!(c["packets"]["dropped"].as_u64(), Some(0));
+    let cnps = c["packets"]["sent"].as_u64().unwrap() - 16_000;
+    let most = fcts.iter().map(|f| f / 50_000_000 + 1).sum::<u64>();
+    assert!(cnps > 0 && cnps <= most, "{cnps} CNPs, at most {most}");
+    let both = 8_000 * 1036 * 80;
+    assert!(*fcts.iter().max().unwrap() < both * 12 / 10, "{fcts:?} vs {both}");
+}
+
 /// ACK priority: a 100 KB connection from host 1 to host 2 while two line-rate
 /// connections fill host 1's downlink (strict priority, data at priority 1). ACKs of
 /// their connection's class wait behind that queue, and the connection ends microseconds
@@ -245,6 +269,21 @@ fn bad_rdma_values_are_refused_with_their_key() {
             "ack_interval = 4\nwindow = \"3000B\"",
             "rdma.window",
             &["3KB holds fewer than rdma.ack_interval = 4", "at least 3001 B"],
+        ),
+        (
+            "[rdma.cc]\nkind = \"dcqcn\"\nmodel = \"qcn\"",
+            "rdma.cc.model",
+            &["unknown model \"qcn\"", "\"ns3_datacenter\", \"paper\""],
+        ),
+        (
+            "[rdma.cc]\nkind = \"dcqcn\"\nbyte_counter = \"10MB\"",
+            "rdma.cc.byte_counter",
+            &["a key of model = \"paper\""],
+        ),
+        (
+            "[rdma.cc]\nkind = \"dcqcn\"\nmodel = \"paper\"\ncnp_interval = \"0us\"",
+            "rdma.cc.cnp_interval",
+            &["must be positive"],
         ),
     ] {
         let e = refused(rdma);

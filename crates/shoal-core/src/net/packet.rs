@@ -11,6 +11,9 @@ pub enum PacketKind {
     Udp,
     /// A negative acknowledgement (RDMA go-back-N): the receiver expects `seq`.
     Nack,
+    /// A congestion notification packet (RDMA, DCQCN's paper model): packets of the
+    /// connection arrived marked.
+    Cnp,
     /// A link-level control frame (a pause frame, say), from one node to its neighbour;
     /// its meaning belongs to the flow-control scheme that sent it.
     Control,

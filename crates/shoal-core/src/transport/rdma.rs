@@ -6,10 +6,13 @@
 //!   the connection's rate limiter allows, one packet time at the connection's rate after
 //!   the packet before (`nextAvail`).
 //! - The receiver ACKs packets that arrive in order (every `ack_interval`-th and the
-//!   last; each ACK echoes the CE mark of the packet it answers), drops a packet beyond
+//!   last), drops a packet beyond
 //!   a gap and NACKs the packet it expects, at most once per `nack_interval` for the
 //!   same expected packet; duplicates are dropped silently (ACKed when there is a
 //!   timeout, since a lost ACK is then repaired by resending).
+//! - The receiver notifies congestion as the congestion control's model has it: each ACK
+//!   and NACK echoes the CE mark of the packet it answers, or (DCQCN's paper model) a
+//!   CNP goes back at a marked packet, at most one per interval.
 //! - An ACK or NACK acknowledges everything before its sequence number; a NACK also sends
 //!   the sender back to the first unacknowledged packet (go-back-N).
 //! - By default there is no retransmission timeout, as in the reference: a connection
@@ -17,7 +20,7 @@
 //!   on. With `rto` set, a sender whose unacknowledged packets see no ACK progress for
 //!   that long goes back to the first of them.
 
-use super::cc::{AnyRdmaCc, CongestionControl, RdmaCcConfig, SendState};
+use super::cc::{AnyRdmaCc, CongestionControl, Notification, RdmaCcConfig, SendState};
 use super::{Framing, HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
 use crate::net::{Packet, PacketKind};
 use crate::scenario::{FctUntil, RdmaConfig, RdmaWindow, Rto, Scenario};
@@ -41,6 +44,8 @@ pub struct RdmaSettings {
     pub line_rate_bps: u64,
     pub ack_priority: Option<u8>,
     pub cc: RdmaCcConfig,
+    /// How receivers notify congestion (from `cc`).
+    pub notification: Notification,
 }
 
 impl RdmaSettings {
@@ -71,6 +76,7 @@ impl RdmaSettings {
             window_scales_with_rate,
             line_rate_bps: sc.topology.link_rate.0,
             ack_priority,
+            notification: cc.notification(),
             cc,
         };
         settings.window = match window {
@@ -194,6 +200,8 @@ pub struct RdmaFlow {
     expected: u32,
     /// The expected packet last NACKed, and until when it is not NACKed again.
     last_nack: Option<(u32, Ps)>,
+    /// When the receiver last sent a CNP (`Notification::Cnp`).
+    last_cnp: Option<Ps>,
     finished_at: Option<Ps>,
 }
 
@@ -231,6 +239,7 @@ impl TransportKind for RdmaFlow {
             timeouts: 0,
             expected: 0,
             last_nack: None,
+            last_cnp: None,
             finished_at: None,
         };
         flow.tell_nic(cx, false);
@@ -276,10 +285,20 @@ impl RdmaFlow {
     fn receive_data(&mut self, pkt: &Packet, cx: &mut HostCx) {
         let (ack_size, reverse) = (cx.stacks.rdma.ack_size, self.reverse);
         let reply = |kind, seq| Packet { kind, seq, size: ack_size, ..reverse };
+        let ece = match cx.stacks.rdma.notification {
+            Notification::EchoInAcks => pkt.ce,
+            Notification::Cnp { interval } => {
+                if pkt.ce && self.last_cnp.is_none_or(|at| cx.now >= at + interval) {
+                    self.last_cnp = Some(cx.now);
+                    cx.send(reply(PacketKind::Cnp, pkt.seq));
+                }
+                false
+            }
+        };
         if pkt.seq == self.expected {
             self.expected += 1;
             if cx.stacks.rdma.acks(self.expected, self.packets) {
-                let ack = Packet { timestamp: pkt.timestamp, ece: pkt.ce, ..reply(PacketKind::Ack, self.expected) };
+                let ack = Packet { timestamp: pkt.timestamp, ece, ..reply(PacketKind::Ack, self.expected) };
                 cx.send(ack);
             }
             if self.expected == self.packets && cx.stacks.fct_until == FctUntil::Delivered {
@@ -289,20 +308,19 @@ impl RdmaFlow {
             let expected = self.expected;
             if self.last_nack.is_none_or(|(seq, until)| seq != expected || cx.now >= until) {
                 self.last_nack = Some((expected, cx.now + cx.stacks.rdma.nack_interval));
-                cx.send(Packet { ece: pkt.ce, ..reply(PacketKind::Nack, expected) });
+                cx.send(Packet { ece, ..reply(PacketKind::Nack, expected) });
             }
         } else if cx.stacks.rdma.rto.is_some() {
             // A duplicate: the reference drops it silently, which only a sender with a
             // timeout can tell from a loss. Its ACK may have been lost, and the timeout
             // resends packets already here: answering them is what ends the resending.
-            cx.send(Packet { timestamp: pkt.timestamp, ece: pkt.ce, ..reply(PacketKind::Ack, self.expected) });
+            cx.send(Packet { timestamp: pkt.timestamp, ece, ..reply(PacketKind::Ack, self.expected) });
         }
     }
 
     fn receive_ack(&mut self, pkt: &Packet, cx: &mut HostCx) {
-        if pkt.ece && !self.sender_done() {
-            self.cc.on_cnp(&mut self.send, cx.now);
-            self.ask_for_timer(cx);
+        if pkt.ece {
+            self.notified(cx);
         }
         if pkt.seq > self.snd_una {
             self.snd_una = pkt.seq;
@@ -316,6 +334,15 @@ impl RdmaFlow {
             self.finish(cx);
         }
         self.tell_nic(cx, false);
+    }
+
+    /// A congestion notification reached the sender: its controller reacts while it has
+    /// work.
+    fn notified(&mut self, cx: &mut HostCx) {
+        if !self.sender_done() {
+            self.cc.on_cnp(&mut self.send, cx.now);
+            self.ask_for_timer(cx);
+        }
     }
 
     /// Every packet is acknowledged: the sender's work (and its timers) is over.
@@ -356,7 +383,12 @@ impl Transport for RdmaFlow {
         match pkt.kind {
             PacketKind::Data => self.receive_data(pkt, cx),
             PacketKind::Ack | PacketKind::Nack => self.receive_ack(pkt, cx),
-            _ => unreachable!("an RDMA connection carries data, ACKs and NACKs"),
+            PacketKind::Cnp => {
+                self.notified(cx);
+                // A window that scales with the rate may have shrunk.
+                self.tell_nic(cx, false);
+            }
+            _ => unreachable!("an RDMA connection carries data, ACKs, NACKs and CNPs"),
         }
     }
 
@@ -392,6 +424,9 @@ impl Transport for RdmaFlow {
         }
         let rate = (self.send.rate_bps.round() as u64).clamp(1, cx.stacks.rdma.line_rate_bps);
         self.next_avail = cx.now + serialization(size as u64, rate);
+        // A byte counter's increase applies from the packet after next, as the pacing
+        // gap after this one is already set (ns3-rdma's transmit path does the same).
+        self.cc.on_send(&mut self.send, size as u64, cx.now);
         self.tell_nic(cx, true);
         Some(pkt)
     }
@@ -627,5 +662,32 @@ mod tests {
         let toml = "[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[rdma]\nwindow = \"max_bdp\"";
         let rdma = RdmaSettings::from_scenario(&Scenario::from_toml(toml).unwrap());
         assert_eq!(rdma.window, WindowSize::Fixed(156_000));
+    }
+
+    /// DCQCN's paper model: the receiver answers marked packets with a CNP, at most one
+    /// per 50 us (at 0, not at 10 or 49.999 us, at 50 us, not for an unmarked packet at
+    /// 120 us, at 130 us), and its ACKs echo no mark; the sender cuts its rate at each
+    /// CNP (the first halves it).
+    #[test]
+    fn the_paper_model_sends_a_cnp_at_most_once_per_interval() {
+        use crate::transport::cc::{DcqcnConfig, PaperConfig};
+        let mut host = Host::new();
+        host.stacks.rdma.cc = RdmaCcConfig::Dcqcn(DcqcnConfig::Paper(PaperConfig::default()));
+        host.stacks.rdma.notification = host.stacks.rdma.cc.notification();
+        let template = Packet::template(0, 0, 7, 0);
+        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(10_000), template, template, None, cx));
+        let mut cnps = Vec::new();
+        for (seq, t, ce) in
+            [(0, 0, true), (1, 10, true), (2, 49_999, true), (3, 50_000, true), (4, 120_000, false), (5, 130_000, true)]
+        {
+            let data = Packet { kind: PacketKind::Data, seq, size: 1036, ce, ..template };
+            let (_, sent, _, _) = host.call(t * 1000, |cx| flow.on_packet(&data, cx));
+            assert!(sent.iter().all(|p| !p.ece), "no echo in the paper model");
+            cnps.extend(sent.iter().filter(|p| p.kind == PacketKind::Cnp).map(|_| t));
+        }
+        assert_eq!(cnps, [0, 50_000, 130_000]);
+        let cnp = Packet { kind: PacketKind::Cnp, size: 48, ..template };
+        host.call(140_000_000, |cx| flow.on_packet(&cnp, cx));
+        assert_eq!(flow.send.rate_bps, 50e9);
     }
 }

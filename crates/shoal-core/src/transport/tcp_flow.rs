@@ -118,7 +118,7 @@ impl Transport for TcpFlow {
                     }
                 }
             }
-            PacketKind::Udp | PacketKind::Nack | PacketKind::Control => {
+            PacketKind::Udp | PacketKind::Nack | PacketKind::Cnp | PacketKind::Control => {
                 unreachable!("a TCP flow carries only TCP packets")
             }
         }

@@ -10,7 +10,7 @@ mod ecn_star;
 mod line_rate;
 mod newreno;
 
-pub use dcqcn::{Dcqcn, DcqcnConfig};
+pub use dcqcn::{Dcqcn, DcqcnConfig, MellanoxConfig, PaperConfig};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use ecn_star::EcnStar;
 pub use line_rate::LineRate;
@@ -85,6 +85,8 @@ pub trait CongestionControl: Send {
     fn on_new_flow(&mut self) {}
     /// A congestion notification packet arrived (rate-based controllers).
     fn on_cnp(&mut self, _s: &mut SendState, _now: Ps) {}
+    /// A packet of `bytes` wire bytes left (paced senders: for a byte counter).
+    fn on_send(&mut self, _s: &mut SendState, _bytes: u64, _now: Ps) {}
     /// When the controller wants `on_timer` called next, if at all.
     fn next_timer(&self) -> Option<Ps> {
         None
@@ -106,6 +108,7 @@ macro_rules! cc_registry {
                 mut fn on_timeout();
                 mut fn on_new_flow();
                 mut fn on_cnp(s: &mut SendState, now: Ps);
+                mut fn on_send(s: &mut SendState, bytes: u64, now: Ps);
                 ref fn next_timer() -> Option<Ps>;
                 mut fn on_timer(s: &mut SendState, now: Ps);
             }
@@ -126,6 +129,27 @@ cc_registry! {
     pub enum RdmaCcConfig => AnyRdmaCc: CongestionControl, env ();
     "none" => LineRate(LineRate),
     "dcqcn" => Dcqcn(Dcqcn),
+}
+
+/// How an RDMA receiver tells its sender that packets arrived marked (CE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notification {
+    /// Each ACK and NACK echoes the mark of the packet it answers (DCQCN's Mellanox
+    /// model; ns3-datacenter 6ddb4a4, `rdma-hw.cc:340-341`).
+    EchoInAcks,
+    /// A congestion notification packet at a marked packet, at most one per `interval`
+    /// per connection (the DCQCN paper's notification point).
+    Cnp { interval: Ps },
+}
+
+impl RdmaCcConfig {
+    /// How the receivers of connections with this controller notify congestion.
+    pub fn notification(&self) -> Notification {
+        match self {
+            RdmaCcConfig::Dcqcn(DcqcnConfig::Paper(p)) => Notification::Cnp { interval: p.cnp_interval.0 },
+            _ => Notification::EchoInAcks,
+        }
+    }
 }
 
 impl CcConfig {

@@ -1,7 +1,7 @@
-use super::{CongestionControl, Feedback, SendState};
-use crate::registry::Scheme;
-use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
+use super::{check_gain, check_positive};
+use crate::scenario::{Probability, ScenarioError};
 use crate::sim::Ps;
+use crate::transport::cc::{CongestionControl, Feedback, SendState};
 use crate::units::{Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 /// timer restarts). Every `increase_interval` after a cut the rate moves halfway to the
 /// target; from the `fast_recovery`-th increase on, the target first grows by `rate_ai`,
 /// and after that by `rate_hai` (at most to line rate). There is no byte counter.
-pub struct Dcqcn {
-    cfg: DcqcnConfig,
+pub struct Mellanox {
+    cfg: MellanoxConfig,
     alpha: f64,
     target_bps: f64,
     /// A notification came since the last alpha tick / decrease check.
@@ -32,11 +32,11 @@ pub struct Dcqcn {
     next_increase: Option<Ps>,
 }
 
-/// DCQCN's keys; the defaults are ns3-datacenter's example configuration
-/// (`config-burst.txt`, `config-workload.txt`).
+/// The keys of DCQCN's Mellanox model (`model = "ns3_datacenter"`); the defaults are
+/// ns3-datacenter's example configuration (`config-burst.txt`, `config-workload.txt`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct DcqcnConfig {
+pub struct MellanoxConfig {
     /// EWMA gain of alpha (`EWMA_GAIN` 1/256).
     pub g: f64,
     /// Alpha tick (`ALPHA_RESUME_INTERVAL` 1 us).
@@ -60,9 +60,9 @@ pub struct DcqcnConfig {
     pub rate_on_first_cnp: Probability,
 }
 
-impl Default for DcqcnConfig {
+impl Default for MellanoxConfig {
     fn default() -> Self {
-        DcqcnConfig {
+        MellanoxConfig {
             g: 1.0 / 256.0,
             alpha_interval: Time(1_000_000),
             decrease_interval: Time(4_000_000),
@@ -77,12 +77,25 @@ impl Default for DcqcnConfig {
     }
 }
 
-impl Scheme for Dcqcn {
-    type Config = DcqcnConfig;
-    type Env = ();
+impl MellanoxConfig {
+    /// Checks the keys; `path` is their section.
+    pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        check_gain(path, self.g)?;
+        check_positive(
+            path,
+            &[
+                ("alpha_interval", self.alpha_interval),
+                ("decrease_interval", self.decrease_interval),
+                ("increase_interval", self.increase_interval),
+            ],
+            self.min_rate,
+        )
+    }
+}
 
-    fn build(cfg: &DcqcnConfig, _: &()) -> Self {
-        Dcqcn {
+impl Mellanox {
+    pub fn new(cfg: &MellanoxConfig) -> Self {
+        Mellanox {
             cfg: cfg.clone(),
             alpha: 1.0,
             target_bps: 0.0,
@@ -94,32 +107,12 @@ impl Scheme for Dcqcn {
             next_increase: None,
         }
     }
-
-    fn validate(cfg: &DcqcnConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
-        let err = |key: &str, message: String| Err(ScenarioError::new(format!("{path}.{key}"), message));
-        if !(cfg.g > 0.0 && cfg.g <= 1.0) {
-            return err("g", format!("{} is not accepted (accepted: 0 < g <= 1)", cfg.g));
-        }
-        for (key, t) in [
-            ("alpha_interval", cfg.alpha_interval),
-            ("decrease_interval", cfg.decrease_interval),
-            ("increase_interval", cfg.increase_interval),
-        ] {
-            if t.0 == 0 {
-                return err(key, "must be positive".into());
-            }
-        }
-        if cfg.min_rate.0 == 0 {
-            return err("min_rate", "must be positive".into());
-        }
-        Ok(())
-    }
 }
 
 /// The decrease check runs this long after the alpha tick it follows (ns-3's `+1 ns`).
 const DECREASE_AFTER_ALPHA: Ps = 1_000;
 
-impl Dcqcn {
+impl Mellanox {
     fn alpha_tick(&mut self, now: Ps) {
         let g = self.cfg.g;
         self.alpha = (1.0 - g) * self.alpha + if self.alpha_notified { g } else { 0.0 };
@@ -154,7 +147,7 @@ impl Dcqcn {
     }
 }
 
-impl CongestionControl for Dcqcn {
+impl CongestionControl for Mellanox {
     /// DCQCN reacts to notifications only.
     fn on_ack(&mut self, _s: &mut SendState, _f: &Feedback) {}
 
@@ -185,7 +178,7 @@ impl CongestionControl for Dcqcn {
     }
 }
 
-impl Dcqcn {
+impl Mellanox {
     /// Runs the ticks due before `now` (and at `now` when `inclusive`), in time order:
     /// alpha before a decrease check at the same time, as the reference schedules them.
     /// A notification at a tick's time comes before the tick.
@@ -226,7 +219,7 @@ mod tests {
     /// R_AI at the first-after-fast-recovery tick and by R_HAI after that.
     #[test]
     fn one_notification_cuts_then_recovers_by_the_reference_rules() {
-        let mut d = Dcqcn::build(&DcqcnConfig::default(), &());
+        let mut d = Mellanox::new(&MellanoxConfig::default());
         let mut s = SendState { rate_bps: 80e9, ..line_rate() };
         assert_eq!(d.next_timer(), None);
         d.on_cnp(&mut s, 0);
@@ -258,8 +251,8 @@ mod tests {
     /// never falls below min_rate.
     #[test]
     fn cuts_need_a_notification_and_stop_at_the_minimum() {
-        let cfg = DcqcnConfig { min_rate: Rate(10_000_000_000), ..DcqcnConfig::default() };
-        let mut d = Dcqcn::build(&cfg, &());
+        let cfg = MellanoxConfig { min_rate: Rate(10_000_000_000), ..MellanoxConfig::default() };
+        let mut d = Mellanox::new(&cfg);
         let mut s = line_rate();
         d.on_cnp(&mut s, 0);
         d.on_timer(&mut s, 4 * US + 1_000);
@@ -291,23 +284,23 @@ mod tests {
                 (t < 20_000 * US).then_some(t)
             })
             .collect();
-            let cfg = DcqcnConfig { increase_interval: Time(55 * US), ..DcqcnConfig::default() };
-            let (mut eager, mut lazy) = (Dcqcn::build(&cfg, &()), Dcqcn::build(&cfg, &()));
+            let cfg = MellanoxConfig { increase_interval: Time(55 * US), ..MellanoxConfig::default() };
+            let (mut eager, mut lazy) = (Mellanox::new(&cfg), Mellanox::new(&cfg));
             let (mut se, mut sl) = (line_rate(), line_rate());
-            let run = |d: &mut Dcqcn, s: &mut SendState, next: fn(&Dcqcn) -> Option<Ps>, until: Ps| {
+            let run = |d: &mut Mellanox, s: &mut SendState, next: fn(&Mellanox) -> Option<Ps>, until: Ps| {
                 while let Some(t) = next(d).filter(|&t| t < until) {
                     d.on_timer(s, t);
                 }
             };
             for &c in &cnps {
-                run(&mut eager, &mut se, Dcqcn::next_tick, c);
+                run(&mut eager, &mut se, Mellanox::next_tick, c);
                 run(&mut lazy, &mut sl, |d| d.next_timer(), c);
                 eager.on_cnp(&mut se, c);
                 lazy.on_cnp(&mut sl, c);
                 assert_eq!((se.rate_bps, eager.alpha), (sl.rate_bps, lazy.alpha), "round {round}, at {c}");
             }
             let end = 20_000 * US;
-            run(&mut eager, &mut se, Dcqcn::next_tick, end);
+            run(&mut eager, &mut se, Mellanox::next_tick, end);
             run(&mut lazy, &mut sl, |d| d.next_timer(), end);
             lazy.on_timer(&mut sl, end - 1);
             assert_eq!(se.rate_bps, sl.rate_bps, "round {round}, at the end");
