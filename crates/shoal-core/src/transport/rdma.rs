@@ -6,10 +6,9 @@
 //!   the connection's rate limiter allows, one packet time at the connection's rate after
 //!   the packet before (`nextAvail`).
 //! - The receiver ACKs packets that arrive in order (every `ack_interval`-th and the
-//!   last), drops a packet beyond
-//!   a gap and NACKs the packet it expects, at most once per `nack_interval` for the
-//!   same expected packet; duplicates are dropped silently (ACKed when there is a
-//!   timeout, since a lost ACK is then repaired by resending).
+//!   last), drops a packet beyond a gap and NACKs the packet it expects, at most once
+//!   per `nack_interval` for the same expected packet; duplicates are dropped silently
+//!   (ACKed when there is a timeout, since a lost ACK is then repaired by resending).
 //! - The receiver notifies congestion as the congestion control's model has it: each ACK
 //!   and NACK echoes the CE mark of the packet it answers, or (DCQCN's paper model) a
 //!   CNP goes back at a marked packet, at most one per interval.
@@ -62,7 +61,17 @@ impl RdmaSettings {
             ack_priority,
             cc,
         } = sc.rdma.clone();
-        let mut settings = RdmaSettings {
+        let line_rate_bps = sc.topology.link_rate.0;
+        let window = match window {
+            RdmaWindow::Bytes(b) => WindowSize::Fixed(b.0),
+            RdmaWindow::Bdp => WindowSize::PathBdp,
+            RdmaWindow::MaxBdp => {
+                let longest = sc.topology.longest_path();
+                let delay = longest.iter().map(|(_, d)| d.0).sum();
+                WindowSize::Fixed(bdp(mtu, line_rate_bps, delay, longest.iter().map(|(r, _)| r.0)))
+            }
+        };
+        RdmaSettings {
             mtu,
             header,
             ack_size,
@@ -72,36 +81,18 @@ impl RdmaSettings {
                 Rto::None => None,
                 Rto::After(t) => Some(t.0),
             },
-            window: WindowSize::Fixed(0),
+            window,
             window_scales_with_rate,
-            line_rate_bps: sc.topology.link_rate.0,
+            line_rate_bps,
             ack_priority,
             notification: cc.notification(),
             cc,
-        };
-        settings.window = match window {
-            RdmaWindow::Bytes(b) => WindowSize::Fixed(b.0),
-            RdmaWindow::Bdp => WindowSize::PathBdp,
-            RdmaWindow::MaxBdp => {
-                let longest = sc.topology.longest_path();
-                let delay = longest.iter().map(|(_, d)| d.0).sum();
-                WindowSize::Fixed(settings.bdp(delay, longest.iter().map(|(r, _)| r.0)))
-            }
-        };
-        settings
+        }
     }
 
-    /// One bandwidth-delay product of a path of one-way propagation delay `delay` and
-    /// link rates `rates`, as the reference sizes a window: the sender's line rate times
-    /// the base RTT, twice the delay plus one payload's serialization per link
-    /// (ns3-datacenter 6ddb4a4, `examples/PowerTCP/powertcp-evaluation-burst.cc:265,1029`
-    /// for the RTT, `rdma-hw.cc:257-258` for the product; bytes rounded down). The RTT
-    /// leaves out headers and the ACK's way back: with 1,000 B payloads and 100 Gbps
-    /// links of 1 us, 4.16 us where an ACK really takes 4.17 us, which the window,
-    /// counted in payload bytes, still covers.
+    /// One bandwidth-delay product of a path (`bdp`) for this run's connections.
     pub fn bdp(&self, delay: Ps, rates: impl Iterator<Item = u64>) -> u64 {
-        let rtt = 2 * delay + rates.map(|r| serialization(self.mtu as u64, r)).sum::<Ps>();
-        (self.line_rate_bps as u128 * rtt as u128 / (8 * PS_PER_S as u128)) as u64
+        bdp(self.mtu, self.line_rate_bps, delay, rates)
     }
 
     /// Packets of a `bytes`-byte message.
@@ -130,6 +121,19 @@ impl RdmaSettings {
     pub fn acks(&self, received: u32, packets: u32) -> bool {
         received.is_multiple_of(self.ack_interval) || received == packets
     }
+}
+
+/// One bandwidth-delay product of a path of one-way propagation delay `delay` and link
+/// rates `rates`, as the reference sizes a window: the sender's line rate times the base
+/// RTT, twice the delay plus one `mtu` payload's serialization per link (ns3-datacenter
+/// 6ddb4a4, `examples/PowerTCP/powertcp-evaluation-burst.cc:265,1029` for the RTT,
+/// `rdma-hw.cc:257-258` for the product; bytes rounded down). The RTT leaves out headers
+/// and the ACK's way back: with 1,000 B payloads and 100 Gbps links of 1 us, 4.16 us
+/// where an ACK really takes 4.17 us, which the window, counted in payload bytes, still
+/// covers.
+fn bdp(mtu: u32, line_rate_bps: u64, delay: Ps, rates: impl Iterator<Item = u64>) -> u64 {
+    let rtt = 2 * delay + rates.map(|r| serialization(mtu as u64, r)).sum::<Ps>();
+    (line_rate_bps as u128 * rtt as u128 / (8 * PS_PER_S as u128)) as u64
 }
 
 /// How the run sizes a connection's window.
