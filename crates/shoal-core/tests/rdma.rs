@@ -193,7 +193,7 @@ fn dcqcn_incast_matches_ns3_datacenter() {
 }
 
 /// DCQCN's paper model on the same 2-to-1 incast (RED 400 KB / 1,600 KB / 0.2 at
-/// dequeue): no drop; the receivers send CNPs (the only packets besides the 4,000 data
+/// dequeue, non-ECT packets passed): no drop; the receivers send CNPs (the only packets besides the 4,000 data
 /// packets and 4,000 ACKs of each connection), at most one per 50 us per connection, so
 /// at most (FCT / 50 us + 1) each; and with its 55 us increase timer the port stays busy:
 /// the later connection ends within 20% of the 8,000 packet times (663 us) both need.
@@ -202,7 +202,7 @@ fn dcqcn_paper_model_incast() {
     let mut sim = rdma_star(
         3,
         "pool_size = \"4MB\"\nports_per_pool = 4\nreserved = \"0B\"\nalpha = 1000\n\
-         [switch.ecn]\nat = \"dequeue\"\n[switch.marking.red]\nkmin = \"400KB\"\nkmax = \"1600KB\"\npmax = 0.2",
+         [switch.ecn]\nat = \"dequeue\"\nnon_ect = \"pass\"\n[switch.marking.red]\nkmin = \"400KB\"\nkmax = \"1600KB\"\npmax = 0.2",
         "[rdma.cc]\nkind = \"dcqcn\"\nmodel = \"paper\"\n[run]\nfct_until = \"acked\"\n[workload]\npattern = \"incast\"\n\
          senders = \"1-2\"\nreceiver = 0\nsize = \"4000000B\"\ntransport = \"rdma\"\n",
     );
