@@ -7,6 +7,7 @@ mod trace;
 pub use cdf::FlowSizeCdf;
 pub use trace::read_trace;
 
+use crate::files::read_regular_file;
 use crate::net::NetworkSpec;
 use crate::scenario::{Arrival, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Scenario, ScenarioError, Workload};
 use crate::sim::{stream, Ps, Rng, PS_PER_S, TIME_LIMIT};
@@ -61,19 +62,6 @@ pub const MAX_FLOWS: u64 = 100_000_000;
 
 /// The largest CDF file read (a CDF has tens to thousands of points).
 const MAX_CDF_FILE: u64 = 16 << 20;
-
-/// The text of `file`, which must be a regular file of at most `max` bytes: a device, a
-/// pipe or a huge file would otherwise be read until memory runs out (or forever).
-pub(crate) fn read_regular_file(file: &str, max: u64) -> Result<String, String> {
-    let meta = std::fs::metadata(file).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
-    if meta.len() > max {
-        return Err(format!("{} bytes is too large (accepted: up to {max} bytes)", meta.len()));
-    }
-    std::fs::read_to_string(file).map_err(|e| e.to_string())
-}
 
 /// Reads the CDF a workload names: a built-in name or a file path.
 pub fn load_cdf(name: &str, path: &str) -> Result<FlowSizeCdf, ScenarioError> {
