@@ -2,6 +2,7 @@
 
 pub mod effect;
 pub mod ext;
+mod graph;
 mod packet;
 mod routing;
 mod telemetry;
@@ -9,7 +10,8 @@ mod topology;
 
 pub use effect::{Effect, Effects};
 pub use ext::{Ext, ExtId, ExtStore};
+pub use graph::Wiring;
 pub use packet::{Packet, PacketKind};
-pub use routing::Routes;
+pub use routing::{Hops, Routes, Run};
 pub use telemetry::IntHop;
 pub use topology::{build, reverse, LinkSpec, NetworkSpec, NodeId};
