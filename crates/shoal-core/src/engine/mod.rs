@@ -206,6 +206,7 @@ impl Simulation {
             })
             .collect();
         let nics = wiring.host_link.iter().map(|&link| Nic::from_config(link, &sc.host)).collect();
+        let host_rates = wiring.host_link.iter().map(|&l| spec.links[l as usize].rate_bps).collect();
         let flows: Vec<Flow> = flow_specs
             .into_iter()
             .enumerate()
@@ -235,7 +236,7 @@ impl Simulation {
             routes,
             flows,
             next_flow: 0,
-            stacks: Stacks::new(sc),
+            stacks: Stacks::new(sc, host_rates),
             counters: Counters::default(),
             stop_time: sc.run.stop_time.map(|t| t.0),
             observers: sc

@@ -29,14 +29,16 @@ pub struct RdmaSettings {
     pub nack_interval: Ps,
     /// Most bytes in flight; 0 = no window.
     pub window: u64,
-    /// The rate a connection starts at and never exceeds: its host's link rate.
-    pub line_rate_bps: u64,
+    /// The rate of each host's link: a connection starts at its sender's and never
+    /// exceeds it.
+    pub line_rates_bps: Vec<u64>,
     pub ack_priority: Option<u8>,
     pub cc: RdmaCcConfig,
 }
 
 impl RdmaSettings {
-    pub fn from_scenario(sc: &Scenario) -> Self {
+    /// The settings of `sc`, whose hosts' links run at `line_rates_bps`.
+    pub fn new(sc: &Scenario, line_rates_bps: Vec<u64>) -> Self {
         let RdmaConfig { mtu, header, ack_size, nack_interval, window, ack_priority, cc } = sc.rdma.clone();
         RdmaSettings {
             mtu,
@@ -44,7 +46,7 @@ impl RdmaSettings {
             ack_size,
             nack_interval: nack_interval.0,
             window: window.0,
-            line_rate_bps: sc.topology.link_rate.0,
+            line_rates_bps,
             ack_priority,
             cc,
         }
@@ -75,6 +77,8 @@ pub struct RdmaFlow {
     /// Packets ever sent once (anything below that sent again is a retransmission).
     sent_max: u32,
     cc: AnyRdmaCc,
+    /// The sender's link rate, which the rate never exceeds.
+    line_rate_bps: u64,
     /// The rate congestion control sets (`rate_bps`).
     send: SendState,
     /// When the rate limiter lets the next packet go.
@@ -92,6 +96,7 @@ pub struct RdmaFlow {
 impl TransportKind for RdmaFlow {
     fn open(spec: &FlowSpec, data: Packet, reverse: Packet, cx: &mut HostCx) -> RdmaFlow {
         let rdma = &cx.stacks.rdma;
+        let line_rate_bps = rdma.line_rates_bps[spec.src as usize];
         let mut flow = RdmaFlow {
             data: Packet { ect: true, ..data },
             reverse: Packet { priority: rdma.ack_priority.unwrap_or(reverse.priority), ..reverse },
@@ -101,11 +106,12 @@ impl TransportKind for RdmaFlow {
             snd_nxt: 0,
             sent_max: 0,
             cc: rdma.cc.build(&()),
+            line_rate_bps,
             send: SendState {
                 cwnd: 0.0,
                 ssthresh: 0.0,
-                rate_bps: rdma.line_rate_bps as f64,
-                line_rate_bps: rdma.line_rate_bps as f64,
+                rate_bps: line_rate_bps as f64,
+                line_rate_bps: line_rate_bps as f64,
                 mss: rdma.mtu as f64,
             },
             next_avail: cx.now,
@@ -237,7 +243,7 @@ impl Transport for RdmaFlow {
         }
         self.snd_nxt += 1;
         self.sent_max = self.sent_max.max(self.snd_nxt);
-        let rate = (self.send.rate_bps.round() as u64).clamp(1, cx.stacks.rdma.line_rate_bps);
+        let rate = (self.send.rate_bps.round() as u64).clamp(1, self.line_rate_bps);
         self.next_avail = cx.now + serialization(size as u64, rate);
         self.tell_nic(cx, true);
         Some(pkt)
@@ -270,7 +276,11 @@ mod tests {
 
     impl Host {
         fn new() -> Host {
-            Host { stacks: Stacks::new(&Scenario::default()), exts: ExtStore::default(), actions: Vec::new() }
+            Host {
+                stacks: Stacks::new(&Scenario::default(), vec![100_000_000_000; 2]),
+                exts: ExtStore::default(),
+                actions: Vec::new(),
+            }
         }
 
         /// Runs `f` at `now`; returns the packets sent, the ready times told to the NIC
@@ -300,6 +310,18 @@ mod tests {
 
     fn spec(bytes: u64) -> FlowSpec {
         FlowSpec { id: 0, src: 1, dst: 0, bytes, start: 0, priority: 0, kind: FlowKind::Rdma, query: None }
+    }
+
+    /// A connection paces at its own sender's link rate (host 1's 25 Gbps, not host
+    /// 0's 100 Gbps): the packet after a full one is ready 1,036 B at 25 Gbps later.
+    #[test]
+    fn a_connection_starts_at_its_senders_link_rate() {
+        let mut host = Host::new();
+        host.stacks.rdma.line_rates_bps = vec![100_000_000_000, 25_000_000_000];
+        let template = Packet::template(0, 0, 7, 0);
+        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(4500), template, template, cx));
+        let (_, _, paced, _) = host.call(0, |cx| flow.pull(cx));
+        assert_eq!(paced, [Some(1036 * 8 * 40)]);
     }
 
     /// Go-back-N as the reference runs it: packet 2 of 5 is lost; the receiver ACKs 0
