@@ -156,8 +156,8 @@ impl Simulation {
     /// generates its workload.
     pub fn new(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         sc.validate()?;
-        let sc = &sc.resolved();
-        let spec = net::build(&sc.topology);
+        let sc = &sc.resolved()?;
+        let spec = net::build(&sc.topology)?;
         if let Some(available) = budget::available_memory() {
             budget::MemoryEstimate::of(sc, &spec)?.check(available)?;
         }

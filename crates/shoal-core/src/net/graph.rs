@@ -1,5 +1,6 @@
-//! Searches over a network's switches: hop counts and next hops. Hosts never forward, so
-//! every search runs over the switch fabric and adds the hosts' links at the ends.
+//! Searches over a network's switches: hop counts, next hops, reachability and the
+//! costliest route. Hosts never forward, so every search runs over the switch fabric and
+//! adds the hosts' links at the ends.
 
 use super::topology::{NetworkSpec, NodeId};
 use std::collections::VecDeque;
@@ -33,6 +34,8 @@ impl Wiring {
 struct Peer {
     port: u16,
     switch: u32,
+    /// The link out of that port.
+    link: u32,
 }
 
 /// The switches and the links between them. Links come in cable pairs, so the fabric
@@ -58,13 +61,17 @@ impl Fabric {
                     .iter()
                     .enumerate()
                     .filter_map(|(p, &l)| match net.links[l as usize].to {
-                        NodeId::Switch(n) => Some(Peer { port: p as u16, switch: n }),
+                        NodeId::Switch(n) => Some(Peer { port: p as u16, switch: n, link: l }),
                         NodeId::Host(_) => None,
                     })
                     .collect()
             })
             .collect();
         Fabric { peers }
+    }
+
+    pub fn switches(&self) -> usize {
+        self.peers.len()
     }
 
     /// Hop counts from switch `from` to every switch, in `dist`; returns the switches
@@ -114,4 +121,90 @@ pub fn host_switches(net: &NetworkSpec, wiring: &Wiring) -> Vec<u32> {
             NodeId::Host(_) => unreachable!("a host's link goes to a switch"),
         })
         .collect()
+}
+
+/// A host that cannot reach host 0, if any (hosts reach each other through their edge
+/// switches).
+pub fn cut_off_host(net: &NetworkSpec, wiring: &Wiring) -> Option<u32> {
+    let edge = host_switches(net, wiring);
+    let first = *edge.first()?;
+    let mut dist = Distances::new();
+    Fabric::new(net, wiring).distances(first, &mut dist);
+    (0..net.hosts).find(|&h| dist[edge[h as usize] as usize] == UNREACHED)
+}
+
+/// The costliest route between two different hosts: among the shortest routes (by hop
+/// count, those routing uses) of every pair of hosts, the one whose links add up to the
+/// most by `cost`; its link ids from source to destination. The first such route in
+/// host and port order wins ties. Empty for fewer than two hosts or unconnected ones.
+pub fn costliest_route(net: &NetworkSpec, cost: impl Fn(u32) -> u64) -> Vec<u32> {
+    let wiring = Wiring::of(net);
+    let fabric = Fabric::new(net, &wiring);
+    let edge = host_switches(net, &wiring);
+    let host_cost = |h: u32| cost(wiring.host_link[h as usize]);
+    let mut best: Option<(u64, u32, u32)> = None; // (cost, source host, destination host)
+    let mut dist = Distances::new();
+    let mut done = vec![false; fabric.switches()];
+    for dst in 0..net.hosts {
+        let e = edge[dst as usize];
+        if std::mem::replace(&mut done[e as usize], true) {
+            continue;
+        }
+        // Every destination behind switch e shares the route to e: the costliest way
+        // there from each switch, then the costliest host link down (another host's, for
+        // a source behind e itself).
+        let worst = costliest_to(&fabric, e, &mut dist, &cost);
+        let mut down: Vec<u32> = (0..net.hosts).filter(|&h| edge[h as usize] == e).collect();
+        down.sort_by_key(|&h| std::cmp::Reverse(cost(reverse_of(&wiring, h))));
+        for src in 0..net.hosts {
+            let s = edge[src as usize];
+            let Some(&to) = down.iter().find(|&&h| h != src) else { continue };
+            if dist[s as usize] == UNREACHED {
+                continue;
+            }
+            let total = host_cost(src) + worst[s as usize].0 + cost(reverse_of(&wiring, to));
+            if best.is_none_or(|(c, _, _)| total > c) {
+                best = Some((total, src, to));
+            }
+        }
+    }
+    let Some((_, src, dst)) = best else { return Vec::new() };
+    let e = edge[dst as usize];
+    let worst = costliest_to(&fabric, e, &mut dist, &cost);
+    let mut route = vec![wiring.host_link[src as usize]];
+    let mut s = edge[src as usize];
+    while s != e {
+        let (_, link) = worst[s as usize];
+        route.push(link);
+        s = match net.links[link as usize].to {
+            NodeId::Switch(n) => n,
+            NodeId::Host(_) => unreachable!("fabric links join switches"),
+        };
+    }
+    route.push(reverse_of(&wiring, dst));
+    route
+}
+
+/// The link into host `h` (the other direction of its own link's cable).
+fn reverse_of(wiring: &Wiring, h: u32) -> u32 {
+    super::topology::reverse(wiring.host_link[h as usize])
+}
+
+/// For every switch, the costliest shortest way to switch `e`: (its cost, its first
+/// link); `dist` gets the hop counts to `e`.
+fn costliest_to(fabric: &Fabric, e: u32, dist: &mut Distances, cost: &impl Fn(u32) -> u64) -> Vec<(u64, u32)> {
+    let order = fabric.distances(e, dist);
+    let mut worst = vec![(0u64, 0u32); fabric.switches()];
+    // Nearest first: a switch's next hops are settled before it.
+    for &s in &order[1..] {
+        let mut way: Option<(u64, u32)> = None;
+        for p in fabric.closer(s, dist) {
+            let c = cost(p.link) + worst[p.switch as usize].0;
+            if way.is_none_or(|(w, _)| c > w) {
+                way = Some((c, p.link));
+            }
+        }
+        worst[s as usize] = way.expect("a switch reached from e has a hop closer to e");
+    }
+    worst
 }

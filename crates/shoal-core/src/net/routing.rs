@@ -7,8 +7,8 @@
 //!
 //! Every built-in topology wires a switch's equal-cost ports next to each other (host
 //! ports first, then uplinks), so the next hops are a run of consecutive ports, four
-//! bytes in the table. A network where they are not keeps a list of ports per entry
-//! instead. A fat tree's runs follow from
+//! bytes in the table. A network where they are not (one read from a file, or with
+//! failed links) keeps a list of ports per entry instead. A fat tree's runs follow from
 //! the switch and host numbers alone: when the network is wired as `net::build` wires a
 //! fat tree (checked against the table, entry by entry), they are computed and no table is
 //! read per packet.
@@ -325,19 +325,18 @@ mod tests {
         routes
     }
 
-    /// A leaf-spine of 3 leaves and 3 spines, 3 hosts per leaf, without the cables from
-    /// leaf l to spine s of `missing`.
-    fn leaf_spine(missing: &[(u32, u32)]) -> NetworkSpec {
-        let t =
-            Topology { kind: TopologyKind::LeafSpine, leaves: 3, spines: 3, hosts_per_leaf: 3, ..Default::default() };
-        let mut net = crate::net::build(&t);
-        for &(leaf, spine) in missing {
-            let to_spine =
-                |l: &crate::net::LinkSpec| (l.from, l.to) == (NodeId::Switch(leaf), NodeId::Switch(3 + spine));
-            let cable = net.links.iter().position(to_spine).unwrap() / 2;
-            net.links.drain(2 * cable..2 * cable + 2);
-        }
-        net
+    /// A leaf-spine of 3 leaves and 3 spines, 3 hosts per leaf (hosts are nodes 0-8,
+    /// leaves 9-11, spines 12-14), with `failed` links down.
+    fn leaf_spine(failed: Vec<[u32; 2]>) -> NetworkSpec {
+        let t = Topology {
+            kind: TopologyKind::LeafSpine,
+            leaves: 3,
+            spines: 3,
+            hosts_per_leaf: 3,
+            failed_links: failed,
+            ..Default::default()
+        };
+        crate::net::build(&t).unwrap()
     }
 
     #[test]
@@ -348,24 +347,24 @@ mod tests {
             Topology { kind: TopologyKind::FatTree, k: 4, ..Default::default() },
             Topology { kind: TopologyKind::FatTree, k: 6, ..Default::default() },
         ] {
-            let net = crate::net::build(&t);
+            let net = crate::net::build(&t).unwrap();
             check_against_oracle(&net, &format!("{:?}", t.kind));
         }
-        let routes = check_against_oracle(&leaf_spine(&[]), "leaf_spine");
+        let routes = check_against_oracle(&leaf_spine(Vec::new()), "leaf_spine");
         assert!(matches!(routes.lookup, Lookup::Runs { .. }));
         // Every host pair is reached, so every switch on the way has a next hop.
-        let net = leaf_spine(&[]);
+        let net = leaf_spine(Vec::new());
         assert!((0..net.switches).all(|s| (0..net.hosts).all(|d| routes.next_hops(s, d).count() > 0)));
     }
 
-    /// Without the cable from leaf 1 to spine 1, leaf 0 reaches leaf 1 through spines 0
+    /// With the link from leaf 1 to spine 1 down, leaf 0 reaches leaf 1 through spines 0
     /// and 2 only: ports 3 and 5, not side by side, so the routes are lists. Spine 1 goes
     /// round through leaf 0 or 2 and then any other spine: 4 hops instead of 2.
     #[test]
-    fn next_hops_apart_make_lists() {
-        let net = leaf_spine(&[(1, 1)]);
+    fn failed_links_make_lists_of_next_hops() {
+        let net = leaf_spine(vec![[10, 13]]);
         assert_eq!(net.links.len(), 2 * (9 + 9 - 1));
-        let routes = check_against_oracle(&net, "leaf_spine without a cable");
+        let routes = check_against_oracle(&net, "leaf_spine with a failed link");
         assert!(matches!(routes.lookup, Lookup::Lists { .. }));
         let host_on_leaf1 = 3;
         assert_eq!(routes.next_hops(0, host_on_leaf1), Hops::Listed(&[3, 5]));
@@ -380,7 +379,7 @@ mod tests {
     #[test]
     fn fat_trees_compute_their_routes() {
         let lookup = |t: &Topology| {
-            let net = crate::net::build(t);
+            let net = crate::net::build(t).unwrap();
             Routes::compute(&net, &Wiring::of(&net)).lookup
         };
         for k in [2, 4, 8, 16] {
@@ -389,5 +388,8 @@ mod tests {
         }
         let leaf_spine = Topology { kind: TopologyKind::LeafSpine, ..Default::default() };
         assert!(matches!(lookup(&leaf_spine), Lookup::Runs { .. }));
+        // A fat tree with a link down is routed by its table.
+        let t = Topology { kind: TopologyKind::FatTree, k: 4, failed_links: vec![[16, 24]], ..Default::default() };
+        assert!(matches!(lookup(&t), Lookup::Lists { .. } | Lookup::Runs { .. }));
     }
 }

@@ -403,7 +403,7 @@ mod tests {
 
     /// Generates the scenario's flows; returns them with their offered bit rate.
     fn offered(sc: &Scenario) -> (Vec<FlowSpec>, f64) {
-        let net = crate::net::build(&sc.topology);
+        let net = crate::net::build(&sc.topology).unwrap();
         let flows = generate(sc, &net).unwrap();
         let span_s = flows.last().unwrap().start as f64 / PS_PER_S as f64;
         let bits: f64 = flows.iter().map(|f| f.bytes as f64 * 8.0).sum();
