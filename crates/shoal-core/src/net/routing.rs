@@ -194,8 +194,10 @@ impl Routes {
         (0..net.switches).all(|s| (0..net.hosts).all(|dst| self.next_hops(s, dst) == hops(s, dst)))
     }
 
-    /// Candidate egress ports at `switch` toward host `dst`.
-    #[inline]
+    /// Candidate egress ports at `switch` toward host `dst`. Always inlined: the engine
+    /// calls it per packet and switch, and a `Hops` returned from a call goes through
+    /// memory (it is larger than a register since it may hold a list).
+    #[inline(always)]
     pub fn next_hops(&self, switch: u32, dst: u32) -> Hops<'_> {
         match &self.lookup {
             Lookup::FatTree { half } => Hops::Run(fat_tree_hops(*half, switch, dst)),
