@@ -36,8 +36,10 @@ ScenarioInput: TypeAlias = "str | os.PathLike[str] | Mapping[str, Any]"
 #: Overrides: ``["a.b.c=value", ...]`` or ``{"a.b.c": value}``.
 Overrides: TypeAlias = "Iterable[str] | Mapping[str, Any] | None"
 
-# Keys inside a workload table that name files, resolved against the scenario's folder.
+# Keys that name files, resolved against the scenario's folder: in a workload table, and
+# in the topology table.
 _PATH_KEYS = ("trace", "cdf")
+_TOPOLOGY_PATH_KEYS = ("path",)
 _CDF_SUFFIXES = (".cdf", ".txt", ".csv")
 #: Deepest nesting of tables and arrays a scenario may have (scenarios use four levels;
 #: deeper data would exhaust the Python stack here or the core's JSON reader).
@@ -176,26 +178,33 @@ def _looks_like_path(value: str) -> bool:
 
 
 def _resolve_paths(data: dict[str, Any], base: Path) -> None:
-    """Make workload file paths absolute, relative to ``base``.
+    """Make file paths absolute, relative to ``base``.
 
-    ``workload.trace`` is always a path. ``workload.cdf`` is a path when it names an
-    existing file relative to ``base`` or looks like one (has a ``/`` or a ``.cdf`` /
-    ``.txt`` / ``.csv`` suffix); otherwise it is a built-in distribution name.
+    ``workload.trace`` and ``topology.path`` are always paths. ``workload.cdf`` is a path
+    when it names an existing file relative to ``base`` or looks like one (has a ``/`` or a
+    ``.cdf`` / ``.txt`` / ``.csv`` suffix); otherwise it is a built-in distribution name.
     """
+    tables: list[tuple[str, dict[str, Any], tuple[str, ...]]] = []
+    topology = data.get("topology")
+    if isinstance(topology, dict):
+        tables.append(("topology", topology, _TOPOLOGY_PATH_KEYS))
     workload = data.get("workload")
-    if not isinstance(workload, dict):
-        return
-    tables: list[tuple[str, dict[str, Any]]] = [("workload", workload)]
-    extra = workload.get("extra")
-    if isinstance(extra, list):
-        tables += [(f"workload.extra[{i}]", t) for i, t in enumerate(extra) if isinstance(t, dict)]
-    for prefix, table in tables:
-        for key in _PATH_KEYS:
+    if isinstance(workload, dict):
+        tables.append(("workload", workload, _PATH_KEYS))
+        extra = workload.get("extra")
+        if isinstance(extra, list):
+            tables += [
+                (f"workload.extra[{i}]", t, _PATH_KEYS)
+                for i, t in enumerate(extra)
+                if isinstance(t, dict)
+            ]
+    for prefix, table, keys in tables:
+        for key in keys:
             value = table.get(key)
             if not isinstance(value, str) or not value:
                 continue
             candidate = (base / value).expanduser()
-            is_path = key == "trace" or candidate.is_file() or _looks_like_path(value)
+            is_path = key != "cdf" or candidate.is_file() or _looks_like_path(value)
             if not is_path:
                 continue
             if not candidate.is_file():

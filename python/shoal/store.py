@@ -18,9 +18,9 @@ A store is a directory::
       .staging/              runs being written (never read)
 
 The key of a run is a content hash (:func:`run_key`) of its *resolved* scenario (every
-default filled in by the core), the content of every file it reads (a trace, a CDF) and
-the Shoal version: the same simulation always gets the same key, so a sweep skips runs
-that are already in the store, and a new Shoal version never reuses old results.
+default filled in by the core), the content of every file it reads (a trace, a CDF, a
+topology) and the Shoal version: the same simulation always gets the same key, so a sweep
+skips runs that are already in the store, and a new Shoal version never reuses old results.
 
 A store is made only in a new or empty directory, and a directory is taken for a store
 only when it has both ``runs/`` and ``sweeps/`` (:func:`is_store`): a path that is
@@ -98,17 +98,20 @@ def _file_digest(path: str) -> str | None:
 
 
 def _referenced_files(resolved: Mapping[str, Any]) -> dict[str, str | None]:
-    """Digests of the files a resolved scenario reads (workload traces and CDF files)."""
+    """Digests of the files a resolved scenario reads (workload traces, CDF files and a
+    topology file)."""
     out: dict[str, str | None] = {}
     workload = resolved.get("workload")
     tables = [workload] if isinstance(workload, Mapping) else []
     if isinstance(workload, Mapping) and isinstance(workload.get("extra"), list):
         tables += [t for t in workload["extra"] if isinstance(t, Mapping)]
-    for table in tables:
-        for key in ("trace", "cdf"):
-            value = table.get(key)
-            if isinstance(value, str) and os.path.isabs(value):
-                out[value] = _file_digest(value)
+    values = [table.get(key) for table in tables for key in ("trace", "cdf")]
+    topology = resolved.get("topology")
+    if isinstance(topology, Mapping):
+        values.append(topology.get("path"))
+    for value in values:
+        if isinstance(value, str) and os.path.isabs(value):
+            out[value] = _file_digest(value)
     return out
 
 

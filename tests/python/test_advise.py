@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -345,6 +346,14 @@ def test_check_red_thresholds_and_non_ecn_transport() -> None:
 
 def test_check_tiny_scenario_is_clean() -> None:
     assert advise.check(TINY).warnings == []
+
+
+def test_check_refuses_a_topology_file(tmp_path: Path) -> None:
+    topology = tmp_path / "topology.txt"
+    topology.write_text("3 1 2\n2\n0 2 10Gbps 1us 0\n1 2 10Gbps 1us 0\n")
+    scenario = {"topology": {"kind": "file", "path": str(topology)}, "workload": {"flows": 10}}
+    with pytest.raises(_core.ScenarioError, match='topology.kind: "file" is not checked'):
+        advise.check(scenario)
 
 
 #: The README's `shoal.run` example.

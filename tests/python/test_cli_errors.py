@@ -32,6 +32,8 @@ def _sets(*pairs: str) -> tuple[str, ...]:
 
 
 TRACE_OUT_OF_RANGE = "id,src,dst,bytes,start_ns\n0,0,1,1000,0\n1,2,9,1000,100\n"
+#: A topology file whose second link has a rate in an unknown unit.
+BAD_TOPOLOGY = "3 1 2\n2\n0 2 10Gbps 1us 0\n1 2 10Gbs 1us 0\n"
 
 CASES = [
     Case("negative link rate", ("topology.link_rate",), _sets("topology.link_rate=-100Gbps")),
@@ -54,6 +56,22 @@ CASES = [
         "missing trace file",
         ("workload.trace",),
         _sets("workload.pattern=trace", "workload.trace=no_such_trace.csv"),
+    ),
+    Case(
+        "malformed topology file",
+        ("topology.path",),
+        _sets("topology.kind=file", "topology.path=topology.txt"),
+        files={"topology.txt": BAD_TOPOLOGY},
+    ),
+    Case(
+        "missing topology file",
+        ("topology.path",),
+        _sets("topology.kind=file", "topology.path=no.txt"),
+    ),
+    Case(
+        "failed link that is not a link",
+        ("topology.failed_links",),
+        _sets("topology.failed_links=[[0, 1]]"),
     ),
     Case("zero duration", ("workload.duration",), _sets('workload.duration="0s"')),
     Case("zero hosts", ("topology.hosts",), _sets("topology.hosts=0")),
@@ -125,6 +143,20 @@ def test_bad_scenario_is_a_clean_error(
     proc = shoal_cli("run", scenario, "--quiet", "--out", out, *args)
     _assert_user_error(proc, case.names)
     assert not out.exists(), "a failed run must not leave a run directory"
+
+
+def test_malformed_topology_file_names_file_line_and_field(
+    shoal_cli: CliRunner, write_scenario: Callable[..., Path], tmp_path: Path
+) -> None:
+    topology = tmp_path / "topology.txt"
+    topology.write_text(BAD_TOPOLOGY)
+    scenario = write_scenario('[topology]\nkind = "file"\npath = "topology.txt"\n')
+    proc = shoal_cli("run", scenario, "--quiet", "--out", tmp_path / "out")
+    _assert_user_error(proc, ("topology.path",))
+    assert (
+        f'error: topology.path: {topology.resolve()}: line 4: rate = "10Gbs" is not accepted'
+        in proc.stderr
+    ), proc.stderr
 
 
 def test_missing_scenario_file(shoal_cli: CliRunner) -> None:

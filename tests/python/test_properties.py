@@ -78,6 +78,8 @@ def key_paths(value: Any, prefix: str = "") -> list[str]:
 
 OPTIONAL_KEYS = [
     "topology.uplink_delay",
+    "topology.path",
+    "topology.failed_links",
     "switch.marking.cutoff.k",
     "switch.marking.red.kmin",
     "switch.marking.red.kmax",

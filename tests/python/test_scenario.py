@@ -60,6 +60,18 @@ def test_cdf_path_relative_to_scenario(tmp_path: Path) -> None:
     assert loaded.name == "s"
 
 
+def test_topology_path_relative_to_scenario(tmp_path: Path) -> None:
+    (tmp_path / "exp").mkdir()
+    (tmp_path / "exp" / "topology.txt").write_text("3 1 2\n2\n0 2 1Gbps 1us 0\n1 2 1Gbps 1us 0\n")
+    scenario = tmp_path / "exp" / "s.toml"
+    scenario.write_text('[topology]\nkind = "file"\npath = "topology.txt"\n')
+    loaded = load_scenario(scenario)
+    assert loaded.data["topology"]["path"] == str((tmp_path / "exp" / "topology.txt").resolve())
+    scenario.write_text('[topology]\nkind = "file"\npath = "elsewhere.txt"\n')
+    with pytest.raises(ScenarioError, match=r"^topology.path: file not found: .*elsewhere.txt"):
+        load_scenario(scenario)
+
+
 def test_builtin_cdf_name_is_kept(tmp_path: Path) -> None:
     scenario = tmp_path / "s.toml"
     scenario.write_text('[workload]\ncdf = "websearch"\n')

@@ -65,6 +65,15 @@ def test_key_depends_on_scenario_files_and_version(tmp_path: Path) -> None:
     assert key != run_key(scenario, "0.1.0")
 
 
+def test_key_depends_on_the_topology_file(tmp_path: Path) -> None:
+    topology = tmp_path / "topology.txt"
+    topology.write_text("3 1 2\n2\n0 2 10Gbps 1us 0\n1 2 10Gbps 1us 0\n")
+    scenario = {"topology": {"kind": "file", "path": str(topology)}}
+    key = run_key(scenario, "0.1.0")
+    topology.write_text("3 1 2\n2\n0 2 10Gbps 2us 0\n1 2 10Gbps 1us 0\n")
+    assert key != run_key(scenario, "0.1.0")
+
+
 def test_runs_and_flows_views(store: Path) -> None:
     db = Store(store)
     runs = db.runs()

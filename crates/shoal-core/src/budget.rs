@@ -135,7 +135,7 @@ mod tests {
 
     fn estimate(toml: &str, flows: u64) -> MemoryEstimate {
         let sc = Scenario::from_toml(toml).unwrap();
-        MemoryEstimate::new(&sc, &crate::net::build(&sc.topology), flows)
+        MemoryEstimate::new(&sc, &crate::net::build(&sc.topology).unwrap(), flows)
     }
 
     fn part(e: &MemoryEstimate, what: &str) -> u64 {

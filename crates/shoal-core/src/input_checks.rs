@@ -92,9 +92,15 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
             ("leaf_spine", &["leaves", "spines", "hosts_per_leaf", "uplink_rate", "uplink_delay"])
         }
         TopologyKind::FatTree => ("fat_tree", &["k", "uplink_rate", "uplink_delay"]),
+        TopologyKind::File => ("file", &["path"]),
+    };
+    // A file gives every link its rate and delay.
+    let everywhere: &[&str] = match t.kind {
+        TopologyKind::File => &["kind", "failed_links"],
+        _ => &["kind", "failed_links", "link_rate", "link_delay"],
     };
     for key in given("topology") {
-        if !["kind", "link_rate", "link_delay"].contains(&key.as_str()) && !used.contains(&key.as_str()) {
+        if !everywhere.contains(&key.as_str()) && !used.contains(&key.as_str()) {
             warnings.push(format!("topology.{key}: has no effect on a {kind} topology (it uses {})", used.join(", ")));
         }
     }
@@ -490,6 +496,14 @@ mod tests {
         assert!(warnings("[topology]\nkind = \"star\"\nk = 4\nleaves = 8\nuplink_rate = \"100Gbps\"\n").is_empty());
         // What each kind and pattern uses is not flagged.
         assert!(warnings("[topology]\nkind = \"fat_tree\"\nk = 4\nuplink_rate = \"40Gbps\"\n").is_empty());
+        assert!(warnings("[topology]\nkind = \"file\"\npath = \"t.txt\"\nfailed_links = [[0, 9]]\n").is_empty());
+        assert!(warnings("[topology]\nkind = \"star\"\nfailed_links = [[0, 32]]\n").is_empty());
+        // A file gives each link its rate and delay.
+        let w = warnings("[topology]\nkind = \"file\"\npath = \"t.txt\"\nlink_rate = \"10Gbps\"\nhosts = 3\n");
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w.iter().any(|m| m == "topology.link_rate: has no effect on a file topology (it uses path)"), "{w:?}");
+        let w = warnings("[topology]\nkind = \"star\"\npath = \"t.txt\"\n");
+        assert_eq!(w, ["topology.path: has no effect on a star topology (it uses hosts)"]);
         assert!(warnings("[workload]\npattern = \"incast\"\nsize = \"1MB\"\nreceiver = 0\n").is_empty());
     }
 

@@ -5,12 +5,13 @@
 //! `switch` (MMU, admission, marking, scheduling), `host` (the NIC), `transport` (TCP
 //! family, UDP), `workload` (flow sizes, arrivals, patterns, traces), `stats`, `scenario`
 //! (schema and validation), `registry` (the schemes of each decision point), `observe`
-//! (samplers), `input_checks` (the scenario as written, old spellings), `budget` (the
-//! memory a run needs), `engine` (the run loop) and `results` (flow tables, the summary, run
-//! directories).
+//! (samplers), `input_checks` (the scenario as written, old spellings), `files` (reading
+//! the input files a scenario names), `budget` (the memory a run needs), `engine` (the
+//! run loop) and `results` (flow tables, the summary, run directories).
 
 pub mod budget;
 pub mod engine;
+mod files;
 pub mod host;
 pub mod input_checks;
 pub mod net;

@@ -69,6 +69,9 @@ pub enum TopologyKind {
     LeafSpine,
     FatTree,
     Dumbbell,
+    /// Read from `path`, a topology file of the HPCC / ns3-datacenter format
+    /// (`net::topology_file`), with each link's own rate and delay.
+    File,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -86,6 +89,13 @@ pub struct Topology {
     pub link_delay: Time,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uplink_delay: Option<Time>,
+    /// The topology file of `kind = "file"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Links that are down, each named by the node ids at its two ends (see
+    /// `net::NodeIds`): they are not built, and routing goes around them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_links: Vec<[u32; 2]>,
 }
 
 impl Default for Topology {
@@ -102,6 +112,8 @@ impl Default for Topology {
             uplink_rate: Rate(100_000_000_000),
             link_delay: Time(1_000_000),
             uplink_delay: None,
+            path: None,
+            failed_links: Vec::new(),
         }
     }
 }
@@ -109,16 +121,21 @@ impl Default for Topology {
 /// The most ports one switch may have: a port index is 16 bits wide.
 pub const MAX_SWITCH_PORTS: u64 = u16::MAX as u64;
 
+/// The most hosts a network may have.
+pub const MAX_HOSTS: u64 = 1_000_000;
+
 impl Topology {
-    /// The port count of the topology's largest switch.
-    pub fn max_switch_ports(&self) -> u64 {
+    /// The port count of the largest switch of a built-in kind (None for a file: the
+    /// reader checks its switches).
+    pub fn max_switch_ports(&self) -> Option<u64> {
         let (hosts, right) = (self.hosts as u64, self.hosts_right as u64);
-        match self.kind {
+        Some(match self.kind {
             TopologyKind::Star => hosts,
             TopologyKind::Dumbbell => hosts.max(right) + 1,
             TopologyKind::LeafSpine => (self.hosts_per_leaf as u64 + self.spines as u64).max(self.leaves as u64),
             TopologyKind::FatTree => self.k as u64,
-        }
+            TopologyKind::File => return None,
+        })
     }
 
     /// The keys that set the largest switch's port count.
@@ -128,29 +145,135 @@ impl Topology {
             TopologyKind::Dumbbell => "lower topology.hosts or topology.hosts_right",
             TopologyKind::LeafSpine => "lower topology.hosts_per_leaf, topology.spines or topology.leaves",
             TopologyKind::FatTree => "lower topology.k",
+            TopologyKind::File => "fewer links per switch in topology.path",
         }
     }
 
-    /// (rate, one-way delay) of each link on the topology's longest host-to-host path.
-    pub fn longest_path(&self) -> Vec<(Rate, Time)> {
+    /// (rate, one-way delay) of each link on the topology's longest host-to-host route:
+    /// for a built-in kind, the route of most hops (which costs the most by any `cost`
+    /// that grows with the delay and falls with the rate); for a network with failed
+    /// links or read from a file, the shortest route (as routing takes them) that costs
+    /// the most by `cost`.
+    pub fn longest_path(&self, cost: impl Fn(Rate, Time) -> u64) -> Result<Vec<(Rate, Time)>, ScenarioError> {
         let host = (self.link_rate, self.link_delay);
         let up = (self.uplink_rate, self.uplink_delay.unwrap_or(self.link_delay));
-        match self.kind {
-            TopologyKind::Star => vec![host, host],
-            TopologyKind::Dumbbell => vec![host, up, host],
-            TopologyKind::LeafSpine if self.leaves > 1 => vec![host, up, up, host],
-            TopologyKind::LeafSpine => vec![host, host],
-            TopologyKind::FatTree => vec![host, up, up, up, up, host],
+        let known = match self.kind {
+            _ if !self.failed_links.is_empty() => None,
+            TopologyKind::Star => Some(vec![host, host]),
+            TopologyKind::Dumbbell => Some(vec![host, up, host]),
+            TopologyKind::LeafSpine if self.leaves > 1 => Some(vec![host, up, up, host]),
+            TopologyKind::LeafSpine => Some(vec![host, host]),
+            TopologyKind::FatTree => Some(vec![host, up, up, up, up, host]),
+            TopologyKind::File => None,
+        };
+        if let Some(path) = known {
+            return Ok(path);
         }
+        let net = crate::net::build(self)?;
+        let link = |l: u32| {
+            let spec = &net.links[l as usize];
+            (Rate(spec.rate_bps), Time(spec.delay))
+        };
+        let route = crate::net::costliest_route(&net, |l| {
+            let (rate, delay) = link(l);
+            cost(rate, delay)
+        });
+        Ok(route.into_iter().map(link).collect())
     }
 
-    /// Number of hosts the topology builds.
-    pub fn host_count(&self) -> u64 {
-        match self.kind {
+    /// The rate of the fastest link of a host (the C of rules that scale with the host
+    /// link rate).
+    pub fn host_rate(&self) -> Result<Rate, ScenarioError> {
+        self.fastest(|l| !l.core, self.link_rate)
+    }
+
+    /// The rate of the fastest link.
+    pub fn fastest_rate(&self) -> Result<Rate, ScenarioError> {
+        self.fastest(|_| true, self.link_rate.max(self.uplink_rate))
+    }
+
+    /// The fastest rate of the links `which` selects: `built_in` unless the network is
+    /// read from a file.
+    fn fastest(&self, which: impl Fn(&crate::net::LinkSpec) -> bool, built_in: Rate) -> Result<Rate, ScenarioError> {
+        if self.kind != TopologyKind::File {
+            return Ok(built_in);
+        }
+        let net = crate::net::build(self)?;
+        Ok(Rate(net.links.iter().filter(|l| which(l)).map(|l| l.rate_bps).max().unwrap_or(0)))
+    }
+
+    /// Number of hosts a built-in kind builds (None for a file: its network says).
+    pub fn host_count(&self) -> Option<u64> {
+        Some(match self.kind {
             TopologyKind::Star => self.hosts as u64,
             TopologyKind::Dumbbell => self.hosts as u64 + self.hosts_right as u64,
             TopologyKind::LeafSpine => self.leaves as u64 * self.hosts_per_leaf as u64,
             TopologyKind::FatTree => (self.k as u64).pow(3) / 4,
+            TopologyKind::File => return None,
+        })
+    }
+
+    /// Checks the topology's keys, and its network where only building it tells (a
+    /// file, failed links); returns the number of hosts.
+    fn check(&self) -> Result<u64, ScenarioError> {
+        let err = |path: &str, msg: String| Err(ScenarioError::new(path, msg));
+        let t = self;
+        match t.kind {
+            TopologyKind::Star if t.hosts < 2 => {
+                return err("topology.hosts", format!("{} is too few (accepted: 2 or more hosts)", t.hosts))
+            }
+            TopologyKind::Dumbbell if t.hosts < 1 || t.hosts_right < 1 => {
+                return err(
+                    if t.hosts < 1 { "topology.hosts" } else { "topology.hosts_right" },
+                    "must be at least 1 for a dumbbell".into(),
+                )
+            }
+            TopologyKind::LeafSpine if t.leaves < 1 || t.spines < 1 || t.hosts_per_leaf < 1 => {
+                let key = if t.leaves < 1 {
+                    "topology.leaves"
+                } else if t.spines < 1 {
+                    "topology.spines"
+                } else {
+                    "topology.hosts_per_leaf"
+                };
+                return err(key, "must be at least 1 (accepted: 1 or more)".into());
+            }
+            TopologyKind::LeafSpine if (t.leaves as u64) * (t.hosts_per_leaf as u64) < 2 => {
+                return err("topology.hosts_per_leaf", "the fabric needs at least 2 hosts".into())
+            }
+            TopologyKind::FatTree if t.k < 2 || t.k % 2 == 1 || t.k > 64 => {
+                return err("topology.k", format!("{} is not accepted (accepted: an even number from 2 to 64)", t.k))
+            }
+            TopologyKind::File if t.path.as_deref().is_none_or(str::is_empty) => {
+                return err(
+                    "topology.path",
+                    "kind = \"file\" needs a topology file (accepted: path = \"topology.txt\", in the HPCC / ns3-datacenter format)".into(),
+                )
+            }
+            _ => {}
+        }
+        if let Some(ports) = t.max_switch_ports().filter(|&p| p > MAX_SWITCH_PORTS) {
+            return err(
+                "topology",
+                format!(
+                    "a switch would have {ports} ports (accepted: at most {MAX_SWITCH_PORTS} per switch; {})",
+                    t.port_keys()
+                ),
+            );
+        }
+        if let Some(hosts) = t.host_count().filter(|&h| h > MAX_HOSTS) {
+            return err("topology", format!("{hosts} hosts is too many (accepted: at most 1,000,000)"));
+        }
+        if t.kind != TopologyKind::File {
+            for (key, rate) in [("topology.link_rate", t.link_rate), ("topology.uplink_rate", t.uplink_rate)] {
+                if rate.0 == 0 {
+                    return err(key, "must be positive (for example \"100Gbps\")".into());
+                }
+            }
+        }
+        match t.host_count() {
+            Some(hosts) if t.failed_links.is_empty() => Ok(hosts),
+            _ => Ok(crate::net::build(t)?.hosts as u64),
         }
     }
 }
@@ -861,85 +984,38 @@ impl Scenario {
     /// (`SwitchConfig::classifier`), and the ECN cut-off. TCP traffic whose transport reacts to ECN marks
     /// (DCTCP, ECN*) on a network where no marking rule is set at all gets the cut-off
     /// `switch.marking.cutoff.k = lambda x C x RTT` (BCC paper, section II-C; lambda = 0.72 for DCTCP,
-    /// 1 for ECN*), C the host link rate and RTT the base round trip of the longest path
-    /// with one data packet and one ACK serialized per link. Without it DCTCP would never
-    /// see a mark and behave as loss-based TCP filling the buffer.
-    pub fn resolved(&self) -> Scenario {
+    /// 1 for ECN*), C the host link rate (the fastest host link of a topology file) and RTT
+    /// the base round trip of the longest path (`Topology::longest_path`) with one data
+    /// packet and one ACK serialized per link. Without it DCTCP would never see a mark and
+    /// behave as loss-based TCP filling the buffer. Fails only where the network must be
+    /// built to know the path and cannot be (`net::build`).
+    pub fn resolved(&self) -> Result<Scenario, ScenarioError> {
         let mut sc = self.clone();
         sc.switch.classifier = Some(sc.switch.classifier());
         let tr = &sc.transport;
         let (sw, host) = (&sc.switch, &sc.host);
-        let Some(lambda) = tr.cc.ecn_lambda() else { return sc };
+        let Some(lambda) = tr.cc.ecn_lambda() else { return Ok(sc) };
         let marks = !sw.marking.is_empty() || host.ecn_k.0 > 0;
         let tcp = sc.workloads().any(|w| w.pattern != Pattern::Udp && w.transport == FlowTransport::Tcp);
         if marks || !tr.ect() || !tcp {
-            return sc;
+            return Ok(sc);
         }
         let (data, ack) = (tr.mss as u64 + tr.header as u64, tr.ack_size as u64);
-        let rtt_ps: u64 = sc
-            .topology
-            .longest_path()
-            .iter()
-            .map(|(rate, delay)| 2 * delay.0 + crate::sim::serialization(data + ack, rate.0))
-            .sum();
-        let bdp = sc.topology.link_rate.0 as f64 / 8.0 * rtt_ps as f64 / crate::sim::PS_PER_S as f64;
+        let round_trip = |rate: Rate, delay: Time| 2 * delay.0 + crate::sim::serialization(data + ack, rate.0);
+        let rtt_ps: u64 =
+            sc.topology.longest_path(round_trip)?.iter().map(|&(rate, delay)| round_trip(rate, delay)).sum();
+        let bdp = sc.topology.host_rate()?.0 as f64 / 8.0 * rtt_ps as f64 / crate::sim::PS_PER_S as f64;
         let k = Bytes((lambda * bdp).round().max(1.0) as u64);
         sc.switch.marking.set(MarkerConfig::Cutoff(CutoffConfig { k }));
-        sc
+        Ok(sc)
     }
 
     /// Checks every value against its accepted range; returns warnings for legal but
     /// suspicious settings.
     pub fn validate(&self) -> Result<Warnings, ScenarioError> {
         let mut warnings = Vec::new();
-        let t = &self.topology;
         let err = |path: &str, msg: String| Err(ScenarioError::new(path, msg));
-        match t.kind {
-            TopologyKind::Star if t.hosts < 2 => {
-                return err("topology.hosts", format!("{} is too few (accepted: 2 or more hosts)", t.hosts))
-            }
-            TopologyKind::Dumbbell if t.hosts < 1 || t.hosts_right < 1 => {
-                return err(
-                    if t.hosts < 1 { "topology.hosts" } else { "topology.hosts_right" },
-                    "must be at least 1 for a dumbbell".into(),
-                )
-            }
-            TopologyKind::LeafSpine if t.leaves < 1 || t.spines < 1 || t.hosts_per_leaf < 1 => {
-                let key = if t.leaves < 1 {
-                    "topology.leaves"
-                } else if t.spines < 1 {
-                    "topology.spines"
-                } else {
-                    "topology.hosts_per_leaf"
-                };
-                return err(key, "must be at least 1 (accepted: 1 or more)".into());
-            }
-            TopologyKind::LeafSpine if (t.leaves as u64) * (t.hosts_per_leaf as u64) < 2 => {
-                return err("topology.hosts_per_leaf", "the fabric needs at least 2 hosts".into())
-            }
-            TopologyKind::FatTree if t.k < 2 || t.k % 2 == 1 || t.k > 64 => {
-                return err("topology.k", format!("{} is not accepted (accepted: an even number from 2 to 64)", t.k))
-            }
-            _ => {}
-        }
-        if t.max_switch_ports() > MAX_SWITCH_PORTS {
-            return err(
-                "topology",
-                format!(
-                    "a switch would have {} ports (accepted: at most {MAX_SWITCH_PORTS} per switch; {})",
-                    t.max_switch_ports(),
-                    t.port_keys()
-                ),
-            );
-        }
-        if t.host_count() > 1_000_000 {
-            return err("topology", format!("{} hosts is too many (accepted: at most 1,000,000)", t.host_count()));
-        }
-        for (key, rate) in [("topology.link_rate", t.link_rate), ("topology.uplink_rate", t.uplink_rate)] {
-            if rate.0 == 0 {
-                return err(key, "must be positive (for example \"100Gbps\")".into());
-            }
-        }
+        let hosts = self.topology.check()?;
         let s = &self.switch;
         if s.queues == 0 || s.queues > MAX_QUEUES {
             return err("switch.queues", format!("{} is not accepted (accepted: 1 to {MAX_QUEUES})", s.queues));
@@ -1067,7 +1143,6 @@ impl Scenario {
                 format!("{} is below one MSS ({} B); 0 means unlimited", tr.max_cwnd, tr.mss),
             );
         }
-        let hosts = t.host_count();
         self.workload.validate("workload", hosts, self, &mut warnings)?;
         if !self.workload.extra.is_empty() {
             for (i, w) in self.workload.extra.iter().enumerate() {
@@ -1266,7 +1341,7 @@ mod tests {
         // Default star: two 1 us links at 100 Gbps; per link a 1,514 B packet and a 64 B
         // ACK take 126.24 ns, so RTT = 2 x (2 us + 126.24 ns) = 4.25248 us; C x RTT =
         // 12.5 GB/s x 4.25248 us = 53,156 B; DCTCP's lambda 0.72 gives 38,272.3 B.
-        let cutoff = |sc: &Scenario| match sc.resolved().switch.marking.rules() {
+        let cutoff = |sc: &Scenario| match sc.resolved().unwrap().switch.marking.rules() {
             [MarkerConfig::Cutoff(c)] => Some(c.k),
             _ => None,
         };
@@ -1300,9 +1375,29 @@ mod tests {
             variants.push(v);
         }
         for v in variants {
-            let resolved = v.resolved();
+            let resolved = v.resolved().unwrap();
             assert_eq!(resolved.switch.marking, v.switch.marking);
         }
+    }
+
+    /// Failed links lengthen the longest route, and with it the derived cut-off: leaf 0
+    /// (node 12) without spine 0 (node 15) and leaf 1 (node 13) without spine 1 (node 16)
+    /// reach each other through leaf 2 and both spines, 6 links instead of 4.
+    #[test]
+    fn failed_links_lengthen_the_longest_path() {
+        let topology =
+            Topology { kind: TopologyKind::LeafSpine, leaves: 3, spines: 2, hosts_per_leaf: 4, ..Topology::default() };
+        let mut sc = Scenario { topology, ..Scenario::default() };
+        let hops = |sc: &Scenario| sc.topology.longest_path(|_, d| d.0).unwrap().len();
+        let k = |sc: &Scenario| match sc.resolved().unwrap().switch.marking.rules() {
+            [MarkerConfig::Cutoff(c)] => c.k.0,
+            other => panic!("{other:?}"),
+        };
+        let intact = sc.clone();
+        sc.topology.failed_links = vec![[12, 15], [13, 16]];
+        assert_eq!((hops(&intact), hops(&sc)), (4, 6));
+        // Every link the same: the round trip grows by half (each K rounded once).
+        assert!((k(&sc) as f64 - k(&intact) as f64 * 1.5).abs() <= 1.0, "{} {}", k(&sc), k(&intact));
     }
 
     #[test]

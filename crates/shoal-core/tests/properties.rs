@@ -481,6 +481,8 @@ fn base() -> Node {
 /// The keys a scenario may have unset (absent from the defaults' serialization).
 const OPTIONAL_KEYS: &[&str] = &[
     "topology.uplink_delay",
+    "topology.path",
+    "topology.failed_links",
     "switch.scheduler.quantum",
     "switch.scheduler.weights",
     "switch.marking.cutoff",
@@ -757,10 +759,12 @@ fn mutated_scenario() -> impl Strategy<Value = Node> {
 /// bounded number of flows. (The property is "no panic", not running large networks.)
 fn is_small(sc: &Scenario) -> bool {
     let t = &sc.topology;
+    // A file's size is not known here: not small.
+    let hosts = t.host_count().unwrap_or(u64::MAX);
     let small_workload = |w: &shoal_core::scenario::Workload| {
-        w.flows <= 1000 && w.duration.is_none() && (w.repeats as u64).saturating_mul(t.host_count()) <= 10_000
+        w.flows <= 1000 && w.duration.is_none() && (w.repeats as u64).saturating_mul(hosts) <= 10_000
     };
-    t.host_count() <= 64 && t.leaves <= 64 && t.spines <= 64 && t.k <= 6 && sc.workloads().all(small_workload)
+    hosts <= 64 && t.leaves <= 64 && t.spines <= 64 && t.k <= 6 && sc.workloads().all(small_workload)
 }
 
 /// Parses, validates and builds one scenario document; checks every error's key path.

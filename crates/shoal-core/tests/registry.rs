@@ -52,7 +52,7 @@ const CONGESTED: &str = r#"
 /// must finish.
 fn check(sc: &Scenario, what: &str) {
     sc.validate().unwrap_or_else(|e| panic!("{what}: {e}"));
-    let mut sim = Simulation::new(&sc.resolved()).unwrap();
+    let mut sim = Simulation::new(&sc.resolved().unwrap()).unwrap();
     sim.run_until(1_000_000_000);
     assert!(sim.packets_in_network() > 0, "{what}: nothing in flight at 1 ms");
     let errors = sim.check_invariants();
@@ -141,10 +141,10 @@ fn the_classifier_defaults_to_one_queue_under_fifo_only() {
     {
         let sc = Scenario::from_toml(&format!("[switch.scheduler]\nkind = \"{scheduler}\"\n")).unwrap();
         assert_eq!(sc.switch.classifier, None);
-        assert_eq!(sc.resolved().switch.classifier.map(|c| c.kind()), Some(classifier), "{scheduler}");
+        assert_eq!(sc.resolved().unwrap().switch.classifier.map(|c| c.kind()), Some(classifier), "{scheduler}");
     }
     let sc = Scenario::from_toml("[switch]\nscheduler = \"fifo\"\nclassifier = \"by_priority\"\n").unwrap();
-    assert_eq!(sc.resolved().switch.classifier.map(|c| c.kind()), Some("by_priority"));
+    assert_eq!(sc.resolved().unwrap().switch.classifier.map(|c| c.kind()), Some("by_priority"));
 }
 
 /// Every scheme section may be given by its kind alone.

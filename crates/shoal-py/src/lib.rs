@@ -42,7 +42,7 @@ fn resolve(scenario_json: &str, as_written: bool) -> PyResult<(String, Vec<Strin
         let input: serde_json::Value = serde_json::from_str(scenario_json).expect("parsed above");
         warnings.extend(shoal_core::input_checks::input_warnings(&input, &sc));
     }
-    Ok((sc.resolved().to_json(), warnings))
+    Ok((sc.resolved().map_err(to_py)?.to_json(), warnings))
 }
 
 /// The memory a run of the scenario needs, by part: [(what, key, bytes)].
@@ -50,8 +50,8 @@ fn resolve(scenario_json: &str, as_written: bool) -> PyResult<(String, Vec<Strin
 fn memory_estimate(scenario_json: &str) -> PyResult<Vec<(String, String, u64)>> {
     let sc = parse(scenario_json)?;
     sc.validate().map_err(to_py)?;
-    let sc = sc.resolved();
-    let net = shoal_core::net::build(&sc.topology);
+    let sc = sc.resolved().map_err(to_py)?;
+    let net = shoal_core::net::build(&sc.topology).map_err(to_py)?;
     let estimate = shoal_core::budget::MemoryEstimate::of(&sc, &net).map_err(to_py)?;
     Ok(estimate.parts.into_iter().map(|p| (p.what.to_string(), p.key.to_string(), p.bytes)).collect())
 }
@@ -100,7 +100,7 @@ fn json_to_py(py: Python<'_>, value: &serde_json::Value) -> PyResult<PyObject> {
 fn generate_trace(py: Python<'_>, scenario_json: &str) -> PyResult<PyObject> {
     let sc = parse(scenario_json)?;
     sc.validate().map_err(to_py)?;
-    let net = shoal_core::net::build(&sc.topology);
+    let net = shoal_core::net::build(&sc.topology).map_err(to_py)?;
     let flows = shoal_core::workload::generate(&sc, &net).map_err(to_py)?;
     let d = PyDict::new_bound(py);
     d.set_item("id", flows.iter().map(|f| f.id).collect::<Vec<_>>().into_pyarray_bound(py))?;

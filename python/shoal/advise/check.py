@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from shoal import _core
+from shoal._core import ScenarioError
 from shoal._scenario import Overrides, ScenarioInput, load_scenario
 from shoal.advise.formulas import BCC, DSH, TRANSPORTS, WP, Transport, eta_bytes
 from shoal.advise.units import (
@@ -460,6 +461,12 @@ def check(
     loaded = load_scenario(scenario, set)
     resolved_json, core_warnings = _core.resolve(loaded.to_json())
     resolved = json.loads(resolved_json)
+    if resolved["topology"]["kind"] == "file":
+        # The rules read the switches' ports and the longest path off a built-in kind.
+        raise ScenarioError(
+            'topology.kind: "file" is not checked (shoal advise check knows the built-in '
+            "topologies: star, leaf_spine, fat_tree, dumbbell)"
+        )
     ctx = build_context(resolved)
     findings = [Finding("scenario", "warning", w, "shoal core validation") for w in core_warnings]
     for fn in rules if rules is not None else RULES:

@@ -161,8 +161,8 @@ impl Simulation {
     /// generates its workload.
     pub fn new(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         sc.validate()?;
-        let sc = &sc.resolved();
-        let spec = net::build(&sc.topology);
+        let sc = &sc.resolved()?;
+        let spec = net::build(&sc.topology)?;
         if let Some(available) = budget::available_memory() {
             budget::MemoryEstimate::of(sc, &spec)?.check(available)?;
         }
@@ -172,23 +172,18 @@ impl Simulation {
 
     fn with_flows(sc: &Scenario, spec: &net::NetworkSpec, flow_specs: Vec<FlowSpec>) -> Simulation {
         let seed = sc.run.seed;
-        let mut switch_links: Vec<Vec<u32>> = vec![Vec::new(); spec.switches as usize];
-        let mut host_link = vec![0u32; spec.hosts as usize];
+        let wiring = net::Wiring::of(spec);
+        let mut from_port = vec![0u32; spec.links.len()];
+        for ports in &wiring.switch_ports {
+            for (p, &l) in ports.iter().enumerate() {
+                from_port[l as usize] = p as u32;
+            }
+        }
         let mut links = Vec::with_capacity(spec.links.len());
         for (i, l) in spec.links.iter().enumerate() {
-            let from_port = match l.from {
-                NodeId::Switch(s) => {
-                    switch_links[s as usize].push(i as u32);
-                    switch_links[s as usize].len() as u32 - 1
-                }
-                NodeId::Host(h) => {
-                    host_link[h as usize] = i as u32;
-                    0
-                }
-            };
             links.push(Link {
                 from: l.from,
-                from_port,
+                from_port: from_port[i],
                 to: l.to,
                 to_port: 0,
                 rate: LinkRate::new(l.rate_bps),
@@ -204,8 +199,9 @@ impl Simulation {
         for i in 0..links.len() {
             links[i].to_port = links[net::reverse(i as u32) as usize].from_port;
         }
-        let routes = Routes::compute(spec, &switch_links, &host_link);
-        let switches = switch_links
+        let routes = Routes::compute(spec, &wiring);
+        let switches = wiring
+            .switch_ports
             .iter()
             .enumerate()
             .map(|(i, ports)| {
@@ -223,7 +219,8 @@ impl Simulation {
             })
             .collect();
         let per_class = sc.switch.flow_control.pauses();
-        let nics = host_link.iter().map(|&link| Nic::from_config(link, &sc.host, per_class)).collect();
+        let nics = wiring.host_link.iter().map(|&link| Nic::from_config(link, &sc.host, per_class)).collect();
+        let host_rates = wiring.host_link.iter().map(|&l| spec.links[l as usize].rate_bps).collect();
         let flows: Vec<Flow> = flow_specs
             .into_iter()
             .enumerate()
@@ -253,7 +250,7 @@ impl Simulation {
             routes,
             flows,
             next_flow: 0,
-            stacks: Stacks::new(sc),
+            stacks: Stacks::new(sc, host_rates),
             counters: Counters::default(),
             stop_time: sc.run.stop_time.map(|t| t.0),
             observers: sc
@@ -602,8 +599,8 @@ impl Simulation {
     fn switch_receive(&mut self, s: u32, ingress: usize, pkt: Packet) {
         let hops = self.routes.next_hops(s, pkt.dst);
         let switch = &mut self.switches[s as usize];
-        let port = match hops.count {
-            1 => hops.first,
+        let port = match hops.count() {
+            1 => hops.first(),
             n => hops.port((mix64(pkt.hash as u64 ^ switch.ecmp_salt) % n as u64) as usize),
         } as usize;
         let mut drops = Drops { counters: &mut self.counters, exts: &mut self.exts };
@@ -892,7 +889,7 @@ mod tests {
         )
         .unwrap();
         let mut sim = Simulation::new(&sc).unwrap();
-        let port = sim.routes.next_hops(0, 0).first as usize;
+        let port = sim.routes.next_hops(0, 0).first() as usize;
         sim.run_until(100_000_000); // 100 us: the receiver's port is backlogged
         let queued = sim.switches[0].port_queues(port).iter().map(|q| q.packets.len()).sum::<usize>();
         assert!(queued >= 3, "the test needs a backlog, found {queued} packets");

@@ -131,7 +131,7 @@ impl Simulation {
         let mut delay = link.delay;
         let mut rates = vec![link.rate.bps];
         while let NodeId::Switch(s) = link.to {
-            let port = self.routes.next_hops(s, dst).first as usize;
+            let port = self.routes.next_hops(s, dst).first() as usize;
             link = &self.links[self.switches[s as usize].ports[port].link as usize];
             delay += link.delay;
             rates.push(link.rate.bps);

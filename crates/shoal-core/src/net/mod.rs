@@ -2,14 +2,17 @@
 
 pub mod effect;
 pub mod ext;
+mod graph;
 mod packet;
 mod routing;
 mod telemetry;
 mod topology;
+mod topology_file;
 
 pub use effect::{Effect, Effects};
 pub use ext::{Ext, ExtId, ExtStore};
+pub use graph::{costliest_route, Wiring};
 pub use packet::{Packet, PacketKind};
-pub use routing::Routes;
+pub use routing::{Hops, Routes, Run};
 pub use telemetry::IntHop;
-pub use topology::{build, reverse, LinkSpec, NetworkSpec, NodeId};
+pub use topology::{build, reverse, LinkSpec, NetworkSpec, NodeId, NodeIds};

@@ -1,9 +1,16 @@
-//! Topology builders. Each produces directed links; a switch's ports are its outgoing
-//! links in the order they were created, so pools (consecutive ports) follow that order:
-//! host-facing ports first, then uplinks.
+//! Topologies: the built-in kinds, built from their keys, and networks read from a
+//! topology file (`topology_file`); then the failed links are taken out. Each produces
+//! directed links; a switch's ports are its outgoing links in the order they were
+//! created, so pools (consecutive ports) follow that order: host-facing ports first, then
+//! uplinks, for the built-in kinds; the file's order of links for a file. A failed link
+//! is not built: its switches have a port fewer.
 
-use crate::scenario::{Topology, TopologyKind};
+use super::graph::{cut_off_host, Wiring};
+use super::topology_file::{TopologyFile, MAX_FILE_BYTES};
+use crate::files::read_regular_file;
+use crate::scenario::{ScenarioError, Topology, TopologyKind};
 use crate::sim::Ps;
+use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NodeId {
@@ -36,58 +43,216 @@ pub fn reverse(link: u32) -> u32 {
     link ^ 1
 }
 
-struct Builder {
-    links: Vec<LinkSpec>,
-    host_rate: u64,
-    up_rate: u64,
-    host_delay: Ps,
-    up_delay: Ps,
+/// A full-duplex cable: two directed links, `a` to `b` first.
+fn cable(links: &mut Vec<LinkSpec>, a: NodeId, b: NodeId, rate_bps: u64, delay: Ps) {
+    let core = matches!((a, b), (NodeId::Switch(_), NodeId::Switch(_)));
+    links.push(LinkSpec { from: a, to: b, rate_bps, delay, core });
+    links.push(LinkSpec { from: b, to: a, rate_bps, delay, core });
 }
 
-impl Builder {
-    /// A full-duplex cable: two directed links.
-    fn cable(&mut self, a: NodeId, b: NodeId) {
-        let core = matches!((a, b), (NodeId::Switch(_), NodeId::Switch(_)));
-        let (rate, delay) = if core { (self.up_rate, self.up_delay) } else { (self.host_rate, self.host_delay) };
-        self.links.push(LinkSpec { from: a, to: b, rate_bps: rate, delay, core });
-        self.links.push(LinkSpec { from: b, to: a, rate_bps: rate, delay, core });
+/// How node ids name a network's nodes: in a topology file and in
+/// `topology.failed_links`.
+pub enum NodeIds {
+    /// A built-in kind: hosts are nodes 0 to hosts - 1 and switch s is node hosts + s (as
+    /// in the HPCC and ns3-datacenter files, whose switches follow their hosts).
+    HostsFirst { hosts: u32, switches: u32 },
+    /// A file: node id i is `nodes[i]`.
+    Listed { nodes: Vec<NodeId>, host_ids: Vec<u32>, switch_ids: Vec<u32> },
+}
+
+impl NodeIds {
+    fn listed(nodes: Vec<NodeId>) -> NodeIds {
+        let (mut host_ids, mut switch_ids) = (Vec::new(), Vec::new());
+        for (id, n) in nodes.iter().enumerate() {
+            match n {
+                NodeId::Host(_) => host_ids.push(id as u32),
+                NodeId::Switch(_) => switch_ids.push(id as u32),
+            }
+        }
+        NodeIds::Listed { nodes, host_ids, switch_ids }
+    }
+
+    /// The node with id `id`, if there is one.
+    pub fn node(&self, id: u32) -> Option<NodeId> {
+        match self {
+            NodeIds::HostsFirst { hosts, switches } => match id.checked_sub(*hosts) {
+                None => Some(NodeId::Host(id)),
+                Some(s) if s < *switches => Some(NodeId::Switch(s)),
+                Some(_) => None,
+            },
+            NodeIds::Listed { nodes, .. } => nodes.get(id as usize).copied(),
+        }
+    }
+
+    pub fn id(&self, node: NodeId) -> u32 {
+        match (self, node) {
+            (NodeIds::HostsFirst { .. }, NodeId::Host(h)) => h,
+            (NodeIds::HostsFirst { hosts, .. }, NodeId::Switch(s)) => hosts + s,
+            (NodeIds::Listed { host_ids, .. }, NodeId::Host(h)) => host_ids[h as usize],
+            (NodeIds::Listed { switch_ids, .. }, NodeId::Switch(s)) => switch_ids[s as usize],
+        }
+    }
+
+    fn count(&self) -> u32 {
+        match self {
+            NodeIds::HostsFirst { hosts, switches } => hosts + switches,
+            NodeIds::Listed { nodes, .. } => nodes.len() as u32,
+        }
+    }
+
+    /// `node` as messages name it: "host 3", "switch 2 (node 130)".
+    fn describe(&self, node: NodeId) -> String {
+        let id = self.id(node);
+        match node {
+            NodeId::Host(h) if h == id => format!("host {h}"),
+            NodeId::Host(h) => format!("host {h} (node {id})"),
+            NodeId::Switch(s) => format!("switch {s} (node {id})"),
+        }
     }
 }
 
-pub fn build(t: &Topology) -> NetworkSpec {
-    let mut b = Builder {
-        links: Vec::new(),
-        host_rate: t.link_rate.0,
-        up_rate: t.uplink_rate.0,
-        host_delay: t.link_delay.0,
-        up_delay: t.uplink_delay.unwrap_or(t.link_delay).0,
+/// The network of `t`: built from its keys or read from its file, without its failed
+/// links. Every host reaches every other (a network where not is refused).
+pub fn build(t: &Topology) -> Result<NetworkSpec, ScenarioError> {
+    let (mut net, ids) = match t.kind {
+        TopologyKind::File => {
+            let path = t.path.as_deref().unwrap_or_default();
+            let (net, ids) = read_file(path)?;
+            connected(&net, &ids).map_err(|why| {
+                ScenarioError::new("topology.path", format!("{path}: {why} (accepted: a connected network)"))
+            })?;
+            (net, ids)
+        }
+        _ => {
+            let net = built_in(t);
+            let ids = NodeIds::HostsFirst { hosts: net.hosts, switches: net.switches };
+            (net, ids)
+        }
+    };
+    if !t.failed_links.is_empty() {
+        let err = |why: String| ScenarioError::new("topology.failed_links", why);
+        fail(&mut net, &ids, &t.failed_links).map_err(err)?;
+        connected(&net, &ids).map_err(|why| {
+            err(format!("with these links down, {why} (accepted: failures that leave every host reaching every other)"))
+        })?;
+    }
+    Ok(net)
+}
+
+/// The network a topology file describes, and its node ids.
+fn read_file(path: &str) -> Result<(NetworkSpec, NodeIds), ScenarioError> {
+    let err = |why: String| ScenarioError::new("topology.path", why);
+    let text =
+        read_regular_file(path, MAX_FILE_BYTES).map_err(|e| err(format!("cannot read topology file {path:?}: {e}")))?;
+    let file = TopologyFile::parse(&text).map_err(|e| match e.line {
+        Some(line) => err(format!("{path}: line {line}: {}", e.message)),
+        None => err(format!("{path}: {}", e.message)),
+    })?;
+    let nodes = file.nodes();
+    let mut links = Vec::with_capacity(2 * file.links.len());
+    for l in &file.links {
+        cable(&mut links, nodes[l.src as usize], nodes[l.dst as usize], l.rate_bps, l.delay);
+    }
+    let hosts = file.hosts();
+    let net = NetworkSpec { hosts, switches: nodes.len() as u32 - hosts, links };
+    Ok((net, NodeIds::listed(nodes)))
+}
+
+/// Takes the cables `failed` names (by node ids) out of `net`.
+fn fail(net: &mut NetworkSpec, ids: &NodeIds, failed: &[[u32; 2]]) -> Result<(), String> {
+    let cables: HashMap<(u32, u32), usize> = net
+        .links
+        .chunks(2)
+        .enumerate()
+        .map(|(i, pair)| {
+            let (a, b) = (ids.id(pair[0].from), ids.id(pair[0].to));
+            ((a.min(b), a.max(b)), i)
+        })
+        .collect();
+    let mut down: Vec<Option<usize>> = vec![None; cables.len()];
+    for (i, &[a, b]) in failed.iter().enumerate() {
+        let item = format!("[{a}, {b}] (item {i})");
+        for id in [a, b] {
+            if ids.node(id).is_none() {
+                return Err(format!(
+                    "{item}: there is no node {id} (accepted: node ids 0 to {}; {})",
+                    ids.count() - 1,
+                    match ids {
+                        NodeIds::HostsFirst { .. } => "hosts first, then switches",
+                        NodeIds::Listed { .. } => "as in the topology file",
+                    }
+                ));
+            }
+        }
+        let describe = |id| ids.describe(ids.node(id).expect("checked above"));
+        let Some(&cable) = cables.get(&(a.min(b), a.max(b))) else {
+            return Err(format!("{item}: there is no link between {} and {}", describe(a), describe(b)));
+        };
+        if let Some(first) = down[cable].replace(i) {
+            return Err(format!("{item}: the same link as item {first} (accepted: each link once)"));
+        }
+    }
+    let mut link = 0;
+    net.links.retain(|_| {
+        link += 1;
+        down[(link - 1) / 2].is_none()
+    });
+    Ok(())
+}
+
+/// Whether every host reaches every other; if not, why.
+fn connected(net: &NetworkSpec, ids: &NodeIds) -> Result<(), String> {
+    let mut linked = vec![false; net.hosts as usize];
+    for l in &net.links {
+        if let NodeId::Host(h) = l.from {
+            linked[h as usize] = true;
+        }
+    }
+    if let Some(h) = linked.iter().position(|&l| !l) {
+        return Err(format!("{} has no link", ids.describe(NodeId::Host(h as u32))));
+    }
+    match cut_off_host(net, &Wiring::of(net)) {
+        Some(h) => Err(format!("{} cannot reach {}", ids.describe(NodeId::Host(h)), ids.describe(NodeId::Host(0)))),
+        None => Ok(()),
+    }
+}
+
+/// The network of a built-in kind.
+fn built_in(t: &Topology) -> NetworkSpec {
+    let (host_rate, up_rate) = (t.link_rate.0, t.uplink_rate.0);
+    let (host_delay, up_delay) = (t.link_delay.0, t.uplink_delay.unwrap_or(t.link_delay).0);
+    let mut links = Vec::new();
+    let mut wire = |a: NodeId, b: NodeId| {
+        let core = matches!((a, b), (NodeId::Switch(_), NodeId::Switch(_)));
+        let (rate, delay) = if core { (up_rate, up_delay) } else { (host_rate, host_delay) };
+        cable(&mut links, a, b, rate, delay);
     };
     use NodeId::{Host, Switch};
     let (hosts, switches) = match t.kind {
         TopologyKind::Star => {
             for h in 0..t.hosts {
-                b.cable(Switch(0), Host(h));
+                wire(Switch(0), Host(h));
             }
             (t.hosts, 1)
         }
         TopologyKind::Dumbbell => {
             for h in 0..t.hosts {
-                b.cable(Switch(0), Host(h));
+                wire(Switch(0), Host(h));
             }
             for h in t.hosts..t.hosts + t.hosts_right {
-                b.cable(Switch(1), Host(h));
+                wire(Switch(1), Host(h));
             }
-            b.cable(Switch(0), Switch(1));
+            wire(Switch(0), Switch(1));
             (t.hosts + t.hosts_right, 2)
         }
         TopologyKind::LeafSpine => {
             let hosts = t.leaves * t.hosts_per_leaf;
             for h in 0..hosts {
-                b.cable(Switch(h / t.hosts_per_leaf), Host(h));
+                wire(Switch(h / t.hosts_per_leaf), Host(h));
             }
             for leaf in 0..t.leaves {
                 for spine in 0..t.spines {
-                    b.cable(Switch(leaf), Switch(t.leaves + spine));
+                    wire(Switch(leaf), Switch(t.leaves + spine));
                 }
             }
             (hosts, t.leaves + t.spines)
@@ -101,26 +266,27 @@ pub fn build(t: &Topology) -> NetworkSpec {
             let agg = |pod: u32, i: u32| k * half + pod * half + i;
             let core = |i: u32| 2 * k * half + i;
             for h in 0..hosts {
-                b.cable(Switch(h / half), Host(h));
+                wire(Switch(h / half), Host(h));
             }
             for pod in 0..k {
                 for e in 0..half {
                     for a in 0..half {
-                        b.cable(Switch(edge(pod, e)), Switch(agg(pod, a)));
+                        wire(Switch(edge(pod, e)), Switch(agg(pod, a)));
                     }
                 }
             }
             for pod in 0..k {
                 for a in 0..half {
                     for c in 0..half {
-                        b.cable(Switch(agg(pod, a)), Switch(core(a * half + c)));
+                        wire(Switch(agg(pod, a)), Switch(core(a * half + c)));
                     }
                 }
             }
             (hosts, 2 * k * half + half * half)
         }
+        TopologyKind::File => unreachable!("a file is read, not built (`build`)"),
     };
-    NetworkSpec { hosts, switches, links: b.links }
+    NetworkSpec { hosts, switches, links }
 }
 
 #[cfg(test)]
@@ -130,13 +296,13 @@ mod tests {
     #[test]
     fn sizes() {
         let mut t = Topology { kind: TopologyKind::FatTree, k: 4, ..Topology::default() };
-        let n = build(&t);
+        let n = build(&t).unwrap();
         assert_eq!(n.hosts, 16);
         assert_eq!(n.switches, 20);
         // 16 host cables + 16 edge-agg + 16 agg-core, two directions each.
         assert_eq!(n.links.len(), 2 * 48);
         t.kind = TopologyKind::LeafSpine;
-        let n = build(&t);
+        let n = build(&t).unwrap();
         assert_eq!(n.hosts, 128);
         assert_eq!(n.links.len(), 2 * (128 + 64));
     }
@@ -146,7 +312,7 @@ mod tests {
     #[test]
     fn reverse_is_the_other_direction() {
         for kind in [TopologyKind::Star, TopologyKind::Dumbbell, TopologyKind::LeafSpine, TopologyKind::FatTree] {
-            let n = build(&Topology { kind, k: 4, ..Topology::default() });
+            let n = build(&Topology { kind, k: 4, ..Topology::default() }).unwrap();
             for (i, l) in n.links.iter().enumerate() {
                 let r = &n.links[reverse(i as u32) as usize];
                 assert_eq!(

@@ -252,10 +252,11 @@ pub struct Stacks {
 }
 
 impl Stacks {
-    pub fn new(sc: &Scenario) -> Stacks {
+    /// The stacks of `sc`'s hosts, whose links run at `host_rates_bps`.
+    pub fn new(sc: &Scenario, host_rates_bps: Vec<u64>) -> Stacks {
         Stacks {
             tcp: TcpConfig::from_scenario(&sc.transport),
-            rdma: RdmaSettings::from_scenario(sc),
+            rdma: RdmaSettings::new(sc, host_rates_bps),
             fct_until: sc.run.fct_until,
             tsq: sc.host.tsq.0,
             idle_connections: FxHashMap::default(),

@@ -39,8 +39,9 @@ pub struct RdmaSettings {
     /// How a connection's window is sized when it opens.
     pub window: WindowSize,
     pub window_scales_with_rate: bool,
-    /// The rate a connection starts at and never exceeds: its host's link rate.
-    pub line_rate_bps: u64,
+    /// The rate of each host's link: a connection starts at its sender's and never
+    /// exceeds it.
+    pub line_rates_bps: Vec<u64>,
     pub ack_priority: Option<u8>,
     pub cc: RdmaCcConfig,
     /// How receivers notify congestion (from `cc`).
@@ -48,7 +49,8 @@ pub struct RdmaSettings {
 }
 
 impl RdmaSettings {
-    pub fn from_scenario(sc: &Scenario) -> Self {
+    /// The settings of `sc`, whose hosts' links run at `line_rates_bps`.
+    pub fn new(sc: &Scenario, line_rates_bps: Vec<u64>) -> Self {
         let RdmaConfig {
             mtu,
             header,
@@ -61,12 +63,12 @@ impl RdmaSettings {
             ack_priority,
             cc,
         } = sc.rdma.clone();
-        let line_rate_bps = sc.topology.link_rate.0;
+        let line_rate_bps = line_rates_bps.iter().copied().max().unwrap_or(sc.topology.link_rate.0);
         let window = match window {
             RdmaWindow::Bytes(b) => WindowSize::Fixed(b.0),
             RdmaWindow::Bdp => WindowSize::PathBdp,
             RdmaWindow::MaxBdp => {
-                let longest = sc.topology.longest_path();
+                let longest = sc.topology.longest_path(|_, delay| delay.0).unwrap_or_default();
                 let delay = longest.iter().map(|(_, d)| d.0).sum();
                 WindowSize::Fixed(bdp(mtu, line_rate_bps, delay, longest.iter().map(|(r, _)| r.0)))
             }
@@ -83,16 +85,18 @@ impl RdmaSettings {
             },
             window,
             window_scales_with_rate,
-            line_rate_bps,
+            line_rates_bps,
             ack_priority,
             notification: cc.notification(),
             cc,
         }
     }
 
-    /// One bandwidth-delay product of a path (`bdp`) for this run's connections.
-    pub fn bdp(&self, delay: Ps, rates: impl Iterator<Item = u64>) -> u64 {
-        bdp(self.mtu, self.line_rate_bps, delay, rates)
+    /// One bandwidth-delay product (`bdp`) of a path whose links run at `rates`, the
+    /// first its sender's, at the sender's line rate.
+    pub fn bdp(&self, delay: Ps, rates: impl Iterator<Item = u64> + Clone) -> u64 {
+        let line_rate_bps = rates.clone().next().unwrap_or(0);
+        bdp(self.mtu, line_rate_bps, delay, rates)
     }
 
     /// Packets of a `bytes`-byte message.
@@ -188,6 +192,8 @@ pub struct RdmaFlow {
     sent_max: u32,
     cc: AnyRdmaCc,
     window: InFlightCap,
+    /// The sender's link rate, which the rate never exceeds.
+    line_rate_bps: u64,
     /// The rate congestion control sets (`rate_bps`).
     send: SendState,
     /// When the rate limiter lets the next packet go.
@@ -219,6 +225,7 @@ impl TransportKind for RdmaFlow {
                 rdma.bdp(path.delay, path.rates.iter().copied())
             }
         };
+        let line_rate_bps = rdma.line_rates_bps[spec.src as usize];
         let mut flow = RdmaFlow {
             data: Packet { ect: true, ..data },
             reverse: Packet { priority: rdma.ack_priority.unwrap_or(reverse.priority), ..reverse },
@@ -229,11 +236,12 @@ impl TransportKind for RdmaFlow {
             sent_max: 0,
             cc: rdma.cc.build(&()),
             window: InFlightCap { bytes: window, scales_with_rate: rdma.window_scales_with_rate },
+            line_rate_bps,
             send: SendState {
                 cwnd: 0.0,
                 ssthresh: 0.0,
-                rate_bps: rdma.line_rate_bps as f64,
-                line_rate_bps: rdma.line_rate_bps as f64,
+                rate_bps: line_rate_bps as f64,
+                line_rate_bps: line_rate_bps as f64,
                 mss: rdma.mtu as f64,
             },
             next_avail: cx.now,
@@ -426,7 +434,7 @@ impl Transport for RdmaFlow {
         if self.rto_at.is_none() {
             self.restart_rto(cx);
         }
-        let rate = (self.send.rate_bps.round() as u64).clamp(1, cx.stacks.rdma.line_rate_bps);
+        let rate = (self.send.rate_bps.round() as u64).clamp(1, self.line_rate_bps);
         self.next_avail = cx.now + serialization(size as u64, rate);
         // A byte counter's increase applies from the packet after next, as the pacing
         // gap after this one is already set (ns3-rdma's transmit path does the same).
@@ -465,7 +473,7 @@ mod tests {
     impl Host {
         fn new() -> Host {
             Host {
-                stacks: Stacks::new(&Scenario::default()),
+                stacks: Stacks::new(&Scenario::default(), vec![100_000_000_000; 2]),
                 exts: ExtStore::default(),
                 actions: Vec::new(),
                 timers: Vec::new(),
@@ -499,6 +507,18 @@ mod tests {
 
     fn spec(bytes: u64) -> FlowSpec {
         FlowSpec { id: 0, src: 1, dst: 0, bytes, start: 0, priority: 0, kind: FlowKind::Rdma, query: None }
+    }
+
+    /// A connection paces at its own sender's link rate (host 1's 25 Gbps, not host
+    /// 0's 100 Gbps): the packet after a full one is ready 1,036 B at 25 Gbps later.
+    #[test]
+    fn a_connection_starts_at_its_senders_link_rate() {
+        let mut host = Host::new();
+        host.stacks.rdma.line_rates_bps = vec![100_000_000_000, 25_000_000_000];
+        let template = Packet::template(0, 0, 7, 0);
+        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(4500), template, template, cx));
+        let (_, _, paced, _) = host.call(0, |cx| flow.pull(cx));
+        assert_eq!(paced, [Some(1036 * 8 * 40)]);
     }
 
     /// Go-back-N as the reference runs it: packet 2 of 5 is lost; the receiver ACKs 0
@@ -661,10 +681,10 @@ mod tests {
     /// in a fat tree, six links of 1 us (12.48 us, 156,000 B).
     #[test]
     fn a_bdp_window_is_the_reference_s() {
-        let rdma = RdmaSettings::from_scenario(&Scenario::default());
+        let rdma = RdmaSettings::new(&Scenario::default(), vec![100_000_000_000; 2]);
         assert_eq!(rdma.bdp(2_000_000, [100_000_000_000, 100_000_000_000].into_iter()), 52_000);
         let toml = "[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[rdma]\nwindow = \"max_bdp\"";
-        let rdma = RdmaSettings::from_scenario(&Scenario::from_toml(toml).unwrap());
+        let rdma = RdmaSettings::new(&Scenario::from_toml(toml).unwrap(), vec![100_000_000_000; 16]);
         assert_eq!(rdma.window, WindowSize::Fixed(156_000));
     }
 

@@ -7,7 +7,8 @@ mod trace;
 pub use cdf::FlowSizeCdf;
 pub use trace::read_trace;
 
-use crate::net::NetworkSpec;
+use crate::files::read_regular_file;
+use crate::net::{LinkSpec, NetworkSpec, NodeId};
 use crate::scenario::{Arrival, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Scenario, ScenarioError, Workload};
 use crate::sim::{stream, Ps, Rng, PS_PER_S, TIME_LIMIT};
 use crate::units::MAX_TIME;
@@ -62,19 +63,6 @@ pub const MAX_FLOWS: u64 = 100_000_000;
 /// The largest CDF file read (a CDF has tens to thousands of points).
 const MAX_CDF_FILE: u64 = 16 << 20;
 
-/// The text of `file`, which must be a regular file of at most `max` bytes: a device, a
-/// pipe or a huge file would otherwise be read until memory runs out (or forever).
-pub(crate) fn read_regular_file(file: &str, max: u64) -> Result<String, String> {
-    let meta = std::fs::metadata(file).map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
-    if meta.len() > max {
-        return Err(format!("{} bytes is too large (accepted: up to {max} bytes)", meta.len()));
-    }
-    std::fs::read_to_string(file).map_err(|e| e.to_string())
-}
-
 /// Reads the CDF a workload names: a built-in name or a file path.
 pub fn load_cdf(name: &str, path: &str) -> Result<FlowSizeCdf, ScenarioError> {
     if let Some(cdf) = FlowSizeCdf::builtin(name) {
@@ -102,15 +90,20 @@ fn host_set(
     }
 }
 
+/// Each host's link (the link from it).
+fn host_links(net: &NetworkSpec) -> Vec<&LinkSpec> {
+    crate::net::Wiring::of(net).host_link.iter().map(|&l| &net.links[l as usize]).collect()
+}
+
 /// Which switch each host hangs off.
 fn host_tor(net: &NetworkSpec) -> Vec<u32> {
-    let mut tor = vec![0; net.hosts as usize];
-    for l in &net.links {
-        if let (crate::net::NodeId::Host(h), crate::net::NodeId::Switch(s)) = (l.from, l.to) {
-            tor[h as usize] = s;
-        }
-    }
-    tor
+    host_links(net)
+        .iter()
+        .map(|l| match l.to {
+            NodeId::Switch(s) => s,
+            NodeId::Host(_) => unreachable!("a host's link goes to a switch"),
+        })
+        .collect()
 }
 
 /// Generates every flow of the scenario, sorted by start time, ids assigned.
@@ -165,7 +158,7 @@ pub fn planned_flows(sc: &Scenario, net: &NetworkSpec) -> Result<u64, ScenarioEr
     let mut total = 0.0f64;
     for (path, w) in sc.workload_paths() {
         total += match w.pattern {
-            Pattern::AllToAll | Pattern::ManyToFew => plan_arrivals(sc, net, w, &path)?.flows,
+            Pattern::AllToAll | Pattern::ManyToFew => plan_arrivals(net, w, &path)?.flows,
             Pattern::Incast | Pattern::LongLived | Pattern::Udp => {
                 let (senders, _) = fixed_pairs(net, w, &path)?;
                 fixed_flows(w, senders.len(), &path)? as f64
@@ -181,7 +174,7 @@ pub fn planned_flows(sc: &Scenario, net: &NetworkSpec) -> Result<u64, ScenarioEr
 
 /// The senders, receivers, arrival rate and flow count of an all-to-all or many-to-few
 /// workload, checked: at most `MAX_FLOWS` flows, all starting within `MAX_TIME`.
-fn plan_arrivals(sc: &Scenario, net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, ScenarioError> {
+fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, ScenarioError> {
     let hosts = net.hosts as u64;
     let all = || (0..net.hosts).collect::<Vec<u32>>();
     let key = |k: &str| format!("{path}.{k}");
@@ -197,7 +190,11 @@ fn plan_arrivals(sc: &Scenario, net: &NetworkSpec, w: &Workload, path: &str) -> 
     let cdf = load_cdf(&w.cdf, &key("cdf"))?;
     let mean_bits = cdf.mean() * 8.0;
     let capacity_bps = match w.load_on {
-        LoadOn::Access => receivers.len() as f64 * sc.topology.link_rate.0 as f64,
+        LoadOn::Access => {
+            let links = host_links(net);
+            // Summed exactly: equal rates give receivers x rate, rounded once.
+            receivers.iter().map(|&r| links[r as usize].rate_bps as u128).sum::<u128>() as f64
+        }
         LoadOn::Core => {
             let tor = host_tor(net);
             let crossing = crossing_fraction(&senders, &receivers, &tor);
@@ -288,7 +285,7 @@ fn generate_one(
     };
     match w.pattern {
         Pattern::AllToAll | Pattern::ManyToFew => {
-            let Plan { senders, receivers, cdf, flows_per_s, .. } = plan_arrivals(sc, net, w, path)?;
+            let Plan { senders, receivers, cdf, flows_per_s, .. } = plan_arrivals(net, w, path)?;
             let mean_gap_s = 1.0 / flows_per_s;
             let mut arrivals = stream(seed, "workload.arrivals", index);
             let mut sizes = stream(seed, "workload.sizes", index);
@@ -406,7 +403,7 @@ mod tests {
 
     /// Generates the scenario's flows; returns them with their offered bit rate.
     fn offered(sc: &Scenario) -> (Vec<FlowSpec>, f64) {
-        let net = crate::net::build(&sc.topology);
+        let net = crate::net::build(&sc.topology).unwrap();
         let flows = generate(sc, &net).unwrap();
         let span_s = flows.last().unwrap().start as f64 / PS_PER_S as f64;
         let bits: f64 = flows.iter().map(|f| f.bytes as f64 * 8.0).sum();

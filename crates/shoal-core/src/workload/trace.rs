@@ -1,7 +1,8 @@
 //! Flow traces: CSV `id,src,dst,bytes,start_ns` with an optional `priority` column.
 
 use super::MAX_FLOWS;
-use super::{read_regular_file, FlowKind, FlowSpec};
+use super::{FlowKind, FlowSpec};
+use crate::files::read_regular_file;
 use crate::scenario::ScenarioError;
 use crate::sim::PS_PER_NS;
 use crate::units::{MAX_BYTES, MAX_TIME};

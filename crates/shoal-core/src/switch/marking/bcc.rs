@@ -73,9 +73,9 @@ impl Scheme for Bcc {
         if cfg.rtt.0 == 0 {
             return err(".rtt", "must be positive".into());
         }
-        let (s, t) = (&sc.switch, &sc.topology);
+        let s = &sc.switch;
         let alpha_min = (0..s.queues as usize).map(|q| s.alpha.get(q)).fold(f64::INFINITY, f64::min);
-        let rate = t.link_rate.0.max(t.uplink_rate.0);
+        let rate = sc.topology.fastest_rate()?.0;
         let th = cfg.thresholds(rate, s.ports_per_pool as usize, s.pool_size.0, alpha_min, s.reserved.0);
         if th.kmin < 0.0 {
             return err(
