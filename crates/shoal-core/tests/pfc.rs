@@ -50,7 +50,7 @@ fn incast(fan_in: u32, seed: u64, headroom: &str) -> Simulation {
         transport = "rdma"
         "#
     ));
-    Simulation::new(&sc.resolved()).unwrap()
+    Simulation::new(&sc.resolved().unwrap()).unwrap()
 }
 
 /// With eta of headroom (the default) no lossless packet is ever dropped, whatever the
@@ -204,7 +204,7 @@ fn paused_time_is_what_the_bottleneck_leaves_each_sender() {
     let sim = common::run(&sc);
     assert_eq!(sim.counters().total_dropped(), 0);
     let rows = sim.pfc_ports();
-    let rdma = shoal_core::transport::RdmaSettings::from_scenario(&sc);
+    let rdma = shoal_core::transport::RdmaSettings::new(&sc, vec![100_000_000_000; 3]);
     let wire_bytes = rdma.packets(1_000_000) as u64 * (rdma.mtu + rdma.header) as u64;
     let one_flow = common::ser(wire_bytes, 100) as f64;
     let mut senders = 0;
@@ -280,7 +280,7 @@ fn lossless_promise(name: &str, topology: &str) {
                 priority = 3
                 "#
             ));
-            let mut sim = Simulation::new(&sc.resolved()).unwrap();
+            let mut sim = Simulation::new(&sc.resolved().unwrap()).unwrap();
             for step in 1..=4 {
                 sim.run_until(step * 10_000_000);
                 let errors = sim.check_invariants();
@@ -317,4 +317,69 @@ fn the_lossless_promise_holds_on_a_leaf_spine() {
 #[test]
 fn the_lossless_promise_holds_on_a_fat_tree() {
     lossless_promise("fat tree", "kind = \"fat_tree\"\nk = 8\nuplink_rate = \"100Gbps\"");
+}
+
+/// The DSH paper's deadlock fabric (its Fig. 12), scaled down: 2 spines and 4 leaves of 4
+/// hosts, all links 100 Gbps, 1 us. With the links S0-L3 and S1-L0 `failed`, traffic
+/// between L0 and L3 must go down through L1 or L2 and up again, and with traffic between
+/// L1 and L2 the four links S0->L1->S1->L2->S0 each carry packets that wait for the next:
+/// a cyclic buffer dependency. Leaves are switches 0-3, spines 4-5 (node ids: hosts
+/// first, so switch s is node 16 + s).
+fn deadlock_fabric(failed: bool, seed: u64) -> Simulation {
+    let failed_links = if failed { "failed_links = [[20, 19], [21, 16]]" } else { "" };
+    let flows = |senders: &str, receivers: &str| {
+        format!(
+            "pattern = \"many_to_few\"\nsenders = \"{senders}\"\nreceivers = \"{receivers}\"\ncdf = \"websearch\"\n\
+             load = 0.9\nflows = 150\ntransport = \"rdma\"\npriority = 3\n"
+        )
+    };
+    let sc = scenario(&format!(
+        "[topology]\nkind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\nlink_rate = \"100Gbps\"\n\
+         uplink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n{failed_links}\n\
+         [switch]\npool_size = \"300KB\"\nreserved = \"0B\"\nqueues = 8\nscheduler = \"strict_priority\"\n\
+         [switch.flow_control]\nkind = \"pfc\"\ndeadlock_after = \"200us\"\nstop_at_deadlock = true\n\
+         [rdma.cc]\nkind = \"none\"\n[run]\nseed = {seed}\n\
+         [workload]\n{}\n[[workload.extra]]\n{}\n[[workload.extra]]\n{}\n[[workload.extra]]\n{}",
+        flows("0-3", "12-15"),
+        flows("12-15", "0-3"),
+        flows("4-7", "8-11"),
+        flows("8-11", "4-7"),
+    ));
+    let mut sim = Simulation::new(&sc.resolved().unwrap()).unwrap();
+    sim.run();
+    sim
+}
+
+/// On the fabric with failed links, PFC deadlocks: the run stops at the first deadlock,
+/// whose cycle runs through S0, L1, S1 and L2 (one way or the other) in one class, each
+/// entry's port leading to the next entry's switch, found at least `deadlock_after` after
+/// its last pause began.
+#[test]
+fn a_cyclic_buffer_dependency_deadlocks_and_is_reported() {
+    let sim = deadlock_fabric(true, 1);
+    let deadlocks = sim.deadlocks();
+    assert!(!deadlocks.is_empty(), "no deadlock found");
+    assert!(deadlocks.iter().all(|d| d.detected == deadlocks[0].detected), "the run stops at the first: {deadlocks:?}");
+    let d = &deadlocks[0];
+    assert!(d.detected >= d.onset + 200_000_000, "{d:?}");
+    assert_eq!(sim.now(), d.detected, "the run ended where the deadlock was found");
+    assert!(sim.flow_records().iter().any(|r| r.finish.is_none()));
+    let switches: std::collections::BTreeSet<u32> = d.cycle.iter().map(|n| n.switch).collect();
+    assert_eq!(switches.into_iter().collect::<Vec<_>>(), [1, 2, 4, 5], "L1 L2 S0 S1: {d:?}");
+    assert!(d.cycle.iter().all(|n| n.class == 3), "{d:?}");
+    for (i, n) in d.cycle.iter().enumerate() {
+        let next = d.cycle[(i + 1) % d.cycle.len()];
+        assert_eq!(sim.port_peer(n.switch, n.port), NodeId::Switch(next.switch), "each waits for the next: {d:?}");
+    }
+}
+
+/// The same traffic on the intact fabric, where routes only go up then down: PFC pauses a
+/// lot, yet no cycle forms, no deadlock is reported and every flow finishes.
+#[test]
+fn a_congested_fabric_without_cycles_is_not_a_deadlock() {
+    let sim = deadlock_fabric(false, 1);
+    assert!(sim.deadlocks().is_empty(), "{:?}", sim.deadlocks());
+    assert!(sim.counters().frames_sent > 100, "PFC must work hard here: {}", sim.counters().frames_sent);
+    assert!(sim.flow_records().iter().all(|r| r.finish.is_some()));
+    assert_eq!(sim.counters().total_dropped(), 0);
 }

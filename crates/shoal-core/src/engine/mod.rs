@@ -299,6 +299,12 @@ impl Simulation {
         self.switches.iter().map(|s| s.ports.iter().map(|p| peer(p.link)).collect()).collect()
     }
 
+    /// The node at the far end of port `port` of switch `switch` (ports are numbered in
+    /// the order the topology wires them, failed links left out).
+    pub fn port_peer(&self, switch: u32, port: u16) -> NodeId {
+        self.links[self.switches[switch as usize].ports[port as usize].link as usize].to
+    }
+
     /// The deadlocks found so far (with lossless flow control), in the order found.
     pub fn deadlocks(&self) -> &[Deadlock] {
         self.observers.iter().map(|o| o.deadlocks()).find(|d| !d.is_empty()).unwrap_or(&[])
