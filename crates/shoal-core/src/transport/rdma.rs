@@ -516,7 +516,7 @@ mod tests {
         let mut host = Host::new();
         host.stacks.rdma.line_rates_bps = vec![100_000_000_000, 25_000_000_000];
         let template = Packet::template(0, 0, 7, 0);
-        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(4500), template, template, cx));
+        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(4500), template, template, None, cx));
         let (_, _, paced, _) = host.call(0, |cx| flow.pull(cx));
         assert_eq!(paced, [Some(1036 * 8 * 40)]);
     }
