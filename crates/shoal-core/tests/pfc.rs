@@ -53,6 +53,27 @@ fn incast(fan_in: u32, seed: u64, headroom: &str) -> Simulation {
     Simulation::new(&sc.resolved().unwrap()).unwrap()
 }
 
+/// Runs `sim` to the end, checking conservation and buffer accounting (headroom
+/// included) every `step` ps for `steps` steps and at the end, and asserts PFC's promise:
+/// PFC paused (the tests need it to), nothing was dropped, and every flow delivered all
+/// its bytes.
+fn run_lossless(mut sim: Simulation, step: u64, steps: u64, what: &str) -> Simulation {
+    for k in 1..=steps {
+        sim.run_until(k * step);
+        let errors = sim.check_invariants();
+        assert!(errors.is_empty(), "{what} at {} ps: {errors:?}", k * step);
+    }
+    sim.run();
+    let errors = sim.check_invariants();
+    assert!(errors.is_empty(), "{what} at the end: {errors:?}");
+    let c = sim.counters();
+    assert_eq!(c.total_dropped(), 0, "{what}: drops {:?}", c.dropped);
+    assert!(c.frames_sent > 0, "{what}: PFC never paused; the test needs it to");
+    let records = sim.flow_records();
+    assert!(records.iter().all(|r| r.finish.is_some() && r.delivered_bytes == r.bytes), "{what}: unfinished flows");
+    sim
+}
+
 /// With eta of headroom (the default) no lossless packet is ever dropped, whatever the
 /// fan-in and seed; PFC does act (frames flow), every flow finishes, and conservation
 /// and buffer accounting (headroom included) hold mid-run and at the end.
@@ -61,24 +82,9 @@ fn eta_headroom_keeps_lossless_classes_lossless() {
     for fan_in in [16, 32, 64] {
         for seed in 1..=3 {
             let what = format!("fan-in {fan_in}, seed {seed}");
-            let mut sim = incast(fan_in, seed, "\"eta\"");
-            for step in 1..=10 {
-                sim.run_until(step * 5_000_000);
-                let errors = sim.check_invariants();
-                assert!(errors.is_empty(), "{what} at {step} x 5 us: {errors:?}");
-            }
-            sim.run();
-            let errors = sim.check_invariants();
-            assert!(errors.is_empty(), "{what} at the end: {errors:?}");
+            let sim = run_lossless(incast(fan_in, seed, "\"eta\""), 5_000_000, 10, &what);
             let c = sim.counters();
-            assert_eq!(c.total_dropped(), 0, "{what}: drops {:?}", c.dropped);
-            assert!(c.frames_sent > 0, "{what}: PFC never paused; the test needs it to");
             assert_eq!(c.frames_sent, c.frames_received, "{what}");
-            let records = sim.flow_records();
-            assert!(
-                records.iter().all(|r| r.finish.is_some() && r.delivered_bytes == r.bytes),
-                "{what}: unfinished flows"
-            );
         }
     }
 }
@@ -280,21 +286,9 @@ fn lossless_promise(name: &str, topology: &str) {
                 priority = 3
                 "#
             ));
-            let mut sim = Simulation::new(&sc.resolved().unwrap()).unwrap();
-            for step in 1..=4 {
-                sim.run_until(step * 10_000_000);
-                let errors = sim.check_invariants();
-                assert!(errors.is_empty(), "{what} at {step} x 10 us: {errors:?}");
-            }
-            sim.run();
-            let errors = sim.check_invariants();
-            assert!(errors.is_empty(), "{what} at the end: {errors:?}");
-            let c = sim.counters();
-            assert_eq!(c.total_dropped(), 0, "{what}: drops {:?}", c.dropped);
-            assert!(c.frames_sent > 0, "{what}: PFC never paused; the test needs it to");
+            let sim = run_lossless(Simulation::new(&sc.resolved().unwrap()).unwrap(), 10_000_000, 4, &what);
             assert!(sim.deadlocks().is_empty(), "{what}: {:?}", sim.deadlocks());
             let records = sim.flow_records();
-            assert!(records.iter().all(|r| r.finish.is_some()), "{what}: unfinished flows");
             let classes: std::collections::BTreeSet<u8> = records.iter().map(|r| r.priority).collect();
             assert_eq!(classes.into_iter().collect::<Vec<_>>(), [1, 2, 3], "{what}");
         }
