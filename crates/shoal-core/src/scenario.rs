@@ -767,7 +767,7 @@ pub enum Arrival {
 
 /// A set of host indices: "0-23,30" or a list of indices and ranges.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "a set of hosts: a string such as \"0-23,30\", or a list such as [0, \"4-7\"]")]
 pub enum HostSet {
     Text(String),
     List(Vec<HostSetItem>),
@@ -1383,6 +1383,13 @@ mod tests {
     /// Failed links lengthen the longest route, and with it the derived cut-off: leaf 0
     /// (node 12) without spine 0 (node 15) and leaf 1 (node 13) without spine 1 (node 16)
     /// reach each other through leaf 2 and both spines, 6 links instead of 4.
+    /// A host set of the wrong type says what a host set is, under its key.
+    #[test]
+    fn a_bad_host_set_names_the_accepted_forms() {
+        let err = Scenario::from_toml("[workload]\npattern = \"many_to_few\"\nsenders = 2\n").unwrap_err().to_string();
+        assert!(err.contains("workload.senders") && err.contains("a set of hosts"), "{err}");
+    }
+
     #[test]
     fn failed_links_lengthen_the_longest_path() {
         let topology =
