@@ -319,3 +319,39 @@ fn failed_links_must_name_links() {
         assert!(e.message.contains(words), "{failed}: {e}");
     }
 }
+
+/// The PowerTCP topology as its paper runs it: RDMA over PFC. A small buffer and an
+/// incast overflow it without PFC; with PFC no packet is lost and every connection
+/// finishes. PFC's headroom checks look at the file's own kinds of link.
+#[test]
+fn rdma_over_pfc_on_the_n3dc_topology() {
+    let toml = format!(
+        r#"
+        [topology]
+        kind = "file"
+        path = "{}"
+        [switch]
+        pool_size = "200KB"
+        [switch.flow_control]
+        kind = "pfc"
+        [rdma.cc]
+        kind = "none"
+        [workload]
+        pattern = "incast"
+        senders = "1-40,64-100"
+        receiver = 0
+        size = "100KB"
+        transport = "rdma"
+        "#,
+        n3dc_topology()
+    );
+    let sim = run(&scenario(&toml));
+    assert_eq!(sim.counters().total_dropped(), 0);
+    assert_eq!(sim.flows_finished(), 77);
+    assert!(!sim.pfc_ports().is_empty(), "PFC acted");
+    let small = toml.replace("kind = \"pfc\"", "kind = \"pfc\"\nheadroom = \"1KB\"");
+    let warnings = Scenario::from_toml(&small).unwrap().validate().unwrap();
+    for link in ["links of 25Gbps and 1us", "links of 100Gbps and 1us", "links of 100Gbps and 5us"] {
+        assert!(warnings.iter().any(|w| w.contains(link)), "{link}: {warnings:?}");
+    }
+}

@@ -16,12 +16,12 @@ use super::{FlowControl, FlowControlEnv, IngressCx, LosslessArrival};
 use crate::net::{Effect, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::{Scenario, ScenarioError, Topology, TopologyKind, Warnings};
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;
 use crate::switch::classify::Classify;
 use crate::switch::mmu::{class_of, Charge, IngressAccounts, CLASSES};
-use crate::units::{Bytes, Time};
+use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
 /// `Packet::flow` of a PFC frame, which no flow has.
@@ -227,16 +227,31 @@ impl Scheme for Pfc {
     }
 }
 
+/// The kinds of link of a topology, (name, rate, delay): a built-in kind's host links and
+/// uplinks; each (rate, delay) of a topology file's links (none when the file cannot be
+/// read: validation reports why).
+fn link_classes(t: &Topology) -> Vec<(String, u64, u64)> {
+    if t.kind != TopologyKind::File {
+        return vec![
+            ("host links".into(), t.link_rate.0, t.link_delay.0),
+            ("uplinks".into(), t.uplink_rate.0, t.uplink_delay.unwrap_or(t.link_delay).0),
+        ];
+    }
+    let Ok(net) = crate::net::build(t) else { return Vec::new() };
+    let kinds: std::collections::BTreeSet<(u64, u64)> = net.links.iter().map(|l| (l.rate_bps, l.delay)).collect();
+    kinds
+        .into_iter()
+        .map(|(rate, delay)| (format!("links of {} and {}", Rate(rate), Time(delay)), rate, delay))
+        .collect()
+}
+
 /// Warnings for a headroom that a PAUSE's worst case can overflow, or that dwarfs the
 /// pool, and for classes that share one queue.
 fn headroom_warnings(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) {
     let t = &sc.topology;
     let mtu = sc.largest_packet();
-    let links = [
-        ("host links", t.link_rate.0, t.link_delay.0),
-        ("uplinks", t.uplink_rate.0, t.uplink_delay.unwrap_or(t.link_delay).0),
-    ];
-    for (name, rate, delay) in links {
+    let links = link_classes(t);
+    for (name, rate, delay) in links.iter().cloned() {
         let bytes = cfg.headroom.bytes(rate, delay, mtu);
         // What arrives after the PAUSE is triggered: the packet the downstream is sending,
         // the frame, one way, the upstream's packet in flight, one way back (§1.3).
@@ -249,7 +264,13 @@ fn headroom_warnings(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut 
             ));
         }
     }
-    let one = cfg.headroom.bytes(t.link_rate.0, t.link_delay.0, mtu);
+    // A host link's port; a file's largest.
+    let one = match t.kind {
+        TopologyKind::File => {
+            links.iter().map(|&(_, rate, delay)| cfg.headroom.bytes(rate, delay, mtu)).max().unwrap_or(0)
+        }
+        _ => cfg.headroom.bytes(t.link_rate.0, t.link_delay.0, mtu),
+    };
     if one > sc.switch.pool_size.0 {
         warnings.push(format!(
             "{path}.headroom: {one} B for one port and class is more than the whole shared pool \
