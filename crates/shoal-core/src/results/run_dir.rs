@@ -30,8 +30,17 @@ impl std::error::Error for FileError {
     }
 }
 
-/// The files a run directory holds; `summary.json` is always among them.
-pub const RUN_FILES: [&str; 4] = ["flows.parquet", "queues.parquet", "scenario.json", "summary.json"];
+/// The files a run directory holds; `summary.json` is always among them. The PFC tables
+/// are there when a class is lossless (`results::RunFiles`; Python's `store.RUN_FILES`).
+pub const RUN_FILES: [&str; 7] = [
+    "flows.parquet",
+    "queues.parquet",
+    "scenario.json",
+    "summary.json",
+    "pfc.parquet",
+    "pfc_ports.parquet",
+    "ingress.parquet",
+];
 
 /// How every `summary.json` Shoal writes begins (`to_python_json` of a `Summary`).
 const SUMMARY_SIGNATURE: &[u8] = b"{\n  \"shoal_version\"";
@@ -286,6 +295,28 @@ mod tests {
         std::fs::create_dir(&empty).unwrap();
         write_atomically(&empty, run("3")).unwrap();
         assert_eq!(version(&empty), "3");
+        std::fs::remove_dir_all(root).unwrap();
+    }
+
+    /// A run of a lossless scenario (with PFC's tables) is a run directory too: running
+    /// it again into the same directory replaces it.
+    #[test]
+    fn a_run_with_pfc_tables_is_replaced() {
+        let root = scratch("replace_pfc");
+        let target = root.join("run");
+        let with_pfc = |version: &'static str| {
+            move |d: &Path| {
+                for name in ["pfc.parquet", "pfc_ports.parquet", "ingress.parquet", "queues.parquet"] {
+                    write(d, name, version)?;
+                }
+                run(version)(d)
+            }
+        };
+        write_atomically(&target, with_pfc("1")).unwrap();
+        write_atomically(&target, with_pfc("2")).unwrap();
+        assert_eq!(version(&target), "2");
+        write_atomically(&target, run("3")).unwrap();
+        assert_eq!(listing(&target), ["flows.parquet", "summary.json"]);
         std::fs::remove_dir_all(root).unwrap();
     }
 
