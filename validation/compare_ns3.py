@@ -158,12 +158,14 @@ def sets(pairs: dict[str, object]) -> list[str]:
     return out
 
 
-def make_trace(shoal, scenario: Path, out: Path, senders: str, receivers: str, load_on: str, args) -> Path:
-    """Web-search-like many-to-few trace of ``args.flows`` flows into ``out/trace.csv``."""
+def make_trace(shoal, scenario: Path, out: Path, senders: str, receivers: str, load_on: str, args,
+               extra: dict | None = None) -> Path:
+    """Web-search-like many-to-few trace of ``args.flows`` flows into ``out/trace.csv``
+    (``extra``: more ``--set`` pairs, such as the link rate the load is measured on)."""
     trace = out / "trace.csv"
     gen = {"workload.pattern": "many_to_few", "workload.senders": senders, "workload.receivers": receivers,
            "workload.cdf": args.cdf, "workload.load": args.load, "workload.load_on": load_on,
-           "workload.flows": args.flows, "run.seed": args.seed}
+           "workload.flows": args.flows, "run.seed": args.seed, **(extra or {})}
     print(f"generating {args.flows} flows ({args.cdf}, load {args.load}, seed {args.seed}) ...", flush=True)
     run(shoal + ["trace", str(scenario), "--out", str(trace)] + sets(gen), "shoal trace")
     return trace
