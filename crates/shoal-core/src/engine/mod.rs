@@ -5,7 +5,7 @@
 use crate::budget;
 use crate::host::Nic;
 use crate::net::{self, Effect, Effects, ExtStore, NodeId, Packet, PacketKind, Routes};
-use crate::observe::{Deadlock, DeadlockDetector, NetView, Observer, QueueSampler};
+use crate::observe::{DeadlockDetector, NetView, Observer, QueueSampler};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::{Counters, PauseKey, PauseLog};
@@ -303,11 +303,6 @@ impl Simulation {
     /// the order the topology wires them, failed links left out).
     pub fn port_peer(&self, switch: u32, port: u16) -> NodeId {
         self.links[self.switches[switch as usize].ports[port as usize].link as usize].to
-    }
-
-    /// The deadlocks found so far (with lossless flow control), in the order found.
-    pub fn deadlocks(&self) -> &[Deadlock] {
-        self.observers.iter().map(|o| o.deadlocks()).find(|d| !d.is_empty()).unwrap_or(&[])
     }
 
     pub fn now(&self) -> Ps {

@@ -4,7 +4,7 @@
 use super::{Link, Simulation};
 use crate::host::Nic;
 use crate::net::{NodeId, PacketKind};
-use crate::observe::{IngressSample, Sample};
+use crate::observe::{Deadlock, IngressSample, Observer, Sample};
 use crate::sim::Ps;
 use crate::stats::{PauseEvent, PauseKey};
 use crate::switch::flow_control::FlowControl;
@@ -172,12 +172,22 @@ impl Simulation {
 
     /// The queue occupancy samples (`run.sample_interval`).
     pub fn samples(&self) -> &[Sample] {
-        self.observers.iter().map(|o| o.samples()).find(|s| !s.is_empty()).unwrap_or(&[])
+        self.observed(|o| o.samples())
     }
 
     /// The ingress occupancy samples of lossless classes (`run.sample_interval`).
     pub fn ingress_samples(&self) -> &[IngressSample] {
-        self.observers.iter().map(|o| o.ingress_samples()).find(|s| !s.is_empty()).unwrap_or(&[])
+        self.observed(|o| o.ingress_samples())
+    }
+
+    /// The deadlocks found so far (with lossless flow control), in the order found.
+    pub fn deadlocks(&self) -> &[Deadlock] {
+        self.observed(|o| o.deadlocks())
+    }
+
+    /// What the observer that records it (each kind has one) recorded; empty if none did.
+    fn observed<'a, T>(&'a self, record: impl Fn(&'a dyn Observer) -> &'a [T]) -> &'a [T] {
+        self.observers.iter().map(|o| record(o.as_ref())).find(|r| !r.is_empty()).unwrap_or(&[])
     }
 
     /// Counters and occupancy statistics as JSON.
