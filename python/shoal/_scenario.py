@@ -203,7 +203,7 @@ def _resolve_paths(data: dict[str, Any], base: Path) -> None:
             value = table.get(key)
             if not isinstance(value, str) or not value:
                 continue
-            candidate = (base / value).expanduser()
+            candidate = _expand_user(base / value)
             is_path = key != "cdf" or candidate.is_file() or _looks_like_path(value)
             if not is_path:
                 continue
@@ -287,6 +287,15 @@ def _int_text(value: int) -> str:
         return f"an integer of more than {sys.get_int_max_str_digits()} digits"
 
 
+def _expand_user(path: Path) -> Path:
+    """``path`` with a leading ``~`` or ``~user`` expanded; unchanged when that user or
+    home directory is unknown (the file is then reported as not found, not a crash)."""
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        return path
+
+
 def _is_file(text: str) -> bool:
     """Whether ``text`` names an existing file (False for text no path can be, such as
     a TOML document longer than the system's file-name limit)."""
@@ -310,7 +319,7 @@ def read_toml(
     if isinstance(spec, str) and looks_like_toml and not _is_file(text):
         source = None
     else:
-        source = Path(text).expanduser()
+        source = _expand_user(Path(text))
         if not source.is_file():
             raise error(f"{what} file not found: {source}")
         try:
