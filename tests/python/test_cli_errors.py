@@ -102,6 +102,11 @@ CASES = [
         files={"short.cdf": "1000 0\n2000 50\n3000 90\n"},
     ),
     Case("missing cdf file", ("workload.cdf",), _sets("workload.cdf=nowhere/sizes.cdf")),
+    Case(
+        "red reference rate zero",
+        ("switch.marking.red.reference_rate",),
+        _sets("switch.marking.red.kmin=100KB", "switch.marking.red.reference_rate=0Gbps"),
+    ),
     Case("mss zero", ("transport.mss",), _sets("transport.mss=0")),
     Case("zero queues", ("switch.queues",), _sets("switch.queues=0")),
     Case("too many queues", ("switch.queues",), _sets("switch.queues=1025")),

@@ -377,6 +377,40 @@ fn per_port_ecn_counts_every_queue_of_the_port() {
     assert_eq!(first_mark(EcnScope::Port), (0, 1));
 }
 
+/// RED thresholds given at a reference rate scale with each port's rate, as
+/// ns3-datacenter's KMIN_MAP / KMAX_MAP: kmin = kmax = 400 KB at 100 Gbps is 100 KB on a
+/// 25 Gbps port of the same switch and pool. The first packet marked (at enqueue, so it
+/// sees the bytes ahead of it) is the one that finds k bytes queued: packet k / 1,000 + 1.
+#[test]
+fn red_thresholds_scale_with_the_port_rate() {
+    use shoal_core::scenario::MarkPoint;
+    use shoal_core::switch::marking::RedConfig;
+    use shoal_core::units::Rate;
+    let first_marked = |reference_rate: Option<Rate>, port: usize| {
+        let mut cfg =
+            SwitchConfig { queues: 1, ports_per_pool: 2, pool_size: Bytes(10_000_000), ..SwitchConfig::default() };
+        cfg.marking.set(MarkerConfig::Red(RedConfig {
+            kmin: Bytes(400_000),
+            kmax: Bytes(400_000),
+            reference_rate,
+            ..RedConfig::default()
+        }));
+        cfg.ecn.at = MarkPoint::Enqueue;
+        let mut sw = Switch::new(&cfg, &[0, 1], &[25_000_000_000, 100_000_000_000], 0, stream(1, "test", 0));
+        let mut counters = Counters::default();
+        (1..=1000).find(|_| {
+            offer(&mut sw, 0, port, packet(1000, 0), 0, &mut counters);
+            counters.ecn_marks > 0
+        })
+    };
+    let at_100g = Some(Rate(100_000_000_000));
+    assert_eq!(first_marked(at_100g, 0), Some(101), "25 Gbps port: 100 KB");
+    assert_eq!(first_marked(at_100g, 1), Some(401), "100 Gbps port: 400 KB");
+    assert_eq!(first_marked(None, 0), Some(401), "unscaled on the 25 Gbps port");
+    let at_25g = Some(Rate(25_000_000_000));
+    assert_eq!(first_marked(at_25g, 1), None, "1.6 MB on the 100 Gbps port: not reached by 1 MB");
+}
+
 /// Where the reserve sits decides how much a port holds: two queues of one port filled
 /// alternately with 1,000 B packets, a 10 KB reserve and a 20 KB shared pool, an alpha
 /// large enough that only a full pool refuses. With a reserve per queue the port holds

@@ -100,8 +100,9 @@ pub struct Switch {
     /// Which egress queues the neighbours' pauses hold.
     pauses: PortPauses,
     ports_per_pool: usize,
-    /// The per-queue rule (at most one: `MarkingConfig::validate`), shared by every queue.
-    queue_marker: Option<AnyMarker>,
+    /// The per-queue rule (at most one: `MarkingConfig::validate`) of each port, built
+    /// for the port's link rate; empty without one.
+    queue_markers: Vec<AnyMarker>,
     /// Shared-buffer rule of each pool, if any.
     pool_markers: Vec<Option<AnyMarker>>,
     mark_at: MarkPoint,
@@ -158,31 +159,35 @@ impl Switch {
             .collect();
         debug_assert_eq!(links.len(), rates.len());
         let alpha_min = (0..queues).map(|q| cfg.alpha.get(q)).fold(f64::INFINITY, f64::min);
-        // Every rule is built for each pool: per-queue rules ignore the pool and are kept
-        // once; the shared-buffer rule (at most one) is kept per pool.
-        let mut queue_marker: Option<AnyMarker> = None;
+        // A per-queue rule is built for each port (its thresholds may scale with the
+        // port's rate); a shared-buffer rule (at most one) for each pool.
+        let mut queue_markers: Vec<AnyMarker> = Vec::new();
         let mut pool_markers: Vec<Option<AnyMarker>> = (0..pool_count).map(|_| None).collect();
         for (p, pool_marker) in pool_markers.iter_mut().enumerate() {
             let ports = p * ports_per_pool..((p + 1) * ports_per_pool).min(links.len());
-            let env = PoolEnv {
+            let mut env = PoolEnv {
                 ports: ports.len(),
-                max_rate_bps: rates[ports].iter().copied().max().unwrap_or(0),
+                max_rate_bps: rates[ports.clone()].iter().copied().max().unwrap_or(0),
+                port_rate_bps: 0,
                 pool_size: cfg.pool_size.0,
                 reserved: cfg.reserved.0,
                 alpha_min,
             };
             for rule in cfg.marking.rules() {
-                let marker = rule.build(&env);
-                match marker.rule() {
-                    MarkRule::SharedBuffer => *pool_marker = Some(marker),
-                    _ if p == 0 => {
-                        assert!(queue_marker.is_none(), "validated: at most one per-queue marking rule");
-                        queue_marker = Some(marker);
-                    }
-                    _ => {}
+                if rule.scope() == MarkRule::SharedBuffer {
+                    *pool_marker = Some(rule.build(&env));
+                    continue;
+                }
+                for port in ports.clone() {
+                    env.port_rate_bps = rates[port];
+                    queue_markers.push(rule.build(&env));
                 }
             }
         }
+        debug_assert!(
+            queue_markers.is_empty() || queue_markers.len() == links.len(),
+            "validated: at most one per-queue marking rule"
+        );
         let ecn = &cfg.ecn;
         let mut classify: Box<dyn Classify> = Box::new(cfg.classifier().build(&()));
         // The queues of each class: those its priorities join (priorities above the last
@@ -208,7 +213,7 @@ impl Switch {
             admission: cfg.admission.build(&()),
             flow_control,
             ports_per_pool,
-            queue_marker,
+            queue_markers,
             pool_markers,
             mark_at: ecn.at,
             ecn_scope: ecn.scope,
@@ -272,14 +277,14 @@ impl Switch {
         }
     }
 
-    /// Runs the marking rules for `pkt`, seeing `queue_bytes` in its queue; true when
-    /// any rule fires (each firing is counted by rule).
+    /// Runs the marking rules for a packet of `port`, seeing `queue_bytes` in its queue;
+    /// true when any rule fires (each firing is counted by rule).
     #[inline]
-    fn rules_fire(&mut self, queue_bytes: u64, pool: usize, counters: &mut Counters) -> bool {
+    fn rules_fire(&mut self, queue_bytes: u64, port: usize, pool: usize, counters: &mut Counters) -> bool {
         let ctx = MarkContext { queue_bytes, pool_shared: self.pools[pool].shared_used };
         let rng = &mut self.rng;
         let mut fired = false;
-        for m in self.queue_marker.iter_mut().chain(self.pool_markers[pool].iter_mut()) {
+        for m in self.queue_markers.get_mut(port).into_iter().chain(self.pool_markers[pool].iter_mut()) {
             if m.marks(&ctx, rng) {
                 counters.marks_by_rule[m.rule() as usize] += 1;
                 fired = true;
@@ -290,13 +295,13 @@ impl Switch {
 
     #[inline]
     fn has_rules(&self, pool: usize) -> bool {
-        self.queue_marker.is_some() || self.pool_markers[pool].is_some()
+        !self.queue_markers.is_empty() || self.pool_markers[pool].is_some()
     }
 
     /// Marks an ECN-capable packet CE if a rule fires.
     #[inline]
-    fn mark(&mut self, pkt: &mut Packet, queue_bytes: u64, pool: usize, counters: &mut Counters) {
-        if self.has_rules(pool) && self.rules_fire(queue_bytes, pool, counters) && !pkt.ce {
+    fn mark(&mut self, pkt: &mut Packet, queue_bytes: u64, port: usize, pool: usize, counters: &mut Counters) {
+        if self.has_rules(pool) && self.rules_fire(queue_bytes, port, pool, counters) && !pkt.ce {
             pkt.ce = true;
             counters.ecn_marks += 1;
         }
@@ -382,13 +387,13 @@ impl Switch {
             if !lossless
                 && self.non_ect == NonEct::Drop
                 && self.has_rules(pool)
-                && self.rules_fire(ahead, pool, cx.counters)
+                && self.rules_fire(ahead, port, pool, cx.counters)
             {
                 self.drop_packet(pool, DropReason::MarkingDrop, &pkt, cx);
                 return false;
             }
         } else if self.mark_at == MarkPoint::Enqueue {
-            self.mark(&mut pkt, ahead, pool, cx.counters);
+            self.mark(&mut pkt, ahead, port, pool, cx.counters);
         }
         let queue = &mut self.queues[port * self.queues_per_port + q];
         charge(queue, self.ports[port].bytes, self.reserve, &mut self.pools[pool], size, now);
@@ -479,7 +484,7 @@ impl Switch {
         }
         if pkt.ect && self.mark_at == MarkPoint::Dequeue {
             let behind = self.marking_bytes(port, q);
-            self.mark(&mut pkt, behind, pool, counters);
+            self.mark(&mut pkt, behind, port, pool, counters);
         }
         Some(pkt)
     }

@@ -58,13 +58,16 @@ pub trait Marker: Send {
     fn rule(&self) -> MarkRule;
 }
 
-/// What a marking rule is built for: the buffer pool whose packets it judges. Per-queue
-/// rules ignore it.
+/// What a marking rule is built for: the buffer pool whose packets it judges, and for a
+/// per-queue rule (built once per port) the port.
 pub struct PoolEnv {
     /// Ports sharing the pool.
     pub ports: usize,
     /// The fastest of their rates, bits per second.
     pub max_rate_bps: u64,
+    /// The rate of the port a per-queue rule is built for, bits per second; 0 for a
+    /// shared-buffer rule.
+    pub port_rate_bps: u64,
     /// Shared bytes of the pool (`switch.pool_size`).
     pub pool_size: u64,
     /// Bytes reserved per queue (`switch.reserved`).
@@ -139,7 +142,7 @@ impl MarkingConfig {
 impl MarkerConfig {
     /// What the rule judges: its queue (port) or its pool.
     pub fn scope(&self) -> MarkRule {
-        let env = PoolEnv { ports: 1, max_rate_bps: 0, pool_size: 0, reserved: 0, alpha_min: 1.0 };
+        let env = PoolEnv { ports: 1, max_rate_bps: 0, port_rate_bps: 0, pool_size: 0, reserved: 0, alpha_min: 1.0 };
         self.build(&env).rule()
     }
 }

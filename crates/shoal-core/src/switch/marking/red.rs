@@ -2,7 +2,7 @@ use super::{check_red, red_marks, MarkContext, MarkRule, Marker, PoolEnv};
 use crate::registry::Scheme;
 use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
 use crate::sim::Rng;
-use crate::units::Bytes;
+use crate::units::{Bytes, Rate};
 use serde::{Deserialize, Serialize};
 
 /// Per-queue RED on the instantaneous queue: no marks below `kmin`, probability rising
@@ -22,11 +22,29 @@ pub struct RedConfig {
     pub kmax: Bytes,
     /// The marking probability just below `kmax`.
     pub pmax: Probability,
+    /// The link rate `kmin` and `kmax` are given for; unset: every port uses them as
+    /// they are. Set, each port scales them by its own rate / `reference_rate`, as
+    /// ns3-datacenter's KMIN_MAP / KMAX_MAP do (25, 50, 100 Gbps: 100, 200, 400 KB
+    /// and 400, 800, 1600 KB in its config-burst.txt).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_rate: Option<Rate>,
 }
 
 impl Default for RedConfig {
     fn default() -> Self {
-        RedConfig { kmin: Bytes(100_000), kmax: Bytes(400_000), pmax: Probability::new(0.1) }
+        RedConfig { kmin: Bytes(100_000), kmax: Bytes(400_000), pmax: Probability::new(0.1), reference_rate: None }
+    }
+}
+
+impl RedConfig {
+    /// `k` for a port of `port_rate_bps` (0: unknown, `k` as given).
+    fn at_rate(&self, k: Bytes, port_rate_bps: u64) -> u64 {
+        match self.reference_rate {
+            Some(Rate(reference)) if port_rate_bps > 0 => {
+                (k.0 as u128 * port_rate_bps as u128 / reference as u128) as u64
+            }
+            _ => k.0,
+        }
     }
 }
 
@@ -34,12 +52,22 @@ impl Scheme for QueueRed {
     type Config = RedConfig;
     type Env = PoolEnv;
 
-    fn build(cfg: &RedConfig, _: &PoolEnv) -> Self {
-        QueueRed { kmin: cfg.kmin.0, kmax: cfg.kmax.0, pmax: cfg.pmax.get() }
+    fn build(cfg: &RedConfig, env: &PoolEnv) -> Self {
+        QueueRed {
+            kmin: cfg.at_rate(cfg.kmin, env.port_rate_bps),
+            kmax: cfg.at_rate(cfg.kmax, env.port_rate_bps),
+            pmax: cfg.pmax.get(),
+        }
     }
 
     fn validate(cfg: &RedConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         check_red(path, cfg.kmin.0, cfg.kmax.0)?;
+        if cfg.reference_rate == Some(Rate(0)) {
+            return Err(ScenarioError::new(
+                format!("{path}.reference_rate"),
+                "0bps cannot scale thresholds (accepted: a rate above 0, e.g. \"100Gbps\", or leave it unset)",
+            ));
+        }
         super::warn_unreachable(&format!("{path}.kmin"), cfg.kmin, sc, warnings);
         Ok(())
     }
