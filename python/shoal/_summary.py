@@ -40,7 +40,7 @@ _NUMBER = "a number"
 #: The parts of a summary that its readers use (the table and text here,
 #: :func:`shoal.store.flatten_summary`, :func:`shoal.load`), and the kind of each value.
 _TOP = {
-    **dict.fromkeys(("timeouts", "retransmits", "events", "duration_ps"), _COUNT),
+    **dict.fromkeys(("timeouts", "retransmits", "cnps", "events", "duration_ps"), _COUNT),
     **dict.fromkeys(
         ("loss_rate", "switch_drop_rate", "ecn_mark_rate", "wall_time_s", "events_per_s"),
         _NUMBER,
@@ -227,7 +227,8 @@ def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], li
         f"loss {_fmt_pct(summary.get('loss_rate'))} "
         f"({_fmt_count(packets.get('dropped'))}/{_fmt_count(packets.get('sent'))} packets)"
         f" · timeouts {_fmt_count(summary.get('timeouts'))}"
-        f" · retransmits {_fmt_count(summary.get('retransmits'))}",
+        f" · retransmits {_fmt_count(summary.get('retransmits'))}"
+        + (f" · CNPs {_fmt_count(summary.get('cnps'))}" if summary.get("cnps") else ""),
         f"ECN marks {_fmt_pct(summary.get('ecn_mark_rate'))} of data packets"
         f" · downlink utilization mean {_fmt_pct(links.get('mean'))}"
         f", max {_fmt_pct(links.get('max'))}",

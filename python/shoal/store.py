@@ -141,7 +141,7 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     Columns: ``<bucket>_<stat>`` for every size bucket (``small medium large all``) and
     stat (``count mean_fct_ns p50_fct_ns p99_fct_ns mean_slowdown p50_slowdown
     p99_slowdown``), then ``flows finished unfinished loss_rate switch_drop_rate packets_sent
-    packets_dropped timeouts retransmits ecn_mark_rate util_mean util_max
+    packets_dropped timeouts retransmits cnps ecn_mark_rate util_mean util_max
     util_core_mean buffer_mean_bytes buffer_p99_bytes buffer_max_bytes pfc_pause_frames
     pfc_paused_ns lossless_drops simulated_ns events sim_wall_s``. Buffer columns are the
     largest over the pools; the PFC columns are empty for runs without a lossless class.
@@ -178,6 +178,7 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
             "packets_dropped": packets.get("dropped"),
             "timeouts": summary.get("timeouts"),
             "retransmits": summary.get("retransmits"),
+            "cnps": summary.get("cnps"),
             "ecn_mark_rate": summary.get("ecn_mark_rate"),
             "util_mean": util.get("mean"),
             "util_max": util.get("max"),

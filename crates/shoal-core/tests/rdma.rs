@@ -175,6 +175,9 @@ fn dcqcn_incast_matches_ns3_datacenter() {
             ),
         );
         let c = sim.counters_json();
+        // Every marked data packet is answered by an ACK that echoes its mark: the
+        // senders count exactly as many notifications as the switch made marks.
+        assert_eq!(c["cnps"], c["ecn_marks"], "{cc}, seed {seed}");
         let fcts: Vec<f64> =
             sim.flow_records().iter().filter_map(|r| r.finish.map(|f| (f - r.start) as f64 / 1e6)).collect();
         (fcts, c["queues"][0]["max"].as_u64().unwrap(), c["packets"]["dropped"].as_u64().unwrap())
@@ -212,6 +215,7 @@ fn dcqcn_paper_model_incast() {
     let cnps = c["packets"]["sent"].as_u64().unwrap() - 16_000;
     let most = fcts.iter().map(|f| f / 50_000_000 + 1).sum::<u64>();
     assert!(cnps > 0 && cnps <= most, "{cnps} CNPs, at most {most}");
+    assert_eq!(c["cnps"].as_u64(), Some(cnps), "every CNP sent is received and counted");
     let both = 8_000 * 1036 * 80;
     assert!(*fcts.iter().max().unwrap() < both * 12 / 10, "{fcts:?} vs {both}");
 }

@@ -242,12 +242,9 @@ impl Simulation {
             .map(|l| json!({"from_switch": node(l.from), "to_switch": node(l.to), "utilization": utilization(l)}))
             .collect();
         let in_network = self.packets_in_network();
-        let timeouts: u64 = self
-            .flows
-            .iter()
-            .filter_map(|f| f.transport.as_ref())
-            .map(|t| t.outcome(&self.stacks).timeouts as u64)
-            .sum();
+        let outcomes = || self.flows.iter().filter_map(|f| f.transport.as_ref()).map(|t| t.outcome(&self.stacks));
+        let timeouts: u64 = outcomes().map(|o| o.timeouts as u64).sum();
+        let cnps: u64 = outcomes().map(|o| o.cnps as u64).sum();
         let c = &self.counters;
         json!({
             "packets": {
@@ -267,6 +264,7 @@ impl Simulation {
                 .map(|r| (r.name().to_string(), json!(c.marks_by_rule[*r as usize])))
                 .collect::<serde_json::Map<String, serde_json::Value>>(),
             "timeouts": timeouts,
+            "cnps": cnps,
             "pools": pools,
             "queues": queues,
             "links": {"host_downlinks": stats(down), "core": stats(core), "core_links": core_links},

@@ -69,6 +69,8 @@ pub struct Summary<'a> {
     pub bytes_dropped: Value,
     pub timeouts: u64,
     pub retransmits: u64,
+    /// Congestion notifications RDMA senders received (`transport::Outcome::cnps`).
+    pub cnps: Value,
     pub ecn_marks: Value,
     pub ecn_mark_rate: Option<f64>,
     /// PFC's headline, when a class is lossless.
@@ -378,6 +380,7 @@ impl<'a> Summary<'a> {
             bytes_dropped: get("bytes_dropped"),
             timeouts: sum32(flows.timeouts),
             retransmits: sum32(flows.retransmits),
+            cnps: get("cnps"),
             ecn_marks: get("ecn_marks"),
             ecn_mark_rate: rate(counters.get("ecn_marks"), counters.get("data_packets_sent")),
             pfc: None,

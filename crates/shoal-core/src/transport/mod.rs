@@ -120,6 +120,9 @@ pub struct Outcome {
     pub finished_at: Option<Ps>,
     pub retransmits: u32,
     pub timeouts: u32,
+    /// Congestion notifications the sender received: CNPs, or ACKs and NACKs that echo
+    /// a mark, by how the congestion control is told (RDMA only).
+    pub cnps: u32,
     /// Payload bytes delivered to the receiver (in order, for a stream).
     pub delivered_bytes: u64,
 }

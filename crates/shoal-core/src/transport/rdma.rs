@@ -206,6 +206,8 @@ pub struct RdmaFlow {
     rto_at: Option<Ps>,
     retransmits: u32,
     timeouts: u32,
+    /// Congestion notifications received (`Outcome::cnps`).
+    cnps: u32,
     // Receiver.
     expected: u32,
     /// The expected packet last NACKed, and until when it is not NACKed again.
@@ -249,6 +251,7 @@ impl TransportKind for RdmaFlow {
             rto_at: None,
             retransmits: 0,
             timeouts: 0,
+            cnps: 0,
             expected: 0,
             last_nack: None,
             last_cnp: None,
@@ -351,6 +354,7 @@ impl RdmaFlow {
     /// A congestion notification reached the sender: its controller reacts while it has
     /// work.
     fn notified(&mut self, cx: &mut HostCx) {
+        self.cnps += 1;
         if !self.sender_done() {
             self.cc.on_cnp(&mut self.send, cx.now);
             self.ask_for_timer(cx);
@@ -449,6 +453,7 @@ impl Transport for RdmaFlow {
             finished_at: self.finished_at,
             retransmits: self.retransmits,
             timeouts: self.timeouts,
+            cnps: self.cnps,
             delivered_bytes: delivered,
         }
     }
@@ -713,5 +718,6 @@ mod tests {
         let cnp = Packet { kind: PacketKind::Cnp, size: 48, ..template };
         host.call(140_000_000, |cx| flow.on_packet(&cnp, cx));
         assert_eq!(flow.send.rate_bps, 50e9);
+        assert_eq!(flow.outcome(&host.stacks).cnps, 1, "the sender counts the CNP it received");
     }
 }

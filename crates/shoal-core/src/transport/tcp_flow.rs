@@ -157,6 +157,7 @@ impl Transport for TcpFlow {
             retransmits: self.sender.retransmits,
             timeouts: self.sender.timeouts,
             delivered_bytes: stacks.tcp.payload_between(self.bytes, 0, self.receiver.received_segments()),
+            ..Outcome::default()
         }
     }
 }
