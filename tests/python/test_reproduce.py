@@ -192,3 +192,23 @@ def test_experiment_errors_name_the_file_the_key_and_what_is_accepted(
     with pytest.raises(ExperimentError) as info:
         load_experiment(path)
     assert str(info.value).startswith(f"{path}: {message}"), str(info.value)
+
+
+def test_rdma_burst_quick_obeys_line_rate_window_and_lossless_bounds(tmp_path: Path) -> None:
+    """``rdma/burst`` end to end, against what the setup forces: before the burst the lone
+    connection keeps the 25 Gbps bottleneck busy; with the window, the queue holds at most
+    what the 11 connections may have in flight, 11 x max BDP (28.96 us x 25 Gbps =
+    90,500 B of payload, 1,048 B per 1,000 B on the wire); PFC loses nothing; and the
+    figure is drawn."""
+    from shoal.reproduce import reproduce
+
+    result = reproduce("rdma/burst", mode="quick", store=tmp_path / "store", progress=False)
+    runs = result.runs.set_index("scheme")
+    assert set(runs["status"]) == {"ok"}
+    for scheme in ("dcqcn", "dcqcn_win"):
+        assert abs(runs.loc[scheme, "single_flow_gbps"] - 25.0) < 0.25, scheme
+        assert runs.loc[scheme, "lossless_drops"] == 0, scheme
+    window_bound = 11 * 90_500 * 1048 / 1000
+    assert runs.loc["dcqcn_win", "burst_peak_queue_bytes"] <= window_bound
+    assert runs.loc["dcqcn", "burst_peak_queue_bytes"] > window_bound, "no window: more queues"
+    assert (tmp_path / "store" / "figures" / "burst.png").is_file()

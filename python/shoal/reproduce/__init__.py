@@ -120,15 +120,20 @@ class Experiment:
 
 
 def _resolve_files(spec: dict[str, Any], folder: Path) -> None:
-    """Make ``cdf`` / ``trace`` values that name a file next to the experiment absolute
-    (in the inline scenario and in every override), so experiments can ship such files."""
+    """Make ``cdf`` / ``trace`` / ``path`` (a topology file) values that name a file next
+    to the experiment absolute (in the inline scenario and in every override), so
+    experiments can ship such files."""
 
     def fix(table: Any) -> None:
         if not isinstance(table, dict):
             return
         for key, value in table.items():
             name = key.rsplit(".", 1)[-1]
-            if name in ("cdf", "trace") and isinstance(value, str) and (folder / value).is_file():
+            if (
+                name in ("cdf", "trace", "path")
+                and isinstance(value, str)
+                and (folder / value).is_file()
+            ):
                 table[key] = str((folder / value).resolve())
             elif isinstance(value, dict):
                 fix(value)
@@ -320,6 +325,7 @@ def _register_builtin() -> None:
     ANALYSES.update(bcc.ANALYSES)
     ANALYSES.update(__import__("shoal.reproduce.losspass", fromlist=["ANALYSES"]).ANALYSES)
     ANALYSES.update(__import__("shoal.reproduce.whitepaper", fromlist=["ANALYSES"]).ANALYSES)
+    ANALYSES.update(__import__("shoal.reproduce.rdma", fromlist=["ANALYSES"]).ANALYSES)
 
 
 def _draw(exp: Experiment, runs: pd.DataFrame, out: Path) -> list[Path]:

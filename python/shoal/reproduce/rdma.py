@@ -1,0 +1,172 @@
+"""Analyses of the RDMA experiments (``rdma/burst``, ``rdma/workload``), which run
+ns3-datacenter's own experiments so that its numbers (validation/README.md) can be read
+beside Shoal's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from shoal.reproduce._runs import join_columns, ok_runs
+
+if TYPE_CHECKING:
+    from shoal.reproduce import Experiment
+
+__all__ = ["ANALYSES", "bottleneck_series", "burst", "burst_metrics", "slowdown_percentiles"]
+
+#: How long after the burst starts its transient is counted (the reference's plots show
+#: 0.1495 s to 0.154 s, plot-burst.py); queue statistics "after the burst" start here.
+BURST_WINDOW_NS = 4e6
+#: How long before the burst the lone connection's throughput is averaged.
+BEFORE_BURST_NS = 5e6
+
+
+def bottleneck_series(run_dir: Path) -> pd.DataFrame:
+    """The switch port that sent the most bytes, sampled: ``time_ns``, ``bytes`` (all its
+    queues), ``tx_bytes`` (sent since the start) and ``throughput_gbps`` (sent since the
+    previous sample). Empty when the run sampled no queue."""
+    samples = pd.read_parquet(run_dir / "queues.parquet")
+    if samples.empty:
+        return pd.DataFrame(columns=["time_ns", "bytes", "tx_bytes", "throughput_gbps"])
+    sent = samples.groupby(["switch", "port"])["tx_bytes"].max()
+    switch, port = sent.idxmax()
+    at = samples[(samples["switch"] == switch) & (samples["port"] == port)]
+    series = at.groupby("time_ns").agg(bytes=("bytes", "sum"), tx_bytes=("tx_bytes", "max"))
+    series = series.reset_index()
+    gaps = series["time_ns"].diff()
+    series["throughput_gbps"] = series["tx_bytes"].diff() * 8 / gaps
+    return series
+
+
+def burst_metrics(series: pd.DataFrame, burst_ns: float) -> dict[str, float | None]:
+    """The burst's numbers from a bottleneck series: the peak queue in the first
+    ``BURST_WINDOW_NS`` after ``burst_ns``, mean and largest queue after that, the
+    throughput over the window, and the lone connection's throughput before the burst."""
+
+    def between(lo: float, hi: float) -> pd.DataFrame:
+        return series[(series["time_ns"] > lo) & (series["time_ns"] <= hi)]
+
+    def mean(values: pd.Series) -> float | None:
+        values = values.dropna()
+        return float(values.mean()) if len(values) else None
+
+    window = between(burst_ns, burst_ns + BURST_WINDOW_NS)
+    after = between(burst_ns + BURST_WINDOW_NS, np.inf)
+    before = between(burst_ns - BEFORE_BURST_NS, burst_ns)
+    return {
+        "burst_peak_queue_bytes": float(window["bytes"].max()) if len(window) else None,
+        "burst_mean_queue_after_bytes": mean(after["bytes"]),
+        "burst_max_queue_after_bytes": float(after["bytes"].max()) if len(after) else None,
+        "burst_throughput_gbps": mean(window["throughput_gbps"]),
+        "single_flow_gbps": mean(before["throughput_gbps"]),
+    }
+
+
+def burst(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Adds :func:`burst_metrics`'s columns and draws queue and throughput over time at
+    the bottleneck (``figures/burst.png``), one panel per scheme."""
+    extra: dict[Any, dict[str, Any]] = {}
+    curves: dict[str, tuple[pd.DataFrame, float]] = {}
+    for i, row, run_dir, _ in ok_runs(runs, store):
+        flows = pd.read_parquet(run_dir / "flows.parquet", columns=["start_ns"])
+        starts = sorted(flows["start_ns"].unique())
+        burst_ns = float(starts[-1])
+        series = bottleneck_series(run_dir)
+        extra[i] = burst_metrics(series, burst_ns)
+        curves.setdefault(str(row.get("scheme", "")), (series, burst_ns))
+    _plot_burst(curves, store / "figures" / "burst")
+    return join_columns(runs, extra)
+
+
+def _plot_burst(curves: dict[str, tuple[pd.DataFrame, float]], stem: Path) -> None:
+    if not curves:
+        return
+    try:
+        import matplotlib.pyplot as plt
+
+        from shoal import plot
+    except ImportError:  # plotting is optional for the numbers
+        return
+    with plot._style():
+        fig = plot._figure(3.4 * len(curves), 2.6)
+        axes = fig.subplots(1, len(curves), squeeze=False)[0]
+        for ax, (name, (series, burst_ns)) in zip(axes, curves.items(), strict=True):
+            shown = series[
+                (series["time_ns"] >= burst_ns - 0.5e6)
+                & (series["time_ns"] <= burst_ns + BURST_WINDOW_NS)
+            ]
+            ms = (shown["time_ns"] - burst_ns) / 1e6
+            ax.plot(ms, shown["throughput_gbps"], color="tab:blue", linewidth=1)
+            ax.set_ylabel("throughput (Gbps)", color="tab:blue")
+            ax.set_xlabel("time since the burst (ms)")
+            ax.set_ylim(bottom=0)
+            queue = ax.twinx()
+            queue.plot(ms, shown["bytes"] / 1e3, color="tab:red", linewidth=1)
+            queue.set_ylabel("queue (KB)", color="tab:red")
+            queue.set_ylim(bottom=0)
+            ax.set_title(name)
+    plot.save(fig, stem)
+    plt.close(fig)
+
+
+def slowdown_percentiles(
+    flows: pd.DataFrame, bounds: list[float], percentiles: tuple[float, ...] = (50, 95, 99)
+) -> dict[str, float | None]:
+    """Slowdown percentiles of finished flows per size bucket: ``<bucket>_p<q>_slowdown``
+    for the buckets ``small`` (<= bounds[0]), ``medium`` and ``large`` (> bounds[1]),
+    and ``all``."""
+    done = flows[flows["finished"].astype(bool)]
+    buckets = {
+        "small": done[done["bytes"] <= bounds[0]],
+        "medium": done[(done["bytes"] > bounds[0]) & (done["bytes"] <= bounds[1])],
+        "large": done[done["bytes"] > bounds[1]],
+        "all": done,
+    }
+    out: dict[str, float | None] = {}
+    for name, part in buckets.items():
+        values = part["slowdown"].dropna().to_numpy(dtype=float)
+        for q in percentiles:
+            value = float(np.percentile(values, q)) if values.size else None
+            out[f"{name}_p{q:g}_slowdown"] = value
+    return out
+
+
+def workload(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Adds :func:`slowdown_percentiles`'s columns and draws slowdown against flow size
+    (``figures/slowdown.png``: p50 and p99 per size decile, every scheme)."""
+    extra: dict[Any, dict[str, Any]] = {}
+    frames = []
+    for i, row, run_dir, scenario in ok_runs(runs, store):
+        flows = pd.read_parquet(run_dir / "flows.parquet")
+        bounds = [float(b) for b in _bucket_bounds(scenario)]
+        extra[i] = slowdown_percentiles(flows, bounds)
+        frames.append(flows.assign(scheme=str(row.get("scheme", ""))))
+    if frames:
+        try:
+            import matplotlib.pyplot as plt
+
+            from shoal import plot
+        except ImportError:
+            pass
+        else:
+            fig = plot.slowdown_vs_size(pd.concat(frames), by="scheme", title=exp.figure)
+            plot.save(fig, store / "figures" / "slowdown")
+            plt.close(fig)
+    return join_columns(runs, extra)
+
+
+def _bucket_bounds(scenario: dict[str, Any]) -> list[int]:
+    from shoal.reproduce._units import size_bytes
+
+    sizes = scenario.get("run", {}).get("size_buckets") or ["100KB", "10MB"]
+    return [int(size_bytes(s)) for s in sizes]
+
+
+ANALYSES: dict[str, Callable[[Experiment, pd.DataFrame, Path], pd.DataFrame]] = {
+    "rdma.burst": burst,
+    "rdma.workload": workload,
+}
