@@ -68,7 +68,7 @@ def test_pfc_tables_agree_with_the_frame_log_and_conserve_frames(tmp_path: Path)
     for key, value in expected.items():
         assert abs(got[key] - value) < 1e-6, key
     assert abs(summary["paused_ns"] - sum(expected.values())) < 1e-3
-    assert summary["max_paused_ns"] == max(expected.values())
+    assert abs(summary["max_paused_ns"] - max(expected.values())) < 1e-6
     # The run directory holds the same tables.
     loaded = shoal.load(tmp_path / "run")
     pd.testing.assert_frame_equal(loaded.pfc, pfc)

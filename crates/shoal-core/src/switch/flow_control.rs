@@ -11,7 +11,7 @@
 
 mod pfc;
 
-pub use pfc::{pause_frame, read_pause_frame, HeadroomRule, Pfc, PfcConfig};
+pub use pfc::{pause_frame, read_pause_frame, HeadroomAdmission, HeadroomRule, PauseAt, Pfc, PfcConfig};
 
 use super::admission::Verdict;
 use super::mmu::{Charge, IngressAccounts, CLASSES};
@@ -123,6 +123,17 @@ impl FlowCx<'_> {
     }
 }
 
+/// The shared part of a buffer pool, as a flow control judges it.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolState {
+    /// The pool's index in its switch.
+    pub index: usize,
+    /// Its shared bytes (`switch.pool_size`).
+    pub size: u64,
+    /// Its shared bytes in use, the packets held in headroom included.
+    pub shared_used: u64,
+}
+
 /// A lossless packet asking to enter the buffer, with the accounts a scheme needs.
 #[derive(Clone, Copy, Debug)]
 pub struct LosslessArrival {
@@ -131,8 +142,8 @@ pub struct LosslessArrival {
     pub size: u64,
     /// Bytes buffered from (`ingress`, `class`), before this packet.
     pub ingress_bytes: u64,
-    /// Free shared bytes of the ingress port's pool, which the pause threshold scales.
-    pub ingress_pool_free: u64,
+    /// The ingress port's pool, whose free bytes the pause threshold scales.
+    pub ingress_pool: PoolState,
     /// Shared bytes the packet takes in its egress queue (what its reserve does not cover).
     pub shared_needed: u64,
     /// Free shared bytes of the egress pool, and free shared and headroom bytes together.
@@ -146,8 +157,8 @@ pub struct IngressCx<'a> {
     pub now: Ps,
     pub effects: &'a mut Effects,
     pub ingress: &'a IngressAccounts,
-    /// Free shared bytes of the ingress port's pool, after the change.
-    pub ingress_pool_free: u64,
+    /// The ingress port's pool, after the change.
+    pub ingress_pool: PoolState,
 }
 
 /// What a flow-control scheme is built for: the links that arrive at each port, and the

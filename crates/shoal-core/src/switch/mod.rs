@@ -18,7 +18,7 @@ use active_set::ActiveSet;
 use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
 use classify::Classify;
 use flow_control::{
-    AnyFlowControl, FlowControl, FlowControlEnv, FlowCx, IngressCx, IngressLink, LosslessArrival, PortPauses,
+    AnyFlowControl, FlowControl, FlowControlEnv, FlowCx, IngressCx, IngressLink, LosslessArrival, PoolState, PortPauses,
 };
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
 use mmu::{charge, class_of, release, Charge, IngressAccounts, Pool, Reserve, CLASSES};
@@ -407,6 +407,11 @@ impl Switch {
         true
     }
 
+    fn pool_state(&self, index: usize) -> PoolState {
+        let pool = &self.pools[index];
+        PoolState { index, size: pool.size, shared_used: pool.shared_used }
+    }
+
     /// Tells the flow control that a lossless packet of `charge` entered (`enqueued`) or
     /// left the buffer. Kept out of line: a lossy switch never calls it.
     #[cold]
@@ -417,7 +422,7 @@ impl Switch {
             now,
             effects,
             ingress: self.ingress.as_ref().expect("lossless flow control keeps ingress accounts"),
-            ingress_pool_free: self.pools[ingress / self.ports_per_pool].free(),
+            ingress_pool: self.pool_state(ingress / self.ports_per_pool),
         };
         if enqueued {
             self.flow_control.on_enqueue(charge, &mut cx);
@@ -432,14 +437,13 @@ impl Switch {
     fn admit_lossless(&mut self, ingress: usize, port: usize, q: usize, pkt: &Packet, cx: &mut Drops) -> bool {
         let pool = self.ports[port].pool as usize;
         let size = pkt.size as u64;
-        let ingress_pool = &self.pools[ingress / self.ports_per_pool];
         let egress_pool = &self.pools[pool];
         let arrival = LosslessArrival {
             ingress,
             class: class_of(pkt.priority) as usize,
             size,
             ingress_bytes: self.ingress.as_ref().map_or(0, |a| a.bytes(ingress, class_of(pkt.priority) as usize)),
-            ingress_pool_free: ingress_pool.free(),
+            ingress_pool: self.pool_state(ingress / self.ports_per_pool),
             shared_needed: self
                 .reserve
                 .account(self.queues[port * self.queues_per_port + q].bytes(), self.ports[port].bytes, 1.0)

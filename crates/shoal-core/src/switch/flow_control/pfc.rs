@@ -3,16 +3,20 @@
 //!
 //! Ingress accounting per (ingress port, class). A lossless packet stays out of headroom
 //! while the bytes of its ingress queue outside headroom, with it, are at most the
-//! dynamic threshold T = alpha * (free shared bytes of the ingress port's pool) and its
-//! egress pool has shared room; otherwise it goes into the headroom of its ingress queue,
-//! and is dropped (`HeadroomOverflow`) only when that headroom is full. After each
-//! enqueue, a queue that uses headroom or holds T bytes or more outside it PAUSEs its
-//! upstream; after each dequeue of one of its packets, a paused queue with no headroom in
-//! use and few bytes (below `xon_floor`, or `xon_offset` under T) RESUMEs it. Departures
-//! release headroom first, as the reference does (HPCC `switch-mmu.cc`
-//! `RemoveFromIngressAdmission`). Frames are ON/OFF: no timers.
+//! dynamic threshold T = alpha * (free shared bytes of the ingress port's pool, the
+//! bytes held in headroom not counted as used, as both references count them) and its
+//! egress pool has shared room; otherwise it goes into the headroom of its ingress
+//! queue, and is dropped (`HeadroomOverflow`) only when that headroom is full. By
+//! default, as N3DC does, T is computed with the arrival counted, and once a queue uses
+//! headroom every arrival goes there until it is empty (`headroom_admission`). After each
+//! enqueue, a queue that uses headroom (or, with `pause_at = "threshold"`, holds T bytes
+//! or more outside it) PAUSEs its upstream; after each dequeue of one of its packets, a
+//! paused queue with no headroom in use and few bytes (below `xon_floor`, or
+//! `xon_offset` under T) RESUMEs it. Departures release headroom first, as the
+//! references do (N3DC and HPCC `switch-mmu.cc` `RemoveFromIngressAdmission`). Frames
+//! are ON/OFF: no timers.
 
-use super::{FlowControl, FlowControlEnv, IngressCx, LosslessArrival};
+use super::{FlowControl, FlowControlEnv, IngressCx, LosslessArrival, PoolState};
 use crate::net::{Effect, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
@@ -89,6 +93,29 @@ impl<'de> Deserialize<'de> for HeadroomRule {
     }
 }
 
+/// Where a lossless arrival goes while its ingress queue already holds headroom bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeadroomAdmission {
+    /// Into headroom, until the queue's headroom is empty again (N3DC,
+    /// `switch-mmu.cc:881-884`).
+    Sticky,
+    /// Into the shared pool if it fits under the threshold, as any arrival (HPCC,
+    /// `switch-mmu.cc` `UpdateIngressAdmission`).
+    Threshold,
+}
+
+/// When a queue PAUSEs its upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PauseAt {
+    /// Once it uses headroom (N3DC `CheckShouldPause`, `switch-mmu.cc:1010-1012`).
+    Headroom,
+    /// Once it uses headroom or its bytes outside headroom reach the threshold (HPCC
+    /// `CheckShouldPause`, `switch-mmu.cc:76-78`).
+    Threshold,
+}
+
 /// PFC's keys (`[switch.flow_control] kind = "pfc"`). Defaults follow the reference
 /// simulators (lossless-facts §1.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -117,6 +144,16 @@ pub struct PfcConfig {
     pub deadlock_after: Time,
     /// End the run at the first deadlock. Default false.
     pub stop_at_deadlock: bool,
+    /// Where an arrival goes while its queue holds headroom bytes: "sticky" (default,
+    /// N3DC: into headroom) or "threshold" (HPCC: shared if under the threshold).
+    pub headroom_admission: HeadroomAdmission,
+    /// The threshold an arrival is judged by counts the arrival as used (N3DC adds the
+    /// packet before computing it, `switch-mmu.cc:838-855`). Default true; false judges
+    /// it by the buffer before the packet.
+    pub threshold_counts_arrival: bool,
+    /// When a queue PAUSEs: "headroom" (default, N3DC: once it uses headroom) or
+    /// "threshold" (HPCC: also when its bytes outside headroom reach the threshold).
+    pub pause_at: PauseAt,
 }
 
 impl PfcConfig {
@@ -137,6 +174,9 @@ impl Default for PfcConfig {
             frame_size: Bytes(64),
             deadlock_after: Time(1_000_000_000),
             stop_at_deadlock: false,
+            headroom_admission: HeadroomAdmission::Sticky,
+            threshold_counts_arrival: true,
+            pause_at: PauseAt::Headroom,
         }
     }
 }
@@ -156,6 +196,11 @@ pub struct Pfc {
     headroom: Vec<u64>,
     /// By (ingress port, class): headroom bytes in use.
     headroom_used: Vec<u64>,
+    /// By pool: headroom bytes in use, which the threshold does not count as used.
+    pool_headroom_used: Vec<u64>,
+    headroom_admission: HeadroomAdmission,
+    threshold_counts_arrival: bool,
+    pause_at: PauseAt,
     /// By ingress port: bit c set while its upstream is paused for class c.
     pausing: Vec<u8>,
     /// By (ingress port, class): PAUSE and RESUME frames sent.
@@ -180,6 +225,10 @@ impl Scheme for Pfc {
                 .map(|l| cfg.headroom.bytes(l.rate_bps, l.delay, env.largest_packet))
                 .collect(),
             headroom_used: vec![0; ports * CLASSES],
+            pool_headroom_used: vec![0; ports],
+            headroom_admission: cfg.headroom_admission,
+            threshold_counts_arrival: cfg.threshold_counts_arrival,
+            pause_at: cfg.pause_at,
             pausing: vec![0; ports],
             frames_sent: vec![[0; 2]; ports * CLASSES],
         }
@@ -298,10 +347,12 @@ fn headroom_warnings(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut 
 }
 
 impl Pfc {
-    /// The pause threshold for free shared bytes `free`.
+    /// The pause threshold of `pool` with `arriving` more bytes counted as used: alpha x
+    /// its free shared bytes, the bytes in headroom not counted as used.
     #[inline]
-    fn threshold(&self, free: u64) -> f64 {
-        self.alpha * free as f64
+    fn threshold(&self, pool: &PoolState, arriving: u64) -> f64 {
+        let used = pool.shared_used.saturating_sub(self.pool_headroom_used[pool.index]) + arriving;
+        self.alpha * pool.size.saturating_sub(used) as f64
     }
 
     /// Sends a PAUSE (`pause`) or RESUME for `class` upstream on `port`.
@@ -346,9 +397,14 @@ impl FlowControl for Pfc {
         let slot = a.ingress * CLASSES + a.class;
         let in_headroom = self.headroom_used[slot];
         let outside = a.ingress_bytes - in_headroom;
-        // HPCC `UpdateIngressAdmission`: shared while within the threshold (whether or not
-        // headroom is in use), else headroom. Here the egress pool must also have room.
-        if (outside + a.size) as f64 <= self.threshold(a.ingress_pool_free) && a.shared_needed <= a.egress_pool_free {
+        let sticky = in_headroom > 0 && self.headroom_admission == HeadroomAdmission::Sticky;
+        let arriving = if self.threshold_counts_arrival { a.size } else { 0 };
+        // Shared while within the threshold, else headroom. Here the egress pool must
+        // also have room.
+        if !sticky
+            && (outside + a.size) as f64 <= self.threshold(&a.ingress_pool, arriving)
+            && a.shared_needed <= a.egress_pool_free
+        {
             return Verdict::Admit;
         }
         if in_headroom + a.size > self.headroom[a.ingress] {
@@ -359,6 +415,7 @@ impl FlowControl for Pfc {
             return Verdict::Drop(DropReason::PoolFull);
         }
         self.headroom_used[slot] += a.size;
+        self.pool_headroom_used[a.ingress_pool.index] += a.size;
         Verdict::Admit
     }
 
@@ -368,9 +425,11 @@ impl FlowControl for Pfc {
             return;
         }
         let in_headroom = self.headroom_used[port * CLASSES + class];
-        let outside = cx.ingress.bytes(port, class) - in_headroom;
-        // HPCC `CheckShouldPause`: headroom in use, or at the threshold.
-        if in_headroom > 0 || outside as f64 >= self.threshold(cx.ingress_pool_free) {
+        let at_threshold = || {
+            let outside = cx.ingress.bytes(port, class) - in_headroom;
+            outside as f64 >= self.threshold(&cx.ingress_pool, 0)
+        };
+        if in_headroom > 0 || (self.pause_at == PauseAt::Threshold && at_threshold()) {
             self.pausing[port] |= 1 << class;
             self.send(port, class, true, cx.effects);
         }
@@ -379,13 +438,15 @@ impl FlowControl for Pfc {
     fn on_dequeue(&mut self, charge: Charge, cx: &mut IngressCx) {
         let (port, class) = (charge.ingress as usize, charge.class as usize);
         let slot = port * CLASSES + class;
-        self.headroom_used[slot] -= self.headroom_used[slot].min(charge.size as u64);
+        let released = self.headroom_used[slot].min(charge.size as u64);
+        self.headroom_used[slot] -= released;
+        self.pool_headroom_used[cx.ingress_pool.index] -= released;
         if self.pausing[port] & (1 << class) == 0 || self.headroom_used[slot] > 0 {
             return;
         }
         let bytes = cx.ingress.bytes(port, class);
         // N3DC's resume rule (HPCC's with a floor of 1 B and a 3 KiB offset).
-        if bytes < self.xon_floor || (bytes + self.xon_offset) as f64 <= self.threshold(cx.ingress_pool_free) {
+        if bytes < self.xon_floor || (bytes + self.xon_offset) as f64 <= self.threshold(&cx.ingress_pool, 0) {
             self.pausing[port] &= !(1 << class);
             self.send(port, class, false, cx.effects);
         }
@@ -453,6 +514,82 @@ mod tests {
         assert_eq!(one_lossless, Ok(vec![]), "a lossy class may share the queue");
         let class = check("classes = [8]", "1us", "").unwrap_err();
         assert!(class.contains("switch.flow_control.classes") && class.contains("0 to 7"), "{class}");
+    }
+
+    /// A PFC of alpha 1/2 on two ports with 10 KB of headroom each, keys `keys` over
+    /// the reference's defaults.
+    fn pfc(keys: &str) -> Pfc {
+        let cfg: PfcConfig =
+            serde_json::from_str(&format!("{{\"alpha\": 0.5, \"headroom\": \"10KB\"{keys}}}")).unwrap();
+        let env = FlowControlEnv { ingress_links: vec![Default::default(); 2], largest_packet: 1000 };
+        Pfc::build(&cfg, &env)
+    }
+
+    /// An arrival of 1,000 B on port 0, class 3, whose queue holds `ingress_bytes`, to a
+    /// pool of 100,000 B with `shared_used` in use.
+    fn arrival(ingress_bytes: u64, shared_used: u64) -> LosslessArrival {
+        LosslessArrival {
+            ingress: 0,
+            class: 3,
+            size: 1000,
+            ingress_bytes,
+            ingress_pool: PoolState { index: 0, size: 100_000, shared_used },
+            shared_needed: 1000,
+            egress_pool_free: 100_000 - shared_used,
+            egress_pool_free_with_headroom: 120_000 - shared_used,
+        }
+    }
+
+    /// The threshold with the arrival counted: the queue holds 30,800 B of the pool's
+    /// 36,000 B in use; with the packet, 31,800 B against T = (100,000 - 37,000) / 2 =
+    /// 31,500 B: headroom. Judged before the packet, T = 32,000 B: shared.
+    #[test]
+    fn the_threshold_counts_the_arrival_by_default() {
+        let mut counting = pfc("");
+        assert_eq!(counting.admit(&arrival(30_800, 36_000)), Verdict::Admit);
+        assert_eq!(counting.headroom_used(0, 3), 1000, "into headroom");
+        let mut before = pfc(", \"threshold_counts_arrival\": false");
+        assert_eq!(before.admit(&arrival(30_800, 36_000)), Verdict::Admit);
+        assert_eq!(before.headroom_used(0, 3), 0, "shared");
+    }
+
+    /// Headroom bytes are not counted as used by the threshold, and a queue that holds
+    /// headroom takes every arrival into it ("sticky"), or only those over the threshold.
+    #[test]
+    fn headroom_is_sticky_and_outside_the_threshold() {
+        for (keys, expected) in [("", 2000), (", \"headroom_admission\": \"threshold\"", 1000)] {
+            let mut p = pfc(keys);
+            // 1,000 B into headroom: the queue's 30,800 B + 1,000 B pass T = 31,500 B.
+            p.admit(&arrival(30_800, 36_000));
+            // A small queue now: 5,000 B with the 1,000 B in headroom, the pool's 37,000 B
+            // in use of which 1,000 B are headroom: T = (100,000 - 36,000 - 1,000) / 2.
+            p.admit(&arrival(5000, 37_000));
+            assert_eq!(p.headroom_used(0, 3), expected, "{keys}");
+        }
+        // The threshold's free bytes leave headroom out: with 1,000 B of headroom in use
+        // and 37,000 B used, an arrival to a queue of 31,400 B (1,000 B of it headroom, so
+        // 30,400 B outside + 1,000 B) meets T = (100,000 - 36,000 - 1,000) / 2 = 31,500 B:
+        // shared; counting the headroom as used, T would be 31,000 B: headroom.
+        let mut p = pfc(", \"headroom_admission\": \"threshold\"");
+        p.admit(&arrival(30_800, 36_000));
+        p.admit(&arrival(31_400, 37_000));
+        assert_eq!(p.headroom_used(0, 3), 1000, "the second arrival is shared");
+    }
+
+    /// N3DC pauses once headroom is used; HPCC also at the threshold.
+    #[test]
+    fn pause_at_headroom_or_at_the_threshold() {
+        let mut ingress = IngressAccounts::new(2);
+        ingress.charge(Charge { ingress: 0, class: 3, size: 40_000 });
+        let pool = PoolState { index: 0, size: 100_000, shared_used: 40_000 };
+        // 40,000 B outside headroom against T = 30,000 B: at the threshold, no headroom.
+        for (keys, frames) in [("", 0), (", \"pause_at\": \"threshold\"", 1)] {
+            let mut p = pfc(keys);
+            let mut effects = Vec::new();
+            let mut cx = IngressCx { now: 0, effects: &mut effects, ingress: &ingress, ingress_pool: pool };
+            p.on_enqueue(Charge { ingress: 0, class: 3, size: 1000 }, &mut cx);
+            assert_eq!(effects.len(), frames, "{keys}");
+        }
     }
 
     #[test]
