@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # pandas is imported where used (keeps `shoal run` start-up l
 
 __all__ = [
     "ANALYSES",
+    "FIGURES",
     "Claim",
     "Experiment",
     "ExperimentError",
@@ -318,6 +319,11 @@ def evaluate_claims(exp: Experiment, runs: pd.DataFrame) -> list[Claim]:
 #: the runs table and the store path; returns the runs table with extra columns.
 ANALYSES: dict[str, Callable[[Experiment, pd.DataFrame, Path], pd.DataFrame]] = {}
 
+#: Experiment-specific figures, keyed by ``kind`` in ``[[experiment.figures]]``: take the
+#: successful runs, the store path and the figure's keys (``title`` among them); return a
+#: matplotlib figure. Other kinds are :mod:`shoal.plot`'s functions of the runs table.
+FIGURES: dict[str, Callable[..., Any]] = {}
+
 
 def _register_builtin() -> None:
     from shoal.reproduce import bcc
@@ -325,10 +331,12 @@ def _register_builtin() -> None:
     ANALYSES.update(bcc.ANALYSES)
     ANALYSES.update(__import__("shoal.reproduce.losspass", fromlist=["ANALYSES"]).ANALYSES)
     ANALYSES.update(__import__("shoal.reproduce.whitepaper", fromlist=["ANALYSES"]).ANALYSES)
-    ANALYSES.update(__import__("shoal.reproduce.rdma", fromlist=["ANALYSES"]).ANALYSES)
+    rdma = __import__("shoal.reproduce.rdma", fromlist=["ANALYSES"])
+    ANALYSES.update(rdma.ANALYSES)
+    FIGURES.update(rdma.FIGURES)
 
 
-def _draw(exp: Experiment, runs: pd.DataFrame, out: Path) -> list[Path]:
+def _draw(exp: Experiment, runs: pd.DataFrame, out: Path, store: Path) -> list[Path]:
     from shoal import plot
 
     written: list[Path] = []
@@ -349,6 +357,8 @@ def _draw(exp: Experiment, runs: pd.DataFrame, out: Path) -> list[Path]:
             title = spec.pop("title", None) or f"{exp.figure}{suffix}"
             if kind == "metric_vs":
                 fig = _metric_vs(frame, title=title, **spec)
+            elif kind in _figures():
+                fig = _figures()[kind](frame, store, title=title, **spec)
             else:
                 fig = getattr(plot, kind)(frame, title=title, **spec)
             written += plot.save(fig, out / stem)
@@ -356,6 +366,12 @@ def _draw(exp: Experiment, runs: pd.DataFrame, out: Path) -> list[Path]:
 
             plt.close(fig)
     return written
+
+
+def _figures() -> dict[str, Callable[..., Any]]:
+    if not FIGURES:
+        _register_builtin()
+    return FIGURES
 
 
 def _slug(value: Any) -> str:
@@ -445,6 +461,6 @@ def reproduce(
         if exp.analysis not in ANALYSES:
             raise ExperimentError(f"{exp.id}: unknown analysis {exp.analysis!r}")
         runs = ANALYSES[exp.analysis](exp, runs, store_path)
-    figures = _draw(exp, runs, out_path) if (runs["status"] == "ok").any() else []
+    figures = _draw(exp, runs, out_path, store_path) if (runs["status"] == "ok").any() else []
     claims = evaluate_claims(exp, runs)
     return ReproduceResult(exp, mode, runs, claims, figures, store_path, out_path)

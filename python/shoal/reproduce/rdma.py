@@ -16,7 +16,16 @@ from shoal.reproduce._runs import join_columns, ok_runs
 if TYPE_CHECKING:
     from shoal.reproduce import Experiment
 
-__all__ = ["ANALYSES", "bottleneck_series", "burst", "burst_metrics", "slowdown_percentiles"]
+__all__ = [
+    "ANALYSES",
+    "FIGURES",
+    "bottleneck_series",
+    "burst",
+    "burst_figure",
+    "burst_metrics",
+    "slowdown_figure",
+    "slowdown_percentiles",
+]
 
 #: How long after the burst starts its transient is counted (the reference's plots show
 #: 0.1495 s to 0.154 s, plot-burst.py); queue statistics "after the burst" start here.
@@ -67,34 +76,32 @@ def burst_metrics(series: pd.DataFrame, burst_ns: float) -> dict[str, float | No
 
 
 def burst(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
-    """Adds :func:`burst_metrics`'s columns and draws queue and throughput over time at
-    the bottleneck (``figures/burst.png``), one panel per scheme."""
+    """Adds :func:`burst_metrics`'s columns: the burst starts when the last flows do."""
     extra: dict[Any, dict[str, Any]] = {}
-    curves: dict[str, tuple[pd.DataFrame, float]] = {}
-    for i, row, run_dir, _ in ok_runs(runs, store):
-        flows = pd.read_parquet(run_dir / "flows.parquet", columns=["start_ns"])
-        starts = sorted(flows["start_ns"].unique())
-        burst_ns = float(starts[-1])
-        series = bottleneck_series(run_dir)
-        extra[i] = burst_metrics(series, burst_ns)
-        curves.setdefault(str(row.get("scheme", "")), (series, burst_ns))
-    _plot_burst(curves, store / "figures" / "burst")
+    for i, _, run_dir, _ in ok_runs(runs, store):
+        extra[i] = burst_metrics(bottleneck_series(run_dir), _burst_start(run_dir))
     return join_columns(runs, extra)
 
 
-def _plot_burst(curves: dict[str, tuple[pd.DataFrame, float]], stem: Path) -> None:
-    if not curves:
-        return
-    try:
-        import matplotlib.pyplot as plt
+def _burst_start(run_dir: Path) -> float:
+    flows = pd.read_parquet(run_dir / "flows.parquet", columns=["start_ns"])
+    return float(flows["start_ns"].max())
 
-        from shoal import plot
-    except ImportError:  # plotting is optional for the numbers
-        return
+
+def burst_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Queue and throughput at the bottleneck from 0.5 ms before the burst to
+    ``BURST_WINDOW_NS`` after it, one panel per scheme (its first run)."""
+    from shoal import plot
+
+    curves: dict[str, tuple[pd.DataFrame, float]] = {}
+    for _, row, run_dir, _ in ok_runs(runs, store):
+        scheme = str(row.get("scheme", ""))
+        if scheme not in curves:
+            curves[scheme] = (bottleneck_series(run_dir), _burst_start(run_dir))
     with plot._style():
-        fig = plot._figure(3.4 * len(curves), 2.6)
-        axes = fig.subplots(1, len(curves), squeeze=False)[0]
-        for ax, (name, (series, burst_ns)) in zip(axes, curves.items(), strict=True):
+        fig = plot._figure(3.4 * max(len(curves), 1), 2.6)
+        axes = fig.subplots(1, max(len(curves), 1), squeeze=False)[0]
+        for ax, (name, (series, burst_ns)) in zip(axes, curves.items(), strict=False):
             shown = series[
                 (series["time_ns"] >= burst_ns - 0.5e6)
                 & (series["time_ns"] <= burst_ns + BURST_WINDOW_NS)
@@ -109,8 +116,9 @@ def _plot_burst(curves: dict[str, tuple[pd.DataFrame, float]], stem: Path) -> No
             queue.set_ylabel("queue (KB)", color="tab:red")
             queue.set_ylim(bottom=0)
             ax.set_title(name)
-    plot.save(fig, stem)
-    plt.close(fig)
+        if title:
+            fig.suptitle(title)
+    return fig
 
 
 def slowdown_percentiles(
@@ -136,27 +144,25 @@ def slowdown_percentiles(
 
 
 def workload(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
-    """Adds :func:`slowdown_percentiles`'s columns and draws slowdown against flow size
-    (``figures/slowdown.png``: p50 and p99 per size decile, every scheme)."""
+    """Adds :func:`slowdown_percentiles`'s columns."""
     extra: dict[Any, dict[str, Any]] = {}
-    frames = []
-    for i, row, run_dir, scenario in ok_runs(runs, store):
+    for i, _, run_dir, scenario in ok_runs(runs, store):
         flows = pd.read_parquet(run_dir / "flows.parquet")
         bounds = [float(b) for b in _bucket_bounds(scenario)]
         extra[i] = slowdown_percentiles(flows, bounds)
-        frames.append(flows.assign(scheme=str(row.get("scheme", ""))))
-    if frames:
-        try:
-            import matplotlib.pyplot as plt
-
-            from shoal import plot
-        except ImportError:
-            pass
-        else:
-            fig = plot.slowdown_vs_size(pd.concat(frames), by="scheme", title=exp.figure)
-            plot.save(fig, store / "figures" / "slowdown")
-            plt.close(fig)
     return join_columns(runs, extra)
+
+
+def slowdown_figure(runs: pd.DataFrame, store: Path, **keys: Any) -> Any:
+    """p50 and p99 slowdown per flow-size decile, one line per scheme
+    (:func:`shoal.plot.slowdown_vs_size`; ``keys`` go to it)."""
+    from shoal import plot
+
+    frames = [
+        pd.read_parquet(run_dir / "flows.parquet").assign(scheme=str(row.get("scheme", "")))
+        for _, row, run_dir, _ in ok_runs(runs, store)
+    ]
+    return plot.slowdown_vs_size(pd.concat(frames), by="scheme", **keys)
 
 
 def _bucket_bounds(scenario: dict[str, Any]) -> list[int]:
@@ -169,4 +175,9 @@ def _bucket_bounds(scenario: dict[str, Any]) -> list[int]:
 ANALYSES: dict[str, Callable[[Experiment, pd.DataFrame, Path], pd.DataFrame]] = {
     "rdma.burst": burst,
     "rdma.workload": workload,
+}
+
+FIGURES: dict[str, Callable[..., Any]] = {
+    "rdma.burst": burst_figure,
+    "rdma.slowdown": slowdown_figure,
 }

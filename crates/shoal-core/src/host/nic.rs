@@ -3,7 +3,7 @@
 //! paced flows that it pulls packets from when their rate limiters allow.
 
 use crate::net::{Effect, Effects, Packet};
-use crate::scenario::HostConfig;
+use crate::scenario::{HostConfig, NicOrder};
 use crate::sim::Ps;
 use crate::stats::DropReason;
 use crate::switch::flow_control::read_pause_frame;
@@ -19,11 +19,11 @@ use std::collections::VecDeque;
 ///
 /// Paced flows (RDMA-style hardware rate limiting) queue nothing: the NIC keeps each one's
 /// next send time and, when its queues have nothing to send, pulls a packet from the
-/// first ready flow in round-robin order whose class is not paused.
+/// first ready flow in round-robin order (`NicOrder`) whose class is not paused.
 ///
 /// Invariants: `bytes` is the total size of the queued packets; bit q of `backlogged` is
 /// set exactly when queue q holds packets; `paced` holds each paced flow with a packet to
-/// send at most once.
+/// send at most once, in flow order under `NicOrder::Creation`.
 pub struct Nic {
     /// The link the NIC transmits on.
     pub link: u32,
@@ -38,6 +38,9 @@ pub struct Nic {
     paused: u64,
     /// Paced flows with a packet to send, in round-robin order.
     paced: VecDeque<Paced>,
+    order: NicOrder,
+    /// The paced flow served last (`NicOrder::Creation` goes on after it).
+    last_served: Option<u32>,
     /// The time of the NIC's pending wake-up, if one is pending: the earliest time a paced
     /// flow that was not ready becomes ready.
     pub wake_at: Option<Ps>,
@@ -65,8 +68,15 @@ impl Nic {
             backlogged: 0,
             paused: 0,
             paced: VecDeque::new(),
+            order: NicOrder::Rotate,
+            last_served: None,
             wake_at: None,
         }
+    }
+
+    /// The NIC with its paced flows served in `order`.
+    pub fn with_order(self, order: NicOrder) -> Nic {
+        Nic { order, ..self }
     }
 
     /// The NIC of a host as `host` configures it, transmitting on `link`, with a queue
@@ -74,7 +84,7 @@ impl Nic {
     /// queue per class lets a PAUSE of one class leave the others running, and a RESUME
     /// of one class never release another that is still paused.
     pub fn from_config(link: u32, host: &HostConfig, per_class: bool) -> Nic {
-        Nic::new(link, host.nic_buffer.0, host.ecn_k.0, if per_class { CLASSES } else { 1 })
+        Nic::new(link, host.nic_buffer.0, host.ecn_k.0, if per_class { CLASSES } else { 1 }).with_order(host.nic_order)
     }
 
     /// Queues `pkt` (marked CE when the bytes ahead reach the cut-off). Returns false,
@@ -142,7 +152,16 @@ impl Nic {
             (Some(i), None) => {
                 self.paced.remove(i);
             }
-            (None, Some(t)) => self.paced.push_back(Paced { flow, class: self.class(priority), ready_at: t }),
+            (None, Some(t)) => {
+                let paced = Paced { flow, class: self.class(priority), ready_at: t };
+                match self.order {
+                    NicOrder::Rotate => self.paced.push_back(paced),
+                    NicOrder::Creation => {
+                        let at = self.paced.partition_point(|p| p.flow < flow);
+                        self.paced.insert(at, paced);
+                    }
+                }
+            }
             (None, None) => {}
         }
     }
@@ -150,10 +169,22 @@ impl Nic {
     /// The first paced flow in round-robin order that may send at `now` and whose class
     /// is not paused; it moves to the back of the order.
     pub fn next_paced(&mut self, now: Ps) -> Option<u32> {
-        let i = self.paced.iter().position(|p| p.ready_at <= now && self.may_send(p))?;
-        let p = self.paced.remove(i).expect("a found position");
-        self.paced.push_back(p);
-        Some(p.flow)
+        let eligible = |p: &Paced| p.ready_at <= now && self.may_send(p);
+        match self.order {
+            NicOrder::Rotate => {
+                let i = self.paced.iter().position(eligible)?;
+                let p = self.paced.remove(i).expect("a found position");
+                self.paced.push_back(p);
+                Some(p.flow)
+            }
+            NicOrder::Creation => {
+                let start = self.last_served.map_or(0, |last| self.paced.partition_point(|p| p.flow <= last));
+                let (after, before) = (self.paced.range(start..), self.paced.range(..start));
+                let flow = after.chain(before).find(|p| eligible(p))?.flow;
+                self.last_served = Some(flow);
+                Some(flow)
+            }
+        }
     }
 
     /// When the earliest paced flow of an unpaused class may send.
@@ -294,6 +325,26 @@ mod tests {
         }
         let order: Vec<u32> = std::iter::from_fn(|| nic.pop()).map(|p| p.seq).collect();
         assert_eq!(order, [0, 1, 2]);
+    }
+
+    /// In creation order the NIC goes on after the flow it served last, in flow order,
+    /// whatever order the flows became ready in: flow 1 serves, then the next ready one
+    /// after it (2, then 4, which arrived last but sorts after 2), then around to 0. A
+    /// flow that leaves and comes back keeps its place; rotation would serve it last.
+    #[test]
+    fn creation_order_goes_on_after_the_last_served() {
+        let mut nic = Nic::new(0, 1 << 20, 0, 1).with_order(NicOrder::Creation);
+        for flow in [2, 0, 1] {
+            nic.pace(flow, 0, Some(0));
+        }
+        assert_eq!(nic.next_paced(0), Some(0));
+        assert_eq!(nic.next_paced(0), Some(1));
+        nic.pace(4, 0, Some(0));
+        let order: Vec<u32> = (0..4).map(|_| nic.next_paced(0).unwrap()).collect();
+        assert_eq!(order, [2, 4, 0, 1]);
+        nic.pace(2, 0, None);
+        nic.pace(2, 0, Some(0));
+        assert_eq!(nic.next_paced(0), Some(2), "back in its place after flow 1");
     }
 
     /// Ready flows are served in turn; one not yet ready is skipped, and so is one whose
