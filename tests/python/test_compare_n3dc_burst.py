@@ -1,0 +1,161 @@
+"""validation/compare_n3dc_burst.py without ns3-datacenter: where the bottleneck port is in
+each simulator's numbering, how the reference's per-interval report and Shoal's samples are
+read, the metrics, the reference's input files, and the argument errors."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import shoal
+
+VALIDATION = Path(__file__).resolve().parents[2] / "validation"
+sys.path.insert(0, str(VALIDATION))
+
+import compare_n3dc_burst as burst  # noqa: E402
+
+# Hosts 0 and 1 under switch 4, host 2 under switch 3; the switch list is not sorted and
+# switch-to-switch and host links interleave, so each numbering rule shows.
+SMALL_TOPOLOGY = """\
+5 2 4
+4 3
+3 4 10Gbps 1us 0
+1 4 10Gbps 1us 0
+2 3 10Gbps 1us 0
+0 4 10Gbps 1us 0
+"""
+
+
+def test_the_reference_topology_bottleneck_is_port_16_of_the_first_tor():
+    port = burst.bottleneck_port(burst.TOPOLOGY, 16)
+    assert port == {
+        "node": 128,
+        "shoal_switch": 0,
+        "shoal_port": 16,
+        "n3dc_tor": 0,
+        "n3dc_port": 16,
+    }
+
+
+def test_port_numbering_follows_each_simulators_rules(tmp_path: Path):
+    topo = tmp_path / "topology.txt"
+    topo.write_text(SMALL_TOPOLOGY)
+    port = burst.bottleneck_port(topo, 0)
+    # Shoal: switches by ascending id (3, 4), ports in the order of the links touching the
+    # switch (3-4, 1-4, 0-4). The reference: switches in listed order (4, 3), and only
+    # host links count (1-4, 0-4).
+    assert port == {"node": 4, "shoal_switch": 1, "shoal_port": 2, "n3dc_tor": 0, "n3dc_port": 1}
+    # Shoal itself: a flow to host 0 queues at that port (line rate in, slower out).
+    (tmp_path / "trace.csv").write_text(
+        "id,src,dst,bytes,start_ns\n0,2,0,200000,0\n1,1,0,200000,0\n"
+    )
+    scenario = {
+        "topology": {"kind": "file", "path": str(topo)},
+        "workload": {"pattern": "trace", "trace": str(tmp_path / "trace.csv"), "transport": "rdma"},
+        "rdma": {"cc": {"kind": "none"}},
+        "run": {"sample_interval": "1us"},
+    }
+    samples = shoal.run(scenario).samples
+    busiest = samples.groupby(["switch", "port"]).bytes.max().idxmax()
+    assert busiest == (port["shoal_switch"], port["shoal_port"])
+
+
+N3DC_STDOUT = """\
+maxRtt=28960 maxBdp=90500 minRtt=4640
+ToR 0 Port 15 throughput 0 txBytes 0 qlen 0 time 6.96e-06 normpower 0
+ToR 0 Port 16 throughput 0 txBytes 0 qlen 0 time 6.96e-06 normpower 0
+ToR 0 Total 0 throughput 0 buffer 0 time 6.96e-06
+ToR 0 Port 16 throughput 2.52966e+10 txBytes 22008 qlen 1048 time 1.392e-05 normpower 1
+ToR 0 Port 16 throughput 2.4092e+10 txBytes 20960 qlen 0 time 2.088e-05 normpower 1
+"""
+
+
+def test_the_reference_report_is_read_by_sample():
+    series, interval = burst.read_n3dc_series(N3DC_STDOUT, 0, 16)
+    assert interval == 6960
+    assert series.time_ns.tolist() == [6960, 13920, 20880]
+    assert series.tx_bytes.tolist() == [0, 22008, 20960]
+    assert series.queue_bytes.tolist() == [0, 1048, 0]
+    with pytest.raises(burst.UserError, match="ToR 1 Port 16"):
+        burst.read_n3dc_series(N3DC_STDOUT, 1, 16)
+
+
+def test_shoal_samples_sum_the_queues_and_difference_the_bytes_sent(tmp_path: Path):
+    rows = [
+        # time, switch, port, queue, bytes, pool, cumulative tx bytes of the port
+        (7000, 0, 16, 0, 100, 0, 1000),
+        (7000, 0, 16, 3, 50, 0, 1000),
+        (7000, 0, 15, 0, 999, 0, 5),
+        (14000, 0, 16, 0, 0, 0, 3000),
+        (14000, 0, 16, 3, 20, 0, 3000),
+    ]
+    cols = ["time_ns", "switch", "port", "queue", "bytes", "pool_bytes", "tx_bytes"]
+    pd.DataFrame(rows, columns=cols).to_parquet(tmp_path / "queues.parquet")
+    s = burst.read_shoal_series(tmp_path, 0, 16, 7000)
+    assert s.queue_bytes.tolist() == [150, 20]
+    assert s.tx_bytes.tolist() == [1000, 2000]
+    with pytest.raises(burst.UserError, match="every 6000 ns"):
+        burst.read_shoal_series(tmp_path, 0, 16, 6000)
+
+
+def test_metrics_by_hand():
+    interval = 1_000_000  # 1 ms samples: 1 Gbps is 125,000 B per sample
+    t = [141, 150, 151, 152, 153, 154, 155, 156, 157]
+    queue = [0, 0, 500, 900, 0, 700, 10, 30, 50]
+    sent = [125_000, 250_000, 0, 0, 0, 0, 125_000, 125_000, 375_000]
+    series = pd.DataFrame({"time_ns": [x * interval for x in t], "queue_bytes": queue})
+    m = burst.metrics(series.assign(tx_bytes=sent), interval, 0.157)
+    assert m["single_flow_gbps"] == 1.5  # the samples at 141 and 150 ms
+    assert m["first_peak_queue_bytes"] == 900 and m["first_peak_time_s"] == 0.152
+    assert m["peak_queue_bytes"] == 900  # 151-154 ms
+    assert m["mean_queue_bytes"] == (500 + 900 + 0 + 700) / 4
+    assert m["after_gbps"] == 2.0 and m["after_mean_queue_bytes"] == 40  # 156-157 ms
+
+
+def test_the_reference_inputs(tmp_path: Path):
+    n3dc = tmp_path / "ns-3.39"
+    template = n3dc / "examples/PowerTCP/config-burst.txt"
+    template.parent.mkdir(parents=True)
+    # A stand-in for config-burst.txt (the reference's files stay outside this repository).
+    lines = ["ENABLE_QCN 1", "BUFFER_SIZE 16", "CC_MODE 3", "SIMULATOR_STOP_TIME 0.2"]
+    lines += [f"{key}_MAP 1 1 1" for key in ("KMIN", "KMAX", "PMAX")]
+    lines += [f"{key}_FILE mix/x" for key in ("TOPOLOGY", "FLOW", "FCT_OUTPUT", "PFC_OUTPUT")]
+    lines += ["TRACE_OUTPUT_FILE mix/x", "QLEN_MON_FILE mix/x"]
+    template.write_text("\n".join(lines) + "\n")
+    import tomllib
+
+    sc = tomllib.loads(burst.SCENARIO.read_text())
+    # Every value the script sets must have its line in the template.
+    with pytest.raises(burst.UserError, match="ENABLE_TRACE"):
+        burst.n3dc_inputs(tmp_path, n3dc, sc, 0.16)
+    template.write_text("\n".join([*lines, "ENABLE_TRACE 1"]) + "\n")
+    conf = burst.n3dc_inputs(tmp_path, n3dc, sc, 0.16)
+    keys = dict(line.split(" ", 1) for line in conf.read_text().splitlines())
+    assert keys["BUFFER_SIZE"] == "4" and keys["CC_MODE"] == "3" and keys["ENABLE_QCN"] == "1"
+    # config-burst.txt's own maps: 100 / 400 KB, 0.2 at 25 Gbps, scaled with the rate.
+    assert keys["KMIN_MAP"] == "3 25000000000 100 50000000000 200 100000000000 400"
+    assert keys["KMAX_MAP"] == "3 25000000000 400 50000000000 800 100000000000 1600"
+    assert keys["PMAX_MAP"] == "3 25000000000 0.2 50000000000 0.2 100000000000 0.2"
+    assert keys["SIMULATOR_STOP_TIME"] == "0.16" and keys["ENABLE_TRACE"] == "0"
+    assert keys["FLOW_FILE"] == str(tmp_path / "n3dc_flows.txt")
+    flows = (tmp_path / "n3dc_flows.txt").read_text().splitlines()
+    # flow-burstExp-10.txt, line for line.
+    assert flows[:3] == ["11", "0 16 3 10000 1000000000000 0.13", "1 16 3 10001 1000000000000 0.15"]
+    assert flows[-1] == "10 16 3 10010 1000000000000 0.15"
+    trace = pd.read_csv(burst.shoal_trace(tmp_path))
+    assert trace.start_ns.tolist() == [130_000_000] + [150_000_000] * 10
+    assert set(trace.priority) == {3} and set(trace.dst) == {16}
+
+
+def test_argument_errors(tmp_path: Path, capsys):
+    for bad in (["--cases", "nowin,foo"], ["--runs", "0"], ["--stop", "0.155"]):
+        with pytest.raises(SystemExit) as e:
+            burst.main(["--n3dc", str(tmp_path), *bad])
+        assert e.value.code == 2
+    capsys.readouterr()
+    assert burst.main(["--n3dc", str(tmp_path), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "is missing" in err

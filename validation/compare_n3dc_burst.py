@@ -1,0 +1,460 @@
+#!/usr/bin/env python3
+"""Cross-validate Shoal's RDMA, DCQCN and PFC against ns3-datacenter's 10-to-1 burst.
+
+    python validation/compare_n3dc_burst.py --n3dc /path/to/ns3-datacenter/simulator/ns-3.39 \\
+        [--n3dc-program PATH] [--cases nowin,win] [--runs 3] [--stop 0.16] [--out DIR] [--check]
+
+The experiment is ns3-datacenter's own (examples/PowerTCP: script-burst.sh,
+flow-burstExp-10.txt, plot-burst.py) on its 128-host three-tier topology.txt: host 0
+sends to host 16 from 130 ms, hosts 1-10 join at 150 ms, every flow endless, all under
+ToR 0 at 25 Gbps, so the bottleneck is ToR 0's port toward host 16. The reference prints
+that port's queue (bytes) and the bytes it sent in each interval of 1.5 x minRtt; Shoal's
+``queues.parquet`` sampled at the same interval gives the same two series.
+
+For each case (DCQCN without a window, ``--windowCheck=0``; with DCQCN+Win,
+``--windowCheck=1``: a max-BDP window scaled by rate) the script writes the reference's
+topology, flow and configuration files (its config-burst.txt with the paths, the stop
+time and no tracing; buffer, RED maps and DCQCN values as ``n3dc_burst.toml`` has them),
+runs it ``--runs`` times (ns-3 ``RngRun`` 1..N: RED marks at random), runs
+``n3dc_burst.toml`` on the same topology file and flows as often (``run.seed`` 1..N),
+timing both whole processes, and compares at the bottleneck: single-flow throughput
+before the burst, the queue's peak, mean and max in the burst window, the throughput
+after it, and PFC PAUSE frames. Writes ``comparison.json`` and ``burst.png`` (queue and
+throughput over time, both simulators, one panel per case) into the output directory.
+
+PAUSE frames are counted only with a reference program built with its ``QbbPfc`` trace
+on (``--n3dc-program``; validation/README.md, "PFC against ns3-datacenter", says how);
+the stock program writes an empty trace.
+
+Targets (issue): Shoal's peak queue within 10% of the reference's, throughput within 5%.
+Exit status: 0 when the comparison ran (with --check, 3 when a target is missed), 1 when
+ns3-datacenter or Shoal is missing or fails, 2 on bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tomllib
+from pathlib import Path
+
+from compare_n3dc import MIB, PROGRAM, read_n3dc_pfc, read_shoal_pfc, write_n3dc_config
+from compare_ns3 import UserError, parse_size, ratio, run, run_guarded, sets, shoal_cmd
+
+HERE = Path(__file__).resolve().parent
+SCENARIO = HERE / "n3dc_burst.toml"
+TOPOLOGY = HERE / "n3dc" / "topology.txt"
+# flow-burstExp-10.txt: (src, dst, start in s); each flow sends 10^12 bytes, endless here.
+FLOWS = [(0, 16, 0.13)] + [(src, 16, 0.15) for src in range(1, 11)]
+FLOW_BYTES = 10**12
+# The reference's flow files give each flow a priority group (3: the lossless class).
+PRIORITY = 3
+BOTTLENECK_HOST = 16
+# Windows in seconds. Before the burst: flow 0 alone, 10 ms after its start. The burst:
+# plot-burst.py's x range (0.1495-0.154 s) from the burst's start. After the burst: from
+# 5 ms after it to the stop time, once the queue's first swings are over.
+ALONE = (0.140, 0.150)
+BURST = (0.150, 0.154)
+AFTER_FROM = 0.155
+CASES = {"nowin": 0, "win": 1}  # case name -> the reference's --windowCheck
+# Shoal's settings for DCQCN+Win (windowCheck=1 sets HAS_WIN and VAR_WIN; GLOBAL_T 1).
+WINDOW = {"rdma.window": "max_bdp", "rdma.window_scales_with_rate": "true"}
+TARGET_PEAK = 0.10
+TARGET_THROUGHPUT = 0.05
+
+
+def bottleneck_port(topology: Path, host: int) -> dict:
+    """The switch port toward ``host`` in a topology file, as each simulator numbers it.
+
+    Shoal numbers switches by ascending node id among the file's switch ids, and a switch's
+    ports in the order of the file's links that touch it (net/topology.rs, module doc;
+    net/graph.rs ``Wiring::of``). ns3-datacenter's ``ToR i Port j`` (PrintResults of
+    powertcp-evaluation-burst.cc:351-377) is the j-th host link of the i-th switch, in file
+    order (``switchDown``, :883-885; ``switchIdToNum`` numbers the listed switch ids in
+    order)."""
+    lines = [
+        line.split()
+        for line in topology.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    switch_ids = [int(x) for x in lines[1]]
+    links = [(int(a), int(b)) for a, b, *_ in lines[2:]]
+    switches = set(switch_ids)
+    (tor,) = {b if a == host else a for a, b in links if host in (a, b)}
+    tor_links = [link for link in links if tor in link]
+    shoal_port = [i for i, link in enumerate(tor_links) if host in link][0]
+    host_links = [(a, b) for a, b in links if (a in switches) != (b in switches) and tor in (a, b)]
+    n3dc_port = [i for i, link in enumerate(host_links) if host in link][0]
+    return {
+        "node": tor,
+        "shoal_switch": sorted(switches).index(tor),
+        "shoal_port": shoal_port,
+        "n3dc_tor": switch_ids.index(tor),
+        "n3dc_port": n3dc_port,
+    }
+
+
+def read_n3dc_series(stdout: str, tor: int, port: int):
+    """The reference's report of one ToR port (``ToR i Port j throughput T txBytes B qlen Q
+    time S ...``, printed every interval): a DataFrame of time_ns, queue_bytes, tx_bytes
+    (sent in the interval) and the interval in ns. The printed time has 6 significant
+    digits, so sample n's time is n x interval, the interval being the last printed time
+    over the number of samples, rounded to the ns (ns-3 schedules whole ns)."""
+    import pandas as pd
+
+    prefix = f"ToR {tor} Port {port} "
+    rows = []
+    for line in stdout.splitlines():
+        if line.startswith(prefix):
+            f = line.split()
+            rows.append((int(f[7]), int(f[9]), float(f[11])))
+    if not rows:
+        raise UserError(f"ns3-datacenter printed no line starting {prefix.strip()!r}", 1)
+    interval_ns = round(rows[-1][2] * 1e9 / len(rows))
+    t = pd.DataFrame(rows, columns=["tx_bytes", "queue_bytes", "printed_s"])
+    t["time_ns"] = (t.index + 1) * interval_ns
+    return t[["time_ns", "queue_bytes", "tx_bytes"]], interval_ns
+
+
+def read_shoal_series(run_dir: Path, switch: int, port: int, interval_ns: int):
+    """The same series from Shoal's ``queues.parquet``: the port's bytes over all its
+    queues (the reference's GetNBytesTotal) and the bytes its link sent since the last
+    sample (its cumulative tx_bytes, differenced)."""
+    import pandas as pd
+
+    q = pd.read_parquet(run_dir / "queues.parquet")
+    q = q[(q.switch == switch) & (q.port == port)]
+    t = q.groupby("time_ns").agg(queue_bytes=("bytes", "sum"), cumulative=("tx_bytes", "first"))
+    t = t.reset_index()
+    # The port is sampled from the first sample at which it holds a packet; before it the
+    # link had sent nothing of its first interval's bytes but those counted at that sample.
+    t["tx_bytes"] = t.cumulative.diff().fillna(t.cumulative).astype("int64")
+    t["time_ns"] = t.time_ns.round().astype("int64")
+    bad = t.time_ns % interval_ns != 0
+    if bad.any():
+        raise UserError(f"Shoal's samples are not every {interval_ns} ns", 1)
+    return t[["time_ns", "queue_bytes", "tx_bytes"]]
+
+
+def metrics(series, interval_ns: int, stop_s: float) -> dict:
+    """The numbers compared, from one bottleneck series (time_ns of each sample, the queue
+    then and the bytes sent in the interval before it)."""
+    s = series.assign(t=series.time_ns / 1e9, gbps=series.tx_bytes * 8 / interval_ns)
+
+    def window(lo, hi):
+        # A sample covers the interval before it: those that end in (lo, hi].
+        return s[(s.t > lo + 1e-12) & (s.t <= hi + 1e-12)]
+
+    alone, burst, after = window(*ALONE), window(*BURST), window(AFTER_FROM, stop_s)
+    # The burst's own peak: the queue's highest until it first empties after the burst.
+    from_burst = s[s.t > BURST[0] + 1e-12]
+    empty = from_burst[from_burst.queue_bytes == 0]
+    first = from_burst if empty.empty else from_burst[from_burst.t <= empty.t.iloc[0]]
+    return {
+        "single_flow_gbps": float(alone.gbps.mean()),
+        "first_peak_queue_bytes": int(first.queue_bytes.max()),
+        "first_peak_time_s": float(first.t[first.queue_bytes.idxmax()]),
+        "peak_queue_bytes": int(burst.queue_bytes.max()),
+        "mean_queue_bytes": float(burst.queue_bytes.mean()),
+        "burst_gbps": float(burst.gbps.mean()),
+        "after_gbps": float(after.gbps.mean()),
+        "after_mean_queue_bytes": float(after.queue_bytes.mean()),
+    }
+
+
+def n3dc_inputs(out: Path, n3dc: Path, sc: dict, stop_s: float) -> Path:
+    """Writes the reference's topology, flow and configuration files; returns the latter."""
+    (out / "n3dc_topology.txt").write_text(TOPOLOGY.read_text())
+    rows = [
+        f"{src} {dst} {PRIORITY} {10000 + i} {FLOW_BYTES} {start}"
+        for i, (src, dst, start) in enumerate(FLOWS)
+    ]
+    (out / "n3dc_flows.txt").write_text(f"{len(rows)}\n" + "\n".join(rows) + "\n")
+    pool = parse_size(sc["switch"]["pool_size"])
+    if pool % MIB:
+        raise UserError(f"switch.pool_size = {sc['switch']['pool_size']} is not whole MiB")
+    # The reference's marking maps: the scenario's values at 25 Gbps (its only loaded
+    # links), scaled with the rate at 50 and 100 Gbps as config-burst.txt scales them.
+    red = sc["switch"]["marking"]["red"]
+    kmin, kmax = (round(parse_size(red[k]) / 1000) for k in ("kmin", "kmax"))
+    rates = (25, 50, 100)
+    entry = lambda f: " ".join(f"{g}000000000 {f(g)}" for g in rates)  # noqa: E731
+    overrides = {
+        "TOPOLOGY_FILE": out / "n3dc_topology.txt",
+        "FLOW_FILE": out / "n3dc_flows.txt",
+        "FCT_OUTPUT_FILE": out / "n3dc_fct.txt",
+        "PFC_OUTPUT_FILE": out / "n3dc_pfc.txt",
+        "TRACE_OUTPUT_FILE": out / "n3dc_mix.tr",
+        "QLEN_MON_FILE": out / "n3dc_qlen.txt",
+        "ENABLE_TRACE": 0,
+        "BUFFER_SIZE": pool // MIB,
+        "SIMULATOR_STOP_TIME": f"{stop_s}",
+        "KMIN_MAP": f"3 {entry(lambda g: kmin * g // 25)}",
+        "KMAX_MAP": f"3 {entry(lambda g: kmax * g // 25)}",
+        "PMAX_MAP": f"3 {entry(lambda g: red['pmax'])}",
+    }
+    conf = write_n3dc_config(n3dc, out, overrides)
+    written = {line.split(" ", 1)[0] for line in conf.read_text().splitlines()}
+    if missing := sorted(set(overrides) - written):
+        # The template's lines are replaced, never added: a key it lacks would keep the
+        # program's built-in default.
+        raise UserError(f"{n3dc / 'examples/PowerTCP/config-burst.txt'} has no {missing}", 1)
+    return conf
+
+
+def shoal_trace(out: Path) -> Path:
+    trace = out / "trace.csv"
+    rows = [
+        f"{i},{src},{dst},{FLOW_BYTES},{round(start * 1e9)},{PRIORITY}"
+        for i, (src, dst, start) in enumerate(FLOWS)
+    ]
+    trace.write_text("id,src,dst,bytes,start_ns,priority\n" + "\n".join(rows) + "\n")
+    return trace
+
+
+def pauses_received(pfc: dict) -> int:
+    """PAUSE frames received by hosts and switches in one run (``read_*_pfc``)."""
+    return sum(pfc[kind]["pauses_received"] for kind in ("host", "switch"))
+
+
+def _summary(per_run: list[dict]) -> dict:
+    """Mean, min and max over runs of each metric."""
+    return {
+        k: {
+            "mean": statistics.mean(r[k] for r in per_run),
+            "min": min(r[k] for r in per_run),
+            "max": max(r[k] for r in per_run),
+        }
+        for k in per_run[0]
+    }
+
+
+# The figure averages throughput over this many samples (84 us, one packet time at DCQCN's
+# 100 Mbps minimum rate, the period of the flows' packets then): one sample holds
+# 20 or 21 packets, which alone draws a band between 24.1 and 25.3 Gbps.
+PLOT_SMOOTHING = 12
+
+
+def plot(series: dict, path: Path, stop_s: float) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(series), figsize=(6.5 * len(series), 4.2), squeeze=False)
+    for ax, (case, by_sim) in zip(axes[0], series.items(), strict=True):
+        qax = ax.twinx()
+        for sim, style in (("n3dc", "-"), ("shoal", "--")):
+            s, interval = by_sim[sim]
+            t_ms = (s.time_ns / 1e6).to_numpy()
+            name = "ns3-datacenter" if sim == "n3dc" else "Shoal"
+            gbps = (s.tx_bytes * 8 / interval).rolling(PLOT_SMOOTHING, min_periods=1).mean()
+            ax.plot(t_ms, gbps, style, c="#1979a9", lw=1.2, label=f"{name} throughput")
+            qax.plot(t_ms, s.queue_bytes / 1e3, style, c="red", lw=1.2, label=f"{name} queue")
+        ax.set_xlim(BURST[0] * 1e3 - 0.5, stop_s * 1e3)
+        ax.set_ylim(0, 27)
+        qax.set_ylim(bottom=0)
+        ax.set_xlabel("time (ms)")
+        ax.set_ylabel(f"throughput (Gbps, mean of {PLOT_SMOOTHING} samples)")
+        qax.set_ylabel("queue (KB)")
+        handles = ax.get_legend_handles_labels()[0] + qax.get_legend_handles_labels()[0]
+        qax.legend(handles=handles, loc="upper right", fontsize="small")
+        ax.set_title(f"DCQCN {'with' if case == 'win' else 'without'} window, run 1")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def compare(args) -> int:
+    n3dc = Path(args.n3dc).resolve()
+    program = Path(args.n3dc_program).resolve() if args.n3dc_program else n3dc / PROGRAM
+    if not program.is_file():
+        raise UserError(
+            f"{program} is missing: build ns3-datacenter's powertcp-evaluation-burst", 1
+        )
+    if not (n3dc / "examples/PowerTCP/config-burst.txt").is_file():
+        raise UserError(f"{n3dc} has no examples/PowerTCP/config-burst.txt", 1)
+    out = Path(args.out or HERE / "results" / "n3dc_burst").resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    sc = tomllib.loads(SCENARIO.read_text())
+    port = bottleneck_port(TOPOLOGY, BOTTLENECK_HOST)
+    shoal = shoal_cmd()
+    trace = shoal_trace(out)
+    result: dict = {
+        "scenario": SCENARIO.name,
+        "runs": args.runs,
+        "stop_s": args.stop,
+        "n3dc_program": str(program),
+        "bottleneck": port,
+        "windows_s": {"alone": ALONE, "burst": BURST, "after": (AFTER_FROM, args.stop)},
+        "cases": {},
+    }
+    figure_series: dict = {}
+    missed: list[str] = []
+    for case in args.cases:
+        case_out = out / case
+        case_out.mkdir(exist_ok=True)
+        conf = n3dc_inputs(case_out, n3dc, sc, args.stop)
+        cmd = [
+            str(program),
+            f"--conf={conf}",
+            "--algorithm=1",
+            "--wien=false",
+            "--delayWien=false",
+            f"--windowCheck={CASES[case]}",
+        ]
+        n3dc_runs, n3dc_pfc, n3dc_walls = [], [], []
+        for k in range(1, args.runs + 1):
+            print(f"{case}: ns3-datacenter run {k} ...", flush=True)
+            wall, proc = run(cmd, "ns3-datacenter", env={"NS_GLOBAL_VALUE": f"RngRun={k}"})
+            n3dc_walls.append(wall)
+            series, interval_ns = read_n3dc_series(proc.stdout, port["n3dc_tor"], port["n3dc_port"])
+            n3dc_runs.append(metrics(series, interval_ns, args.stop))
+            n3dc_pfc.append(read_n3dc_pfc(case_out / "n3dc_pfc.txt", round(args.stop * 1e9)))
+            if k == 1:
+                series.to_csv(case_out / "n3dc_bottleneck.csv", index=False)
+                figure_series[case] = {"n3dc": (series, interval_ns)}
+        shoal_runs, shoal_pfc, shoal_walls, shoal_sim = [], [], [], []
+        shoal_out = case_out / "shoal"
+        for k in range(1, args.runs + 1):
+            print(f"{case}: Shoal run {k} ...", flush=True)
+            pairs = {
+                "workload.trace": trace,
+                "run.seed": k,
+                "run.stop_time": f"{round(args.stop * 1e9)}ns",
+                "run.sample_interval": f"{interval_ns}ns",
+                **(WINDOW if CASES[case] else {}),
+            }
+            cmd = [*shoal, "run", str(SCENARIO), "--out", str(shoal_out), "-q", *sets(pairs)]
+            wall, _ = run(cmd, "shoal run")
+            shoal_walls.append(wall)
+            series = read_shoal_series(
+                shoal_out, port["shoal_switch"], port["shoal_port"], interval_ns
+            )
+            shoal_runs.append(metrics(series, interval_ns, args.stop))
+            shoal_pfc.append(read_shoal_pfc(shoal_out))
+            shoal_sim.append(json.loads((shoal_out / "summary.json").read_text())["wall_time_s"])
+            if k == 1:
+                series.to_csv(case_out / "shoal_bottleneck.csv", index=False)
+                figure_series[case]["shoal"] = (series, interval_ns)
+        ms, mr = _summary(shoal_runs), _summary(n3dc_runs)
+        pauses = {"n3dc": [pauses_received(p) for p in n3dc_pfc]}
+        pauses["shoal"] = [pauses_received(p) for p in shoal_pfc]
+        c = {
+            "window_check": CASES[case],
+            "interval_ns": interval_ns,
+            "metrics": {
+                k: {"shoal": ms[k], "n3dc": mr[k], "ratio": ratio(ms[k]["mean"], mr[k]["mean"])}
+                for k in ms
+            },
+            "per_run": {"shoal": shoal_runs, "n3dc": n3dc_runs},
+            "pauses_received": pauses,
+            "pfc": {"shoal": shoal_pfc, "n3dc": n3dc_pfc},
+            "wall_s": {
+                "n3dc_median": statistics.median(n3dc_walls),
+                "shoal_median": statistics.median(shoal_walls),
+                "shoal_simulation_median": statistics.median(shoal_sim),
+                "n3dc": n3dc_walls,
+                "shoal": shoal_walls,
+            },
+        }
+        c["speedup"] = c["wall_s"]["n3dc_median"] / c["wall_s"]["shoal_median"]
+        for key, target in (
+            ("peak_queue_bytes", TARGET_PEAK),
+            ("first_peak_queue_bytes", TARGET_PEAK),
+            ("after_gbps", TARGET_THROUGHPUT),
+            ("single_flow_gbps", TARGET_THROUGHPUT),
+        ):
+            q = c["metrics"][key]["ratio"]
+            if q is None or abs(q - 1) > target:
+                missed.append(f"{case} {key} ratio {q}")
+        result["cases"][case] = c
+        print_case(case, c, args.runs)
+    if args.n3dc_program is None:
+        print("PAUSE frames: the stock program traces none (see --n3dc-program)")
+    plot(figure_series, out / "burst.png", args.stop)
+    result["missed_targets"] = missed
+    (out / "comparison.json").write_text(json.dumps(result, indent=2, default=str) + "\n")
+    print("targets: " + ("all met" if not missed else "missed " + "; ".join(missed)))
+    print(f"wrote {out / 'comparison.json'} and {out / 'burst.png'}")
+    return 3 if missed and args.check else 0
+
+
+LABELS = {
+    "single_flow_gbps": ("single-flow throughput, Gbps", 1),
+    "first_peak_queue_bytes": ("burst's first peak queue, KB", 1e-3),
+    "peak_queue_bytes": ("peak queue in the burst window, KB", 1e-3),
+    "mean_queue_bytes": ("mean queue in the burst window, KB", 1e-3),
+    "burst_gbps": ("throughput in the burst window, Gbps", 1),
+    "after_gbps": ("throughput after the burst, Gbps", 1),
+    "after_mean_queue_bytes": ("mean queue after the burst, KB", 1e-3),
+}
+
+
+def print_case(case: str, c: dict, runs: int) -> None:
+    print(f"\n{case} (windowCheck={c['window_check']}), means of {runs} runs")
+    print(f"  {'':<38} {'Shoal':>9} {'n3dc':>9} {'ratio':>6}")
+    for key, (label, scale) in LABELS.items():
+        m = c["metrics"][key]
+        q = m["ratio"]
+        print(
+            f"  {label:<38} {m['shoal']['mean'] * scale:>9.2f} {m['n3dc']['mean'] * scale:>9.2f} "
+            f"{'' if q is None else f'{q:6.3f}'}"
+        )
+    p = c["pauses_received"]
+    print(f"  PAUSE frames received, per run: Shoal {p['shoal']}, n3dc {p['n3dc']}")
+    w = c["wall_s"]
+    print(
+        f"  wall: ns3-datacenter {w['n3dc_median']:.2f} s, Shoal {w['shoal_median']:.2f} s "
+        f"(medians, whole process): {c['speedup']:.0f}x; Shoal's simulation "
+        f"{w['shoal_simulation_median']:.3f} s"
+    )
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--n3dc", required=True, help="ns3-datacenter's simulator/ns-3.39 directory, built"
+    )
+    p.add_argument(
+        "--n3dc-program",
+        help="the ns3-datacenter program to run (default: its powertcp-evaluation-burst; "
+        "give one built with the QbbPfc trace on to count PFC frames)",
+    )
+    p.add_argument(
+        "--cases",
+        default="nowin,win",
+        help="comma-separated: nowin (DCQCN, windowCheck=0), win (DCQCN+Win, windowCheck=1)",
+    )
+    p.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="runs of each case in each simulator (ns-3 RngRun / Shoal run.seed 1..N)",
+    )
+    p.add_argument(
+        "--stop",
+        type=float,
+        default=0.16,
+        help=f"simulated seconds in both (default 0.16; more than {AFTER_FROM})",
+    )
+    p.add_argument("--out", help="output directory (default validation/results/n3dc_burst)")
+    p.add_argument("--check", action="store_true", help="exit 3 when a target is missed")
+    args = p.parse_args(argv)
+    args.cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    unknown = [c for c in args.cases if c not in CASES]
+    if unknown or not args.cases:
+        p.error(f"--cases: unknown {unknown or 'empty'} (accepted: {', '.join(CASES)})")
+    if args.runs < 1:
+        p.error("--runs must be >= 1")
+    if not args.stop > AFTER_FROM + 0.001:
+        p.error(f"--stop must be above {AFTER_FROM + 0.001} s")
+    return run_guarded(compare, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
