@@ -223,7 +223,11 @@ def runs_by_scenario(store: Path, python: Path) -> dict[str, Path]:
 
 def check_experiments(sides: dict[str, Path], out: Path, ignore_events: bool) -> int:
     failures = 0
+    known_to_base = set(experiments(sides["base"]))
     for experiment in experiments(sides["new"]):
+        if experiment not in known_to_base:
+            print(f"new       reproduce {experiment} (the base has no such experiment)", flush=True)
+            continue
         name = "reproduce__" + experiment.replace("/", "__")
         stores = {side: out / side / name for side in sides}
         for side, python in sides.items():
