@@ -43,6 +43,8 @@ from pathlib import Path
 from compare_n3dc import MIB, PROGRAM, read_n3dc_pfc, read_shoal_pfc, write_n3dc_config
 from compare_ns3 import UserError, parse_size, ratio, run, run_guarded, sets, shoal_cmd
 
+from shoal.reproduce.rdma import AFTER_FROM_NS, ALONE_NS, BURST_NS, burst_metrics
+
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "n3dc_burst.toml"
 TOPOLOGY = HERE / "n3dc" / "topology.txt"
@@ -52,12 +54,13 @@ FLOW_BYTES = 10**12
 # The reference's flow files give each flow a priority group (3: the lossless class).
 PRIORITY = 3
 BOTTLENECK_HOST = 16
-# Windows in seconds. Before the burst: flow 0 alone, 10 ms after its start. The burst:
-# plot-burst.py's x range (0.1495-0.154 s) from the burst's start. After the burst: from
-# 5 ms after it to the stop time, once the queue's first swings are over.
-ALONE = (0.140, 0.150)
-BURST = (0.150, 0.154)
-AFTER_FROM = 0.155
+# Windows in seconds, as the experiment rdma/burst defines them from the burst's start
+# (shoal.reproduce.rdma): before the burst, flow 0 alone for 10 ms; the burst, over
+# plot-burst.py's x range (0.1495-0.154 s); after it, from 5 ms on to the stop time.
+BURST_START = 0.150
+ALONE = tuple(BURST_START + t / 1e9 for t in ALONE_NS)
+BURST = tuple(BURST_START + t / 1e9 for t in BURST_NS)
+AFTER_FROM = BURST_START + AFTER_FROM_NS / 1e9
 CASES = {"nowin": 0, "win": 1}  # case name -> the reference's --windowCheck
 # Shoal's settings for DCQCN+Win (windowCheck=1 sets HAS_WIN and VAR_WIN; GLOBAL_T 1).
 WINDOW = {"rdma.window": "max_bdp", "rdma.window_scales_with_rate": "true"}
@@ -138,29 +141,23 @@ def read_shoal_series(run_dir: Path, switch: int, port: int, interval_ns: int):
     return t[["time_ns", "queue_bytes", "tx_bytes"]]
 
 
-def metrics(series, interval_ns: int, stop_s: float) -> dict:
+def metrics(series, interval_ns: int) -> dict:
     """The numbers compared, from one bottleneck series (time_ns of each sample, the queue
-    then and the bytes sent in the interval before it)."""
-    s = series.assign(t=series.time_ns / 1e9, gbps=series.tx_bytes * 8 / interval_ns)
-
-    def window(lo, hi):
-        # A sample covers the interval before it: those that end in (lo, hi].
-        return s[(s.t > lo + 1e-12) & (s.t <= hi + 1e-12)]
-
-    alone, burst, after = window(*ALONE), window(*BURST), window(AFTER_FROM, stop_s)
-    # The burst's own peak: the queue's highest until it first empties after the burst.
-    from_burst = s[s.t > BURST[0] + 1e-12]
-    empty = from_burst[from_burst.queue_bytes == 0]
-    first = from_burst if empty.empty else from_burst[from_burst.t <= empty.t.iloc[0]]
+    then and the bytes sent in the interval before it), by the rules of the experiment
+    ``rdma/burst`` (``shoal.reproduce.rdma.burst_metrics``)."""
+    m = burst_metrics(
+        series.assign(bytes=series.queue_bytes, throughput_gbps=series.tx_bytes * 8 / interval_ns),
+        BURST_START * 1e9,
+    )
     return {
-        "single_flow_gbps": float(alone.gbps.mean()),
-        "first_peak_queue_bytes": int(first.queue_bytes.max()),
-        "first_peak_time_s": float(first.t[first.queue_bytes.idxmax()]),
-        "peak_queue_bytes": int(burst.queue_bytes.max()),
-        "mean_queue_bytes": float(burst.queue_bytes.mean()),
-        "burst_gbps": float(burst.gbps.mean()),
-        "after_gbps": float(after.gbps.mean()),
-        "after_mean_queue_bytes": float(after.queue_bytes.mean()),
+        "single_flow_gbps": m["single_flow_gbps"],
+        "first_peak_queue_bytes": int(m["burst_first_peak_queue_bytes"]),
+        "first_peak_time_s": m["burst_first_peak_time_ns"] / 1e9,
+        "peak_queue_bytes": int(m["burst_peak_queue_bytes"]),
+        "mean_queue_bytes": m["burst_mean_queue_bytes"],
+        "burst_gbps": m["burst_throughput_gbps"],
+        "after_gbps": m["after_burst_throughput_gbps"],
+        "after_mean_queue_bytes": m["after_burst_mean_queue_bytes"],
     }
 
 
@@ -311,7 +308,7 @@ def compare(args) -> int:
             wall, proc = run(cmd, "ns3-datacenter", env={"NS_GLOBAL_VALUE": f"RngRun={k}"})
             n3dc_walls.append(wall)
             series, interval_ns = read_n3dc_series(proc.stdout, port["n3dc_tor"], port["n3dc_port"])
-            n3dc_runs.append(metrics(series, interval_ns, args.stop))
+            n3dc_runs.append(metrics(series, interval_ns))
             n3dc_pfc.append(read_n3dc_pfc(case_out / "n3dc_pfc.txt", round(args.stop * 1e9)))
             if k == 1:
                 series.to_csv(case_out / "n3dc_bottleneck.csv", index=False)
@@ -333,7 +330,7 @@ def compare(args) -> int:
             series = read_shoal_series(
                 shoal_out, port["shoal_switch"], port["shoal_port"], interval_ns
             )
-            shoal_runs.append(metrics(series, interval_ns, args.stop))
+            shoal_runs.append(metrics(series, interval_ns))
             shoal_pfc.append(read_shoal_pfc(shoal_out))
             shoal_sim.append(json.loads((shoal_out / "summary.json").read_text())["wall_time_s"])
             if k == 1:

@@ -107,7 +107,7 @@ def test_metrics_by_hand():
     queue = [0, 0, 500, 900, 0, 700, 10, 30, 50]
     sent = [125_000, 250_000, 0, 0, 0, 0, 125_000, 125_000, 375_000]
     series = pd.DataFrame({"time_ns": [x * interval for x in t], "queue_bytes": queue})
-    m = burst.metrics(series.assign(tx_bytes=sent), interval, 0.157)
+    m = burst.metrics(series.assign(tx_bytes=sent), interval)
     assert m["single_flow_gbps"] == 1.5  # the samples at 141 and 150 ms
     assert m["first_peak_queue_bytes"] == 900 and m["first_peak_time_s"] == 0.152
     assert m["peak_queue_bytes"] == 900  # 151-154 ms

@@ -27,11 +27,12 @@ __all__ = [
     "slowdown_percentiles",
 ]
 
-#: How long after the burst starts its transient is counted (the reference's plots show
-#: 0.1495 s to 0.154 s, plot-burst.py); queue statistics "after the burst" start here.
-BURST_WINDOW_NS = 4e6
-#: How long before the burst the lone connection's throughput is averaged.
-BEFORE_BURST_NS = 5e6
+#: The windows of the burst's numbers, from the burst's start, in ns: the lone connection
+#: before it; the burst itself (the reference's plot-burst.py shows 0.1495-0.154 s); and
+#: after it, from 5 ms on, once the queue's first swings are over.
+ALONE_NS = (-10e6, 0.0)
+BURST_NS = (0.0, 4e6)
+AFTER_FROM_NS = 5e6
 
 
 def bottleneck_series(run_dir: Path) -> pd.DataFrame:
@@ -52,26 +53,37 @@ def bottleneck_series(run_dir: Path) -> pd.DataFrame:
 
 
 def burst_metrics(series: pd.DataFrame, burst_ns: float) -> dict[str, float | None]:
-    """The burst's numbers from a bottleneck series: the peak queue in the first
-    ``BURST_WINDOW_NS`` after ``burst_ns``, mean and largest queue after that, the
-    throughput over the window, and the lone connection's throughput before the burst."""
+    """The burst's numbers from a bottleneck series (``time_ns``; ``bytes`` queued then;
+    ``throughput_gbps`` over the interval before), for a burst starting at ``burst_ns``.
+    A sample counts in a window (lo, hi] when the interval it ends does. The first peak
+    is the queue's highest from the burst until the queue first empties again."""
+    s = series.assign(t=series["time_ns"] - burst_ns)
 
-    def between(lo: float, hi: float) -> pd.DataFrame:
-        return series[(series["time_ns"] > lo) & (series["time_ns"] <= hi)]
+    def window(lo: float, hi: float = np.inf) -> pd.DataFrame:
+        return s[(s["t"] > lo) & (s["t"] <= hi)]
 
     def mean(values: pd.Series) -> float | None:
         values = values.dropna()
         return float(values.mean()) if len(values) else None
 
-    window = between(burst_ns, burst_ns + BURST_WINDOW_NS)
-    after = between(burst_ns + BURST_WINDOW_NS, np.inf)
-    before = between(burst_ns - BEFORE_BURST_NS, burst_ns)
+    def peak(frame: pd.DataFrame) -> float | None:
+        return float(frame["bytes"].max()) if len(frame) else None
+
+    alone, burst, after = window(*ALONE_NS), window(*BURST_NS), window(AFTER_FROM_NS)
+    from_burst = window(0.0)
+    empty = from_burst[from_burst["bytes"] == 0]
+    first = from_burst if empty.empty else from_burst[from_burst["t"] <= empty["t"].iloc[0]]
     return {
-        "burst_peak_queue_bytes": float(window["bytes"].max()) if len(window) else None,
-        "burst_mean_queue_after_bytes": mean(after["bytes"]),
-        "burst_max_queue_after_bytes": float(after["bytes"].max()) if len(after) else None,
-        "burst_throughput_gbps": mean(window["throughput_gbps"]),
-        "single_flow_gbps": mean(before["throughput_gbps"]),
+        "single_flow_gbps": mean(alone["throughput_gbps"]),
+        "burst_first_peak_queue_bytes": peak(first),
+        "burst_first_peak_time_ns": float(first["time_ns"][first["bytes"].idxmax()])
+        if len(first)
+        else None,
+        "burst_peak_queue_bytes": peak(burst),
+        "burst_mean_queue_bytes": mean(burst["bytes"]),
+        "burst_throughput_gbps": mean(burst["throughput_gbps"]),
+        "after_burst_throughput_gbps": mean(after["throughput_gbps"]),
+        "after_burst_mean_queue_bytes": mean(after["bytes"]),
     }
 
 
@@ -89,8 +101,8 @@ def _burst_start(run_dir: Path) -> float:
 
 
 def burst_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
-    """Queue and throughput at the bottleneck from 0.5 ms before the burst to
-    ``BURST_WINDOW_NS`` after it, one panel per scheme (its first run)."""
+    """Queue and throughput at the bottleneck from 0.5 ms before the burst to the end of
+    its window (``BURST_NS``), one panel per scheme (its first run)."""
     from shoal import plot
 
     curves: dict[str, tuple[pd.DataFrame, float]] = {}
@@ -104,7 +116,7 @@ def burst_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
         for ax, (name, (series, burst_ns)) in zip(axes, curves.items(), strict=False):
             shown = series[
                 (series["time_ns"] >= burst_ns - 0.5e6)
-                & (series["time_ns"] <= burst_ns + BURST_WINDOW_NS)
+                & (series["time_ns"] <= burst_ns + BURST_NS[1])
             ]
             ms = (shown["time_ns"] - burst_ns) / 1e6
             ax.plot(ms, shown["throughput_gbps"], color="tab:blue", linewidth=1)
