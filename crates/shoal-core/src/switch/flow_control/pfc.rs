@@ -711,6 +711,19 @@ impl FlowControl for Pfc {
     }
 
     fn check_accounting(&self, id: usize, ingress: Option<&IngressAccounts>, errors: &mut Vec<String>) {
+        if let Some(refresh) = &self.refresh {
+            for (port, &pausing) in self.pausing.iter().enumerate() {
+                for class in 0..CLASSES {
+                    let pending = refresh.refresh_at.0[port * CLASSES + class] != Deadlines::NONE;
+                    if pending != (pausing & (1 << class) != 0) {
+                        errors.push(format!(
+                            "switch {id} port {port} class {class}: a refresh is pending: {pending}, the pause held: {}",
+                            !pending
+                        ));
+                    }
+                }
+            }
+        }
         let Some(ingress) = ingress else {
             errors.push(format!("switch {id}: PFC runs without ingress accounts"));
             return;
