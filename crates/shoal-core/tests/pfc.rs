@@ -343,6 +343,11 @@ fn the_lossless_promise_holds_on_a_fat_tree() {
 /// a cyclic buffer dependency. Leaves are switches 0-3, spines 4-5 (node ids: hosts
 /// first, so switch s is node 16 + s).
 fn deadlock_fabric(failed: bool, seed: u64) -> Simulation {
+    deadlock_fabric_with(failed, seed, "")
+}
+
+/// `deadlock_fabric` with PFC keys `pfc`.
+fn deadlock_fabric_with(failed: bool, seed: u64, pfc: &str) -> Simulation {
     let failed_links = if failed { "failed_links = [[20, 19], [21, 16]]" } else { "" };
     let flows = |senders: &str, receivers: &str| {
         format!(
@@ -354,13 +359,14 @@ fn deadlock_fabric(failed: bool, seed: u64) -> Simulation {
         "[topology]\nkind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\nlink_rate = \"100Gbps\"\n\
          uplink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n{failed_links}\n\
          [switch]\npool_size = \"300KB\"\nreserved = \"0B\"\nqueues = 8\nscheduler = \"strict_priority\"\n\
-         [switch.flow_control]\nkind = \"pfc\"\ndeadlock_after = \"200us\"\nstop_at_deadlock = true\n\
+         [switch.flow_control]\nkind = \"pfc\"\ndeadlock_after = \"200us\"\nstop_at_deadlock = true\n{pfc}\n\
          [rdma.cc]\nkind = \"none\"\n[run]\nseed = {seed}\n\
          [workload]\n{}\n[[workload.extra]]\n{}\n[[workload.extra]]\n{}\n[[workload.extra]]\n{}",
         flows("0-3", "12-15"),
         flows("12-15", "0-3"),
         flows("4-7", "8-11"),
         flows("8-11", "4-7"),
+        pfc = pfc,
     ));
     let mut sim = Simulation::new(&sc.resolved().unwrap()).unwrap();
     sim.run();
@@ -388,6 +394,23 @@ fn a_cyclic_buffer_dependency_deadlocks_and_is_reported() {
         let next = d.cycle[(i + 1) % d.cycle.len()];
         assert_eq!(sim.port_peer(n.switch, n.port), NodeId::Switch(next.switch), "each waits for the next: {d:?}");
     }
+}
+
+/// With timed pauses refreshed while held, a deadlock's pauses never lapse, and the
+/// detector (which reads when each pause began) still finds the cycle: the run stops
+/// there, `deadlock_after` or more after the onset, with the same switches in the cycle.
+#[test]
+fn refreshed_timed_pauses_deadlock_the_same_and_are_reported() {
+    let sim = deadlock_fabric_with(true, 1, "pause_quanta = 1000");
+    let deadlocks = sim.deadlocks();
+    assert!(!deadlocks.is_empty(), "no deadlock found");
+    let d = &deadlocks[0];
+    assert!(d.detected >= d.onset + 200_000_000, "{d:?}");
+    assert_eq!(sim.now(), d.detected);
+    let switches: std::collections::BTreeSet<u32> = d.cycle.iter().map(|n| n.switch).collect();
+    assert_eq!(switches.into_iter().collect::<Vec<_>>(), [1, 2, 4, 5], "L1 L2 S0 S1: {d:?}");
+    let expired: u64 = sim.pfc_ports().values().map(|r| r.pauses_expired).sum();
+    assert_eq!(expired, 0, "refreshes keep every pause");
 }
 
 /// The same traffic on the intact fabric, where routes only go up then down: PFC pauses a

@@ -497,6 +497,13 @@ fn refresh_checks(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut War
             cfg.frame_size.0
         ));
     }
+    if sc.run.stop_time.is_none() && !cfg.stop_at_deadlock {
+        warnings.push(format!(
+            "{path}.pause_quanta: switches refresh a pause for as long as they hold it, so a PFC deadlock \
+             never goes quiet and, without run.stop_time or {path}.stop_at_deadlock = true, the run ends only \
+             at Shoal's time limit"
+        ));
+    }
     Ok(())
 }
 
@@ -793,7 +800,7 @@ mod tests {
     #[test]
     fn pause_timer_mistakes_are_named() {
         assert_eq!(check("pause_quanta = \"none\"", "1us", ""), Ok(vec![]));
-        assert_eq!(check("pause_quanta = 65535", "1us", ""), Ok(vec![]));
+        assert_eq!(check("pause_quanta = 65535\nstop_at_deadlock = true", "1us", ""), Ok(vec![]));
         for bad in ["0", "65536", "-3", "\"forever\"", "2.5"] {
             let e = check(&format!("pause_quanta = {bad}"), "1us", "").unwrap_err();
             assert!(e.contains("pause_quanta") && e.contains("1 to 65535") && e.contains("\"none\""), "{bad}: {e}");
@@ -816,8 +823,12 @@ mod tests {
             on_off.contains("switch.flow_control.refresh_quanta") && on_off.contains("pause_quanta is \"none\""),
             "{on_off}"
         );
-        let late = check("pause_quanta = 100\nrefresh_quanta = 99", "1us", "").unwrap();
+        let stops = "stop_at_deadlock = true";
+        let late = check(&format!("pause_quanta = 100\nrefresh_quanta = 99\n{stops}"), "1us", "").unwrap();
         assert!(late.len() == 1 && late[0].contains("pauses may lapse"), "{late:?}");
+        assert_eq!(check(&format!("pause_quanta = 100\n{stops}"), "1us", ""), Ok(vec![]));
+        let endless = check("pause_quanta = 100", "1us", "").unwrap();
+        assert!(endless.len() == 1 && endless[0].contains("never goes quiet"), "{endless:?}");
         let full = check("pause_quanta = 3\nrefresh_quanta = 1", "1us", "").unwrap();
         assert!(full.iter().any(|w| w.contains("nothing but 64 B PAUSE frames")), "{full:?}");
     }
