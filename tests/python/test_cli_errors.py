@@ -118,6 +118,49 @@ CASES = [
     Case("duplicate toml key", ("scenario.toml",), scenario="[run]\nseed = 1\nseed = 2\n"),
     Case("negative load", ("workload.load",), _sets("workload.load=-0.5")),
     Case(
+        "pfc pause_quanta zero",
+        ("switch.flow_control.pause_quanta",),
+        _sets("switch.flow_control.kind=pfc", "switch.flow_control.pause_quanta=0"),
+    ),
+    Case(
+        "pfc pause_quanta above 16 bits",
+        ("switch.flow_control.pause_quanta",),
+        _sets("switch.flow_control.kind=pfc", "switch.flow_control.pause_quanta=65536"),
+    ),
+    Case(
+        "pfc pause_quanta a word",
+        ("switch.flow_control.pause_quanta",),
+        _sets("switch.flow_control.kind=pfc", 'switch.flow_control.pause_quanta="forever"'),
+    ),
+    Case(
+        "pfc pause_quanta 1 leaves no refresh",
+        ("switch.flow_control.pause_quanta",),
+        _sets("switch.flow_control.kind=pfc", "switch.flow_control.pause_quanta=1"),
+    ),
+    Case(
+        "pfc refresh_quanta zero",
+        ("switch.flow_control.refresh_quanta",),
+        _sets(
+            "switch.flow_control.kind=pfc",
+            "switch.flow_control.pause_quanta=100",
+            "switch.flow_control.refresh_quanta=0",
+        ),
+    ),
+    Case(
+        "pfc refresh_quanta not below the timer",
+        ("switch.flow_control.refresh_quanta",),
+        _sets(
+            "switch.flow_control.kind=pfc",
+            "switch.flow_control.pause_quanta=100",
+            "switch.flow_control.refresh_quanta=100",
+        ),
+    ),
+    Case(
+        "pfc refresh_quanta without a timer",
+        ("switch.flow_control.refresh_quanta",),
+        _sets("switch.flow_control.kind=pfc", "switch.flow_control.refresh_quanta=10"),
+    ),
+    Case(
         "incast receiver out of range",
         ("workload.receiver",),
         _sets("workload.receiver=7"),

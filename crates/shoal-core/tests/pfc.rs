@@ -7,8 +7,8 @@ use common::scenario;
 use shoal_core::net::{Effect, Effects, ExtStore, NodeId, Packet};
 use shoal_core::scenario::SwitchConfig;
 use shoal_core::sim::stream;
-use shoal_core::stats::{Counters, DropReason};
-use shoal_core::switch::flow_control::{pause_frame, FlowControlConfig};
+use shoal_core::stats::{Counters, DropReason, PauseKey};
+use shoal_core::switch::flow_control::{pause_frame, FlowControlConfig, Pause};
 use shoal_core::switch::scheduler::SchedulerConfig;
 use shoal_core::switch::{Drops, Switch};
 use shoal_core::units::Bytes;
@@ -18,6 +18,11 @@ use shoal_core::Simulation;
 /// into host 0 on a 100 Gbps star, plus random RDMA traffic among all hosts, through one
 /// small pool that PFC must protect; `headroom` is PFC's headroom rule.
 fn incast(fan_in: u32, seed: u64, headroom: &str) -> Simulation {
+    incast_with(fan_in, seed, &format!("headroom = {headroom}"))
+}
+
+/// `incast` with PFC keys `pfc`.
+fn incast_with(fan_in: u32, seed: u64, pfc: &str) -> Simulation {
     let hosts = fan_in + 1;
     let sc = scenario(&format!(
         r#"
@@ -32,7 +37,7 @@ fn incast(fan_in: u32, seed: u64, headroom: &str) -> Simulation {
         ports_per_pool = 128
         [switch.flow_control]
         kind = "pfc"
-        headroom = {headroom}
+        {pfc}
         [rdma.cc]
         kind = "none"
         [run]
@@ -130,7 +135,7 @@ fn a_paused_class_stops_and_the_others_go_on() {
             assert!(sw.receive(1, 0, pkt, 0, &mut drops, &mut effects), "{scheduler}");
         }
         // Port 0's neighbour pauses class 0.
-        sw.on_frame(0, &pause_frame(0, true, 64), 0, &mut effects);
+        sw.on_frame(0, &pause_frame(0, Pause::UntilResume, 64), 0, &mut effects);
         let record = |e: &Effect| match *e {
             Effect::PauseReceived { port: 0, class: 0, paused } => Some(paused),
             _ => None,
@@ -148,7 +153,7 @@ fn a_paused_class_stops_and_the_others_go_on() {
         assert_eq!(sent, vec![1, 1, 1], "{scheduler}: only class 1 leaves");
         assert!(!sw.has_queued(0), "{scheduler}: class 0 waits, so the port has nothing to send");
         assert_eq!(sw.queued_packets(), 3);
-        sw.on_frame(0, &pause_frame(0, false, 64), 0, &mut effects);
+        sw.on_frame(0, &pause_frame(0, Pause::Resume, 64), 0, &mut effects);
         assert!(
             matches!(effects[..], [ref e, Effect::Kick { port: 0 }] if record(e) == Some(false)),
             "{scheduler}: {effects:?}"
@@ -163,7 +168,7 @@ fn a_paused_class_stops_and_the_others_go_on() {
         assert!(sw.check_accounting(0).is_empty(), "{:?}", sw.check_accounting(0));
         // A repeated RESUME changes nothing and kicks nothing.
         effects.clear();
-        sw.on_frame(0, &pause_frame(0, false, 64), 0, &mut effects);
+        sw.on_frame(0, &pause_frame(0, Pause::Resume, 64), 0, &mut effects);
         assert!(matches!(effects[..], [ref e] if record(e) == Some(false)), "{scheduler}: {effects:?}");
     }
 }
@@ -174,7 +179,7 @@ fn a_lossy_switch_ignores_pause_frames() {
     let cfg = SwitchConfig { queues: 2, ..SwitchConfig::default() };
     let mut sw = Switch::new(&cfg, &[0, 1], &[100_000_000_000; 2], 0, stream(1, "test", 0));
     let mut effects = Effects::new();
-    sw.on_frame(0, &pause_frame(0, true, 64), 0, &mut effects);
+    sw.on_frame(0, &pause_frame(0, Pause::UntilResume, 64), 0, &mut effects);
     assert!(!sw.pauses().is_paused(0, 0));
 }
 
@@ -243,6 +248,11 @@ fn paused_time_is_what_the_bottleneck_leaves_each_sender() {
 /// With eta of headroom nothing is dropped and every flow finishes; PFC pauses (frames
 /// flow), no deadlock is reported, and the accounting holds mid-run and at the end.
 fn lossless_promise(name: &str, topology: &str) {
+    lossless_promise_with(name, topology, "");
+}
+
+/// `lossless_promise` with PFC keys `pfc`.
+fn lossless_promise_with(name: &str, topology: &str, pfc: &str) {
     for delay in ["100ns", "10us"] {
         for seed in 1..=2 {
             let what = format!("{name}, {delay} links, seed {seed}");
@@ -261,6 +271,7 @@ fn lossless_promise(name: &str, topology: &str) {
                 reserved = "0B"
                 [switch.flow_control]
                 kind = "pfc"
+                {pfc}
                 [rdma.cc]
                 kind = "none"
                 [run]
@@ -308,6 +319,18 @@ fn the_lossless_promise_holds_on_a_leaf_spine() {
     );
 }
 
+/// The same with timed pauses (5.12 us timers refreshed every 2.56 us, ns3-rdma's 5 us
+/// and 2.5 us): switches obey timers and refresh pauses to other switches, not only to
+/// NICs.
+#[test]
+fn the_lossless_promise_holds_on_a_leaf_spine_with_timed_pauses() {
+    lossless_promise_with(
+        "leaf-spine",
+        "kind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 17\nuplink_rate = \"100Gbps\"",
+        "pause_quanta = 1000",
+    );
+}
+
 #[test]
 fn the_lossless_promise_holds_on_a_fat_tree() {
     lossless_promise("fat tree", "kind = \"fat_tree\"\nk = 8\nuplink_rate = \"100Gbps\"");
@@ -320,6 +343,11 @@ fn the_lossless_promise_holds_on_a_fat_tree() {
 /// a cyclic buffer dependency. Leaves are switches 0-3, spines 4-5 (node ids: hosts
 /// first, so switch s is node 16 + s).
 fn deadlock_fabric(failed: bool, seed: u64) -> Simulation {
+    deadlock_fabric_with(failed, seed, "")
+}
+
+/// `deadlock_fabric` with PFC keys `pfc`.
+fn deadlock_fabric_with(failed: bool, seed: u64, pfc: &str) -> Simulation {
     let failed_links = if failed { "failed_links = [[20, 19], [21, 16]]" } else { "" };
     let flows = |senders: &str, receivers: &str| {
         format!(
@@ -331,13 +359,14 @@ fn deadlock_fabric(failed: bool, seed: u64) -> Simulation {
         "[topology]\nkind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\nlink_rate = \"100Gbps\"\n\
          uplink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n{failed_links}\n\
          [switch]\npool_size = \"300KB\"\nreserved = \"0B\"\nqueues = 8\nscheduler = \"strict_priority\"\n\
-         [switch.flow_control]\nkind = \"pfc\"\ndeadlock_after = \"200us\"\nstop_at_deadlock = true\n\
+         [switch.flow_control]\nkind = \"pfc\"\ndeadlock_after = \"200us\"\nstop_at_deadlock = true\n{pfc}\n\
          [rdma.cc]\nkind = \"none\"\n[run]\nseed = {seed}\n\
          [workload]\n{}\n[[workload.extra]]\n{}\n[[workload.extra]]\n{}\n[[workload.extra]]\n{}",
         flows("0-3", "12-15"),
         flows("12-15", "0-3"),
         flows("4-7", "8-11"),
         flows("8-11", "4-7"),
+        pfc = pfc,
     ));
     let mut sim = Simulation::new(&sc.resolved().unwrap()).unwrap();
     sim.run();
@@ -367,6 +396,23 @@ fn a_cyclic_buffer_dependency_deadlocks_and_is_reported() {
     }
 }
 
+/// With timed pauses refreshed while held, a deadlock's pauses never lapse, and the
+/// detector (which reads when each pause began) still finds the cycle: the run stops
+/// there, `deadlock_after` or more after the onset, with the same switches in the cycle.
+#[test]
+fn refreshed_timed_pauses_deadlock_the_same_and_are_reported() {
+    let sim = deadlock_fabric_with(true, 1, "pause_quanta = 1000");
+    let deadlocks = sim.deadlocks();
+    assert!(!deadlocks.is_empty(), "no deadlock found");
+    let d = &deadlocks[0];
+    assert!(d.detected >= d.onset + 200_000_000, "{d:?}");
+    assert_eq!(sim.now(), d.detected);
+    let switches: std::collections::BTreeSet<u32> = d.cycle.iter().map(|n| n.switch).collect();
+    assert_eq!(switches.into_iter().collect::<Vec<_>>(), [1, 2, 4, 5], "L1 L2 S0 S1: {d:?}");
+    let expired: u64 = sim.pfc_ports().values().map(|r| r.pauses_expired).sum();
+    assert_eq!(expired, 0, "refreshes keep every pause");
+}
+
 /// The same traffic on the intact fabric, where routes only go up then down: PFC pauses a
 /// lot, yet no cycle forms, no deadlock is reported and every flow finishes.
 #[test]
@@ -376,4 +422,100 @@ fn a_congested_fabric_without_cycles_is_not_a_deadlock() {
     assert!(sim.counters().frames_sent > 100, "PFC must work hard here: {}", sim.counters().frames_sent);
     assert!(sim.flow_records().iter().all(|r| r.finish.is_some()));
     assert_eq!(sim.counters().total_dropped(), 0);
+}
+
+/// One pause quantum at 100 Gbps: 512 bit times.
+const QUANTUM_PS: u64 = 5_120;
+
+/// The frames each (node, port, class) received, in time order: (time, PAUSE?).
+fn frames_by_key(sim: &Simulation) -> std::collections::BTreeMap<PauseKey, Vec<(u64, bool)>> {
+    let mut frames: std::collections::BTreeMap<PauseKey, Vec<(u64, bool)>> = Default::default();
+    for e in sim.pause_events() {
+        frames.entry(e.key).or_default().push((e.time, e.paused));
+    }
+    frames
+}
+
+/// A long incast with timed pauses of 200 quanta (1.024 us at 100 Gbps) refreshed every
+/// R = 100 quanta (512 ns): refreshes come far earlier than a pause could lapse (a refresh
+/// waits behind at most one packet, ~84 ns), so no pause runs out; nothing is dropped and
+/// every flow finishes (the lossless promise). The switch sends a PAUSE and then one every
+/// R until its RESUME, so a pause of length L at the sender brings 1 + floor(L / R)
+/// PAUSEs: L / R + 1 within one frame. The sender sees L shifted by the difference of two
+/// frames' waits behind a packet (at most one packet's serialization, j), so it is checked
+/// within one frame and j / R; and refreshes did happen.
+#[test]
+fn refreshes_keep_a_timed_pause_until_its_resume() {
+    let refresh_ps = 100 * QUANTUM_PS;
+    let mut refreshed = 0;
+    for seed in 1..=2 {
+        let what = format!("seed {seed}");
+        let sim = run_lossless(incast_with(32, seed, "pause_quanta = 200"), 5_000_000, 10, &what);
+        let rdma = shoal_core::transport::RdmaSettings::new(&common::scenario(""), vec![100_000_000_000; 2]);
+        let slack = common::ser((rdma.mtu + rdma.header) as u64, 100) as f64 / refresh_ps as f64;
+        for (key, frames) in frames_by_key(&sim) {
+            let row = sim.pfc_ports()[&key];
+            assert_eq!(row.pauses_expired, 0, "{what} {key:?}: a pause lapsed between refreshes");
+            assert!(row.pauses_received >= row.resumes_received, "{what} {key:?}");
+            // Pauses: from a PAUSE while not paused to the next RESUME.
+            let mut start = None;
+            let mut count = 0u64;
+            for &(t, pause) in &frames {
+                match (pause, start) {
+                    (true, None) => (start, count) = (Some(t), 1),
+                    (true, Some(_)) => count += 1,
+                    (false, Some(t0)) => {
+                        let expected = (t - t0) as f64 / refresh_ps as f64 + 1.0;
+                        assert!(
+                            (expected - 1.0 - slack..=expected + slack).contains(&(count as f64)),
+                            "{what} {key:?}: {count} PAUSEs in a pause of {} ps, expected about {expected:.2}",
+                            t - t0
+                        );
+                        refreshed += count - 1;
+                        start = None;
+                    }
+                    (false, None) => {}
+                }
+            }
+            assert_eq!(start, None, "{what} {key:?}: a pause never ended");
+        }
+    }
+    assert!(refreshed > 10, "the test needs refreshes: {refreshed}");
+}
+
+/// A refresh only one quantum before the timer runs out comes too late whenever it waits
+/// behind a packet longer than the PAUSE before it did (the all-to-all traffic puts data
+/// on the switch's links to the senders), and a tiny timer (16 quanta, 81.92 ns, below
+/// one packet's serialization) lapses the same way: pauses run out, and the senders
+/// resume by expiry. The timer's theory holds exactly: each PAUSE holds its class until
+/// the next frame or for the timer, whichever is first, so the paused time in the log is
+/// the sum over PAUSEs of min(gap to the next frame, timer), never more than the timer per
+/// PAUSE. The headroom absorbs what the early resumes let through: nothing is dropped.
+#[test]
+fn a_pause_refreshed_too_late_lapses_and_headroom_keeps_it_lossless() {
+    for (pause, refresh) in [(40, 39), (16, 15)] {
+        let timer = pause * QUANTUM_PS;
+        let what = format!("pause_quanta = {pause}, refresh_quanta = {refresh}");
+        let pfc = format!("pause_quanta = {pause}\nrefresh_quanta = {refresh}");
+        let sim = run_lossless(incast_with(32, 1, &pfc), 5_000_000, 10, &what);
+        let rows = sim.pfc_ports();
+        let mut expired = 0;
+        for (key, frames) in frames_by_key(&sim) {
+            let mut paused = 0;
+            let mut lapses = 0;
+            for (i, &(t, pause)) in frames.iter().enumerate() {
+                if !pause {
+                    continue;
+                }
+                let gap = frames.get(i + 1).map_or(u64::MAX, |&(next, _)| next - t);
+                paused += gap.min(timer);
+                lapses += (gap > timer) as u64;
+            }
+            let row = rows[&key];
+            assert_eq!(row.paused, paused, "{what} {key:?}: paused time against the timer's theory");
+            assert_eq!(row.pauses_expired, lapses, "{what} {key:?}");
+            expired += lapses;
+        }
+        assert!(expired > 0, "{what}: the test needs pauses that lapse");
+    }
 }

@@ -48,7 +48,8 @@ enum Owner {
     Flow,
     /// A switch's flow control.
     Switch,
-    /// A host NIC whose paced flows become ready (the host index).
+    /// A host NIC (the host index): token 0, its paced flows become ready; any other, a
+    /// timed PFC pause it obeys runs out (`Nic::on_timer`).
     Nic,
 }
 
@@ -424,7 +425,12 @@ impl Simulation {
             Event::Arrive(link) => self.on_arrive(link),
             Event::FlowStart => self.on_flow_start(),
             Event::Timer(TimerRef { owner: Owner::Flow, id, .. }) => self.on_flow_timer(id),
-            Event::Timer(TimerRef { owner: Owner::Nic, id, .. }) => self.on_nic_wake(id),
+            Event::Timer(TimerRef { owner: Owner::Nic, id, token: 0 }) => self.on_nic_wake(id),
+            Event::Timer(TimerRef { owner: Owner::Nic, id, token }) => {
+                let mut effects = std::mem::take(&mut self.effects);
+                self.nics[id as usize].on_timer(token, self.now, &mut effects);
+                self.carry_out_effects(NodeId::Host(id), effects);
+            }
             Event::Timer(TimerRef { owner: Owner::Switch, id, token }) => {
                 let mut effects = std::mem::take(&mut self.effects);
                 self.switches[id as usize].on_timer(token, self.now, &mut effects);
@@ -541,10 +547,11 @@ impl Simulation {
         let (to, to_port) = (link.to, link.to_port as usize);
         if pkt.kind == PacketKind::Control {
             self.counters.frames_received += 1;
+            let rate = link.rate;
             let mut effects = std::mem::take(&mut self.effects);
             match to {
                 NodeId::Switch(s) => self.switches[s as usize].on_frame(to_port, &pkt, self.now, &mut effects),
-                NodeId::Host(h) => self.nics[h as usize].on_frame(&pkt, &mut effects),
+                NodeId::Host(h) => self.nics[h as usize].on_frame(&pkt, self.now, &rate, &mut effects),
             }
             self.exts.release(pkt.ext);
             self.carry_out_effects(to, effects);
@@ -588,9 +595,16 @@ impl Simulation {
                 Effect::PauseReceived { port, class, paused } => {
                     self.pauses.record(self.now, PauseKey { node, port, class }, paused)
                 }
+                Effect::PauseExpired { port, class } => self.pauses.expire(self.now, PauseKey { node, port, class }),
                 Effect::Timer { at, token } => {
-                    let NodeId::Switch(id) = node else { unreachable!("only switches run flow control so far") };
-                    self.events.push(at, Event::Timer(TimerRef { owner: Owner::Switch, id, token }));
+                    let (owner, id) = match node {
+                        NodeId::Switch(id) => (Owner::Switch, id),
+                        NodeId::Host(id) => {
+                            debug_assert_ne!(token, 0, "token 0 is the NIC's wake-up");
+                            (Owner::Nic, id)
+                        }
+                    };
+                    self.events.push(at, Event::Timer(TimerRef { owner, id, token }));
                 }
             }
         }
@@ -810,6 +824,62 @@ mod tests {
             self.effects.push(Effect::Frame { port, frame });
             let effects = std::mem::take(&mut self.effects);
             self.carry_out_effects(node, effects);
+        }
+
+        /// Sends a PFC frame for `class` out of `node`'s port `port`, as a switch's PFC
+        /// would (hosts never send one; here they may, to pause their switch).
+        fn send_pause(&mut self, node: NodeId, port: u16, class: u8, pause: crate::switch::flow_control::Pause) {
+            let frame = crate::switch::flow_control::pause_frame(class, pause, 64);
+            self.effects.push(Effect::Frame { port, frame });
+            let effects = std::mem::take(&mut self.effects);
+            self.carry_out_effects(node, effects);
+        }
+    }
+
+    /// 802.1Qbb's quantum is 512 bit times of the link: a PAUSE of 65535 quanta, received
+    /// alone (no RESUME, no refresh), holds its class for exactly 65535 x 5.12 ns =
+    /// 335,539.2 ns at 100 Gbps, and four times that at 25 Gbps; at a NIC (from its
+    /// switch) and at a switch (from a host, here made to send one). The pause log's
+    /// paused time is that, with one PAUSE, no RESUME and one expiry; the class is still
+    /// paused 1 ps before the end.
+    #[test]
+    fn a_lone_timed_pause_lasts_its_quanta_of_512_bit_times() {
+        use crate::switch::flow_control::Pause;
+        for (rate, expected_ps) in [("100Gbps", 335_539_200), ("25Gbps", 4 * 335_539_200)] {
+            let sc = Scenario::from_toml(&format!(
+                "[topology]\nkind = \"star\"\nhosts = 2\nlink_rate = \"{rate}\"\n\
+                 [switch.flow_control]\nkind = \"pfc\"\npause_quanta = 65535\n\
+                 [workload]\npattern = \"incast\"\nreceiver = 0\nsize = \"1KB\"\n"
+            ))
+            .unwrap();
+            let mut sim = Simulation::new(&sc).unwrap();
+            let port = sim.routes.next_hops(0, 1).first();
+            let (switch, host) = (NodeId::Switch(0), NodeId::Host(1));
+            let class = 5;
+            sim.send_pause(switch, port, class, Pause::Quanta(65535));
+            sim.send_pause(host, 0, class, Pause::Quanta(65535));
+            while sim.pauses.events().len() < 2 {
+                assert!(!sim.run_bounded(Ps::MAX, 1), "the run ended before the frames arrived");
+            }
+            let arrived = |node| sim.pauses.events().iter().find(|e| e.key.node == node).expect("received").time;
+            let (at_host, at_switch) = (arrived(host), arrived(switch));
+            let paused = |sim: &Simulation| {
+                (sim.nics[1].paused() & 1 << class != 0, sim.switches[0].pauses().is_paused(port as usize, 5))
+            };
+            sim.run_until(at_host.min(at_switch) + expected_ps - 1);
+            assert_eq!(paused(&sim), (true, true), "{rate}: paused until the timer runs out");
+            sim.run();
+            assert_eq!(paused(&sim), (false, false), "{rate}");
+            for node in [host, switch] {
+                let (_, tally) = sim.pauses.tallies().find(|(k, _)| k.node == node).expect("a tally");
+                assert_eq!(
+                    (tally.pauses, tally.resumes, tally.expiries, tally.paused_ps),
+                    (1, 0, 1, expected_ps),
+                    "{rate}, {node:?}"
+                );
+            }
+            assert_eq!(sim.pause_events().len(), 2, "{rate}: an expiry is not a frame");
+            assert_eq!(sim.flows_finished(), 1);
         }
     }
 

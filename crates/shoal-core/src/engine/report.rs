@@ -284,6 +284,8 @@ pub struct PfcPortRecord {
     pub resumes_sent: u64,
     pub pauses_received: u64,
     pub resumes_received: u64,
+    /// Timed pauses (`pause_quanta`) that ran out before a RESUME or refresh came.
+    pub pauses_expired: u64,
     /// Up to the end of the run, counting a pause still in force.
     pub paused: Ps,
 }
@@ -307,6 +309,7 @@ impl Simulation {
             let row = rows.entry(key).or_default();
             row.pauses_received = tally.pauses;
             row.resumes_received = tally.resumes;
+            row.pauses_expired = tally.expiries;
             row.paused = tally.paused_until(self.now);
         }
         for (s, switch) in self.switches.iter().enumerate() {

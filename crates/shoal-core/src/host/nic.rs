@@ -4,9 +4,9 @@
 
 use crate::net::{Effect, Effects, Packet};
 use crate::scenario::{HostConfig, NicOrder};
-use crate::sim::Ps;
+use crate::sim::{LinkRate, Ps};
 use crate::stats::DropReason;
-use crate::switch::flow_control::read_pause_frame;
+use crate::switch::flow_control::{quanta_time, read_pause_frame, Pause};
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Drops;
@@ -23,7 +23,9 @@ use std::collections::VecDeque;
 ///
 /// Invariants: `bytes` is the total size of the queued packets; bit q of `backlogged` is
 /// set exactly when queue q holds packets; `paced` holds each paced flow with a packet to
-/// send at most once, in flow order under `NicOrder::Creation`.
+/// send at most once, in flow order under `NicOrder::Creation`; `pause_ends[c]` is when
+/// the timed PAUSE of class c runs out, while class c is paused by one (`NO_END`
+/// otherwise).
 pub struct Nic {
     /// The link the NIC transmits on.
     pub link: u32,
@@ -44,7 +46,12 @@ pub struct Nic {
     /// The time of the NIC's pending wake-up, if one is pending: the earliest time a paced
     /// flow that was not ready becomes ready.
     pub wake_at: Option<Ps>,
+    /// By the class of a PFC frame: when its timed pause runs out.
+    pause_ends: [Ps; CLASSES],
 }
+
+/// `Nic::pause_ends` of a class with no timed pause.
+const NO_END: Ps = Ps::MAX;
 
 /// A flow the NIC pulls packets from.
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +78,7 @@ impl Nic {
             order: NicOrder::Rotate,
             last_served: None,
             wake_at: None,
+            pause_ends: [NO_END; CLASSES],
         }
     }
 
@@ -227,14 +235,44 @@ impl Nic {
         self.queues.iter().flatten()
     }
 
-    /// A control frame from the switch arrived. A PFC PAUSE stops the queue of its class
-    /// (and the paced flows of that class) at the next packet boundary; a RESUME lets it
-    /// send again and asks for the link to be started. NICs obey PFC but never send it:
-    /// hosts have no MMU (lossless-facts §1.1, "NIC reaction").
-    pub fn on_frame(&mut self, frame: &Packet, effects: &mut Effects) {
+    /// A control frame from the switch arrived at `now` on a link of `rate`. A PFC PAUSE
+    /// stops the queue of its class (and the paced flows of that class) at the next
+    /// packet boundary; a RESUME lets it send again and asks for the link to be started.
+    /// A timed PAUSE (802.1Qbb quanta) also asks for a timer at its end, whose token is
+    /// one more than the class (token 0 is the NIC's wake-up); a later PAUSE re-arms it.
+    /// NICs obey PFC but never send it: hosts have no MMU (lossless-facts §1.1, "NIC
+    /// reaction").
+    pub fn on_frame(&mut self, frame: &Packet, now: Ps, rate: &LinkRate, effects: &mut Effects) {
         let Some((class, pause)) = read_pause_frame(frame) else { return };
-        effects.push(Effect::PauseReceived { port: 0, class, paused: pause });
-        let mask = 1 << self.class(class);
+        effects.push(Effect::PauseReceived { port: 0, class, paused: pause.pauses() });
+        let class = (class as usize).min(CLASSES - 1);
+        self.pause_ends[class] = match pause {
+            Pause::Quanta(quanta) => {
+                let at = now + quanta_time(quanta as u64, rate);
+                effects.push(Effect::Timer { at, token: class as u32 + 1 });
+                at
+            }
+            Pause::Resume | Pause::UntilResume => NO_END,
+        };
+        self.obey(class, pause.pauses(), effects);
+    }
+
+    /// A timer of `on_frame` fired at `now`: the timed pause of its class runs out, unless
+    /// a later frame re-armed or ended it (the timer is then stale).
+    pub fn on_timer(&mut self, token: u32, now: Ps, effects: &mut Effects) {
+        let class = token as usize - 1;
+        if self.pause_ends[class] != now {
+            return;
+        }
+        self.pause_ends[class] = NO_END;
+        effects.push(Effect::PauseExpired { port: 0, class: class as u8 });
+        self.obey(class, false, effects);
+    }
+
+    /// Pauses (`pause`) or resumes the queue of `class`; a resume that ends a pause asks
+    /// for the link to be started.
+    fn obey(&mut self, class: usize, pause: bool, effects: &mut Effects) {
+        let mask = 1 << self.class(class as u8);
         let was_paused = self.paused & mask != 0;
         self.set_paused(mask, pause);
         if was_paused && !pause {
@@ -303,16 +341,48 @@ mod tests {
         nic.pace(10, 1, Some(0));
         nic.pace(30, 3, Some(0));
         let mut effects = Effects::new();
-        nic.on_frame(&pause_frame(1, true, 64), &mut effects);
-        nic.on_frame(&pause_frame(3, true, 64), &mut effects);
+        let rate = LinkRate::new(100_000_000_000);
+        nic.on_frame(&pause_frame(1, Pause::UntilResume, 64), 0, &rate, &mut effects);
+        nic.on_frame(&pause_frame(3, Pause::UntilResume, 64), 0, &rate, &mut effects);
         assert_eq!(nic.next_paced(0), None, "both classes paused");
-        nic.on_frame(&pause_frame(3, false, 64), &mut effects);
+        nic.on_frame(&pause_frame(3, Pause::Resume, 64), 0, &rate, &mut effects);
         assert_eq!(nic.next_paced(0), Some(30));
         assert_eq!(nic.next_paced(0), Some(30), "class 1 stays paused");
-        nic.on_frame(&pause_frame(3, false, 64), &mut effects);
+        nic.on_frame(&pause_frame(3, Pause::Resume, 64), 0, &rate, &mut effects);
         let kicks = effects.iter().filter(|e| matches!(e, Effect::Kick { .. })).count();
         let records = effects.iter().filter(|e| matches!(e, Effect::PauseReceived { .. })).count();
-        assert_eq!((kicks, records), (1, 4), "{effects:?}");
+        let timers = effects.iter().filter(|e| matches!(e, Effect::Timer { .. })).count();
+        assert_eq!((kicks, records, timers), (1, 4, 0), "ON/OFF frames ask for no timer: {effects:?}");
+    }
+
+    /// A timed PAUSE holds its class for its quanta of 512 bit times of the link (5.12 ns
+    /// each at 100 Gbps, 20.48 ns at 25 Gbps); a second PAUSE re-arms it, so the first
+    /// timer is stale; its expiry resumes the class with a record that is not a frame.
+    #[test]
+    fn a_timed_pause_runs_out_unless_re_armed() {
+        use crate::switch::flow_control::pause_frame;
+        for (rate, quantum) in [(100_000_000_000, 5_120), (25_000_000_000, 20_480)] {
+            let mut nic = Nic::from_config(0, &HostConfig::default(), true);
+            nic.pace(10, 2, Some(0));
+            let rate = LinkRate::new(rate);
+            let mut effects = Effects::new();
+            nic.on_frame(&pause_frame(2, Pause::Quanta(100), 64), 0, &rate, &mut effects);
+            nic.on_frame(&pause_frame(2, Pause::Quanta(100), 64), 1_000, &rate, &mut effects);
+            let timers: Vec<(Ps, u32)> = effects
+                .iter()
+                .filter_map(|e| match *e {
+                    Effect::Timer { at, token } => Some((at, token)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(timers, [(100 * quantum, 3), (1_000 + 100 * quantum, 3)]);
+            effects.clear();
+            nic.on_timer(3, 100 * quantum, &mut effects);
+            assert!(effects.is_empty() && nic.next_paced(0).is_none(), "re-armed: the first timer is stale");
+            nic.on_timer(3, 1_000 + 100 * quantum, &mut effects);
+            assert!(matches!(effects[..], [Effect::PauseExpired { port: 0, class: 2 }, Effect::Kick { port: 0 }]));
+            assert_eq!(nic.next_paced(0), Some(10));
+        }
     }
 
     /// One queue is a FIFO whatever the priorities.

@@ -13,11 +13,14 @@ pub enum Effect {
     Frame { port: u16, frame: Packet },
     /// Port `port` may be able to send again (a pause ended): start its link if idle.
     Kick { port: u16 },
-    /// Call the node's `on_timer(token)` at time `at`.
+    /// Call the node's `on_timer(token)` at time `at` (a NIC's tokens are never 0).
     Timer { at: Ps, token: u32 },
     /// The neighbour on `port` sent a PAUSE (`paused`) or RESUME for `class`: a record for
     /// the run's pause log, with no effect on the network.
     PauseReceived { port: u16, class: u8, paused: bool },
+    /// The timed pause of `class` on `port` ran out (802.1Qbb quanta): for the pause log,
+    /// which ends the paused time there without counting a frame.
+    PauseExpired { port: u16, class: u8 },
 }
 
 /// The requests of one call, in order; the engine keeps one buffer and empties it after

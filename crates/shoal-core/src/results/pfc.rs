@@ -91,7 +91,15 @@ impl PfcPortTable {
     pub fn of_simulation(sim: &Simulation) -> PfcPortTable {
         let mut table = PfcPortTable::default();
         for (key, row) in sim.pfc_ports() {
-            let PfcPortRecord { pauses_sent, resumes_sent, pauses_received, resumes_received, paused } = row;
+            // Expiries are not a column, so that the file of an ON/OFF run is what it was.
+            let PfcPortRecord {
+                pauses_sent,
+                resumes_sent,
+                pauses_received,
+                resumes_received,
+                pauses_expired: _,
+                paused,
+            } = row;
             table.key.push(&key);
             table.pauses_sent.push(pauses_sent);
             table.resumes_sent.push(resumes_sent);

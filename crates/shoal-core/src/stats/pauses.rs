@@ -2,7 +2,8 @@
 //!
 //! Recorded where a frame takes effect, at the paused (upstream) side, as the reference
 //! simulators trace it (lossless-facts §1.1, "What is counted"): one row per received
-//! PAUSE or RESUME, in time order.
+//! PAUSE or RESUME, in time order. A timed pause that runs out (`pause_quanta`) ends the
+//! paused time like a RESUME but is no frame: it is counted apart and has no row.
 
 use crate::net::NodeId;
 use crate::sim::Ps;
@@ -26,13 +27,15 @@ pub struct PauseEvent {
 
 /// What the frames one (node, port, class) received add up to.
 ///
-/// Invariant: `paused_since` is `Some` exactly while the last frame received was a PAUSE;
-/// `paused_ps` sums the closed pauses (a repeated PAUSE or RESUME changes nothing, as at
-/// the receiver).
+/// Invariant: `paused_since` is `Some` exactly while the last frame received was a PAUSE
+/// and its timer, if any, has not run out; `paused_ps` sums the closed pauses (a repeated
+/// PAUSE or RESUME changes nothing, as at the receiver).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PauseTally {
     pub pauses: u64,
     pub resumes: u64,
+    /// Pauses that ended by their timer rather than a RESUME.
+    pub expiries: u64,
     pub paused_ps: Ps,
     paused_since: Option<Ps>,
 }
@@ -69,6 +72,16 @@ impl PauseLog {
         }
     }
 
+    /// The timed pause of `key` ran out at `time`: the paused time ends as at a RESUME,
+    /// but no frame is counted or logged.
+    pub fn expire(&mut self, time: Ps, key: PauseKey) {
+        let tally = self.tallies.entry(key).or_default();
+        debug_assert!(tally.paused_since.is_some(), "only a pause in force runs out");
+        tally.expiries += 1;
+        tally.paused_ps += tally.paused_since.map_or(0, |since| time - since);
+        tally.paused_since = None;
+    }
+
     pub fn events(&self) -> &[PauseEvent] {
         &self.events
     }
@@ -95,5 +108,22 @@ mod tests {
         assert_eq!(tally.paused_ps, 30, "10 to 40; the PAUSE at 15 and the RESUME at 45 repeat");
         assert_eq!(tally.paused_until(130), 60, "and 100 to 130, still paused");
         assert_eq!(log.events().len(), 5);
+    }
+
+    /// An expiry closes the pause like a RESUME, without counting or logging a frame; the
+    /// next PAUSE opens a new one.
+    #[test]
+    fn an_expiry_ends_the_paused_time_without_a_frame() {
+        let key = PauseKey { node: NodeId::Switch(1), port: 4, class: 3 };
+        let mut log = PauseLog::default();
+        log.record(10, key, true);
+        log.record(20, key, true);
+        log.expire(70, key);
+        log.record(100, key, true);
+        log.record(130, key, false);
+        let (_, tally) = log.tallies().next().unwrap();
+        assert_eq!((tally.pauses, tally.resumes, tally.expiries), (3, 1, 1));
+        assert_eq!(tally.paused_ps, 60 + 30);
+        assert_eq!(log.events().len(), 4, "the expiry is no frame");
     }
 }

@@ -11,7 +11,10 @@
 
 mod pfc;
 
-pub use pfc::{pause_frame, read_pause_frame, HeadroomAdmission, HeadroomRule, PauseAt, Pfc, PfcConfig};
+pub use pfc::{
+    pause_frame, quanta_time, read_pause_frame, HeadroomAdmission, HeadroomRule, Pause, PauseAt, PauseQuanta, Pfc,
+    PfcConfig,
+};
 
 use super::admission::Verdict;
 use super::mmu::{Charge, IngressAccounts, CLASSES};
@@ -117,6 +120,15 @@ impl FlowCx<'_> {
     /// Lets the queues of `class` on `port` send again, and starts the port's link.
     pub fn resume(&mut self, port: usize, class: usize) {
         self.effects.push(Effect::PauseReceived { port: port as u16, class: class as u8, paused: false });
+        if self.pauses.set(port, class, false, self.now) {
+            self.effects.push(Effect::Kick { port: port as u16 });
+        }
+    }
+
+    /// The timed pause of `class` on `port` ran out: the queues send again as after a
+    /// RESUME, but no frame arrived, so none is recorded.
+    pub fn expire(&mut self, port: usize, class: usize) {
+        self.effects.push(Effect::PauseExpired { port: port as u16, class: class as u8 });
         if self.pauses.set(port, class, false, self.now) {
             self.effects.push(Effect::Kick { port: port as u16 });
         }

@@ -13,14 +13,20 @@
 //! or more outside it) PAUSEs its upstream; after each dequeue of one of its packets, a
 //! paused queue with no headroom in use and few bytes (below `xon_floor`, or
 //! `xon_offset` under T) RESUMEs it. Departures release headroom first, as the
-//! references do (N3DC and HPCC `switch-mmu.cc` `RemoveFromIngressAdmission`). Frames
-//! are ON/OFF: no timers.
+//! references do (N3DC and HPCC `switch-mmu.cc` `RemoveFromIngressAdmission`).
+//!
+//! Frames are ON/OFF by default (HPCC, N3DC): a PAUSE holds until its RESUME, and no
+//! timer exists. With `pause_quanta`, every PAUSE carries an 802.1Qbb timer and the
+//! paused side resumes by itself when it runs out; the switch re-sends the PAUSE every
+//! `refresh_quanta` while it still holds the pause, as ns3-rdma does (lossless-facts
+//! §1.1, "Pause semantics"; §1.2).
 
 use super::{FlowControl, FlowControlEnv, IngressCx, LosslessArrival, PoolState};
 use crate::net::{Effect, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
 use crate::scenario::{Scenario, ScenarioError, Topology, TopologyKind, Warnings};
+use crate::sim::{LinkRate, Ps};
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;
 use crate::switch::classify::Classify;
@@ -31,15 +37,102 @@ use serde::{Deserialize, Serialize};
 /// `Packet::flow` of a PFC frame, which no flow has.
 const PFC_FRAME: u32 = u32::MAX;
 
-/// A PFC frame of `size` bytes for `class`: PAUSE (`pause`) or RESUME. The class rides in
-/// `priority`, PAUSE or RESUME in `seq` (1 or 0).
-pub fn pause_frame(class: u8, pause: bool, size: u32) -> Packet {
-    Packet { kind: PacketKind::Control, size, seq: pause as u32, ..Packet::template(PFC_FRAME, 0, 0, class) }
+/// `Packet::seq` of an ON/OFF PAUSE: above every 802.1Qbb timer (16 bits), so that the
+/// timers 0 (RESUME) to 65535 ride in `seq` as they are.
+const UNTIL_RESUME: u32 = u32::MAX;
+
+/// What a PFC frame asks of the class it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pause {
+    /// XON, a timer of 0: the class may send again.
+    Resume,
+    /// Stop until a RESUME (ON/OFF, as HPCC and N3DC: their timer field is ignored).
+    UntilResume,
+    /// Stop for this many quanta of 512 bit times of the link the frame came on, unless a
+    /// later PAUSE re-arms the timer or a RESUME ends it first (802.1Qbb). Never 0.
+    Quanta(u16),
 }
 
-/// The class of a PFC frame and whether it pauses; `None` for any other control frame.
-pub fn read_pause_frame(frame: &Packet) -> Option<(u8, bool)> {
-    (frame.kind == PacketKind::Control && frame.flow == PFC_FRAME).then_some((frame.priority, frame.seq != 0))
+impl Pause {
+    /// Whether the frame pauses (PAUSE) rather than resumes (RESUME).
+    pub fn pauses(self) -> bool {
+        self != Pause::Resume
+    }
+}
+
+/// The bytes of one pause quantum: 512 bit times (802.1Qbb).
+const QUANTUM_BYTES: u64 = 64;
+
+/// How long `quanta` pause quanta last on a link of `rate`: 5.12 ns each at 100 Gbps.
+pub fn quanta_time(quanta: u64, rate: &LinkRate) -> Ps {
+    rate.serialization(quanta * QUANTUM_BYTES)
+}
+
+/// A PFC frame of `size` bytes for `class`. The class rides in `priority`, the timer in
+/// `seq`: 0 for RESUME, the quanta of a timed PAUSE, `UNTIL_RESUME` for an ON/OFF PAUSE.
+pub fn pause_frame(class: u8, pause: Pause, size: u32) -> Packet {
+    let seq = match pause {
+        Pause::Resume => 0,
+        Pause::UntilResume => UNTIL_RESUME,
+        Pause::Quanta(q) => {
+            debug_assert!(q > 0, "a timer of 0 is a RESUME");
+            q as u32
+        }
+    };
+    Packet { kind: PacketKind::Control, size, seq, ..Packet::template(PFC_FRAME, 0, 0, class) }
+}
+
+/// The class of a PFC frame and what it asks; `None` for any other control frame.
+pub fn read_pause_frame(frame: &Packet) -> Option<(u8, Pause)> {
+    (frame.kind == PacketKind::Control && frame.flow == PFC_FRAME).then(|| {
+        let pause = match frame.seq {
+            0 => Pause::Resume,
+            q @ 1..=0xffff => Pause::Quanta(q as u16),
+            _ => Pause::UntilResume,
+        };
+        (frame.priority, pause)
+    })
+}
+
+/// `pause_quanta`: how long a PAUSE holds, `"none"` (until its RESUME) or a timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PauseQuanta {
+    /// ON/OFF: a PAUSE holds until its RESUME, and no timer exists (HPCC, N3DC).
+    #[default]
+    OnOff,
+    /// Every PAUSE carries this timer, 1 to 65535 quanta.
+    Quanta(u16),
+}
+
+impl PauseQuanta {
+    fn is_on_off(&self) -> bool {
+        *self == PauseQuanta::OnOff
+    }
+}
+
+impl Serialize for PauseQuanta {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PauseQuanta::OnOff => s.serialize_str("none"),
+            PauseQuanta::Quanta(q) => s.serialize_u16(*q),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PauseQuanta {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        if value.as_str() == Some("none") {
+            return Ok(PauseQuanta::OnOff);
+        }
+        match value.as_i64() {
+            Some(q @ 1..=65535) => Ok(PauseQuanta::Quanta(q as u16)),
+            _ => Err(serde::de::Error::custom(format!(
+                "{value} is not accepted (accepted: \"none\", ON/OFF pauses that last until their RESUME, \
+                 or a timer of 1 to 65535 quanta of 512 bit times)"
+            ))),
+        }
+    }
 }
 
 /// How large the headroom of each (ingress port, lossless class) is.
@@ -154,12 +247,31 @@ pub struct PfcConfig {
     /// When a queue PAUSEs: "headroom" (default, N3DC: once it uses headroom) or
     /// "threshold" (HPCC: also when its bytes outside headroom reach the threshold).
     pub pause_at: PauseAt,
+    /// "none" (default): ON/OFF, a pause lasts until its RESUME. Or 1 to 65535: every
+    /// PAUSE carries this timer, in quanta of 512 bit times of its link (802.1Qbb), and
+    /// the paused side resumes by itself when it runs out.
+    #[serde(skip_serializing_if = "PauseQuanta::is_on_off")]
+    pub pause_quanta: PauseQuanta,
+    /// With `pause_quanta`: while the switch still holds a pause, it re-sends the PAUSE
+    /// every this many quanta of the link. Below `pause_quanta`; default half of it, as
+    /// ns3-rdma (5 us pauses refreshed every 2.5 us). Unset while ON/OFF.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh_quanta: Option<u64>,
 }
 
 impl PfcConfig {
     /// How the run watches for deadlocks.
     pub fn deadlock_watch(&self) -> DeadlockWatch {
         DeadlockWatch { after: self.deadlock_after.0, stop: self.stop_at_deadlock }
+    }
+
+    /// The refresh interval in quanta: `refresh_quanta`, or half of `pause_quanta`;
+    /// `None` while ON/OFF.
+    pub fn refresh(&self) -> Option<u64> {
+        match self.pause_quanta {
+            PauseQuanta::OnOff => None,
+            PauseQuanta::Quanta(q) => Some(self.refresh_quanta.unwrap_or(q as u64 / 2)),
+        }
     }
 }
 
@@ -177,8 +289,92 @@ impl Default for PfcConfig {
             headroom_admission: HeadroomAdmission::Sticky,
             threshold_counts_arrival: true,
             pause_at: PauseAt::Headroom,
+            pause_quanta: PauseQuanta::OnOff,
+            refresh_quanta: None,
         }
     }
+}
+
+/// By (port, class): the time the one current timer of a kind fires, if one is. The
+/// engine never cancels a timer, so one that fires at any other time is stale.
+#[derive(Debug, Clone)]
+struct Deadlines(Vec<Ps>);
+
+impl Deadlines {
+    /// No timer is current.
+    const NONE: Ps = Ps::MAX;
+
+    fn new(slots: usize) -> Self {
+        Deadlines(vec![Self::NONE; slots])
+    }
+
+    fn set(&mut self, slot: usize, at: Ps) {
+        self.0[slot] = at;
+    }
+
+    fn clear(&mut self, slot: usize) {
+        self.0[slot] = Self::NONE;
+    }
+
+    /// Whether a timer of `slot` firing at `now` is the current one; it stops being so.
+    fn take_due(&mut self, slot: usize, now: Ps) -> bool {
+        let due = self.0[slot] == now;
+        if due {
+            self.clear(slot);
+        }
+        due
+    }
+}
+
+/// What a timer of `Pfc` is for: the token of its `Effect::Timer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PfcTimer {
+    /// The timed pause a neighbour put on (port, class) `slot` runs out.
+    Expiry(usize),
+    /// The PAUSE this switch sent upstream for (ingress port, class) `slot` is due again.
+    Refresh(usize),
+}
+
+impl PfcTimer {
+    const REFRESH: u32 = 1 << 31;
+
+    fn token(self) -> u32 {
+        match self {
+            PfcTimer::Expiry(slot) => slot as u32,
+            PfcTimer::Refresh(slot) => Self::REFRESH | slot as u32,
+        }
+    }
+
+    fn of(token: u32) -> Self {
+        let slot = (token & !Self::REFRESH) as usize;
+        if token & Self::REFRESH != 0 {
+            PfcTimer::Refresh(slot)
+        } else {
+            PfcTimer::Expiry(slot)
+        }
+    }
+}
+
+/// What timed pauses (`pause_quanta`) add to a switch's PFC: the timer its PAUSEs carry
+/// and when each is refreshed.
+///
+/// Invariant: `refresh_at` holds a time for (p, c) exactly while bit c of `pausing[p]` is
+/// set (the switch holds the pause), the time of the next refresh.
+struct Refresh {
+    quanta: u16,
+    /// By ingress port: the refresh interval on its link.
+    every: Vec<Ps>,
+    refresh_at: Deadlines,
+}
+
+/// What a switch obeys of its neighbours' timed PAUSEs.
+///
+/// Invariant: `expires[p * CLASSES + c]` is when the timed PAUSE received last on port p
+/// for class c runs out, while class c of port p is paused by one.
+struct ObeyedTimers {
+    /// By port: the link frames arrive on, which times their quanta.
+    ingress_rates: Vec<LinkRate>,
+    expires: Deadlines,
 }
 
 /// PFC at one switch.
@@ -205,6 +401,10 @@ pub struct Pfc {
     pausing: Vec<u8>,
     /// By (ingress port, class): PAUSE and RESUME frames sent.
     frames_sent: Vec<[u64; 2]>,
+    /// `None` while ON/OFF: no PAUSE this switch sends carries a timer. Boxed, as the
+    /// next: only frames and timers read them.
+    refresh: Option<Box<Refresh>>,
+    obeyed: Box<ObeyedTimers>,
 }
 
 impl Scheme for Pfc {
@@ -231,6 +431,20 @@ impl Scheme for Pfc {
             pause_at: cfg.pause_at,
             pausing: vec![0; ports],
             frames_sent: vec![[0; 2]; ports * CLASSES],
+            refresh: match (cfg.pause_quanta, cfg.refresh()) {
+                (PauseQuanta::Quanta(quanta), Some(every)) => Some(Box::new(Refresh {
+                    quanta,
+                    // A cable's two directions share a rate: the PAUSE goes out on the
+                    // twin of the ingress link, and its receiver times it by that rate.
+                    every: env.ingress_links.iter().map(|l| quanta_time(every, &LinkRate::new(l.rate_bps))).collect(),
+                    refresh_at: Deadlines::new(ports * CLASSES),
+                })),
+                _ => None,
+            },
+            obeyed: Box::new(ObeyedTimers {
+                ingress_rates: env.ingress_links.iter().map(|l| LinkRate::new(l.rate_bps)).collect(),
+                expires: Deadlines::new(ports * CLASSES),
+            }),
         }
     }
 
@@ -266,6 +480,7 @@ impl Scheme for Pfc {
             ));
         }
         headroom_warnings(cfg, path, sc, warnings);
+        refresh_checks(cfg, path, sc, warnings)?;
         if sc.switch.queues > 64 {
             return Err(ScenarioError::new(
                 "switch.queues",
@@ -274,6 +489,70 @@ impl Scheme for Pfc {
         }
         Ok(())
     }
+}
+
+/// `pause_quanta` and `refresh_quanta` together: a refresh below the timer, and set only
+/// with one. Warns of a refresh that can come too late, or that fills the link.
+fn refresh_checks(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+    let quanta = match (cfg.pause_quanta, cfg.refresh_quanta) {
+        (PauseQuanta::OnOff, None) => return Ok(()),
+        (PauseQuanta::OnOff, Some(r)) => {
+            return Err(ScenarioError::new(
+                format!("{path}.refresh_quanta"),
+                format!(
+                    "{r} is set but pause_quanta is \"none\": ON/OFF pauses last until their RESUME and are \
+                     never refreshed (accepted: no refresh_quanta, or pause_quanta = 2 to 65535 with it)"
+                ),
+            ))
+        }
+        (PauseQuanta::Quanta(q), _) => q as u64,
+    };
+    let refresh = cfg.refresh().expect("a timer has a refresh");
+    if quanta == 1 && cfg.refresh_quanta.is_none() {
+        return Err(ScenarioError::new(
+            format!("{path}.pause_quanta"),
+            "1 leaves no refresh interval below it (refresh_quanta defaults to half of pause_quanta; \
+             accepted: 2 to 65535, or \"none\")",
+        ));
+    }
+    if refresh == 0 || refresh >= quanta {
+        return Err(ScenarioError::new(
+            format!("{path}.refresh_quanta"),
+            format!(
+                "{refresh} is not accepted with pause_quanta = {quanta} (accepted: 1 to {}: a PAUSE must be \
+                 refreshed before the last one runs out)",
+                quanta - 1
+            ),
+        ));
+    }
+    // A refresh leaves at the next packet boundary, so it can wait behind one packet
+    // more than the PAUSE it refreshes did.
+    let margin = (quanta - refresh) * QUANTUM_BYTES;
+    let late = sc.largest_packet() + cfg.frame_size.0;
+    if margin < late {
+        warnings.push(format!(
+            "{path}.refresh_quanta: {refresh} quanta leaves {} quanta ({margin} B of the link) before a pause \
+             of {quanta} runs out, less than one packet and a frame ({late} B) that a refresh can wait behind: \
+             pauses may lapse between refreshes",
+            quanta - refresh
+        ));
+    }
+    if refresh * QUANTUM_BYTES <= cfg.frame_size.0 {
+        warnings.push(format!(
+            "{path}.refresh_quanta: a refresh every {refresh} quanta ({} B of the link) leaves a paused link \
+             nothing but {} B PAUSE frames",
+            refresh * QUANTUM_BYTES,
+            cfg.frame_size.0
+        ));
+    }
+    if sc.run.stop_time.is_none() && !cfg.stop_at_deadlock {
+        warnings.push(format!(
+            "{path}.pause_quanta: switches refresh a pause for as long as they hold it, so a PFC deadlock \
+             never goes quiet and, without run.stop_time or {path}.stop_at_deadlock = true, the run ends only \
+             at Shoal's time limit"
+        ));
+    }
+    Ok(())
 }
 
 /// The kinds of link of a topology, (name, rate, delay): a built-in kind's host links and
@@ -355,10 +634,26 @@ impl Pfc {
         self.alpha * pool.size.saturating_sub(used) as f64
     }
 
-    /// Sends a PAUSE (`pause`) or RESUME for `class` upstream on `port`.
-    fn send(&mut self, port: usize, class: usize, pause: bool, effects: &mut crate::net::Effects) {
-        self.frames_sent[port * CLASSES + class][!pause as usize] += 1;
-        effects.push(Effect::Frame { port: port as u16, frame: pause_frame(class as u8, pause, self.frame_size) });
+    /// Sends a PAUSE (`pause`) or RESUME for `class` upstream on `port` at `now`. A timed
+    /// PAUSE schedules its refresh; a RESUME makes a pending one stale.
+    fn send(&mut self, port: usize, class: usize, pause: bool, now: Ps, effects: &mut crate::net::Effects) {
+        let slot = port * CLASSES + class;
+        self.frames_sent[slot][!pause as usize] += 1;
+        let timer = match &mut self.refresh {
+            Some(refresh) if !pause => {
+                refresh.refresh_at.clear(slot);
+                Pause::Resume
+            }
+            Some(refresh) => {
+                let at = now + refresh.every[port];
+                refresh.refresh_at.set(slot, at);
+                effects.push(Effect::Timer { at, token: PfcTimer::Refresh(slot).token() });
+                Pause::Quanta(refresh.quanta)
+            }
+            None if pause => Pause::UntilResume,
+            None => Pause::Resume,
+        };
+        effects.push(Effect::Frame { port: port as u16, frame: pause_frame(class as u8, timer, self.frame_size) });
     }
 }
 
@@ -366,10 +661,40 @@ impl FlowControl for Pfc {
     fn on_frame(&mut self, port: usize, frame: &Packet, cx: &mut super::FlowCx) {
         let Some((class, pause)) = read_pause_frame(frame) else { return };
         let class = (class as usize).min(CLASSES - 1);
-        if pause {
-            cx.pause(port, class);
-        } else {
-            cx.resume(port, class);
+        let slot = port * CLASSES + class;
+        match pause {
+            Pause::Resume => {
+                self.obeyed.expires.clear(slot);
+                cx.resume(port, class);
+            }
+            Pause::UntilResume => {
+                self.obeyed.expires.clear(slot);
+                cx.pause(port, class);
+            }
+            Pause::Quanta(quanta) => {
+                // A PAUSE re-arms the timer: the pause ends `quanta` after the latest one.
+                let at = cx.now + quanta_time(quanta as u64, &self.obeyed.ingress_rates[port]);
+                self.obeyed.expires.set(slot, at);
+                cx.effects.push(Effect::Timer { at, token: PfcTimer::Expiry(slot).token() });
+                cx.pause(port, class);
+            }
+        }
+    }
+
+    fn on_timer(&mut self, token: u32, cx: &mut super::FlowCx) {
+        match PfcTimer::of(token) {
+            PfcTimer::Expiry(slot) => {
+                if self.obeyed.expires.take_due(slot, cx.now) {
+                    cx.expire(slot / CLASSES, slot % CLASSES);
+                }
+            }
+            PfcTimer::Refresh(slot) => {
+                let Some(refresh) = &mut self.refresh else { return };
+                let (port, class) = (slot / CLASSES, slot % CLASSES);
+                if refresh.refresh_at.take_due(slot, cx.now) && self.pausing[port] & (1 << class) != 0 {
+                    self.send(port, class, true, cx.now, cx.effects);
+                }
+            }
         }
     }
 
@@ -431,7 +756,7 @@ impl FlowControl for Pfc {
         };
         if in_headroom > 0 || (self.pause_at == PauseAt::Threshold && at_threshold()) {
             self.pausing[port] |= 1 << class;
-            self.send(port, class, true, cx.effects);
+            self.send(port, class, true, cx.now, cx.effects);
         }
     }
 
@@ -448,11 +773,24 @@ impl FlowControl for Pfc {
         // N3DC's resume rule (HPCC's with a floor of 1 B and a 3 KiB offset).
         if bytes < self.xon_floor || (bytes + self.xon_offset) as f64 <= self.threshold(&cx.ingress_pool, 0) {
             self.pausing[port] &= !(1 << class);
-            self.send(port, class, false, cx.effects);
+            self.send(port, class, false, cx.now, cx.effects);
         }
     }
 
     fn check_accounting(&self, id: usize, ingress: Option<&IngressAccounts>, errors: &mut Vec<String>) {
+        if let Some(refresh) = &self.refresh {
+            for (port, &pausing) in self.pausing.iter().enumerate() {
+                for class in 0..CLASSES {
+                    let pending = refresh.refresh_at.0[port * CLASSES + class] != Deadlines::NONE;
+                    if pending != (pausing & (1 << class) != 0) {
+                        errors.push(format!(
+                            "switch {id} port {port} class {class}: a refresh is pending: {pending}, the pause held: {}",
+                            !pending
+                        ));
+                    }
+                }
+            }
+        }
         let Some(ingress) = ingress else {
             errors.push(format!("switch {id}: PFC runs without ingress accounts"));
             return;
@@ -592,10 +930,60 @@ mod tests {
         }
     }
 
+    /// The timer keys: a timer of 1 to 65535 quanta or "none"; a refresh below the timer
+    /// and only with one; warnings for a refresh that can come too late (one quantum
+    /// before the end, while a packet takes many) or fill the link.
+    #[test]
+    fn pause_timer_mistakes_are_named() {
+        assert_eq!(check("pause_quanta = \"none\"", "1us", ""), Ok(vec![]));
+        assert_eq!(check("pause_quanta = 65535\nstop_at_deadlock = true", "1us", ""), Ok(vec![]));
+        for bad in ["0", "65536", "-3", "\"forever\"", "2.5"] {
+            let e = check(&format!("pause_quanta = {bad}"), "1us", "").unwrap_err();
+            assert!(e.contains("pause_quanta") && e.contains("1 to 65535") && e.contains("\"none\""), "{bad}: {e}");
+        }
+        let one = check("pause_quanta = 1", "1us", "").unwrap_err();
+        assert!(one.contains("switch.flow_control.pause_quanta") && one.contains("no refresh interval"), "{one}");
+        for (keys, value) in
+            [("pause_quanta = 100\nrefresh_quanta = 0", "0"), ("pause_quanta = 100\nrefresh_quanta = 100", "100")]
+        {
+            let e = check(keys, "1us", "").unwrap_err();
+            assert!(
+                e.contains("switch.flow_control.refresh_quanta")
+                    && e.contains(&format!("{value} is not accepted"))
+                    && e.contains("1 to 99"),
+                "{e}"
+            );
+        }
+        let on_off = check("refresh_quanta = 10", "1us", "").unwrap_err();
+        assert!(
+            on_off.contains("switch.flow_control.refresh_quanta") && on_off.contains("pause_quanta is \"none\""),
+            "{on_off}"
+        );
+        let stops = "stop_at_deadlock = true";
+        let late = check(&format!("pause_quanta = 100\nrefresh_quanta = 99\n{stops}"), "1us", "").unwrap();
+        assert!(late.len() == 1 && late[0].contains("pauses may lapse"), "{late:?}");
+        assert_eq!(check(&format!("pause_quanta = 100\n{stops}"), "1us", ""), Ok(vec![]));
+        let endless = check("pause_quanta = 100", "1us", "").unwrap();
+        assert!(endless.len() == 1 && endless[0].contains("never goes quiet"), "{endless:?}");
+        let full = check("pause_quanta = 3\nrefresh_quanta = 1", "1us", "").unwrap();
+        assert!(full.iter().any(|w| w.contains("nothing but 64 B PAUSE frames")), "{full:?}");
+    }
+
+    /// Default refresh: half the timer (ns3-rdma's pausetime / 2).
+    #[test]
+    fn the_refresh_defaults_to_half_the_timer() {
+        let cfg = |q| PfcConfig { pause_quanta: q, ..PfcConfig::default() };
+        assert_eq!(cfg(PauseQuanta::Quanta(1000)).refresh(), Some(500));
+        assert_eq!(cfg(PauseQuanta::Quanta(65535)).refresh(), Some(32767));
+        assert_eq!(cfg(PauseQuanta::OnOff).refresh(), None);
+    }
+
     #[test]
     fn frames_round_trip() {
-        assert_eq!(read_pause_frame(&pause_frame(3, true, 64)), Some((3, true)));
-        assert_eq!(read_pause_frame(&pause_frame(5, false, 31)), Some((5, false)));
+        for pause in [Pause::Resume, Pause::UntilResume, Pause::Quanta(1), Pause::Quanta(65535)] {
+            assert_eq!(read_pause_frame(&pause_frame(3, pause, 64)), Some((3, pause)));
+        }
+        assert_eq!(pause_frame(5, Pause::Quanta(65535), 31).size, 31, "the timer does not change the frame");
         let other = Packet { kind: PacketKind::Control, ..Packet::template(0, 0, 0, 0) };
         assert_eq!(read_pause_frame(&other), None);
     }
