@@ -132,6 +132,12 @@ def n3dc_inputs(
         overrides["PMAX_MAP"] = f"1 {rate} {red['pmax']}"
     else:
         overrides["ENABLE_QCN"] = 0
+    return write_n3dc_config(out, n3dc, overrides)
+
+
+def write_n3dc_config(out: Path, n3dc: Path, overrides: dict) -> Path:
+    """ns3-datacenter's ``config-burst.txt`` with the keys of ``overrides`` replaced,
+    written as ``out/n3dc_config.txt``; returns its path."""
     lines = []
     for line in (n3dc / TEMPLATE).read_text().splitlines():
         key = line.split(" ", 1)[0]
