@@ -39,8 +39,11 @@ arguments.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -218,6 +221,13 @@ def read_n3dc_fct(path: Path, flows: int):
     return fct, ideal
 
 
+def children_cpu_s() -> float:
+    """CPU time (user + system) of the finished child processes so far: with other jobs
+    on the machine, a process's wall time grows with their load, its CPU time does not."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_n3dc(cmd: list[str], log: Path, rng_run: int) -> tuple[float, int]:
     """Runs the reference once, its standard output (a throughput report every few
     microseconds: hundreds of MB) into ``log``; returns the wall time and the lossless
@@ -341,32 +351,54 @@ def compare(args) -> int:
         "--delayWien=false",
         "--windowCheck=0",
     ]
-    n3dc_walls, n3dc_runs, n3dc_pfc, n3dc_drops = [], [], [], 0
+    # What a reused run must have run on: the reference's inputs and program.
+    digest = hashlib.sha256(
+        b"".join(p.read_bytes() for p in (conf, out / "n3dc_flows.txt", topology))
+        + str(program).encode()
+    ).hexdigest()
+    n3dc_walls, n3dc_cpus, n3dc_runs, n3dc_pfc, n3dc_drops = [], [], [], [], 0
     ideal_mismatch = 0
     for k in range(1, args.runs + 1):
-        print(f"running ns3-datacenter on {len(trace)} flows, run {k}/{args.runs} ...", flush=True)
-        wall, drops = run_n3dc(cmd, out / "n3dc_stdout.txt", k)
-        n3dc_walls.append(wall)
-        n3dc_drops += drops
-        fct, their_ideal = read_n3dc_fct(out / "n3dc_fct.txt", len(trace))
+        record = out / f"n3dc_run{k}.json"
+        fct_file, pfc_file = out / f"n3dc_fct_run{k}.txt", out / f"n3dc_pfc_run{k}.txt"
+        saved = json.loads(record.read_text()) if record.is_file() else {}
+        if args.reuse_n3dc and saved.get("inputs") == digest and fct_file.is_file():
+            print(f"ns3-datacenter run {k}/{args.runs}: reusing {fct_file.name}", flush=True)
+        else:
+            print(
+                f"running ns3-datacenter on {len(trace)} flows, run {k}/{args.runs} ...", flush=True
+            )
+            cpu = children_cpu_s()
+            wall, drops = run_n3dc(cmd, out / "n3dc_stdout.txt", k)
+            saved = {"inputs": digest, "wall_s": wall, "cpu_s": children_cpu_s() - cpu}
+            saved["lossless_drops"] = drops
+            shutil.copyfile(out / "n3dc_fct.txt", fct_file)
+            shutil.copyfile(out / "n3dc_pfc.txt", pfc_file)
+            record.write_text(json.dumps(saved, indent=2) + "\n")
+            print(f"  {wall:.1f} s ({saved['cpu_s']:.1f} s CPU)", flush=True)
+        n3dc_walls.append(saved["wall_s"])
+        n3dc_cpus.append(saved["cpu_s"])
+        n3dc_drops += saved["lossless_drops"]
+        fct, their_ideal = read_n3dc_fct(fct_file, len(trace))
         n3dc_runs.append(fct)
         done = ~np.isnan(their_ideal)
         ideal_mismatch = max(ideal_mismatch, int((their_ideal[done] != ideal[done]).sum()))
         ends = START_OFFSET_S * 1e9 + trace.start_ns.to_numpy() + np.nan_to_num(fct)
-        n3dc_pfc.append(read_n3dc_pfc(out / "n3dc_pfc.txt", int(ends.max())))
-        print(f"  {wall:.1f} s", flush=True)
+        n3dc_pfc.append(read_n3dc_pfc(pfc_file, int(ends.max())))
 
     shoal_out = out / "shoal"
-    shoal_walls, shoal_runs, shoal_pfc, shoal_drops, shoal_sim = [], [], [], 0, []
+    shoal_walls, shoal_cpus, shoal_runs, shoal_pfc, shoal_drops, shoal_sim = [], [], [], [], 0, []
     for k in range(1, args.runs + 1):
         print(f"running Shoal, run {k}/{args.runs} ...", flush=True)
         pairs = {"workload.pattern": "trace", "workload.trace": trace_csv, "run.seed": k}
+        cpu = children_cpu_s()
         wall, _ = run(
             shoal
             + ["run", str(SCENARIO), "--out", str(shoal_out), "-q"]
             + sets({**pairs, **shoal_sets}),
             "shoal run",
         )
+        shoal_cpus.append(children_cpu_s() - cpu)
         shoal_walls.append(wall)
         flows = pd.read_parquet(shoal_out / "flows.parquet").sort_values("id")
         shoal_runs.append(flows["fct_ns"].to_numpy(dtype=float))
@@ -374,7 +406,7 @@ def compare(args) -> int:
         summary = json.loads((shoal_out / "summary.json").read_text())
         shoal_sim.append(summary["wall_time_s"])
         shoal_drops += (summary.get("pfc") or {}).get("lossless_drops", 0)
-        print(f"  {wall:.1f} s", flush=True)
+        print(f"  {wall:.1f} s ({shoal_cpus[-1]:.1f} s CPU)", flush=True)
 
     shoal_fct, n3dc_fct = np.concatenate(shoal_runs), np.concatenate(n3dc_runs)
     ideals = np.tile(ideal, args.runs)
@@ -417,7 +449,9 @@ def compare(args) -> int:
             "n3dc": n3dc_walls,
             "shoal": shoal_walls,
         },
+        "cpu_s": {"n3dc": n3dc_cpus, "shoal": shoal_cpus},
         "speedup": n3dc_wall / shoal_wall,
+        "cpu_speedup": statistics.median(n3dc_cpus) / statistics.median(shoal_cpus),
     }
     result["missed_targets"] = missed_targets(result, shoal_fct, n3dc_fct)
     (out / "comparison.json").write_text(json.dumps(result, indent=2) + "\n")
@@ -510,7 +544,8 @@ def print_report(result: dict, out: Path) -> None:
         f"wall (whole process, median of {result['runs']}): "
         f"ns3-datacenter {w['n3dc_median']:.1f} s, "
         f"Shoal {w['shoal_median']:.1f} s ({w['shoal_simulation_median']:.1f} s simulating): "
-        f"{result['speedup']:.1f}x"
+        f"{result['speedup']:.1f}x; CPU time {statistics.median(result['cpu_s']['n3dc']):.1f} s / "
+        f"{statistics.median(result['cpu_s']['shoal']):.1f} s: {result['cpu_speedup']:.1f}x"
     )
     missed = result["missed_targets"]
     print("targets: " + ("all met" if not missed else "missed " + "; ".join(missed)))
@@ -566,6 +601,12 @@ def main(argv=None) -> int:
         "--out",
         help="output directory (default "
         "validation/results/n3dc_workload_<flows>_load<load>_seed<seed>)",
+    )
+    p.add_argument(
+        "--reuse-n3dc",
+        action="store_true",
+        help="reuse the reference's runs already in the output directory when they ran on the "
+        "same inputs and program (to iterate on Shoal)",
     )
     p.add_argument("--check", action="store_true", help="exit 3 when a target is missed")
     args = p.parse_args(argv)

@@ -94,7 +94,7 @@ def test_inputs_carry_the_buffer_marking_and_flows(n3dc: Path, tmp_path: Path):
     keys = dict(line.split(" ", 1) for line in conf.read_text().splitlines())
     assert keys["BUFFER_SIZE"] == "4" and keys["TOPOLOGY_FILE"] == str(TOPOLOGY)
     assert keys["SIMULATOR_STOP_TIME"] == "0.200"  # 0.1 s offset + last start + 0.1 s
-    assert keys["KMIN_MAP"].startswith("2 25000000000 ")
+    assert keys["KMIN_MAP"] == "2 25000000000 100 100000000000 400"  # reference_rate
     flows = (tmp_path / "n3dc_flows.txt").read_text().splitlines()
     assert flows[0] == "3" and flows[3] == "127 0 3 102 72661 0.100001500"
     sc["switch"]["pool_size"] = "4MB"
