@@ -53,6 +53,7 @@ from collections import deque
 from pathlib import Path
 
 from compare_n3dc import (
+    N3DC_SIZES,
     PROGRAM,
     START_OFFSET_S,
     _mean_pfc,
@@ -84,6 +85,28 @@ TARGET_SPEEDUP = 10.0
 PAYLOAD = 1000
 HEADER = 48
 PERCENTILES = (50, 95, 99)
+# The reference picks a flow's ECMP path by hashing its addresses and ports
+# (switch-node.cc:84-106), and its ports follow from the flow file alone (source port
+# 10000 onward per host pair, powertcp-evaluation-burst.cc:1070, 151; destination port
+# from the file), so every run of one flow file takes the same paths, while each Shoal
+# run.seed draws new ones. Run k of the reference shifts the destination ports, which
+# name the flows (PORT_BASE + index), by (k - 1) x PORT_SHIFT modulo PORT_SPAN: a new
+# draw of paths per run in both, as long as the trace has at most PORT_SPAN flows.
+PORT_BASE = 100
+PORT_SPAN = 65_000
+PORT_SHIFT = 7_919
+
+
+def flow_port(index: int, run: int, same_paths: bool = False) -> int:
+    """The destination port of flow ``index`` in the reference's run ``run`` (1-based)."""
+    shift = 0 if same_paths else (run - 1) * PORT_SHIFT
+    return PORT_BASE + (index + shift) % PORT_SPAN
+
+
+def flow_index(port: int, run: int, same_paths: bool = False) -> int:
+    """The flow a destination port of the reference's run ``run`` names."""
+    shift = 0 if same_paths else (run - 1) * PORT_SHIFT
+    return (port - PORT_BASE - shift) % PORT_SPAN
 
 
 def shoal_cdf_from_n3dc(n3dc_cdf: Path, out: Path) -> Path:
@@ -174,14 +197,23 @@ def red_maps(red: dict | None, rates: list[int]) -> dict[str, object]:
     }
 
 
-def n3dc_inputs(out: Path, n3dc: Path, topology: Path, trace, sc: dict, tail_s: float) -> Path:
-    """Writes the reference's flow file and configuration (the topology file is used as
-    it is); returns the configuration."""
+def write_n3dc_flows(out: Path, trace, run: int = 1, same_paths: bool = False) -> Path:
+    """The reference's flow file for its run ``run``: ``src dst pg dport bytes start_s``,
+    priority group 3 (its lossless queue), the flows' destination ports of that run."""
     rows = [
-        f"{r.src} {r.dst} 3 {100 + i} {r.bytes} {START_OFFSET_S + r.start_ns / 1e9:.9f}"
+        f"{r.src} {r.dst} 3 {flow_port(i, run, same_paths)} {r.bytes} "
+        f"{START_OFFSET_S + r.start_ns / 1e9:.9f}"
         for i, r in enumerate(trace.itertuples())
     ]
-    (out / "n3dc_flows.txt").write_text(f"{len(rows)}\n" + "\n".join(rows) + "\n")
+    path = out / "n3dc_flows.txt"
+    path.write_text(f"{len(rows)}\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def n3dc_inputs(out: Path, n3dc: Path, topology: Path, trace, sc: dict, tail_s: float) -> Path:
+    """Writes the reference's flow file (of its first run) and configuration (the topology
+    file is used as it is); returns the configuration."""
+    write_n3dc_flows(out, trace)
     pool = parse_size(sc["switch"]["pool_size"])
     if pool % (1 << 20) or pool == 0:
         raise UserError(
@@ -206,17 +238,17 @@ def n3dc_inputs(out: Path, n3dc: Path, topology: Path, trace, sc: dict, tail_s: 
     return write_n3dc_config(out, n3dc, overrides)
 
 
-def read_n3dc_fct(path: Path, flows: int):
-    """FCT and the reference's ideal FCT (ns) by flow index from its FCT file
-    (``sip dip sport dport size start fct standalone``; the destination port is 100 + the
-    flow's index); NaN for a flow that did not finish."""
+def read_n3dc_fct(path: Path, flows: int, run: int = 1, same_paths: bool = False):
+    """FCT and the reference's ideal FCT (ns) by flow index from the FCT file of its run
+    ``run`` (``sip dip sport dport size start fct standalone``; the destination port
+    names the flow, ``flow_port``); NaN for a flow that did not finish."""
     import numpy as np
 
     fct, ideal = np.full(flows, np.nan), np.full(flows, np.nan)
     for line in path.read_text().splitlines():
         parts = line.split()
         if len(parts) >= 8:
-            i = int(parts[3]) - 100
+            i = flow_index(int(parts[3]), run, same_paths)
             fct[i], ideal[i] = float(parts[6]), float(parts[7])
     return fct, ideal
 
@@ -284,11 +316,8 @@ def plot(fct: dict, ideal, bytes_, path: Path) -> None:
         pd.DataFrame({"bytes": bytes_, "slowdown": f / ideal, "simulator": who})[~np.isnan(f)]
         for who, f in fct.items()
     ]
-    fig = slowdown_vs_size(
-        pd.concat(frames, ignore_index=True),
-        by="simulator",
-        title="Web search, 128 hosts, DCQCN + PFC",
-    )
+    # No title: the legend takes the figure's top line.
+    fig = slowdown_vs_size(pd.concat(frames, ignore_index=True), by="simulator")
     fig.savefig(path, dpi=150, bbox_inches="tight")
 
 
@@ -322,6 +351,8 @@ def compare(args) -> int:
     if args.buffer_mib is not None:
         sc["switch"]["pool_size"] = f"{args.buffer_mib}MiB"
         shoal_sets["switch.pool_size"] = sc["switch"]["pool_size"]
+    if args.n3dc_sizes:
+        shoal_sets.update(N3DC_SIZES)
     out = Path(
         args.out or HERE / "results" / f"n3dc_workload_{args.flows}_load{args.load}_seed{args.seed}"
     ).resolve()
@@ -351,14 +382,15 @@ def compare(args) -> int:
         "--delayWien=false",
         "--windowCheck=0",
     ]
-    # What a reused run must have run on: the reference's inputs and program.
-    digest = hashlib.sha256(
-        b"".join(p.read_bytes() for p in (conf, out / "n3dc_flows.txt", topology))
-        + str(program).encode()
-    ).hexdigest()
     n3dc_walls, n3dc_cpus, n3dc_runs, n3dc_pfc, n3dc_drops = [], [], [], [], 0
     ideal_mismatch = 0
     for k in range(1, args.runs + 1):
+        write_n3dc_flows(out, trace, k, args.n3dc_same_paths)
+        # What a reused run must have run on: the reference's inputs and program.
+        digest = hashlib.sha256(
+            b"".join(p.read_bytes() for p in (conf, out / "n3dc_flows.txt", topology))
+            + str(program).encode()
+        ).hexdigest()
         record = out / f"n3dc_run{k}.json"
         fct_file, pfc_file = out / f"n3dc_fct_run{k}.txt", out / f"n3dc_pfc_run{k}.txt"
         saved = json.loads(record.read_text()) if record.is_file() else {}
@@ -379,7 +411,7 @@ def compare(args) -> int:
         n3dc_walls.append(saved["wall_s"])
         n3dc_cpus.append(saved["cpu_s"])
         n3dc_drops += saved["lossless_drops"]
-        fct, their_ideal = read_n3dc_fct(fct_file, len(trace))
+        fct, their_ideal = read_n3dc_fct(fct_file, len(trace), k, args.n3dc_same_paths)
         n3dc_runs.append(fct)
         done = ~np.isnan(their_ideal)
         ideal_mismatch = max(ideal_mismatch, int((their_ideal[done] != ideal[done]).sum()))
@@ -426,6 +458,7 @@ def compare(args) -> int:
         "simulated_until_last_start_s": float(trace.start_ns.max() / 1e9),
         "n3dc_program": str(program),
         "n3dc_tail_s": args.n3dc_tail,
+        "n3dc_same_paths": args.n3dc_same_paths,
         "overrides": {k: str(v) for k, v in shoal_sets.items()},
         "ideal_fct_differs_from_n3dc": ideal_mismatch,
         "buckets": {
@@ -454,14 +487,17 @@ def compare(args) -> int:
         "cpu_speedup": statistics.median(n3dc_cpus) / statistics.median(shoal_cpus),
     }
     result["missed_targets"] = missed_targets(result, shoal_fct, n3dc_fct)
-    (out / "comparison.json").write_text(json.dumps(result, indent=2) + "\n")
+    # A variant's results sit beside the default's, sharing the reference's runs.
+    suffix = "_n3dc_sizes" if args.n3dc_sizes else ""
+    report, figure = out / f"comparison{suffix}.json", out / f"slowdown_vs_size{suffix}.png"
+    report.write_text(json.dumps(result, indent=2) + "\n")
     plot(
         {"Shoal": shoal_fct, "ns3-datacenter": n3dc_fct},
         ideals,
         bytes_,
-        out / "slowdown_vs_size.png",
+        figure,
     )
-    print_report(result, out)
+    print_report(result, report, figure)
     return 3 if result["missed_targets"] and args.check else 0
 
 
@@ -494,7 +530,7 @@ def missed_targets(result: dict, shoal_fct, n3dc_fct) -> list[str]:
     return missed
 
 
-def print_report(result: dict, out: Path) -> None:
+def print_report(result: dict, report: Path, figure: Path) -> None:
     def num(v, spec=".1f"):
         return "-" if v is None else format(v, spec)
 
@@ -549,7 +585,7 @@ def print_report(result: dict, out: Path) -> None:
     )
     missed = result["missed_targets"]
     print("targets: " + ("all met" if not missed else "missed " + "; ".join(missed)))
-    print(f"wrote {out / 'comparison.json'} and {out / 'slowdown_vs_size.png'}")
+    print(f"wrote {report} and {figure}")
 
 
 def main(argv=None) -> int:
@@ -603,6 +639,18 @@ def main(argv=None) -> int:
         "validation/results/n3dc_workload_<flows>_load<load>_seed<seed>)",
     )
     p.add_argument(
+        "--n3dc-sizes",
+        action="store_true",
+        help="Shoal sends the reference's wire sizes (48 B headers, 60 B ACKs, 43 B PFC "
+        "frames) instead of the scenario's 36 B, 48 B and 31 B",
+    )
+    p.add_argument(
+        "--n3dc-same-paths",
+        action="store_true",
+        help="every reference run on the same flow file, so the same ECMP paths (Shoal's "
+        "runs still draw new ones); by default each run shifts the flows' ports",
+    )
+    p.add_argument(
         "--reuse-n3dc",
         action="store_true",
         help="reuse the reference's runs already in the output directory when they ran on the "
@@ -612,6 +660,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.flows < 1 or args.runs < 1:
         p.error("--flows and --runs must be >= 1")
+    if args.flows > PORT_SPAN:
+        p.error(f"--flows must be <= {PORT_SPAN} (the reference names flows by port)")
     if not 0 < args.load < 1:
         p.error("--load must be in (0, 1)")
     if args.n3dc_tail <= 0:

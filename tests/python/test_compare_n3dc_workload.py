@@ -123,3 +123,21 @@ def test_bad_arguments_exit_2_and_a_missing_reference_exits_1(tmp_path: Path, ca
     capsys.readouterr()
     assert workload.main(["--n3dc", str(tmp_path / "nowhere"), "--out", str(tmp_path)]) == 1
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_each_reference_run_shifts_the_ports_that_pick_its_paths(tmp_path: Path):
+    # Run 1 keeps port 100 + index; later runs shift it (new ECMP hashes), and the FCT
+    # file's ports map back to the same flows.
+    assert [workload.flow_port(i, 1) for i in (0, 2)] == [100, 102]
+    ports = {workload.flow_port(i, 3) for i in range(20_000)}
+    assert len(ports) == 20_000 and max(ports) < 65_536
+    assert workload.flow_port(2, 3) == 100 + 2 + 2 * workload.PORT_SHIFT
+    assert all(workload.flow_index(workload.flow_port(i, 4), 4) == i for i in (0, 1, 64_999))
+    assert workload.flow_port(2, 3, same_paths=True) == 102
+    workload.write_n3dc_flows(tmp_path, trace(), run=2)
+    rows = (tmp_path / "n3dc_flows.txt").read_text().splitlines()
+    assert rows[1] == f"0 1 3 {100 + workload.PORT_SHIFT} 5985 0.100000000"
+    path = tmp_path / "fct.txt"
+    path.write_text(f"0b000001 0b000101 10000 {100 + workload.PORT_SHIFT} 5985 1 7000 6647\n")
+    fct, _ = workload.read_n3dc_fct(path, 3, run=2)
+    assert fct[0] == 7000
