@@ -15,8 +15,10 @@ them, Shoal's ``load_on = "core_nominal"``); write it as the reference's flow fi
 ``config-burst.txt`` with the paths, ``BUFFER_SIZE`` and the marking thresholds of the
 scenario; run ns3-datacenter's burst program on it (DCQCN: cc mode 1, no window) and
 Shoal, ``--runs`` times each (RED marks at random: ns-3 ``RngRun`` 1..N, Shoal
-``run.seed`` 1..N), pooled; compare per size bucket the count, mean FCT and p50 / p95 /
-p99 slowdown, the PFC frames and the lossless drops; time both whole processes.
+``run.seed`` 1..N; each run of either also draws new ECMP paths: the reference's run k
+shifts the flows' destination ports, which its hash reads), pooled; compare per size
+bucket the count, mean FCT and p50 / p95 / p99 slowdown, the PFC frames and the lossless
+drops; time both whole processes.
 
 Slowdown is FCT / ideal FCT with the reference's ideal (its ``standalone_fct``,
 ``powertcp-evaluation-burst.cc:178-184``) for both simulators: base RTT (twice the path's
