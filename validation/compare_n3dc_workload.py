@@ -51,7 +51,6 @@ import subprocess
 import sys
 import time
 import tomllib
-from collections import deque
 from pathlib import Path
 
 from compare_n3dc import (
@@ -67,7 +66,6 @@ from compare_ns3 import (
     BUCKETS,
     UserError,
     parse_size,
-    parse_time_s,
     ratio,
     run,
     run_guarded,
@@ -75,17 +73,14 @@ from compare_ns3 import (
     shoal_cmd,
 )
 
+from shoal.reproduce.rdma import n3dc_ideal_fct_ns, read_topology
+
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "n3dc_workload.toml"
 N3DC_CDF = "examples/PowerTCP/websearch.txt"
 TARGET_MEAN = 0.10
 TARGET_P99 = 0.20
 TARGET_SPEEDUP = 10.0
-# The reference's ideal FCT counts its packets' headers without INT (DCQCN sends none):
-# PPP 14 + IPv4 20 + UDP 8 + SeqTs 6 = 48 B per packet of at most 1,000 B of payload
-# (powertcp-evaluation-burst.cc:181; custom-header.cc:339-341).
-PAYLOAD = 1000
-HEADER = 48
 PERCENTILES = (50, 95, 99)
 # The reference picks a flow's ECMP path by hashing its addresses and ports
 # (switch-node.cc:84-106), and its ports follow from the flow file alone (source port
@@ -123,55 +118,6 @@ def shoal_cdf_from_n3dc(n3dc_cdf: Path, out: Path) -> Path:
     path = out / "websearch_n3dc.cdf"
     path.write_text("\n".join(lines) + "\n")
     return path
-
-
-def read_topology(path: Path) -> tuple[int, dict[int, list[tuple[int, int, int]]]]:
-    """ns3-datacenter's topology file: the host count (hosts are the nodes that are not
-    switches, numbered first) and each node's links as (neighbour, rate bit/s, delay ns)."""
-    from shoal import _core
-
-    lines = [line.split() for line in path.read_text().splitlines() if line.strip()]
-    nodes, switches = int(lines[0][0]), int(lines[0][1])
-    links: dict[int, list[tuple[int, int, int]]] = {n: [] for n in range(nodes)}
-    for fields in lines[2:]:
-        a, b = int(fields[0]), int(fields[1])
-        rate = _core.parse_rate_bps(fields[2])
-        delay = round(parse_time_s(fields[3]) * 1e9)
-        links[a].append((b, rate, delay))
-        links[b].append((a, rate, delay))
-    return nodes - switches, links
-
-
-def n3dc_ideal_fct_ns(trace, hosts: int, links) -> list[int]:
-    """The reference's ``standalone_fct`` of each flow of ``trace`` (ns): from a breadth-
-    first walk over the switches, as its ``CalculateRoute`` does
-    (powertcp-evaluation-burst.cc, ``CalculateRoute``): the one-way delay, the
-    serialization of 1,000 B at every hop (integer ns), and the slowest rate of a shortest
-    path; ideal = 2 x delay + that serialization + (bytes + 48 B per packet) x 8 / rate."""
-    paths: dict[int, dict[int, tuple[int, int, int]]] = {}
-    for dst in sorted(set(trace["dst"])):
-        seen = {dst: (0, 0, 1 << 64)}
-        queue = deque([dst])
-        while queue:
-            now = queue.popleft()
-            delay, tx, rate = seen[now]
-            for nxt, link_rate, link_delay in links[now]:
-                if nxt in seen:
-                    continue
-                seen[nxt] = (
-                    delay + link_delay,
-                    tx + PAYLOAD * 8 * 10**9 // link_rate,
-                    min(rate, link_rate),
-                )
-                if nxt >= hosts:  # only switches carry traffic on
-                    queue.append(nxt)
-        paths[dst] = seen
-    ideal = []
-    for src, dst, size in zip(trace["src"], trace["dst"], trace["bytes"], strict=True):
-        delay, tx, rate = paths[dst][src]
-        packets = (size - 1) // PAYLOAD + 1
-        ideal.append(2 * delay + tx + (size + packets * HEADER) * 8 * 10**9 // rate)
-    return ideal
 
 
 def red_maps(red: dict | None, rates: list[int]) -> dict[str, object]:

@@ -4,6 +4,7 @@ beside Shoal's."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from shoal.reproduce._runs import join_columns, ok_runs
+from shoal.reproduce._units import rate_bps, time_s
 
 if TYPE_CHECKING:
     from shoal.reproduce import Experiment
@@ -20,6 +22,9 @@ __all__ = [
     "ANALYSES",
     "FIGURES",
     "bottleneck_series",
+    "n3dc_ideal_fct_ns",
+    "read_topology",
+    "reference_slowdown",
     "burst",
     "burst_figure",
     "burst_metrics",
@@ -133,6 +138,63 @@ def burst_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
     return fig
 
 
+#: ns3-datacenter's payload and header bytes per packet, which its ideal FCT counts:
+#: headers without INT (DCQCN sends none), PPP 14 + IPv4 20 + UDP 8 + SeqTs 6 = 48 B per
+#: packet of at most 1,000 B of payload (powertcp-evaluation-burst.cc:181;
+#: custom-header.cc:339-341).
+N3DC_PAYLOAD = 1000
+N3DC_HEADER = 48
+
+
+def read_topology(path: Path) -> tuple[int, dict[int, list[tuple[int, int, int]]]]:
+    """ns3-datacenter's topology file: the host count (hosts are the nodes that are not
+    switches, numbered first) and each node's links as (neighbour, rate bit/s, delay ns)."""
+    lines = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    nodes, switches = int(lines[0][0]), int(lines[0][1])
+    links: dict[int, list[tuple[int, int, int]]] = {n: [] for n in range(nodes)}
+    for fields in lines[2:]:
+        a, b = int(fields[0]), int(fields[1])
+        rate = int(rate_bps(fields[2]))
+        delay = round(time_s(fields[3]) * 1e9)
+        links[a].append((b, rate, delay))
+        links[b].append((a, rate, delay))
+    return nodes - switches, links
+
+
+def n3dc_ideal_fct_ns(
+    trace: Any, hosts: int, links: dict[int, list[tuple[int, int, int]]]
+) -> list[int]:
+    """The reference's ``standalone_fct`` of each flow of ``trace`` (ns): from a breadth-
+    first walk over the switches, as its ``CalculateRoute`` does
+    (powertcp-evaluation-burst.cc, ``CalculateRoute``): the one-way delay, the
+    serialization of 1,000 B at every hop (integer ns), and the slowest rate of a shortest
+    path; ideal = 2 x delay + that serialization + (bytes + 48 B per packet) x 8 / rate."""
+    paths: dict[int, dict[int, tuple[int, int, int]]] = {}
+    for dst in sorted(set(trace["dst"])):
+        seen = {dst: (0, 0, 1 << 64)}
+        queue = deque([dst])
+        while queue:
+            now = queue.popleft()
+            delay, tx, rate = seen[now]
+            for nxt, link_rate, link_delay in links[now]:
+                if nxt in seen:
+                    continue
+                seen[nxt] = (
+                    delay + link_delay,
+                    tx + N3DC_PAYLOAD * 8 * 10**9 // link_rate,
+                    min(rate, link_rate),
+                )
+                if nxt >= hosts:  # only switches carry traffic on
+                    queue.append(nxt)
+        paths[dst] = seen
+    ideal = []
+    for src, dst, size in zip(trace["src"], trace["dst"], trace["bytes"], strict=True):
+        delay, tx, rate = paths[dst][src]
+        packets = (size - 1) // N3DC_PAYLOAD + 1
+        ideal.append(2 * delay + tx + (size + packets * N3DC_HEADER) * 8 * 10**9 // rate)
+    return ideal
+
+
 def slowdown_percentiles(
     flows: pd.DataFrame, bounds: list[float], percentiles: tuple[float, ...] = (50, 95, 99)
 ) -> dict[str, float | None]:
@@ -155,24 +217,35 @@ def slowdown_percentiles(
     return out
 
 
+def reference_slowdown(flows: pd.DataFrame, scenario: dict[str, Any]) -> pd.DataFrame:
+    """``flows`` with ``slowdown`` = FCT / ns3-datacenter's ideal FCT
+    (:func:`n3dc_ideal_fct_ns`, on the run's topology file), so that both simulators'
+    slowdowns share one denominator; Shoal's own ideal is 1-5% lower."""
+    hosts, links = read_topology(Path(scenario["topology"]["path"]))
+    ideal = np.array(n3dc_ideal_fct_ns(flows, hosts, links), dtype=float)
+    return flows.assign(ideal_fct_ns=ideal, slowdown=flows["fct_ns"] / ideal)
+
+
 def workload(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
-    """Adds :func:`slowdown_percentiles`'s columns."""
+    """Adds :func:`slowdown_percentiles`'s columns, against the reference's ideal FCT."""
     extra: dict[Any, dict[str, Any]] = {}
     for i, _, run_dir, scenario in ok_runs(runs, store):
-        flows = pd.read_parquet(run_dir / "flows.parquet")
+        flows = reference_slowdown(pd.read_parquet(run_dir / "flows.parquet"), scenario)
         bounds = [float(b) for b in _bucket_bounds(scenario)]
         extra[i] = slowdown_percentiles(flows, bounds)
     return join_columns(runs, extra)
 
 
 def slowdown_figure(runs: pd.DataFrame, store: Path, **keys: Any) -> Any:
-    """p50 and p99 slowdown per flow-size decile, one line per scheme
-    (:func:`shoal.plot.slowdown_vs_size`; ``keys`` go to it)."""
+    """p50 and p99 slowdown (against the reference's ideal FCT) per flow-size decile, one
+    line per scheme (:func:`shoal.plot.slowdown_vs_size`; ``keys`` go to it)."""
     from shoal import plot
 
     frames = [
-        pd.read_parquet(run_dir / "flows.parquet").assign(scheme=str(row.get("scheme", "")))
-        for _, row, run_dir, _ in ok_runs(runs, store)
+        reference_slowdown(pd.read_parquet(run_dir / "flows.parquet"), scenario).assign(
+            scheme=str(row.get("scheme", ""))
+        )
+        for _, row, run_dir, scenario in ok_runs(runs, store)
     ]
     return plot.slowdown_vs_size(pd.concat(frames), by="scheme", **keys)
 
