@@ -115,12 +115,7 @@ def n3dc_inputs(
     stop = START_OFFSET_S + trace.start_ns.max() / 1e9 + tail_s
     overrides = {
         "TOPOLOGY_FILE": out / "n3dc_topology.txt",
-        "FLOW_FILE": out / "n3dc_flows.txt",
-        "FCT_OUTPUT_FILE": out / "n3dc_fct.txt",
-        "PFC_OUTPUT_FILE": out / "n3dc_pfc.txt",
-        "TRACE_OUTPUT_FILE": out / "n3dc_mix.tr",
-        "QLEN_MON_FILE": out / "n3dc_qlen.txt",
-        "ENABLE_TRACE": 0,
+        **n3dc_files(out),
         "BUFFER_SIZE": buffer_mb,
         "SIMULATOR_STOP_TIME": f"{stop:.3f}",
     }
@@ -133,6 +128,19 @@ def n3dc_inputs(
     else:
         overrides["ENABLE_QCN"] = 0
     return write_n3dc_config(n3dc, out, overrides)
+
+
+def n3dc_files(out: Path) -> dict:
+    """The configuration keys that put the reference's flow file and outputs in ``out``
+    (its packet trace off)."""
+    return {
+        "FLOW_FILE": out / "n3dc_flows.txt",
+        "FCT_OUTPUT_FILE": out / "n3dc_fct.txt",
+        "PFC_OUTPUT_FILE": out / "n3dc_pfc.txt",
+        "TRACE_OUTPUT_FILE": out / "n3dc_mix.tr",
+        "QLEN_MON_FILE": out / "n3dc_qlen.txt",
+        "ENABLE_TRACE": 0,
+    }
 
 
 def write_n3dc_config(n3dc: Path, out: Path, overrides: dict) -> Path:
@@ -470,7 +478,9 @@ def compare(args) -> int:
     return 3 if missed and args.check else 0
 
 
-def main(argv=None) -> int:
+def n3dc_parser(doc: str) -> argparse.ArgumentParser:
+    """A parser with the options every ns3-datacenter comparison takes (``--n3dc``,
+    ``--n3dc-program``), described by the first paragraph of ``doc``."""
     p = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -482,6 +492,11 @@ def main(argv=None) -> int:
         help="the ns3-datacenter program to run (default: its powertcp-evaluation-burst; "
         "give one built with the QbbPfc trace on to count PFC frames)",
     )
+    return p
+
+
+def main(argv=None) -> int:
+    p = n3dc_parser(__doc__)
     p.add_argument("--flows", type=int, default=500)
     p.add_argument("--load", type=float, default=0.5, help="load of the receivers' access links")
     p.add_argument("--seed", type=int, default=1)

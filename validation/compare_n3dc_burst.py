@@ -33,14 +33,21 @@ ns3-datacenter or Shoal is missing or fails, 2 on bad arguments.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
 import tomllib
 from pathlib import Path
 
-from compare_n3dc import MIB, PROGRAM, read_n3dc_pfc, read_shoal_pfc, write_n3dc_config
+from compare_n3dc import (
+    MIB,
+    PROGRAM,
+    n3dc_files,
+    n3dc_parser,
+    read_n3dc_pfc,
+    read_shoal_pfc,
+    write_n3dc_config,
+)
 from compare_ns3 import UserError, parse_size, ratio, run, run_guarded, sets, shoal_cmd
 
 from shoal.reproduce.rdma import AFTER_FROM_NS, ALONE_NS, BURST_NS, burst_metrics
@@ -180,12 +187,7 @@ def n3dc_inputs(out: Path, n3dc: Path, sc: dict, stop_s: float) -> Path:
     entry = lambda f: " ".join(f"{g}000000000 {f(g)}" for g in rates)  # noqa: E731
     overrides = {
         "TOPOLOGY_FILE": out / "n3dc_topology.txt",
-        "FLOW_FILE": out / "n3dc_flows.txt",
-        "FCT_OUTPUT_FILE": out / "n3dc_fct.txt",
-        "PFC_OUTPUT_FILE": out / "n3dc_pfc.txt",
-        "TRACE_OUTPUT_FILE": out / "n3dc_mix.tr",
-        "QLEN_MON_FILE": out / "n3dc_qlen.txt",
-        "ENABLE_TRACE": 0,
+        **n3dc_files(out),
         "BUFFER_SIZE": pool // MIB,
         "SIMULATOR_STOP_TIME": f"{stop_s}",
         "KMIN_MAP": f"3 {entry(lambda g: kmin * g // 25)}",
@@ -411,17 +413,7 @@ def print_case(case: str, c: dict, runs: int) -> None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument(
-        "--n3dc", required=True, help="ns3-datacenter's simulator/ns-3.39 directory, built"
-    )
-    p.add_argument(
-        "--n3dc-program",
-        help="the ns3-datacenter program to run (default: its powertcp-evaluation-burst; "
-        "give one built with the QbbPfc trace on to count PFC frames)",
-    )
+    p = n3dc_parser(__doc__)
     p.add_argument(
         "--cases",
         default="nowin,win",

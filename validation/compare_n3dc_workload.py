@@ -40,7 +40,6 @@ arguments.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -58,6 +57,8 @@ from compare_n3dc import (
     PROGRAM,
     START_OFFSET_S,
     _mean_pfc,
+    n3dc_files,
+    n3dc_parser,
     read_n3dc_pfc,
     read_shoal_pfc,
     write_n3dc_config,
@@ -173,12 +174,7 @@ def n3dc_inputs(out: Path, n3dc: Path, topology: Path, trace, sc: dict, tail_s: 
     stop = START_OFFSET_S + trace.start_ns.max() / 1e9 + tail_s
     overrides = {
         "TOPOLOGY_FILE": topology,
-        "FLOW_FILE": out / "n3dc_flows.txt",
-        "FCT_OUTPUT_FILE": out / "n3dc_fct.txt",
-        "PFC_OUTPUT_FILE": out / "n3dc_pfc.txt",
-        "TRACE_OUTPUT_FILE": out / "n3dc_mix.tr",
-        "QLEN_MON_FILE": out / "n3dc_qlen.txt",
-        "ENABLE_TRACE": 0,
+        **n3dc_files(out),
         "BUFFER_SIZE": pool >> 20,
         "SIMULATOR_STOP_TIME": f"{stop:.3f}",
         **red_maps(sc["switch"].get("marking", {}).get("red"), rates),
@@ -537,17 +533,7 @@ def print_report(result: dict, report: Path, figure: Path) -> None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument(
-        "--n3dc", required=True, help="ns3-datacenter's simulator/ns-3.39 directory, built"
-    )
-    p.add_argument(
-        "--n3dc-program",
-        help="the ns3-datacenter program to run (default: its powertcp-evaluation-burst; "
-        "give one built with the QbbPfc trace on to count PFC frames)",
-    )
+    p = n3dc_parser(__doc__)
     p.add_argument(
         "--flows",
         type=int,
