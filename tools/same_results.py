@@ -134,10 +134,18 @@ def experiments(python: Path) -> list[str]:
     return list(dict.fromkeys(re.findall(r"^\W*([a-z]+/[a-z0-9-]+)\s", listing, re.MULTILINE)))
 
 
+#: The two checkouts (the working tree; main adds the base's), whose locations are left
+#: out of paths like the install path's: each side runs the files of its own checkout.
+CHECKOUTS: list[Path] = [REPO]
+
+
 def without_install_path(text: str) -> str:
     """``text`` with the location of the installed package (which differs between the two
-    virtual environments: packaged CDF files) left out."""
-    return re.sub(r'"[^"]*/site-packages/', '"', text)
+    virtual environments: packaged CDF and topology files) and of the checkouts left out."""
+    text = re.sub(r'"[^"]*/site-packages/', '"', text)
+    for root in CHECKOUTS:
+        text = text.replace(f'"{root}/', '"')
+    return text
 
 
 def summary(path: Path, ignore_events: bool) -> dict:
@@ -168,7 +176,10 @@ def compare_dirs(a: Path, b: Path, ignore_events: bool, new_python: Path) -> lis
             problems.append(f"{name} differs")
     sa, sb = summary(a / "summary.json", ignore_events), summary(b / "summary.json", ignore_events)
     if "scenario" in sa:
-        (sa["scenario"],) = resolve_all(new_python, [json.dumps(sa["scenario"])])
+        # Resolved from the file as written: a file the scenario names must be found.
+        raw = json.loads((a / "summary.json").read_text())["scenario"]
+        (resolved,) = resolve_all(new_python, [json.dumps(raw)])
+        sa["scenario"] = json.loads(without_install_path(json.dumps(resolved)))
     sb = without_new_zeros(sa, sb)
     keys = sorted(k for k in set(sa) | set(sb) if sa.get(k) != sb.get(k))
     if keys:
@@ -257,6 +268,7 @@ def main() -> int:
 
     args.work.mkdir(parents=True, exist_ok=True)
     base_rev = checkout(args.base, args.work / "base-src")
+    CHECKOUTS.append((args.work / "base-src").resolve())
     sides = {
         "base": build(args.work / "base-src", args.work / "base-venv", base_rev),
         "new": build(REPO, args.work / "new-venv", tree_stamp()),
