@@ -289,6 +289,18 @@ fn bad_rdma_values_are_refused_with_their_key() {
             "rdma.cc.cnp_interval",
             &["must be positive"],
         ),
+        ("[rdma.cc]\nkind = \"timely\"\nbeta = 1.5", "rdma.cc.beta", &["1.5 is not accepted", "0 < beta <= 1"]),
+        ("[rdma.cc]\nkind = \"dctcp\"\ng = 0", "rdma.cc.g", &["0 is not accepted", "0 < g <= 1"]),
+        (
+            "[rdma.cc]\nkind = \"theta_powertcp\"\nmin_gradient = -1",
+            "rdma.cc.min_gradient",
+            &["-1 is not accepted", "a positive number"],
+        ),
+        (
+            "[rdma.cc]\nkind = \"theta_powertcp\"\nhai_after = 5",
+            "rdma.cc.hai_after",
+            &["unknown key `hai_after`", "`base_rtt_factor`"],
+        ),
     ] {
         let e = refused(rdma);
         assert_eq!(e.path, key, "{rdma}: {e}");
@@ -298,4 +310,119 @@ fn bad_rdma_values_are_refused_with_their_key() {
     assert!(warnings("window_scales_with_rate = true")[0].starts_with("rdma.window_scales_with_rate: has no effect"));
     assert!(warnings("ack_interval = 4\nwindow = \"bdp\"")[0].starts_with("rdma.ack_interval: 4 packets per ACK"));
     assert!(warnings("ack_interval = 4\nwindow = \"3001B\"").is_empty());
+}
+
+/// The bottleneck queue (switch 0's port to host 0, queue 0) every `step` ps of a run of
+/// `sim` to its end: (time, bytes).
+fn bottleneck_queue(sim: &mut Simulation, step: u64) -> Vec<(u64, u64)> {
+    let mut samples = Vec::new();
+    let mut t = 0;
+    while !sim.is_finished() {
+        t += step;
+        sim.run_until(t);
+        let c = sim.counters_json();
+        let q = c["queues"].as_array().unwrap().iter().find(|q| q["switch"] == 0 && q["port"] == 0 && q["queue"] == 0);
+        samples.push((t, q.map_or(0, |q| q["now"].as_u64().unwrap())));
+    }
+    let errors = sim.check_invariants();
+    assert!(errors.is_empty(), "invariants violated: {errors:?}");
+    samples
+}
+
+/// An incast of `senders` connections of `size` into host 0 of a 100 Gbps star with a
+/// 32 MB buffer (nothing is dropped), switches marking as `marking` says, and the
+/// connections' controller `cc` (a `[rdma.cc]` body).
+fn cc_incast(senders: u32, size: &str, marking: &str, cc: &str, rdma: &str) -> Simulation {
+    let sc = common::scenario(&format!(
+        "[topology]\nkind = \"star\"\nhosts = {}\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n\
+         [switch]\npool_size = \"32MB\"\nports_per_pool = {}\nreserved = \"0B\"\nalpha = 1000\n{marking}\n\
+         [rdma]\n{rdma}\n[rdma.cc]\n{cc}\n[run]\nfct_until = \"acked\"\n[workload]\npattern = \"incast\"\n\
+         senders = \"1-{senders}\"\nreceiver = 0\nsize = \"{size}\"\ntransport = \"rdma\"\n",
+        senders + 1,
+        senders + 1
+    ));
+    Simulation::new(&sc).unwrap()
+}
+
+/// The connections' FCTs in us, each checked finished.
+fn fcts_us(sim: &Simulation) -> Vec<f64> {
+    sim.flow_records().iter().map(|r| (r.finish.expect("finished") - r.start) as f64 / 1e6).collect()
+}
+
+/// Packet time of a 1,036 B data packet at 100 Gbps, us.
+const PACKET_US: f64 = 1036.0 * 8.0 / 100e3;
+
+/// TIMELY (defaults: ns3-datacenter's) on a 2-to-1 incast of 4 MB each, no window. While
+/// RTTs stay below T_low = 50 us it only increases, so the queue grows at the excess
+/// rate, 100 Gbps, until an update sees RTT > T_low: the queue then holds about C x T_low
+/// = 625 KB, and updates come once per RTT, so the cut lands up to two RTTs of excess
+/// later: the peak is at most 625 KB x (1 + 2) = 1.875 MB, far below C x T_high
+/// (6.25 MB: the RTT never reaches T_high). The steep gradient cuts both rates to the
+/// minimum; from then on the queue never again exceeds C x T_low (below T_low TIMELY only
+/// adds R_AI / R_HAI per RTT, and the gradient cuts again as soon as the queue grows). No
+/// drop. (With the reference's defaults the climb back from 100 Mbps, + 100 Mbps per RTT,
+/// leaves the link idle most of the run: 1.98 ms against the 0.66 ms both need.)
+#[test]
+fn timely_incast_cuts_before_t_high() {
+    let mut sim = cc_incast(2, "4000000B", "", "kind = \"timely\"", "");
+    let queue = bottleneck_queue(&mut sim, 5_000_000);
+    fcts_us(&sim);
+    assert_eq!(sim.counters_json()["packets"]["dropped"], 0);
+    let peak = queue.iter().map(|q| q.1).max().unwrap();
+    assert!(peak > 625_000 && peak <= 1_875_000, "peak {peak} B");
+    let emptied = queue.iter().position(|q| q.1 == 0).expect("the queue empties");
+    let later = queue[emptied..].iter().map(|q| q.1).max().unwrap();
+    assert!(later <= 625_000, "after emptying the queue reached {later} B");
+}
+
+/// DCTCP over RDMA on a 2-to-1 incast of 4 MB each, no window, step marking at K =
+/// 200 KB (kmin = kmax, pmax 1, at dequeue). Both start at line rate; the first packet
+/// dequeued above K is marked, and its echo cuts its sender's rate one base RTT later
+/// (4.16 us, 5 us with the marked packet's and the ACK's own times): the peak is at most
+/// K + (N - 1) x C x 5 us = 200 KB + 62.5 KB. Each cut is at most once per window and
+/// by alpha / 2 (alpha starts at 1), so the queue then swings below K: its mean over the
+/// run stays under K. The port stays busy: the later connection ends within 5% of the
+/// 8,000 packet times both need. No drop.
+#[test]
+fn dctcp_incast_holds_the_queue_near_k() {
+    let step = "[switch.ecn]\nat = \"dequeue\"\nnon_ect = \"pass\"\n\
+                [switch.marking.red]\nkmin = \"200KB\"\nkmax = \"200KB\"\npmax = 1.0";
+    let mut sim = cc_incast(2, "4000000B", step, "kind = \"dctcp\"", "");
+    let queue = bottleneck_queue(&mut sim, 5_000_000);
+    let c = sim.counters_json();
+    assert_eq!(c["packets"]["dropped"], 0);
+    assert!(c["ecn_marks"].as_u64().unwrap() > 0);
+    let peak = queue.iter().map(|q| q.1).max().unwrap();
+    assert!(peak > 200_000 && peak <= 262_500, "peak {peak} B");
+    let mean = queue.iter().map(|q| q.1).sum::<u64>() / queue.len() as u64;
+    assert!(mean < 200_000, "mean queue {mean} B");
+    let last = fcts_us(&sim).into_iter().fold(0.0, f64::max);
+    assert!(last < 8000.0 * PACKET_US * 1.05, "{last} us");
+}
+
+/// theta-PowerTCP on a 10-to-1 incast of 4 MB each, with the reference's window (one
+/// max-path BDP scaled by rate, as script-burst.sh runs it). Its fixed point: the rates
+/// stop moving when u = R_c / (R_c - beta) = 1 + N beta / C (each at C / N), i.e. when
+/// the RTT is 1.05 u base RTTs: 1.05 x 1.015 x 4.16 us = 4.434 us, against the 4.173 us
+/// an empty queue gives (1,036 B packets and 48 B ACKs over two links, 4 us of
+/// propagation), so the queue holds C x 0.261 us = 3.3 KB. Measured from 1 ms (after the
+/// first burst, which the window caps at 10 x 52 KB - 52 KB = 468 KB) to the first
+/// completion, its mean is within 40% of that; the port stays busy (the last connection
+/// ends within 5% of the 40,000 packet times they need); no drop.
+#[test]
+fn theta_powertcp_incast_holds_a_small_queue() {
+    let window = "window = \"max_bdp\"\nwindow_scales_with_rate = true";
+    let mut sim = cc_incast(10, "4000000B", "", "kind = \"theta_powertcp\"", window);
+    let queue = bottleneck_queue(&mut sim, 5_000_000);
+    assert_eq!(sim.counters_json()["packets"]["dropped"], 0);
+    let peak = queue.iter().map(|q| q.1).max().unwrap();
+    assert!(peak <= 468_000, "peak {peak} B");
+    let fcts = fcts_us(&sim);
+    let first = fcts.iter().cloned().fold(f64::MAX, f64::min);
+    let settled: Vec<u64> =
+        queue.iter().filter(|q| q.0 >= 1_000_000_000 && (q.0 as f64) < first * 1e6).map(|q| q.1).collect();
+    let mean = settled.iter().sum::<u64>() as f64 / settled.len() as f64;
+    assert!((mean / 3300.0 - 1.0).abs() < 0.4, "mean queue {mean} B vs 3.3 KB");
+    let last = fcts.iter().cloned().fold(0.0, f64::max);
+    assert!(last < 40_000.0 * PACKET_US * 1.05, "{last} us");
 }

@@ -19,7 +19,7 @@
 //!   on. With `rto` set, a sender whose unacknowledged packets see no ACK progress for
 //!   that long goes back to the first of them.
 
-use super::cc::{AnyRdmaCc, CongestionControl, Notification, RdmaCcConfig, SendState};
+use super::cc::{AnyRdmaCc, CongestionControl, Feedback, Notification, RdmaCcConfig, RdmaCcEnv, SendState};
 use super::{Framing, HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
 use crate::net::{Packet, PacketKind};
 use crate::scenario::{FctUntil, RdmaConfig, RdmaWindow, Rto, Scenario};
@@ -46,6 +46,11 @@ pub struct RdmaSettings {
     pub cc: RdmaCcConfig,
     /// How receivers notify congestion (from `cc`).
     pub notification: Notification,
+    /// Whether a rate change moves the pending packet's send time (from `cc`).
+    pub shifts_pending_packet: bool,
+    /// The base RTT of the longest path between two hosts, when the run needs it (a
+    /// `max_bdp` window, or a controller that needs a base RTT).
+    pub longest_base_rtt: Option<Ps>,
 }
 
 impl RdmaSettings {
@@ -64,14 +69,15 @@ impl RdmaSettings {
             cc,
         } = sc.rdma.clone();
         let line_rate_bps = line_rates_bps.iter().copied().max().unwrap_or(sc.topology.link_rate.0);
+        let longest_base_rtt = (window == RdmaWindow::MaxBdp || cc.needs_base_rtt()).then(|| {
+            let longest = sc.topology.longest_path(|_, delay| delay.0).unwrap_or_default();
+            let delay = longest.iter().map(|(_, d)| d.0).sum();
+            base_rtt(mtu, delay, longest.iter().map(|(r, _)| r.0))
+        });
         let window = match window {
             RdmaWindow::Bytes(b) => WindowSize::Fixed(b.0),
             RdmaWindow::Bdp => WindowSize::PathBdp,
-            RdmaWindow::MaxBdp => {
-                let longest = sc.topology.longest_path(|_, delay| delay.0).unwrap_or_default();
-                let delay = longest.iter().map(|(_, d)| d.0).sum();
-                WindowSize::Fixed(bdp(mtu, line_rate_bps, delay, longest.iter().map(|(r, _)| r.0)))
-            }
+            RdmaWindow::MaxBdp => WindowSize::Fixed(bdp(line_rate_bps, longest_base_rtt.unwrap_or_default())),
         };
         RdmaSettings {
             mtu,
@@ -88,6 +94,8 @@ impl RdmaSettings {
             line_rates_bps,
             ack_priority,
             notification: cc.notification(),
+            shifts_pending_packet: cc.shifts_pending_packet(),
+            longest_base_rtt,
             cc,
         }
     }
@@ -96,7 +104,19 @@ impl RdmaSettings {
     /// first its sender's, at the sender's line rate.
     pub fn bdp(&self, delay: Ps, rates: impl Iterator<Item = u64> + Clone) -> u64 {
         let line_rate_bps = rates.clone().next().unwrap_or(0);
-        bdp(self.mtu, line_rate_bps, delay, rates)
+        bdp(line_rate_bps, base_rtt(self.mtu, delay, rates))
+    }
+
+    /// The base RTT a connection's controller starts from: its own path's with a window
+    /// of its path's BDP (the reference's `GLOBAL_T 0`), else the longest path's (`GLOBAL_T
+    /// 1`, its examples' setting: `powertcp-evaluation-burst.cc:153`), as for the window.
+    fn cc_env(&self, path: Option<&PathInfo>) -> RdmaCcEnv {
+        let own = path.filter(|_| self.window == WindowSize::PathBdp);
+        let base_rtt = match own {
+            Some(path) => base_rtt(self.mtu, path.delay, path.rates.iter().copied()),
+            None => self.longest_base_rtt.unwrap_or_default(),
+        };
+        RdmaCcEnv { base_rtt }
     }
 
     /// Packets of a `bytes`-byte message.
@@ -127,17 +147,21 @@ impl RdmaSettings {
     }
 }
 
-/// One bandwidth-delay product of a path of one-way propagation delay `delay` and link
-/// rates `rates`, as the reference sizes a window: the sender's line rate times the base
-/// RTT, twice the delay plus one `mtu` payload's serialization per link (ns3-datacenter
-/// 6ddb4a4, `examples/PowerTCP/powertcp-evaluation-burst.cc:265,1029` for the RTT,
-/// `rdma-hw.cc:257-258` for the product; bytes rounded down). The RTT leaves out headers
-/// and the ACK's way back: with 1,000 B payloads and 100 Gbps links of 1 us, 4.16 us
-/// where an ACK really takes 4.17 us, which the window, counted in payload bytes, still
-/// covers.
-fn bdp(mtu: u32, line_rate_bps: u64, delay: Ps, rates: impl Iterator<Item = u64>) -> u64 {
-    let rtt = 2 * delay + rates.map(|r| serialization(mtu as u64, r)).sum::<Ps>();
-    (line_rate_bps as u128 * rtt as u128 / (8 * PS_PER_S as u128)) as u64
+/// The base RTT of a path of one-way propagation delay `delay` and link rates `rates`,
+/// as the reference computes it for windows and controllers: twice the delay plus one
+/// `mtu` payload's serialization per link (ns3-datacenter 6ddb4a4,
+/// `examples/PowerTCP/powertcp-evaluation-burst.cc:265,1029`). It leaves out headers and
+/// the ACK's way back: with 1,000 B payloads and 100 Gbps links of 1 us, 4.16 us where an
+/// ACK really takes 4.17 us.
+fn base_rtt(mtu: u32, delay: Ps, rates: impl Iterator<Item = u64>) -> Ps {
+    2 * delay + rates.map(|r| serialization(mtu as u64, r)).sum::<Ps>()
+}
+
+/// One bandwidth-delay product, as the reference sizes a window: the sender's line rate
+/// times the base RTT (`rdma-hw.cc:257-258`; bytes rounded down). The window, counted in
+/// payload bytes, still covers the true RTT the base RTT falls short of.
+fn bdp(line_rate_bps: u64, base_rtt: Ps) -> u64 {
+    (line_rate_bps as u128 * base_rtt as u128 / (8 * PS_PER_S as u128)) as u64
 }
 
 /// How the run sizes a connection's window.
@@ -198,6 +222,8 @@ pub struct RdmaFlow {
     send: SendState,
     /// When the rate limiter lets the next packet go.
     next_avail: Ps,
+    /// Wire bytes of the last packet sent (whose packet time `next_avail` counts).
+    last_size: u32,
     /// The ready time last told to the NIC.
     paced: Option<Ps>,
     /// When the retransmission timer expires: set exactly while `rto` is set and a
@@ -236,7 +262,7 @@ impl TransportKind for RdmaFlow {
             snd_una: 0,
             snd_nxt: 0,
             sent_max: 0,
-            cc: rdma.cc.build(&()),
+            cc: rdma.cc.build(&rdma.cc_env(path)),
             window: InFlightCap { bytes: window, scales_with_rate: rdma.window_scales_with_rate },
             line_rate_bps,
             send: SendState {
@@ -247,6 +273,7 @@ impl TransportKind for RdmaFlow {
                 mss: rdma.mtu as f64,
             },
             next_avail: cx.now,
+            last_size: 0,
             paced: None,
             rto_at: None,
             retransmits: 0,
@@ -337,6 +364,7 @@ impl RdmaFlow {
         if pkt.ece {
             self.notified(cx);
         }
+        let acked_before = self.acked_bytes(cx.stacks.rdma.mtu);
         if pkt.seq > self.snd_una {
             self.snd_una = pkt.seq;
             self.snd_nxt = self.snd_nxt.max(pkt.seq);
@@ -344,6 +372,23 @@ impl RdmaFlow {
         }
         if pkt.kind == PacketKind::Nack {
             self.snd_nxt = self.snd_una;
+        }
+        // The controller sees every ACK and NACK after the sequence state moved, as the
+        // reference's `ReceiveAck` runs it (`rdma-hw.cc:408-457`). An ACK measures the
+        // RTT of the packet it answers, whose send time it echoes; a NACK echoes none.
+        let feedback = Feedback {
+            now: cx.now,
+            acked_bytes: self.acked_bytes(cx.stacks.rdma.mtu) - acked_before,
+            ece: pkt.ece,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            rtt: (pkt.kind == PacketKind::Ack).then(|| cx.now.saturating_sub(pkt.timestamp)),
+            telemetry: None,
+        };
+        let rate_before = self.send.rate_bps;
+        self.cc.on_ack(&mut self.send, &feedback);
+        if cx.stacks.rdma.shifts_pending_packet && self.send.rate_bps != rate_before {
+            self.shift_pending_packet(rate_before);
         }
         if self.sender_done() && cx.stacks.fct_until == FctUntil::Acked {
             self.finish(cx);
@@ -359,6 +404,26 @@ impl RdmaFlow {
             self.cc.on_cnp(&mut self.send, cx.now);
             self.ask_for_timer(cx);
         }
+    }
+
+    /// Payload bytes acknowledged.
+    fn acked_bytes(&self, mtu: u32) -> u64 {
+        (self.snd_una as u64 * mtu as u64).min(self.bytes)
+    }
+
+    /// The rate moved from `old_bps`: the packet waiting for `next_avail` goes the
+    /// difference in the last packet's time at the two rates earlier or later, as the
+    /// reference's `ChangeRate` does (`rdma-hw.cc:636-647`).
+    fn shift_pending_packet(&mut self, old_bps: f64) {
+        let packet_time = |bps: f64| serialization(self.last_size as u64, self.limited(bps)) as i128;
+        let shifted = self.next_avail as i128 + packet_time(self.send.rate_bps) - packet_time(old_bps);
+        self.next_avail = shifted.max(0) as Ps;
+    }
+
+    /// The rate the limiter paces at for a controller's `bps`: whole bits per second, at
+    /// least 1, at most the line rate.
+    fn limited(&self, bps: f64) -> u64 {
+        (bps.round() as u64).clamp(1, self.line_rate_bps)
     }
 
     /// Every packet is acknowledged: the sender's work (and its timers) is over.
@@ -438,8 +503,8 @@ impl Transport for RdmaFlow {
         if self.rto_at.is_none() {
             self.restart_rto(cx);
         }
-        let rate = (self.send.rate_bps.round() as u64).clamp(1, self.line_rate_bps);
-        self.next_avail = cx.now + serialization(size as u64, rate);
+        self.next_avail = cx.now + serialization(size as u64, self.limited(self.send.rate_bps));
+        self.last_size = size;
         // A byte counter's increase applies from the packet after next, as the pacing
         // gap after this one is already set (ns3-rdma's transmit path does the same).
         self.cc.on_send(&mut self.send, size as u64, cx.now);

@@ -1,10 +1,10 @@
-use super::{CongestionControl, Feedback, SendState};
+use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::registry::keyless_scheme;
 
 /// No congestion control: an RDMA connection sends at its line rate whatever happens.
 pub struct LineRate;
 
-keyless_scheme!(LineRate);
+keyless_scheme!(LineRate, env RdmaCcEnv);
 
 impl CongestionControl for LineRate {
     fn on_ack(&mut self, _s: &mut SendState, _f: &Feedback) {}

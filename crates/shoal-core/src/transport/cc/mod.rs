@@ -9,12 +9,18 @@ mod dctcp;
 mod ecn_star;
 mod line_rate;
 mod newreno;
+mod rdma_dctcp;
+mod theta_powertcp;
+mod timely;
 
 pub use dcqcn::{Dcqcn, DcqcnConfig, MellanoxConfig, PaperConfig};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use ecn_star::EcnStar;
 pub use line_rate::LineRate;
 pub use newreno::NewReno;
+pub use rdma_dctcp::{RdmaDctcp, RdmaDctcpConfig};
+pub use theta_powertcp::{ThetaPowerTcp, ThetaPowerTcpConfig};
+pub use timely::{Timely, TimelyConfig};
 
 use super::TcpConfig;
 use crate::net::IntHop;
@@ -55,7 +61,10 @@ impl SendState {
     }
 }
 
-/// An ACK that acknowledged new data outside loss recovery.
+/// An ACK as a controller sees it. TCP passes the ACKs that acknowledge new data outside
+/// loss recovery; RDMA passes every ACK and NACK (the reference's `RdmaHw::ReceiveAck`
+/// runs its controller on both, after moving the sequence state), `acked_bytes` then
+/// being the payload bytes newly acknowledged, possibly 0.
 pub struct Feedback<'a> {
     pub now: Ps,
     pub acked_bytes: u64,
@@ -64,7 +73,8 @@ pub struct Feedback<'a> {
     /// Sequence state after the ACK, in segments.
     pub snd_una: u32,
     pub snd_nxt: u32,
-    /// The round trip this ACK measured, if it measured one.
+    /// The round trip this ACK measured, if it measured one (RDMA: now minus the send
+    /// time the ACK echoes; a NACK measures none).
     pub rtt: Option<Ps>,
     /// The per-hop records the acknowledged packet collected, when the network stamps
     /// them.
@@ -126,9 +136,21 @@ cc_registry! {
 
 cc_registry! {
     /// The congestion control of RDMA connections (`rdma.cc`).
-    pub enum RdmaCcConfig => AnyRdmaCc: CongestionControl, env ();
+    pub enum RdmaCcConfig => AnyRdmaCc: CongestionControl, env RdmaCcEnv;
     "none" => LineRate(LineRate),
     "dcqcn" => Dcqcn(Dcqcn),
+    "timely" => Timely(Timely),
+    "dctcp" => RdmaDctcp(RdmaDctcp),
+    "theta_powertcp" => ThetaPowerTcp(ThetaPowerTcp),
+}
+
+/// What an RDMA connection's controller is built from besides its keys.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RdmaCcEnv {
+    /// The connection's base RTT as the reference computes it for its window (twice the
+    /// propagation delay plus one payload serialization per link; its path's, or the
+    /// longest path's: see `RdmaSettings`).
+    pub base_rtt: Ps,
 }
 
 /// How an RDMA receiver tells its sender that packets arrived marked (CE).
@@ -149,6 +171,19 @@ impl RdmaCcConfig {
             RdmaCcConfig::Dcqcn(DcqcnConfig::Paper(p)) => Notification::Cnp { interval: p.cnp_interval.0 },
             _ => Notification::EchoInAcks,
         }
+    }
+
+    /// Whether a rate change also moves the pending packet's send time by the change in
+    /// its packet time, as the reference's `ChangeRate` does for the controllers that call
+    /// it (HPCC and PowerTCP, `rdma-hw.cc:636-647`); the others only set the rate, which
+    /// applies from the next packet's gap on.
+    pub fn shifts_pending_packet(&self) -> bool {
+        matches!(self, RdmaCcConfig::ThetaPowerTcp(_))
+    }
+
+    /// Whether its controllers need the connection's base RTT (`RdmaCcEnv::base_rtt`).
+    pub fn needs_base_rtt(&self) -> bool {
+        matches!(self, RdmaCcConfig::ThetaPowerTcp(_))
     }
 }
 

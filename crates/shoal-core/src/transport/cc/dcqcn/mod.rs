@@ -8,7 +8,7 @@ mod paper;
 pub use mellanox::{Mellanox, MellanoxConfig};
 pub use paper::{Paper, PaperConfig};
 
-use super::{CongestionControl, Feedback, SendState};
+use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::registry::{keys, split_tag, Scheme};
 use crate::scenario::{Scenario, ScenarioError, Warnings};
 use crate::sim::Ps;
@@ -85,9 +85,9 @@ pub enum Dcqcn {
 
 impl Scheme for Dcqcn {
     type Config = DcqcnConfig;
-    type Env = ();
+    type Env = RdmaCcEnv;
 
-    fn build(cfg: &DcqcnConfig, _: &()) -> Self {
+    fn build(cfg: &DcqcnConfig, _: &RdmaCcEnv) -> Self {
         match cfg {
             DcqcnConfig::Ns3Datacenter(c) => Dcqcn::Mellanox(Mellanox::new(c)),
             DcqcnConfig::Paper(c) => Dcqcn::Paper(Paper::new(c)),
