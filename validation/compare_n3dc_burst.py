@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Cross-validate Shoal's RDMA, DCQCN and PFC against ns3-datacenter's 10-to-1 burst.
+"""Cross-validate Shoal's RDMA, its congestion controls and PFC against ns3-datacenter's
+10-to-1 burst.
 
     python validation/compare_n3dc_burst.py --n3dc /path/to/ns3-datacenter/simulator/ns-3.39 \\
-        [--n3dc-program PATH] [--cases nowin,win] [--runs 3] [--stop 0.16] [--out DIR] [--check]
+        [--n3dc-program PATH] [--cc dcqcn|timely|dctcp|theta_powertcp] [--cases nowin,win]
+        [--runs 3] [--stop 0.16] [--out DIR] [--check]
 
 The experiment is ns3-datacenter's own (examples/PowerTCP: script-burst.sh,
 flow-burstExp-10.txt, plot-burst.py) on its 128-host three-tier topology.txt: host 0
@@ -11,8 +13,12 @@ ToR 0 at 25 Gbps, so the bottleneck is ToR 0's port toward host 16. The referenc
 that port's queue (bytes) and the bytes it sent in each interval of 1.5 x minRtt; Shoal's
 ``queues.parquet`` sampled at the same interval gives the same two series.
 
-For each case (DCQCN without a window, ``--windowCheck=0``; with DCQCN+Win,
-``--windowCheck=1``: a max-BDP window scaled by rate) the script writes the reference's
+``--cc`` picks the congestion control as the reference's script-burst.sh runs it (cc mode
+1 DCQCN, 7 TIMELY, 8 DCTCP, 3 with --wien --delayWien theta-PowerTCP) and, in Shoal,
+``rdma.cc.kind`` with the reference's wire sizes for it (``CCS``). For each case (without
+a window, ``--windowCheck=0``; with one, ``--windowCheck=1``: a max-BDP window scaled by
+rate; by default DCQCN both, TIMELY without, DCTCP and theta-PowerTCP with, as
+script-burst.sh runs them) the script writes the reference's
 topology, flow and configuration files (its config-burst.txt with the paths, the stop
 time and no tracing; buffer, RED maps and DCQCN values as ``n3dc_burst.toml`` has them),
 runs it ``--runs`` times (ns-3 ``RngRun`` 1..N: RED marks at random), runs
@@ -37,6 +43,7 @@ import json
 import statistics
 import sys
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 from compare_n3dc import (
@@ -69,6 +76,35 @@ ALONE = tuple(BURST_START + t / 1e9 for t in ALONE_NS)
 BURST = tuple(BURST_START + t / 1e9 for t in BURST_NS)
 AFTER_FROM = BURST_START + AFTER_FROM_NS / 1e9
 CASES = {"nowin": 0, "win": 1}  # case name -> the reference's --windowCheck
+MODEL = "ns3_datacenter"  # DCQCN's rdma.cc.model (Shoal's default; no other kind has one)
+
+
+@dataclass(frozen=True)
+class CcRun:
+    """One congestion control as the reference's script-burst.sh runs it, and Shoal's side."""
+
+    label: str
+    algorithm: int  # the reference's --algorithm (its CC_MODE)
+    wien: bool  # --wien (PowerTCP instead of HPCC, within cc mode 3)
+    delay_wien: bool  # --delayWien (theta-PowerTCP: the RTT-only variant)
+    cases: tuple[str, ...]  # script-burst.sh:52-56: window 0 for DCQCN and TIMELY, else 1
+    header: int  # the reference's wire bytes of a data packet beyond its payload
+    ack_size: int  # and of an ACK
+
+
+# Wire sizes (ns3-datacenter 6ddb4a4, simulator/ns-3.39): a data packet is PPP 14 + IPv4 20
+# + UDP 8 + SeqTs 6 + the INT header's static size (seq-ts-header.cc:97-99, rdma-hw.cc:
+# 583-607); an ACK is PPP 14 + IPv4 20 + qbb 12 + the same INT size, padded to 60 B
+# (qbb-header.cc:99-104, qbb-header.h:66-69, rdma-hw.cc:343). The INT size follows the cc
+# mode (powertcp-evaluation-burst.cc:727-735; int-header.cc:16-26): none for DCQCN (1) and
+# DCTCP (8), the 8 B timestamp for TIMELY (7), the 5-hop stack for cc mode 3: 5 x 8 B hops
+# + a 2 B hop count = 42 B (int-header.h:10-24, 84, 95-99), carried whatever the hops.
+CCS = {
+    "dcqcn": CcRun("DCQCN", 1, False, False, ("nowin", "win"), 48, 60),
+    "timely": CcRun("TIMELY", 7, False, False, ("nowin",), 48 + 8, 60),
+    "dctcp": CcRun("DCTCP", 8, False, False, ("win",), 48, 60),
+    "theta_powertcp": CcRun("theta-PowerTCP", 3, True, True, ("win",), 48 + 42, 46 + 42),
+}
 # Shoal's settings for DCQCN+Win (windowCheck=1 sets HAS_WIN and VAR_WIN; GLOBAL_T 1).
 WINDOW = {"rdma.window": "max_bdp", "rdma.window_scales_with_rate": "true"}
 TARGET_PEAK = 0.10
@@ -203,6 +239,20 @@ def n3dc_inputs(out: Path, n3dc: Path, sc: dict, stop_s: float) -> Path:
     return conf
 
 
+def shoal_cc(kind: str) -> dict:
+    """Shoal's settings for one ``--cc`` over ``n3dc_burst.toml`` (DCQCN with its sizes):
+    DCQCN's model (the default one, named: a key the other kinds refuse), or the kind
+    and the reference's wire sizes for it."""
+    if kind == "dcqcn":
+        return {"rdma.cc.model": MODEL}
+    cc = CCS[kind]
+    return {
+        "rdma.cc.kind": kind,
+        "rdma.header": cc.header,
+        "rdma.ack_size": cc.ack_size,
+    }
+
+
 def shoal_trace(out: Path) -> Path:
     trace = out / "trace.csv"
     rows = [
@@ -236,7 +286,7 @@ def _summary(per_run: list[dict]) -> dict:
 PLOT_SMOOTHING = 12
 
 
-def plot(series: dict, path: Path, stop_s: float) -> None:
+def plot(series: dict, path: Path, stop_s: float, label: str = "DCQCN") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -260,7 +310,7 @@ def plot(series: dict, path: Path, stop_s: float) -> None:
         qax.set_ylabel("queue (KB)")
         handles = ax.get_legend_handles_labels()[0] + qax.get_legend_handles_labels()[0]
         qax.legend(handles=handles, loc="upper right", fontsize="small")
-        ax.set_title(f"DCQCN {'with' if case == 'win' else 'without'} window, run 1")
+        ax.set_title(f"{label} {'with' if case == 'win' else 'without'} window, run 1")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -275,7 +325,9 @@ def compare(args) -> int:
         )
     if not (n3dc / "examples/PowerTCP/config-burst.txt").is_file():
         raise UserError(f"{n3dc} has no examples/PowerTCP/config-burst.txt", 1)
-    out = Path(args.out or HERE / "results" / "n3dc_burst").resolve()
+    cc = CCS[args.cc]
+    default_out = "n3dc_burst" if args.cc == "dcqcn" else f"n3dc_burst_{args.cc}"
+    out = Path(args.out or HERE / "results" / default_out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     sc = tomllib.loads(SCENARIO.read_text())
     port = bottleneck_port(TOPOLOGY, BOTTLENECK_HOST)
@@ -283,6 +335,7 @@ def compare(args) -> int:
     trace = shoal_trace(out)
     result: dict = {
         "scenario": SCENARIO.name,
+        "cc": args.cc,
         "runs": args.runs,
         "stop_s": args.stop,
         "n3dc_program": str(program),
@@ -299,9 +352,9 @@ def compare(args) -> int:
         cmd = [
             str(program),
             f"--conf={conf}",
-            "--algorithm=1",
-            "--wien=false",
-            "--delayWien=false",
+            f"--algorithm={cc.algorithm}",
+            f"--wien={str(cc.wien).lower()}",
+            f"--delayWien={str(cc.delay_wien).lower()}",
             f"--windowCheck={CASES[case]}",
         ]
         n3dc_runs, n3dc_pfc, n3dc_walls = [], [], []
@@ -325,6 +378,7 @@ def compare(args) -> int:
                 "run.stop_time": f"{round(args.stop * 1e9)}ns",
                 "run.sample_interval": f"{interval_ns}ns",
                 **(WINDOW if CASES[case] else {}),
+                **shoal_cc(args.cc),
             }
             cmd = [*shoal, "run", str(SCENARIO), "--out", str(shoal_out), "-q", *sets(pairs)]
             wall, _ = run(cmd, "shoal run")
@@ -370,10 +424,10 @@ def compare(args) -> int:
             if q is None or abs(q - 1) > target:
                 missed.append(f"{case} {key} ratio {q}")
         result["cases"][case] = c
-        print_case(case, c, args.runs)
+        print_case(case, c, args.runs, cc.label)
     if args.n3dc_program is None:
         print("PAUSE frames: the stock program traces none (see --n3dc-program)")
-    plot(figure_series, out / "burst.png", args.stop)
+    plot(figure_series, out / "burst.png", args.stop, cc.label)
     result["missed_targets"] = missed
     (out / "comparison.json").write_text(json.dumps(result, indent=2, default=str) + "\n")
     print("targets: " + ("all met" if not missed else "missed " + "; ".join(missed)))
@@ -392,8 +446,8 @@ LABELS = {
 }
 
 
-def print_case(case: str, c: dict, runs: int) -> None:
-    print(f"\n{case} (windowCheck={c['window_check']}), means of {runs} runs")
+def print_case(case: str, c: dict, runs: int, label: str = "DCQCN") -> None:
+    print(f"\n{label} {case} (windowCheck={c['window_check']}), means of {runs} runs")
     print(f"  {'':<38} {'Shoal':>9} {'n3dc':>9} {'ratio':>6}")
     for key, (label, scale) in LABELS.items():
         m = c["metrics"][key]
@@ -415,9 +469,15 @@ def print_case(case: str, c: dict, runs: int) -> None:
 def main(argv=None) -> int:
     p = n3dc_parser(__doc__)
     p.add_argument(
+        "--cc",
+        default="dcqcn",
+        choices=list(CCS),
+        help="the congestion control in both simulators (default dcqcn)",
+    )
+    p.add_argument(
         "--cases",
-        default="nowin,win",
-        help="comma-separated: nowin (DCQCN, windowCheck=0), win (DCQCN+Win, windowCheck=1)",
+        help="comma-separated: nowin (windowCheck=0), win (windowCheck=1); default as "
+        "script-burst.sh runs the cc: dcqcn both, timely nowin, dctcp and theta_powertcp win",
     )
     p.add_argument(
         "--runs",
@@ -434,7 +494,10 @@ def main(argv=None) -> int:
     p.add_argument("--out", help="output directory (default validation/results/n3dc_burst)")
     p.add_argument("--check", action="store_true", help="exit 3 when a target is missed")
     args = p.parse_args(argv)
-    args.cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    if args.cases is None:
+        args.cases = list(CCS[args.cc].cases)
+    else:
+        args.cases = [c.strip() for c in args.cases.split(",") if c.strip()]
     unknown = [c for c in args.cases if c not in CASES]
     if unknown or not args.cases:
         p.error(f"--cases: unknown {unknown or 'empty'} (accepted: {', '.join(CASES)})")

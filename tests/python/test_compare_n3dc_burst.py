@@ -150,8 +150,61 @@ def test_the_reference_inputs(tmp_path: Path):
     assert set(trace.priority) == {3} and set(trace.dst) == {16}
 
 
+def test_each_cc_as_the_reference_runs_it():
+    # script-burst.sh: cc modes 1, 7, 8 and 3 with --wien --delayWien; window for DCTCP and
+    # theta-PowerTCP only. Wire sizes: 48 B of headers plus the INT header's size (none, an
+    # 8 B timestamp, or 5 x 8 + 2 = 42 B for cc mode 3); ACKs 46 B plus it, at least 60 B.
+    cc = burst.CCS
+    assert [(c.algorithm, c.wien, c.delay_wien) for c in cc.values()] == [
+        (1, False, False),
+        (7, False, False),
+        (8, False, False),
+        (3, True, True),
+    ]
+    assert {k: c.cases for k, c in cc.items()} == {
+        "dcqcn": ("nowin", "win"),
+        "timely": ("nowin",),
+        "dctcp": ("win",),
+        "theta_powertcp": ("win",),
+    }
+    assert {k: (c.header, c.ack_size) for k, c in cc.items()} == {
+        "dcqcn": (48, 60),
+        "timely": (56, 60),
+        "dctcp": (48, 60),
+        "theta_powertcp": (90, 88),
+    }
+    assert burst.shoal_cc("dcqcn") == {"rdma.cc.model": "ns3_datacenter"}
+    assert burst.shoal_cc("timely") == {
+        "rdma.cc.kind": "timely",
+        "rdma.header": 56,
+        "rdma.ack_size": 60,
+    }
+
+
+@pytest.mark.parametrize("kind", list(burst.CCS))
+def test_shoal_accepts_each_cc_over_the_scenario(tmp_path: Path, kind: str):
+    import subprocess
+
+    pairs = {
+        "workload.trace": burst.shoal_trace(tmp_path),
+        "run.stop_time": "130010us",
+        **burst.WINDOW,
+        **burst.shoal_cc(kind),
+    }
+    cmd = [*burst.shoal_cmd(), "run", str(burst.SCENARIO), "--out", str(tmp_path / "run"), "-q"]
+    proc = subprocess.run([*cmd, *burst.sets(pairs)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    sc = (tmp_path / "run" / "scenario.json").read_text()
+    assert f'"{kind}"' in sc
+
+
 def test_argument_errors(tmp_path: Path, capsys):
-    for bad in (["--cases", "nowin,foo"], ["--runs", "0"], ["--stop", "0.155"]):
+    for bad in (
+        ["--cases", "nowin,foo"],
+        ["--runs", "0"],
+        ["--stop", "0.155"],
+        ["--cc", "hpcc"],
+    ):
         with pytest.raises(SystemExit) as e:
             burst.main(["--n3dc", str(tmp_path), *bad])
         assert e.value.code == 2

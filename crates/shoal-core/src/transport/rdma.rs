@@ -187,15 +187,17 @@ struct InFlightCap {
 }
 
 impl InFlightCap {
-    /// Whether `in_flight` bytes leave no room at the sender's current rate.
-    fn is_full(&self, in_flight: u64, s: &SendState) -> bool {
+    /// Whether `in_flight` bytes leave no room at the sender's current rate. A controller
+    /// that sizes a scaling window by its own round trip (`window_rtt`, PowerTCP's rule)
+    /// caps it at rate x that RTT (bytes rounded down, at least 1) instead.
+    fn is_full(&self, in_flight: u64, s: &SendState, window_rtt: Option<Ps>) -> bool {
         if self.bytes == 0 {
             return false;
         }
-        let cap = if self.scales_with_rate {
-            ((self.bytes as f64 * s.rate_bps / s.line_rate_bps) as u64).max(1)
-        } else {
-            self.bytes
+        let cap = match (self.scales_with_rate, window_rtt) {
+            (true, Some(rtt)) => ((s.rate_bps * rtt as f64 / 8e12) as u64).max(1),
+            (true, None) => ((self.bytes as f64 * s.rate_bps / s.line_rate_bps) as u64).max(1),
+            (false, _) => self.bytes,
         };
         in_flight >= cap
     }
@@ -311,7 +313,8 @@ impl RdmaFlow {
     /// window is full.
     fn ready_at(&self, rdma: &RdmaSettings) -> Option<Ps> {
         let in_flight = (self.snd_nxt - self.snd_una) as u64 * rdma.mtu as u64;
-        (self.snd_nxt < self.packets && !self.window.is_full(in_flight, &self.send)).then_some(self.next_avail)
+        let full = self.window.is_full(in_flight, &self.send, self.cc.window_rtt());
+        (self.snd_nxt < self.packets && !full).then_some(self.next_avail)
     }
 
     /// Tells the NIC when the next packet may go, if that changed (or `always`: after a
@@ -744,6 +747,25 @@ mod tests {
             assert_eq!(sent, packets, "at {rate}");
             assert!(sent * 1000 < cap.max(1) + 1000, "at {rate}: {sent} packets in flight, cap {cap} B");
         }
+    }
+
+    /// A controller that sizes a scaling window by its own RTT (PowerTCP's rule): the cap
+    /// is rate x that RTT, not the configured window x rate / line rate. At 10 Gbps of a
+    /// 25 Gbps line with 90,500 B configured: 10e9 x 5 us / 8 = 6,250 B with a 5 us RTT
+    /// (90,500 x 10/25 = 36,200 B without one); 1 B at least; a fixed window ignores it;
+    /// no window stays none.
+    #[test]
+    fn a_controller_s_window_rtt_sizes_the_scaled_window() {
+        let s = SendState { cwnd: 0.0, ssthresh: 0.0, rate_bps: 10e9, line_rate_bps: 25e9, mss: 1000.0 };
+        let scaled = InFlightCap { bytes: 90_500, scales_with_rate: true };
+        let rtt = Some(5_000_000);
+        assert!(!scaled.is_full(6_249, &s, rtt) && scaled.is_full(6_250, &s, rtt));
+        assert!(!scaled.is_full(36_199, &s, None) && scaled.is_full(36_200, &s, None));
+        assert!(!scaled.is_full(0, &s, Some(1)) && scaled.is_full(1, &s, Some(1)));
+        let fixed = InFlightCap { bytes: 90_500, scales_with_rate: false };
+        assert!(!fixed.is_full(90_499, &s, rtt) && fixed.is_full(90_500, &s, rtt));
+        let none = InFlightCap { bytes: 0, scales_with_rate: true };
+        assert!(!none.is_full(1 << 40, &s, rtt));
     }
 
     /// One BDP as the reference computes it: 100 Gbps times 2 x 2 us plus two 1,000 B

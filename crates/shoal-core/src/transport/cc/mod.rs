@@ -103,6 +103,16 @@ pub trait CongestionControl: Send {
     }
     /// The time `next_timer` asked for has come.
     fn on_timer(&mut self, _s: &mut SendState, _now: Ps) {}
+    /// For a window that scales with the rate (RDMA `window_scales_with_rate`), the round
+    /// trip the controller sizes it by itself, if it does: the window is then the rate
+    /// times this RTT instead of the configured window times rate / line rate. The
+    /// reference's PowerTCP does this (`powerEnabled` with `VAR_WIN`: m_rate x m_baseRtt
+    /// / 8, ns3-datacenter 6ddb4a4 `rdma-queue-pair.cc:126-129`), with the queue pair's
+    /// base RTT, which theta-PowerTCP lowers to the least RTT it measures
+    /// (`rdma-hw.cc:990-991`).
+    fn window_rtt(&self) -> Option<Ps> {
+        None
+    }
 }
 
 /// A registry of congestion controllers: `registry!` with the `CongestionControl`
@@ -121,6 +131,7 @@ macro_rules! cc_registry {
                 mut fn on_send(s: &mut SendState, bytes: u64, now: Ps);
                 ref fn next_timer() -> Option<Ps>;
                 mut fn on_timer(s: &mut SendState, now: Ps);
+                ref fn window_rtt() -> Option<Ps>;
             }
         }
     };

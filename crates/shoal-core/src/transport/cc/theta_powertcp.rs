@@ -155,6 +155,12 @@ impl CongestionControl for ThetaPowerTcp {
         }
         self.previous = Some((rtt, f.now));
     }
+
+    /// PowerTCP's window that scales with the rate is rate x the base RTT, which this one
+    /// lowers to the least RTT measured (`rdma-queue-pair.cc:126-129`, `rdma-hw.cc:990-991`).
+    fn window_rtt(&self) -> Option<Ps> {
+        Some(self.base_rtt)
+    }
 }
 
 #[cfg(test)]
@@ -205,5 +211,18 @@ mod tests {
             assert!((p.committed_bps / 1e9 - committed).abs() < 1e-6, "step {}: R_c {}", i + 1, p.committed_bps / 1e9);
         }
         assert_eq!(p.base_rtt, 5 * US);
+    }
+
+    /// The window's RTT is the base RTT: the connection's until a sample is lower (30 us,
+    /// then 12 us), never raised by a higher one (20 us).
+    #[test]
+    fn the_window_rtt_is_the_least_rtt_measured() {
+        let mut p = ThetaPowerTcp::build(&ThetaPowerTcpConfig::default(), &RdmaCcEnv { base_rtt: 30 * US });
+        let mut s = SendState { cwnd: 0.0, ssthresh: 0.0, rate_bps: 25e9, line_rate_bps: 25e9, mss: 1000.0 };
+        assert_eq!(p.window_rtt(), Some(30 * US));
+        p.on_ack(&mut s, &ack(100 * US, 1, 10, Some(12 * US)));
+        assert_eq!(p.window_rtt(), Some(12 * US));
+        p.on_ack(&mut s, &ack(101 * US, 2, 10, Some(20 * US)));
+        assert_eq!(p.window_rtt(), Some(12 * US));
     }
 }
