@@ -400,8 +400,9 @@ fn dctcp_incast_holds_the_queue_near_k() {
     assert!(last < 8000.0 * PACKET_US * 1.05, "{last} us");
 }
 
-/// theta-PowerTCP on a 10-to-1 incast of 4 MB each, with the reference's window (one
-/// max-path BDP scaled by rate, as script-burst.sh runs it). Its fixed point: the rates
+/// theta-PowerTCP on a 10-to-1 incast of 4 MB each, with the reference's window (as
+/// script-burst.sh runs it; PowerTCP's is rate x its base RTT, here the path's 4.16 us,
+/// below every RTT measured: one BDP, 52 KB, at line rate). Its fixed point: the rates
 /// stop moving when u = R_c / (R_c - beta) = 1 + N beta / C (each at C / N), i.e. when
 /// the RTT is 1.05 u base RTTs: 1.05 x 1.015 x 4.16 us = 4.434 us, against the 4.173 us
 /// an empty queue gives (1,036 B packets and 48 B ACKs over two links, 4 us of
