@@ -181,6 +181,12 @@ impl RdmaCcConfig {
         matches!(self, RdmaCcConfig::ThetaPowerTcp(_))
     }
 
+    /// Whether its controllers read per-hop telemetry (`Feedback::telemetry`): the
+    /// connections' data packets then carry a stack for the switches to stamp.
+    pub fn wants_telemetry(&self) -> bool {
+        false
+    }
+
     /// Whether its controllers need the connection's base RTT (`RdmaCcEnv::base_rtt`).
     pub fn needs_base_rtt(&self) -> bool {
         matches!(self, RdmaCcConfig::ThetaPowerTcp(_))
