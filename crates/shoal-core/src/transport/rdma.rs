@@ -148,7 +148,12 @@ impl RdmaSettings {
             Some(path) => base_rtt(self.mtu, path.delay, path.rates.iter().copied()),
             None => self.longest_base_rtt.unwrap_or_default(),
         };
-        RdmaCcEnv { base_rtt }
+        let window = match (self.window, own) {
+            (WindowSize::Fixed(bytes), _) => bytes,
+            (WindowSize::PathBdp, Some(path)) => self.bdp(path.delay, path.rates.iter().copied()),
+            (WindowSize::PathBdp, None) => 0,
+        };
+        RdmaCcEnv { base_rtt, window }
     }
 
     /// Packets of a `bytes`-byte message.
