@@ -296,6 +296,8 @@ fn bad_rdma_values_are_refused_with_their_key() {
             "rdma.cc.min_gradient",
             &["-1 is not accepted", "a positive number"],
         ),
+        ("[rdma.cc]\nkind = \"hpcc\"\neta = 1.2", "rdma.cc.eta", &["1.2 is not accepted", "0 < eta <= 1"]),
+        ("int_multi = 0", "rdma.int_multi", &["0 is not accepted"]),
         (
             "[rdma.cc]\nkind = \"theta_powertcp\"\nhai_after = 5",
             "rdma.cc.hai_after",
@@ -439,19 +441,21 @@ fn theta_powertcp_incast_holds_a_small_queue() {
 /// 42 B stack) they need at 95.5%, plus 5%. No drop. Measured: peak 459 KB, mean
 /// 1.3 KB, the last done at 3,657 us (maxStage 5: 1.2 KB, 3,694 us), against 3,612 us at
 /// 95.5%; the first is done at 2,272 us (2,467 us): the additive increase evens the
-/// rates out slowly.
+/// rates out slowly. With the reference's quantized records (`int_values =
+/// "quantized"`): 1.3 KB, 3,657 us.
 #[test]
 fn hpcc_incast_keeps_the_queue_near_zero_and_the_link_busy() {
     let window = "window = \"max_bdp\"\nwindow_scales_with_rate = true";
-    for cc in ["kind = \"hpcc\"", "kind = \"hpcc\"\nmax_stage = 5"] {
-        hpcc_incast(cc, window);
-    }
+    let quantized = format!("{window}\nint_values = \"quantized\"");
+    hpcc_incast("kind = \"hpcc\"", window);
+    hpcc_incast("kind = \"hpcc\"\nmax_stage = 5", window);
+    hpcc_incast("kind = \"hpcc\"", &quantized);
 }
 
 /// The checks of `hpcc_incast_keeps_the_queue_near_zero_and_the_link_busy` for one
-/// `[rdma.cc]` body.
-fn hpcc_incast(cc: &str, window: &str) {
-    let mut sim = cc_incast(10, "4000000B", "", cc, window);
+/// `[rdma.cc]` body and `[rdma]` keys.
+fn hpcc_incast(cc: &str, rdma: &str) {
+    let mut sim = cc_incast(10, "4000000B", "", cc, rdma);
     let queue = bottleneck_queue(&mut sim, 5_000_000);
     assert_eq!(sim.counters_json()["packets"]["dropped"], 0);
     let peak = queue.iter().map(|q| q.1).max().unwrap();

@@ -4,7 +4,7 @@
 
 use crate::budget;
 use crate::host::Nic;
-use crate::net::{self, Effect, Effects, ExtStore, NodeId, Packet, PacketKind, Routes};
+use crate::net::{self, Effect, Effects, ExtStore, IntFormat, NodeId, Packet, PacketKind, Routes};
 use crate::observe::{DeadlockDetector, NetView, Observer, QueueSampler};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
@@ -222,7 +222,10 @@ impl Simulation {
                 let mut switch =
                     Switch::with_env(&sc.switch, ports, &rates, &env, salt, stream(seed, "switch", i as u64));
                 if sc.rdma.cc.wants_telemetry() {
-                    switch.keep_telemetry(&rates);
+                    switch.keep_telemetry(
+                        &rates,
+                        IntFormat { values: sc.rdma.int_values, multi: sc.rdma.int_multi as u64 },
+                    );
                 }
                 switch
             })
@@ -851,7 +854,7 @@ mod tests {
             self.stacks.rdma = self.stacks.rdma.clone().with_telemetry(true);
             for switch in &mut self.switches {
                 let rates: Vec<u64> = switch.ports.iter().map(|p| self.links[p.link as usize].rate.bps).collect();
-                switch.keep_telemetry(&rates);
+                switch.keep_telemetry(&rates, self.stacks.rdma.int_format);
             }
         }
 

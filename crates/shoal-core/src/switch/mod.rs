@@ -10,7 +10,7 @@ pub mod marking;
 pub mod mmu;
 pub mod scheduler;
 
-use crate::net::{Effects, Ext, ExtStore, IntHop, Packet, PacketKind};
+use crate::net::{Effects, Ext, ExtStore, IntFormat, IntHop, Packet, PacketKind};
 use crate::scenario::{EcnScope, MarkPoint, NonEct, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeIntegral};
@@ -113,6 +113,8 @@ pub struct Switch {
     /// What each port reports to in-band telemetry, kept only in runs whose packets ask
     /// for it (`keep_telemetry`): a run without pays one branch per departure.
     telemetry: Option<Box<[PortTelemetry]>>,
+    /// How the ports write their records.
+    int_format: IntFormat,
 }
 
 /// What an egress port reports in its telemetry records besides its queue.
@@ -233,13 +235,15 @@ impl Switch {
             classify,
             rng,
             telemetry: None,
+            int_format: IntFormat::default(),
         }
     }
 
-    /// Makes the ports count their transmitted bytes and stamp a record on each data
-    /// packet that carries a telemetry stack (`stamp_departure`); `rates` are the ports'
-    /// link rates, as given to `new`.
-    pub fn keep_telemetry(&mut self, rates: &[u64]) {
+    /// Makes the ports count their transmitted bytes and stamp a record, written as
+    /// `format` says, on each data packet that carries a telemetry stack
+    /// (`stamp_departure`); `rates` are the ports' link rates, as given to `new`.
+    pub fn keep_telemetry(&mut self, rates: &[u64], format: IntFormat) {
+        self.int_format = format;
         debug_assert_eq!(rates.len(), self.ports.len());
         self.telemetry = Some(rates.iter().map(|&rate_bps| PortTelemetry { tx_bytes: 0, rate_bps }).collect());
     }
@@ -260,12 +264,12 @@ impl Switch {
         let counters = &mut telemetry[port];
         if let (Some(id), PacketKind::Data) = (pkt.ext, pkt.kind) {
             let Ext::Telemetry(stack) = exts.get_mut(id);
-            stack.push(IntHop {
+            stack.push(self.int_format.write(IntHop {
                 queue_bytes: self.ports[port].bytes,
                 tx_bytes: counters.tx_bytes,
                 timestamp: now,
                 rate_bps: counters.rate_bps,
-            });
+            }));
         }
         counters.tx_bytes += pkt.size as u64;
     }
@@ -708,7 +712,7 @@ mod tests {
         let switch = |rates: &[u64]| {
             let links: Vec<u32> = (0..rates.len() as u32).collect();
             let mut sw = Switch::new(&SwitchConfig::default(), &links, rates, 0, stream(1, "test", 0));
-            sw.keep_telemetry(rates);
+            sw.keep_telemetry(rates, IntFormat::default());
             sw
         };
         let (mut a, mut b) = (switch(&[g100, g40]), switch(&[g100, g100]));

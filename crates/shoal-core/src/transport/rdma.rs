@@ -21,7 +21,7 @@
 
 use super::cc::{AnyRdmaCc, CongestionControl, Feedback, Notification, RdmaCcConfig, RdmaCcEnv, SendState};
 use super::{Framing, HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
-use crate::net::{Ext, Packet, PacketKind, ACK_UNPADDED_BYTES, WIRE_STACK_BYTES};
+use crate::net::{Ext, IntFormat, Packet, PacketKind, ACK_UNPADDED_BYTES, WIRE_STACK_BYTES};
 use crate::scenario::{FctUntil, RdmaConfig, RdmaWindow, Rto, Scenario};
 use crate::sim::{serialization, Ps, PS_PER_S};
 use crate::workload::FlowSpec;
@@ -56,6 +56,8 @@ pub struct RdmaSettings {
     pub telemetry: bool,
     /// Wire bytes the telemetry stack adds to a data packet (0 without telemetry).
     pub stack_bytes: u32,
+    /// How switches write the records (exact or quantized).
+    pub int_format: IntFormat,
 }
 
 impl RdmaSettings {
@@ -71,6 +73,8 @@ impl RdmaSettings {
             window,
             window_scales_with_rate,
             ack_priority,
+            int_values,
+            int_multi,
             cc,
         } = sc.rdma.clone();
         let line_rate_bps = line_rates_bps.iter().copied().max().unwrap_or(sc.topology.link_rate.0);
@@ -103,6 +107,7 @@ impl RdmaSettings {
             longest_base_rtt,
             telemetry: false,
             stack_bytes: 0,
+            int_format: IntFormat { values: int_values, multi: int_multi as u64 },
             cc: cc.clone(),
         }
         .with_telemetry(cc.wants_telemetry())
@@ -153,7 +158,7 @@ impl RdmaSettings {
             (WindowSize::PathBdp, Some(path)) => self.bdp(path.delay, path.rates.iter().copied()),
             (WindowSize::PathBdp, None) => 0,
         };
-        RdmaCcEnv { base_rtt, window }
+        RdmaCcEnv { base_rtt, window, int_format: self.int_format }
     }
 
     /// Packets of a `bytes`-byte message.

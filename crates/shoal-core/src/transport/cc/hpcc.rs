@@ -12,7 +12,7 @@
 //! (`MI_THRESH 5`, `examples/PowerTCP/config-burst.txt:37`). Both are `max_stage`.
 
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
-use crate::net::{IntHop, WIRE_HOP_SLOTS};
+use crate::net::{IntFormat, IntHop, WIRE_HOP_SLOTS};
 use crate::registry::Scheme;
 use crate::scenario::{Scenario, ScenarioError, Warnings};
 use crate::sim::{Ps, PS_PER_S};
@@ -47,6 +47,8 @@ pub struct Hpcc {
     base_rtt: Ps,
     /// Bytes of the connection's window (0: none; then one BDP of the base RTT).
     window: u64,
+    /// How the records were written (their differences wrap when quantized).
+    int_format: IntFormat,
     /// The smoothed utilization.
     u: f64,
     /// The reference rate R_c (0 until the first ACK sets it to line rate).
@@ -94,6 +96,7 @@ impl Scheme for Hpcc {
             cfg: cfg.clone(),
             base_rtt: env.base_rtt,
             window: env.window,
+            int_format: env.int_format,
             u: 1.0,
             committed_bps: 0.0,
             inc_stage: 0,
@@ -133,10 +136,11 @@ impl Hpcc {
         let window_time = self.window_time(line_rate_bps);
         let mut max: Option<(f64, Ps)> = None;
         for (hop, stored) in stack.iter().zip(&mut self.hops) {
-            let tau = hop.timestamp.saturating_sub(stored.timestamp);
+            let tau = self.int_format.time_between(stored, hop);
             if tau > 0 {
                 let rate = hop.rate_bps as f64;
-                let tx_bps = hop.tx_bytes.saturating_sub(stored.tx_bytes) as f64 * 8.0 * PS_PER_S as f64 / tau as f64;
+                let sent = self.int_format.bytes_between(stored, hop);
+                let tx_bps = sent as f64 * 8.0 * PS_PER_S as f64 / tau as f64;
                 let queue = hop.queue_bytes.min(stored.queue_bytes) as f64;
                 let u = tx_bps / rate + queue * 8.0 * PS_PER_S as f64 / (rate * window_time);
                 // The first hop is taken even at 0 (the reference's `u > U` from U = 0
@@ -236,7 +240,7 @@ mod tests {
         let s4 = [hop(0, 110, 85_000, 0), hop(1, 114, 52_000, 0)];
         for (max_stage, last_gbps, last_stage) in [(0, 100.0, 0), (5, 91.446_153_8, 1)] {
             let cfg = HpccConfig { max_stage, ..HpccConfig::default() };
-            let mut h = Hpcc::build(&cfg, &RdmaCcEnv { base_rtt: 10 * US, window: 125_000 });
+            let mut h = Hpcc::build(&cfg, &RdmaCcEnv { base_rtt: 10 * US, window: 125_000, ..RdmaCcEnv::default() });
             let mut s = SendState { cwnd: 0.0, ssthresh: 0.0, rate_bps: 100e9, line_rate_bps: 100e9, mss: 1000.0 };
             let steps = [
                 (ack(1, 10, &s1), 100.0, 1.0, 100.0),

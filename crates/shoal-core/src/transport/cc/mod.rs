@@ -25,7 +25,7 @@ pub use theta_powertcp::{ThetaPowerTcp, ThetaPowerTcpConfig};
 pub use timely::{Timely, TimelyConfig};
 
 use super::TcpConfig;
-use crate::net::IntHop;
+use crate::net::{IntFormat, IntHop};
 use crate::registry::registry;
 use crate::sim::Ps;
 
@@ -156,6 +156,8 @@ pub struct RdmaCcEnv {
     pub base_rtt: Ps,
     /// The connection's window, bytes (0: none), as sized when it opens.
     pub window: u64,
+    /// How the switches write telemetry records (for the differences of two).
+    pub int_format: IntFormat,
 }
 
 /// How an RDMA receiver tells its sender that packets arrived marked (CE).
