@@ -909,8 +909,13 @@ mod tests {
         for (k, (_, seq, hops)) in sim.delivered_stacks.iter().enumerate() {
             let k = k as u64;
             assert_eq!(*seq as u64, k);
-            let hop =
-                |n: u64| IntHop { queue_bytes: 0, tx_bytes: k * 1078, timestamp: (k + n) * t + n * us, rate_bps: g100 };
+            let hop = |n: u64| IntHop {
+                queue_bytes: 0,
+                tx_bytes: k * 1078,
+                rx_bytes: (k + 1) * 1078,
+                timestamp: (k + n) * t + n * us,
+                rate_bps: g100,
+            };
             assert_eq!(hops, &[hop(1), hop(2)], "packet {k}");
         }
         let sent = |from: NodeId| sim.links.iter().find(|l| l.from == from).unwrap().tx_bytes;

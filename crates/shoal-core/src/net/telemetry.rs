@@ -21,6 +21,10 @@ pub struct IntHop {
     /// records of the same port give its throughput between them; the reference's
     /// `m_txBytes`, which counts every packet its queues sent, not the pause frames).
     pub tx_bytes: u64,
+    /// Bytes the port had taken into its queues by then, ever, the packet itself included
+    /// (what ns3-datacenter's PowerTCP reads instead of `tx_bytes`: `GetNBytesRxTotal`,
+    /// `switch-node.cc:272`, `broadcom-egress-queue.cc:87`).
+    pub rx_bytes: u64,
     /// When the record was taken: the packet's dequeue.
     pub timestamp: Ps,
     /// The port's link rate, bits per second.
@@ -91,6 +95,7 @@ impl IntFormat {
                 IntHop {
                     queue_bytes: (hop.queue_bytes / queue_unit % (1 << QUEUE_BITS)) * queue_unit,
                     tx_bytes: (hop.tx_bytes / bytes_unit % (1 << BYTES_BITS)) * bytes_unit,
+                    rx_bytes: (hop.rx_bytes / bytes_unit % (1 << BYTES_BITS)) * bytes_unit,
                     timestamp: (hop.timestamp / PS_PER_NS % (1 << TIME_BITS)) * PS_PER_NS,
                     rate_bps: hop.rate_bps,
                 }
@@ -110,11 +115,19 @@ impl IntFormat {
     /// The bytes a port sent between two of its records.
     #[inline]
     pub fn bytes_between(&self, earlier: &IntHop, later: &IntHop) -> u64 {
+        self.counter_between(earlier.tx_bytes, later.tx_bytes)
+    }
+
+    /// The bytes a port took into its queues between two of its records.
+    #[inline]
+    pub fn received_between(&self, earlier: &IntHop, later: &IntHop) -> u64 {
+        self.counter_between(earlier.rx_bytes, later.rx_bytes)
+    }
+
+    fn counter_between(&self, earlier: u64, later: u64) -> u64 {
         match self.values {
-            IntValues::Exact => later.tx_bytes.saturating_sub(earlier.tx_bytes),
-            IntValues::Quantized => {
-                wrapped(earlier.tx_bytes, later.tx_bytes, (1 << BYTES_BITS) * BYTES_UNIT * self.multi)
-            }
+            IntValues::Exact => later.saturating_sub(earlier),
+            IntValues::Quantized => wrapped(earlier, later, (1 << BYTES_BITS) * BYTES_UNIT * self.multi),
         }
     }
 }
@@ -140,7 +153,13 @@ mod tests {
     #[test]
     fn quantized_records_have_the_reference_units_and_wrap() {
         let q = IntFormat { values: IntValues::Quantized, multi: 1 };
-        let hop = |queue_bytes, tx_bytes, timestamp| IntHop { queue_bytes, tx_bytes, timestamp, rate_bps: 1 };
+        let hop = |queue_bytes, tx_bytes, timestamp| IntHop {
+            queue_bytes,
+            tx_bytes,
+            rx_bytes: tx_bytes,
+            timestamp,
+            rate_bps: 1,
+        };
         assert_eq!(q.write(hop(12_345, 1_000_000, 1_500)), hop(12_320, 999_936, 1_000));
         assert_eq!(q.write(hop(20_000_000, 0, 0)).queue_bytes, 9_514_240);
         let (before, after) = (q.write(hop(0, 0, ((1 << 24) - 5) * 1000)), q.write(hop(0, 0, ((1 << 24) + 5) * 1000)));
@@ -149,6 +168,7 @@ mod tests {
         let range = (1 << 20) * 128;
         let (before, after) = (q.write(hop(0, range - 256, 0)), q.write(hop(0, range + 384, 0)));
         assert_eq!(q.bytes_between(&before, &after), 640);
+        assert_eq!(q.received_between(&before, &after), 640);
         let q4 = IntFormat { values: IntValues::Quantized, multi: 4 };
         assert_eq!(q4.write(hop(12_345, 1_000_000, 0)), hop(12_160, 999_936, 0));
         let exact = IntFormat::default();

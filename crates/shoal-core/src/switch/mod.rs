@@ -123,6 +123,8 @@ struct PortTelemetry {
     /// Bytes the port transmitted (every packet its queues sent; control frames leave
     /// outside the queues and are not counted).
     tx_bytes: u64,
+    /// Bytes the port took into its queues.
+    rx_bytes: u64,
     rate_bps: u64,
 }
 
@@ -245,7 +247,8 @@ impl Switch {
     pub fn keep_telemetry(&mut self, rates: &[u64], format: IntFormat) {
         self.int_format = format;
         debug_assert_eq!(rates.len(), self.ports.len());
-        self.telemetry = Some(rates.iter().map(|&rate_bps| PortTelemetry { tx_bytes: 0, rate_bps }).collect());
+        self.telemetry =
+            Some(rates.iter().map(|&rate_bps| PortTelemetry { tx_bytes: 0, rx_bytes: 0, rate_bps }).collect());
     }
 
     /// Whether the ports keep telemetry (`keep_telemetry`).
@@ -256,9 +259,10 @@ impl Switch {
 
     /// The departure of `pkt`, just taken from `port` by `transmit`, at `now`: with
     /// telemetry kept, a data packet carrying a stack gets the port's record (its queue
-    /// without the packet, the bytes sent before it, the time, the rate), and the port
-    /// counts the packet's bytes. The reference stamps at the same point, its dequeue
-    /// notification (ns3-datacenter 6ddb4a4, `switch-node.cc:264-274,366`).
+    /// without the packet, the bytes sent before it, the bytes queued until now, the
+    /// time, the rate), and the port counts the packet's bytes. The reference stamps at
+    /// the same point, its dequeue notification (ns3-datacenter 6ddb4a4,
+    /// `switch-node.cc:264-274,366`).
     pub fn stamp_departure(&mut self, port: usize, pkt: &Packet, now: Ps, exts: &mut ExtStore) {
         let Some(telemetry) = &mut self.telemetry else { return };
         let counters = &mut telemetry[port];
@@ -267,6 +271,7 @@ impl Switch {
             stack.push(self.int_format.write(IntHop {
                 queue_bytes: self.ports[port].bytes,
                 tx_bytes: counters.tx_bytes,
+                rx_bytes: counters.rx_bytes,
                 timestamp: now,
                 rate_bps: counters.rate_bps,
             }));
@@ -452,6 +457,9 @@ impl Switch {
             accounts.charge(Charge::of(&pkt));
         }
         self.push(port, q, pkt);
+        if let Some(telemetry) = &mut self.telemetry {
+            telemetry[port].rx_bytes += size;
+        }
         if lossless {
             self.tell_flow_control(Charge::of(&pkt), true, now, effects);
         }
@@ -716,7 +724,13 @@ mod tests {
             sw
         };
         let (mut a, mut b) = (switch(&[g100, g40]), switch(&[g100, g100]));
-        let hop = |queue_bytes, tx_bytes, timestamp, rate_bps| IntHop { queue_bytes, tx_bytes, timestamp, rate_bps };
+        let hop = |queue_bytes, tx_bytes, rx_bytes, timestamp, rate_bps| IntHop {
+            queue_bytes,
+            tx_bytes,
+            rx_bytes,
+            timestamp,
+            rate_bps,
+        };
         let stack = |exts: &ExtStore, pkt: &Packet| exts.telemetry(pkt.ext).unwrap().to_vec();
 
         for pkt in [d1, ack, d2, d3] {
@@ -729,9 +743,9 @@ mod tests {
             a.stamp_departure(1, &pkt, now, &mut exts);
             left_a.push(pkt);
         }
-        assert_eq!(stack(&exts, &left_a[0]), [hop(876, 0, 10, g40)]);
+        assert_eq!(stack(&exts, &left_a[0]), [hop(876, 0, 1876, 10, g40)]);
         assert_eq!(stack(&exts, &left_a[1]), [], "an ACK is not stamped");
-        assert_eq!(stack(&exts, &left_a[2]), [hop(300, 1076, 30, g40)]);
+        assert_eq!(stack(&exts, &left_a[2]), [hop(300, 1076, 1876, 30, g40)]);
         assert!(left_a[3].ext.is_none());
 
         for pkt in [filler, left_a[0], left_a[2]] {
@@ -742,7 +756,7 @@ mod tests {
             let pkt = b.transmit(0, now, &mut counters, &mut Effects::new()).unwrap();
             b.stamp_departure(0, &pkt, now, &mut exts);
         }
-        assert_eq!(stack(&exts, &left_a[0]), [hop(876, 0, 10, g40), hop(500, 200, 60, g100)]);
-        assert_eq!(stack(&exts, &left_a[2]), [hop(300, 1076, 30, g40), hop(0, 1200, 70, g100)]);
+        assert_eq!(stack(&exts, &left_a[0]), [hop(876, 0, 1876, 10, g40), hop(500, 200, 1700, 60, g100)]);
+        assert_eq!(stack(&exts, &left_a[2]), [hop(300, 1076, 1876, 30, g40), hop(0, 1200, 1700, 70, g100)]);
     }
 }

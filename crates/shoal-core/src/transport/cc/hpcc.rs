@@ -204,7 +204,7 @@ mod tests {
     /// A record of hop 0 (100 Gbps) or hop 1 (40 Gbps) taken at `us` microseconds.
     fn hop(i: usize, us: u64, tx_bytes: u64, queue_bytes: u64) -> IntHop {
         let rate_bps = [100_000_000_000, 40_000_000_000][i];
-        IntHop { queue_bytes, tx_bytes, timestamp: us * US, rate_bps }
+        IntHop { queue_bytes, tx_bytes, rx_bytes: 0, timestamp: us * US, rate_bps }
     }
 
     /// A hand-computed sequence at 100 Gbps, base RTT 10 us, window 125,000 B (one BDP, so
