@@ -1,6 +1,7 @@
 //! The scenario: a serde schema with documented defaults (`defaults.toml`), and its
 //! validation. Every error names the key path, the value and what is accepted.
 
+use crate::net::IntValues;
 use crate::switch::admission::AdmissionConfig;
 use crate::switch::classify::ClassifierConfig;
 use crate::switch::flow_control::FlowControlConfig;
@@ -535,6 +536,12 @@ pub struct RdmaConfig {
     /// `ACK_HIGH_PRIO 0`; with 1 it sends them at priority 0, ahead of data).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack_priority: Option<u8>,
+    /// How switches write in-band telemetry records, for the controllers that read them
+    /// (HPCC): exact values, or the reference's quantized fields.
+    pub int_values: IntValues,
+    /// `INT_MULTI`: the multiplier of the quantized fields' units (1, ns3-datacenter's
+    /// `config-burst.txt:38`).
+    pub int_multi: u32,
     /// The connections' congestion control.
     pub cc: RdmaCcConfig,
 }
@@ -551,6 +558,8 @@ impl Default for RdmaConfig {
             window: RdmaWindow::Bytes(Bytes(0)),
             window_scales_with_rate: false,
             ack_priority: None,
+            int_values: IntValues::Exact,
+            int_multi: 1,
             cc: RdmaCcConfig::of_kind("dcqcn").expect("a registered controller"),
         }
     }
@@ -642,6 +651,9 @@ impl RdmaConfig {
                 "rdma.ack_interval",
                 "0 is not accepted (accepted: 1 or more packets; the reference's 0 sends no ACK, so no connection would complete)",
             ));
+        }
+        if self.int_multi == 0 {
+            return Err(ScenarioError::new("rdma.int_multi", "0 is not accepted (accepted: 1 or more)"));
         }
         if self.rto == Rto::After(Time(0)) {
             return Err(ScenarioError::new("rdma.rto", "0ps is not accepted (accepted: \"none\" or a positive time)"));

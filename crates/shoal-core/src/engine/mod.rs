@@ -4,7 +4,7 @@
 
 use crate::budget;
 use crate::host::Nic;
-use crate::net::{self, Effect, Effects, ExtStore, NodeId, Packet, PacketKind, Routes};
+use crate::net::{self, Effect, Effects, ExtStore, IntFormat, NodeId, Packet, PacketKind, Routes};
 use crate::observe::{DeadlockDetector, NetView, Observer, QueueSampler};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
@@ -155,6 +155,9 @@ pub struct Simulation {
     /// Tests only: every data packet gets a side-table payload as it enters its NIC.
     #[cfg(test)]
     attach_exts: bool,
+    /// Tests only: the telemetry stack of every data packet delivered, by (flow, seq).
+    #[cfg(test)]
+    delivered_stacks: Vec<(u32, u32, Vec<net::IntHop>)>,
 }
 
 impl Simulation {
@@ -216,7 +219,15 @@ impl Simulation {
                     })
                     .collect();
                 let env = FlowControlEnv { ingress_links, largest_packet: sc.largest_packet() };
-                Switch::with_env(&sc.switch, ports, &rates, &env, salt, stream(seed, "switch", i as u64))
+                let mut switch =
+                    Switch::with_env(&sc.switch, ports, &rates, &env, salt, stream(seed, "switch", i as u64));
+                if sc.rdma.cc.wants_telemetry() {
+                    switch.keep_telemetry(
+                        &rates,
+                        IntFormat { values: sc.rdma.int_values, multi: sc.rdma.int_multi as u64 },
+                    );
+                }
+                switch
             })
             .collect();
         let per_class = sc.switch.flow_control.pauses();
@@ -272,6 +283,8 @@ impl Simulation {
             observations_pending: 0,
             #[cfg(test)]
             attach_exts: false,
+            #[cfg(test)]
+            delivered_stacks: Vec::new(),
         };
         if let Some(first) = sim.flows.first() {
             sim.events.push(first.spec.start, Event::FlowStart);
@@ -464,12 +477,16 @@ impl Simulation {
                     }
                     None => self.pull_paced(h),
                 },
-                NodeId::Switch(s) => self.switches[s as usize].transmit(
-                    link.from_port as usize,
-                    self.now,
-                    &mut self.counters,
-                    &mut self.effects,
-                ),
+                NodeId::Switch(s) => {
+                    let (switch, port) = (&mut self.switches[s as usize], link.from_port as usize);
+                    let pkt = switch.transmit(port, self.now, &mut self.counters, &mut self.effects);
+                    if let Some(pkt) = &pkt {
+                        if switch.keeps_telemetry() {
+                            switch.stamp_departure(port, pkt, self.now, &mut self.exts);
+                        }
+                    }
+                    pkt
+                }
             },
         };
         let Some(pkt) = next else {
@@ -660,6 +677,10 @@ impl Simulation {
 
     fn host_receive(&mut self, h: u32, pkt: Packet) {
         self.counters.delivered += 1;
+        #[cfg(test)]
+        if let (Some(hops), PacketKind::Data) = (self.exts.telemetry(pkt.ext), pkt.kind) {
+            self.delivered_stacks.push((pkt.flow, pkt.seq, hops.to_vec()));
+        }
         self.call_transport(pkt.flow, h, Wake::Send, |t, cx| t.on_packet(&pkt, cx));
         self.exts.release(pkt.ext);
     }
@@ -814,6 +835,7 @@ impl Simulation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::IntHop;
     use crate::stats::DropReason;
 
     impl Simulation {
@@ -826,6 +848,16 @@ mod tests {
             self.carry_out_effects(node, effects);
         }
 
+        /// Makes RDMA data packets carry telemetry stacks and the switches stamp them, as
+        /// a controller that wants telemetry would.
+        fn force_telemetry(&mut self) {
+            self.stacks.rdma = self.stacks.rdma.clone().with_telemetry(true);
+            for switch in &mut self.switches {
+                let rates: Vec<u64> = switch.ports.iter().map(|p| self.links[p.link as usize].rate.bps).collect();
+                switch.keep_telemetry(&rates, self.stacks.rdma.int_format);
+            }
+        }
+
         /// Sends a PFC frame for `class` out of `node`'s port `port`, as a switch's PFC
         /// would (hosts never send one; here they may, to pause their switch).
         fn send_pause(&mut self, node: NodeId, port: u16, class: u8, pause: crate::switch::flow_control::Pause) {
@@ -834,6 +866,61 @@ mod tests {
             let effects = std::mem::take(&mut self.effects);
             self.carry_out_effects(node, effects);
         }
+    }
+
+    /// One RDMA connection at line rate across two switches (100 Gbps, 1 us links):
+    /// packet k leaves its sender at k x T (T = 1,078 B at 100 Gbps: 1,036 B and the 42 B
+    /// stack) and each switch forwards it at once, so its records are (queue 0, k x 1,078
+    /// B sent before it, (k + 1) T + 1 us and (k + 2) T + 2 us); each ACK is 76 B.
+    #[test]
+    fn a_data_packet_collects_one_record_per_switch_and_its_ack_grows() {
+        let sc = Scenario::from_toml(
+            r#"
+            [topology]
+            kind = "dumbbell"
+            hosts = 1
+            hosts_right = 1
+            link_rate = "100Gbps"
+            uplink_rate = "100Gbps"
+            link_delay = "1us"
+            uplink_delay = "1us"
+            [run]
+            fct_until = "acked"
+            [workload]
+            pattern = "incast"
+            transport = "rdma"
+            senders = "0"
+            receiver = 1
+            size = "10KB"
+            [rdma.cc]
+            kind = "none"
+            "#,
+        )
+        .unwrap();
+        let mut sim = Simulation::new(&sc).unwrap();
+        sim.force_telemetry();
+        sim.run();
+        assert_eq!(sim.flows_finished(), 1);
+        assert_eq!(sim.exts.len(), 0, "every stack is released");
+        let t = 86_240; // 1,078 B at 100 Gbps, ps
+        let us = 1_000_000;
+        let g100 = 100_000_000_000;
+        assert_eq!(sim.delivered_stacks.len(), 10);
+        for (k, (_, seq, hops)) in sim.delivered_stacks.iter().enumerate() {
+            let k = k as u64;
+            assert_eq!(*seq as u64, k);
+            let hop = |n: u64| IntHop {
+                queue_bytes: 0,
+                tx_bytes: k * 1078,
+                rx_bytes: (k + 1) * 1078,
+                timestamp: (k + n) * t + n * us,
+                rate_bps: g100,
+            };
+            assert_eq!(hops, &[hop(1), hop(2)], "packet {k}");
+        }
+        let sent = |from: NodeId| sim.links.iter().find(|l| l.from == from).unwrap().tx_bytes;
+        assert_eq!(sent(NodeId::Host(0)), 10 * 1078);
+        assert_eq!(sent(NodeId::Host(1)), 10 * 76);
     }
 
     /// 802.1Qbb's quantum is 512 bit times of the link: a PAUSE of 65535 quanta, received

@@ -10,7 +10,7 @@ pub mod marking;
 pub mod mmu;
 pub mod scheduler;
 
-use crate::net::{Effects, ExtStore, Packet};
+use crate::net::{Effects, Ext, ExtStore, IntFormat, IntHop, Packet, PacketKind};
 use crate::scenario::{EcnScope, MarkPoint, NonEct, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeIntegral};
@@ -110,6 +110,22 @@ pub struct Switch {
     non_ect: NonEct,
     classify: Box<dyn Classify>,
     rng: Rng,
+    /// What each port reports to in-band telemetry, kept only in runs whose packets ask
+    /// for it (`keep_telemetry`): a run without pays one branch per departure.
+    telemetry: Option<Box<[PortTelemetry]>>,
+    /// How the ports write their records.
+    int_format: IntFormat,
+}
+
+/// What an egress port reports in its telemetry records besides its queue.
+#[derive(Clone, Copy, Debug)]
+struct PortTelemetry {
+    /// Bytes the port transmitted (every packet its queues sent; control frames leave
+    /// outside the queues and are not counted).
+    tx_bytes: u64,
+    /// Bytes the port took into its queues.
+    rx_bytes: u64,
+    rate_bps: u64,
 }
 
 impl Switch {
@@ -220,7 +236,47 @@ impl Switch {
             non_ect: ecn.non_ect,
             classify,
             rng,
+            telemetry: None,
+            int_format: IntFormat::default(),
         }
+    }
+
+    /// Makes the ports count their transmitted bytes and stamp a record, written as
+    /// `format` says, on each data packet that carries a telemetry stack
+    /// (`stamp_departure`); `rates` are the ports' link rates, as given to `new`.
+    pub fn keep_telemetry(&mut self, rates: &[u64], format: IntFormat) {
+        self.int_format = format;
+        debug_assert_eq!(rates.len(), self.ports.len());
+        self.telemetry =
+            Some(rates.iter().map(|&rate_bps| PortTelemetry { tx_bytes: 0, rx_bytes: 0, rate_bps }).collect());
+    }
+
+    /// Whether the ports keep telemetry (`keep_telemetry`).
+    #[inline]
+    pub fn keeps_telemetry(&self) -> bool {
+        self.telemetry.is_some()
+    }
+
+    /// The departure of `pkt`, just taken from `port` by `transmit`, at `now`: with
+    /// telemetry kept, a data packet carrying a stack gets the port's record (its queue
+    /// without the packet, the bytes sent before it, the bytes queued until now, the
+    /// time, the rate), and the port counts the packet's bytes. The reference stamps at
+    /// the same point, its dequeue notification (ns3-datacenter 6ddb4a4,
+    /// `switch-node.cc:264-274,366`).
+    pub fn stamp_departure(&mut self, port: usize, pkt: &Packet, now: Ps, exts: &mut ExtStore) {
+        let Some(telemetry) = &mut self.telemetry else { return };
+        let counters = &mut telemetry[port];
+        if let (Some(id), PacketKind::Data) = (pkt.ext, pkt.kind) {
+            let Ext::Telemetry(stack) = exts.get_mut(id);
+            stack.push(self.int_format.write(IntHop {
+                queue_bytes: self.ports[port].bytes,
+                tx_bytes: counters.tx_bytes,
+                rx_bytes: counters.rx_bytes,
+                timestamp: now,
+                rate_bps: counters.rate_bps,
+            }));
+        }
+        counters.tx_bytes += pkt.size as u64;
     }
 
     /// Replaces the classifier (a scheme not in the registry, say, in a benchmark).
@@ -401,6 +457,9 @@ impl Switch {
             accounts.charge(Charge::of(&pkt));
         }
         self.push(port, q, pkt);
+        if let Some(telemetry) = &mut self.telemetry {
+            telemetry[port].rx_bytes += size;
+        }
         if lossless {
             self.tell_flow_control(Charge::of(&pkt), true, now, effects);
         }
@@ -635,5 +694,69 @@ mod tests {
         let buffered: u64 =
             (0..ports).flat_map(|p| (0..mmu::CLASSES).map(move |c| (p, c))).map(|(p, c)| kept.bytes(p, c)).sum();
         assert_eq!(buffered, (0..ports).map(|p| sw.ports[p].bytes).sum::<u64>());
+    }
+
+    /// Two hand-driven switches in a row: each data packet that carries a stack gets, at
+    /// its departure, the port's queue without it, the bytes the port sent before it (any
+    /// packet's), the time and the port's rate; ACKs (even with an echoed stack) and
+    /// packets without a stack get nothing, but count in the port's bytes.
+    #[test]
+    fn a_departure_stamps_the_ports_record_on_data_packets_with_a_stack() {
+        use crate::net::{Ext, IntHop, PacketKind};
+        let (g100, g40) = (100_000_000_000, 40_000_000_000);
+        let mut counters = Counters::default();
+        let mut exts = ExtStore::default();
+        let stacked = |kind, size, exts: &mut ExtStore| Packet {
+            kind,
+            size,
+            ext: Some(exts.insert(Ext::Telemetry(Default::default()))),
+            ..Packet::template(0, 0, 0, 0)
+        };
+        let d1 = stacked(PacketKind::Data, 1000, &mut exts);
+        let ack = stacked(PacketKind::Ack, 76, &mut exts);
+        let d2 = stacked(PacketKind::Data, 500, &mut exts);
+        let d3 = Packet { size: 300, ..Packet::template(0, 0, 0, 0) };
+        let filler = Packet { size: 200, ..Packet::template(0, 0, 0, 0) };
+        let switch = |rates: &[u64]| {
+            let links: Vec<u32> = (0..rates.len() as u32).collect();
+            let mut sw = Switch::new(&SwitchConfig::default(), &links, rates, 0, stream(1, "test", 0));
+            sw.keep_telemetry(rates, IntFormat::default());
+            sw
+        };
+        let (mut a, mut b) = (switch(&[g100, g40]), switch(&[g100, g100]));
+        let hop = |queue_bytes, tx_bytes, rx_bytes, timestamp, rate_bps| IntHop {
+            queue_bytes,
+            tx_bytes,
+            rx_bytes,
+            timestamp,
+            rate_bps,
+        };
+        let stack = |exts: &ExtStore, pkt: &Packet| exts.telemetry(pkt.ext).unwrap().to_vec();
+
+        for pkt in [d1, ack, d2, d3] {
+            let mut drops = Drops { counters: &mut counters, exts: &mut exts };
+            assert!(a.receive(0, 1, pkt, 0, &mut drops, &mut Effects::new()));
+        }
+        let mut left_a = Vec::new();
+        for now in [10, 20, 30, 40] {
+            let pkt = a.transmit(1, now, &mut counters, &mut Effects::new()).unwrap();
+            a.stamp_departure(1, &pkt, now, &mut exts);
+            left_a.push(pkt);
+        }
+        assert_eq!(stack(&exts, &left_a[0]), [hop(876, 0, 1876, 10, g40)]);
+        assert_eq!(stack(&exts, &left_a[1]), [], "an ACK is not stamped");
+        assert_eq!(stack(&exts, &left_a[2]), [hop(300, 1076, 1876, 30, g40)]);
+        assert!(left_a[3].ext.is_none());
+
+        for pkt in [filler, left_a[0], left_a[2]] {
+            let mut drops = Drops { counters: &mut counters, exts: &mut exts };
+            assert!(b.receive(1, 0, pkt, 45, &mut drops, &mut Effects::new()));
+        }
+        for now in [50, 60, 70] {
+            let pkt = b.transmit(0, now, &mut counters, &mut Effects::new()).unwrap();
+            b.stamp_departure(0, &pkt, now, &mut exts);
+        }
+        assert_eq!(stack(&exts, &left_a[0]), [hop(876, 0, 1876, 10, g40), hop(500, 200, 1700, 60, g100)]);
+        assert_eq!(stack(&exts, &left_a[2]), [hop(300, 1076, 1876, 30, g40), hop(0, 1200, 1700, 70, g100)]);
     }
 }

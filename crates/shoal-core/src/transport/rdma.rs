@@ -21,7 +21,7 @@
 
 use super::cc::{AnyRdmaCc, CongestionControl, Feedback, Notification, RdmaCcConfig, RdmaCcEnv, SendState};
 use super::{Framing, HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
-use crate::net::{Packet, PacketKind};
+use crate::net::{Ext, IntFormat, Packet, PacketKind, ACK_UNPADDED_BYTES, WIRE_STACK_BYTES};
 use crate::scenario::{FctUntil, RdmaConfig, RdmaWindow, Rto, Scenario};
 use crate::sim::{serialization, Ps, PS_PER_S};
 use crate::workload::FlowSpec;
@@ -51,6 +51,13 @@ pub struct RdmaSettings {
     /// The base RTT of the longest path between two hosts, when the run needs it (a
     /// `max_bdp` window, or a controller that needs a base RTT).
     pub longest_base_rtt: Option<Ps>,
+    /// Whether data packets carry a telemetry stack for the switches to stamp, which
+    /// their ACKs and NACKs echo (from `cc`; see `set_telemetry`).
+    pub telemetry: bool,
+    /// Wire bytes the telemetry stack adds to a data packet (0 without telemetry).
+    pub stack_bytes: u32,
+    /// How switches write the records (exact or quantized).
+    pub int_format: IntFormat,
 }
 
 impl RdmaSettings {
@@ -66,6 +73,8 @@ impl RdmaSettings {
             window,
             window_scales_with_rate,
             ack_priority,
+            int_values,
+            int_multi,
             cc,
         } = sc.rdma.clone();
         let line_rate_bps = line_rates_bps.iter().copied().max().unwrap_or(sc.topology.link_rate.0);
@@ -96,7 +105,35 @@ impl RdmaSettings {
             notification: cc.notification(),
             shifts_pending_packet: cc.shifts_pending_packet(),
             longest_base_rtt,
-            cc,
+            telemetry: false,
+            stack_bytes: 0,
+            int_format: IntFormat { values: int_values, multi: int_multi as u64 },
+            cc: cc.clone(),
+        }
+        .with_telemetry(cc.wants_telemetry())
+    }
+
+    /// These settings with data packets carrying a telemetry stack (`on`) or not. The
+    /// stack is the reference's INT header, of a fixed size on the wire whatever the hops
+    /// stamped (`WIRE_STACK_BYTES`, 42 B), in data packets and, echoed, in ACKs and NACKs,
+    /// which are then no longer padded: 76 B rather than 48 (`ACK_UNPADDED_BYTES`).
+    pub fn with_telemetry(mut self, on: bool) -> Self {
+        self.telemetry = on;
+        self.stack_bytes = if on { WIRE_STACK_BYTES } else { 0 };
+        self
+    }
+
+    /// Header bytes of a data packet, its telemetry stack included.
+    pub fn data_header(&self) -> u32 {
+        self.header + self.stack_bytes
+    }
+
+    /// Wire bytes of an ACK or NACK, its echoed telemetry stack included.
+    pub fn reply_size(&self) -> u32 {
+        if self.telemetry {
+            self.ack_size.max(ACK_UNPADDED_BYTES + self.stack_bytes)
+        } else {
+            self.ack_size
         }
     }
 
@@ -116,7 +153,12 @@ impl RdmaSettings {
             Some(path) => base_rtt(self.mtu, path.delay, path.rates.iter().copied()),
             None => self.longest_base_rtt.unwrap_or_default(),
         };
-        RdmaCcEnv { base_rtt }
+        let window = match (self.window, own) {
+            (WindowSize::Fixed(bytes), _) => bytes,
+            (WindowSize::PathBdp, Some(path)) => self.bdp(path.delay, path.rates.iter().copied()),
+            (WindowSize::PathBdp, None) => 0,
+        };
+        RdmaCcEnv { base_rtt, window, int_format: self.int_format }
     }
 
     /// Packets of a `bytes`-byte message.
@@ -301,8 +343,8 @@ impl TransportKind for RdmaFlow {
         Framing {
             packets: r.packets(bytes),
             first_payload: r.payload(bytes, 0),
-            header: r.header,
-            ack_size: r.ack_size,
+            header: r.data_header(),
+            ack_size: r.reply_size(),
             handshake: false,
         }
     }
@@ -328,8 +370,14 @@ impl RdmaFlow {
     }
 
     fn receive_data(&mut self, pkt: &Packet, cx: &mut HostCx) {
-        let (ack_size, reverse) = (cx.stacks.rdma.ack_size, self.reverse);
+        let (ack_size, reply_size, reverse) = (cx.stacks.rdma.ack_size, cx.stacks.rdma.reply_size(), self.reverse);
         let reply = |kind, seq| Packet { kind, seq, size: ack_size, ..reverse };
+        // An ACK or NACK echoes the data packet's telemetry stack in a copy of its own
+        // (the reference copies the INT header into both, `rdma-hw.cc:339`).
+        let echo = |kind, seq, exts: &mut crate::net::ExtStore| {
+            let ext = pkt.ext.map(|id| exts.insert(exts.get(id).clone()));
+            Packet { size: if ext.is_some() { reply_size } else { ack_size }, ext, ..reply(kind, seq) }
+        };
         let ece = match cx.stacks.rdma.notification {
             Notification::EchoInAcks => pkt.ce,
             Notification::Cnp { interval } => {
@@ -343,7 +391,7 @@ impl RdmaFlow {
         if pkt.seq == self.expected {
             self.expected += 1;
             if cx.stacks.rdma.acks(self.expected, self.packets) {
-                let ack = Packet { timestamp: pkt.timestamp, ece, ..reply(PacketKind::Ack, self.expected) };
+                let ack = Packet { timestamp: pkt.timestamp, ece, ..echo(PacketKind::Ack, self.expected, cx.exts) };
                 cx.send(ack);
             }
             if self.expected == self.packets && cx.stacks.fct_until == FctUntil::Delivered {
@@ -353,13 +401,15 @@ impl RdmaFlow {
             let expected = self.expected;
             if self.last_nack.is_none_or(|(seq, until)| seq != expected || cx.now >= until) {
                 self.last_nack = Some((expected, cx.now + cx.stacks.rdma.nack_interval));
-                cx.send(Packet { ece, ..reply(PacketKind::Nack, expected) });
+                let nack = Packet { ece, ..echo(PacketKind::Nack, expected, cx.exts) };
+                cx.send(nack);
             }
         } else if cx.stacks.rdma.rto.is_some() {
             // A duplicate: the reference drops it silently, which only a sender with a
             // timeout can tell from a loss. Its ACK may have been lost, and the timeout
             // resends packets already here: answering them is what ends the resending.
-            cx.send(Packet { timestamp: pkt.timestamp, ece, ..reply(PacketKind::Ack, self.expected) });
+            let ack = Packet { timestamp: pkt.timestamp, ece, ..echo(PacketKind::Ack, self.expected, cx.exts) };
+            cx.send(ack);
         }
     }
 
@@ -386,7 +436,7 @@ impl RdmaFlow {
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
             rtt: (pkt.kind == PacketKind::Ack).then(|| cx.now.saturating_sub(pkt.timestamp)),
-            telemetry: None,
+            telemetry: cx.exts.telemetry(pkt.ext),
         };
         let rate_before = self.send.rate_bps;
         self.cc.on_ack(&mut self.send, &feedback);
@@ -496,8 +546,11 @@ impl Transport for RdmaFlow {
     fn pull(&mut self, cx: &mut HostCx) -> Option<Packet> {
         let rdma = &cx.stacks.rdma;
         let seq = self.snd_nxt;
-        let size = (rdma.payload(self.bytes, seq) + rdma.header as u64) as u32;
-        let pkt = Packet { kind: PacketKind::Data, seq, size, timestamp: cx.now, ..self.data };
+        let size = (rdma.payload(self.bytes, seq) + rdma.data_header() as u64) as u32;
+        // A stack for the switches to stamp: a slot of the side table, reused once a
+        // packet before this one left the network.
+        let ext = rdma.telemetry.then(|| cx.exts.insert(Ext::Telemetry(Default::default())));
+        let pkt = Packet { kind: PacketKind::Data, seq, size, timestamp: cx.now, ext, ..self.data };
         if seq < self.sent_max {
             self.retransmits += 1;
         }

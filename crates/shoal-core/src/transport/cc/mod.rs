@@ -7,6 +7,7 @@
 mod dcqcn;
 mod dctcp;
 mod ecn_star;
+mod hpcc;
 mod line_rate;
 mod newreno;
 mod rdma_dctcp;
@@ -16,6 +17,7 @@ mod timely;
 pub use dcqcn::{Dcqcn, DcqcnConfig, MellanoxConfig, PaperConfig};
 pub use dctcp::{Dctcp, DctcpConfig};
 pub use ecn_star::EcnStar;
+pub use hpcc::{Hpcc, HpccConfig};
 pub use line_rate::LineRate;
 pub use newreno::NewReno;
 pub use rdma_dctcp::{RdmaDctcp, RdmaDctcpConfig};
@@ -23,7 +25,7 @@ pub use theta_powertcp::{ThetaPowerTcp, ThetaPowerTcpConfig};
 pub use timely::{Timely, TimelyConfig};
 
 use super::TcpConfig;
-use crate::net::IntHop;
+use crate::net::{IntFormat, IntHop};
 use crate::registry::registry;
 use crate::sim::Ps;
 
@@ -153,6 +155,7 @@ cc_registry! {
     "timely" => Timely(Timely),
     "dctcp" => RdmaDctcp(RdmaDctcp),
     "theta_powertcp" => ThetaPowerTcp(ThetaPowerTcp),
+    "hpcc" => Hpcc(Hpcc),
 }
 
 /// What an RDMA connection's controller is built from besides its keys.
@@ -162,6 +165,10 @@ pub struct RdmaCcEnv {
     /// propagation delay plus one payload serialization per link; its path's, or the
     /// longest path's: see `RdmaSettings`).
     pub base_rtt: Ps,
+    /// The connection's window, bytes (0: none), as sized when it opens.
+    pub window: u64,
+    /// How the switches write telemetry records (for the differences of two).
+    pub int_format: IntFormat,
 }
 
 /// How an RDMA receiver tells its sender that packets arrived marked (CE).
@@ -189,12 +196,18 @@ impl RdmaCcConfig {
     /// it (HPCC and PowerTCP, `rdma-hw.cc:636-647`); the others only set the rate, which
     /// applies from the next packet's gap on.
     pub fn shifts_pending_packet(&self) -> bool {
-        matches!(self, RdmaCcConfig::ThetaPowerTcp(_))
+        matches!(self, RdmaCcConfig::ThetaPowerTcp(_) | RdmaCcConfig::Hpcc(_))
+    }
+
+    /// Whether its controllers read per-hop telemetry (`Feedback::telemetry`): the
+    /// connections' data packets then carry a stack for the switches to stamp.
+    pub fn wants_telemetry(&self) -> bool {
+        matches!(self, RdmaCcConfig::Hpcc(_))
     }
 
     /// Whether its controllers need the connection's base RTT (`RdmaCcEnv::base_rtt`).
     pub fn needs_base_rtt(&self) -> bool {
-        matches!(self, RdmaCcConfig::ThetaPowerTcp(_))
+        matches!(self, RdmaCcConfig::ThetaPowerTcp(_) | RdmaCcConfig::Hpcc(_))
     }
 }
 

@@ -195,7 +195,10 @@ mod tests {
     ///    28.2442287 = 143.6798290, clamped to 100; (30 <= 30) not committed.
     #[test]
     fn the_rate_follows_the_hand_computed_sequence() {
-        let mut p = ThetaPowerTcp::build(&ThetaPowerTcpConfig::default(), &RdmaCcEnv { base_rtt: 10 * US });
+        let mut p = ThetaPowerTcp::build(
+            &ThetaPowerTcpConfig::default(),
+            &RdmaCcEnv { base_rtt: 10 * US, ..RdmaCcEnv::default() },
+        );
         let mut s = SendState { cwnd: 0.0, ssthresh: 0.0, rate_bps: 100e9, line_rate_bps: 100e9, mss: 1000.0 };
         let steps = [
             (ack(100 * US, 1, 10, Some(10_500_000)), 100.0, 1.0, 100.0),
