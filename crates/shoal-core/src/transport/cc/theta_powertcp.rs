@@ -220,7 +220,10 @@ mod tests {
     /// then 12 us), never raised by a higher one (20 us).
     #[test]
     fn the_window_rtt_is_the_least_rtt_measured() {
-        let mut p = ThetaPowerTcp::build(&ThetaPowerTcpConfig::default(), &RdmaCcEnv { base_rtt: 30 * US });
+        let mut p = ThetaPowerTcp::build(
+            &ThetaPowerTcpConfig::default(),
+            &RdmaCcEnv { base_rtt: 30 * US, ..RdmaCcEnv::default() },
+        );
         let mut s = SendState { cwnd: 0.0, ssthresh: 0.0, rate_bps: 25e9, line_rate_bps: 25e9, mss: 1000.0 };
         assert_eq!(p.window_rtt(), Some(30 * US));
         p.on_ack(&mut s, &ack(100 * US, 1, 10, Some(12 * US)));
