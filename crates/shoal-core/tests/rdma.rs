@@ -351,6 +351,30 @@ fn fcts_us(sim: &Simulation) -> Vec<f64> {
     sim.flow_records().iter().map(|r| (r.finish.expect("finished") - r.start) as f64 / 1e6).collect()
 }
 
+/// What an incast test of a controller checks: the bottleneck queue's peak and its mean
+/// from `settle_from` (ps) to the first completion, sampled every 5 us; the last FCT
+/// (us); and the packets dropped.
+struct IncastOutcome {
+    peak: u64,
+    settled_mean: f64,
+    last_us: f64,
+    dropped: u64,
+}
+
+fn incast_outcome(sim: &mut Simulation, settle_from: u64) -> IncastOutcome {
+    let queue = bottleneck_queue(sim, 5_000_000);
+    let fcts = fcts_us(sim);
+    let first = fcts.iter().cloned().fold(f64::MAX, f64::min);
+    let settled: Vec<u64> =
+        queue.iter().filter(|q| q.0 >= settle_from && (q.0 as f64) < first * 1e6).map(|q| q.1).collect();
+    IncastOutcome {
+        peak: queue.iter().map(|q| q.1).max().unwrap(),
+        settled_mean: settled.iter().sum::<u64>() as f64 / settled.len() as f64,
+        last_us: fcts.iter().cloned().fold(0.0, f64::max),
+        dropped: sim.counters_json()["packets"]["dropped"].as_u64().unwrap(),
+    }
+}
+
 /// Packet time of a 1,036 B data packet at 100 Gbps, us.
 const PACKET_US: f64 = 1036.0 * 8.0 / 100e3;
 
@@ -416,17 +440,10 @@ fn dctcp_incast_holds_the_queue_near_k() {
 fn theta_powertcp_incast_holds_a_small_queue() {
     let window = "window = \"max_bdp\"\nwindow_scales_with_rate = true";
     let mut sim = cc_incast(10, "4000000B", "", "kind = \"theta_powertcp\"", window);
-    let queue = bottleneck_queue(&mut sim, 5_000_000);
-    assert_eq!(sim.counters_json()["packets"]["dropped"], 0);
-    let peak = queue.iter().map(|q| q.1).max().unwrap();
+    let IncastOutcome { peak, settled_mean: mean, last_us: last, dropped } = incast_outcome(&mut sim, 1_000_000_000);
+    assert_eq!(dropped, 0);
     assert!(peak <= 468_000, "peak {peak} B");
-    let fcts = fcts_us(&sim);
-    let first = fcts.iter().cloned().fold(f64::MAX, f64::min);
-    let settled: Vec<u64> =
-        queue.iter().filter(|q| q.0 >= 1_000_000_000 && (q.0 as f64) < first * 1e6).map(|q| q.1).collect();
-    let mean = settled.iter().sum::<u64>() as f64 / settled.len() as f64;
     assert!((mean / 3300.0 - 1.0).abs() < 0.4, "mean queue {mean} B vs 3.3 KB");
-    let last = fcts.iter().cloned().fold(0.0, f64::max);
     assert!(last < 40_000.0 * PACKET_US * 1.05, "{last} us");
 }
 
@@ -457,16 +474,9 @@ fn hpcc_incast_keeps_the_queue_near_zero_and_the_link_busy() {
 /// `[rdma.cc]` body and `[rdma]` keys.
 fn hpcc_incast(cc: &str, rdma: &str) {
     let mut sim = cc_incast(10, "4000000B", "", cc, rdma);
-    let queue = bottleneck_queue(&mut sim, 5_000_000);
-    assert_eq!(sim.counters_json()["packets"]["dropped"], 0);
-    let peak = queue.iter().map(|q| q.1).max().unwrap();
+    let IncastOutcome { peak, settled_mean: mean, last_us: last, dropped } = incast_outcome(&mut sim, 200_000_000);
+    assert_eq!(dropped, 0);
     assert!(peak <= 468_000, "peak {peak} B");
-    let fcts = fcts_us(&sim);
-    let first = fcts.iter().cloned().fold(f64::MAX, f64::min);
-    let settled: Vec<u64> =
-        queue.iter().filter(|q| q.0 >= 200_000_000 && (q.0 as f64) < first * 1e6).map(|q| q.1).collect();
-    let mean = settled.iter().sum::<u64>() as f64 / settled.len() as f64;
-    let last = fcts.iter().cloned().fold(0.0, f64::max);
     let packet_us = 1078.0 * 8.0 / 100e3;
     assert!(mean < 10_000.0, "mean queue {mean} B");
     assert!(last < 40_000.0 * packet_us / 0.955 * 1.05, "{last} us");
