@@ -10,6 +10,7 @@ mod ecn_star;
 mod hpcc;
 mod line_rate;
 mod newreno;
+mod powertcp;
 mod rdma_dctcp;
 mod theta_powertcp;
 mod timely;
@@ -20,6 +21,7 @@ pub use ecn_star::EcnStar;
 pub use hpcc::{Hpcc, HpccConfig};
 pub use line_rate::LineRate;
 pub use newreno::NewReno;
+pub use powertcp::{PowerTcp, PowerTcpConfig, PowerTcpRevision};
 pub use rdma_dctcp::{RdmaDctcp, RdmaDctcpConfig};
 pub use theta_powertcp::{ThetaPowerTcp, ThetaPowerTcpConfig};
 pub use timely::{Timely, TimelyConfig};
@@ -156,6 +158,7 @@ cc_registry! {
     "dctcp" => RdmaDctcp(RdmaDctcp),
     "theta_powertcp" => ThetaPowerTcp(ThetaPowerTcp),
     "hpcc" => Hpcc(Hpcc),
+    "powertcp" => PowerTcp(PowerTcp),
 }
 
 /// What an RDMA connection's controller is built from besides its keys.
@@ -196,18 +199,18 @@ impl RdmaCcConfig {
     /// it (HPCC and PowerTCP, `rdma-hw.cc:636-647`); the others only set the rate, which
     /// applies from the next packet's gap on.
     pub fn shifts_pending_packet(&self) -> bool {
-        matches!(self, RdmaCcConfig::ThetaPowerTcp(_) | RdmaCcConfig::Hpcc(_))
+        matches!(self, RdmaCcConfig::ThetaPowerTcp(_) | RdmaCcConfig::Hpcc(_) | RdmaCcConfig::PowerTcp(_))
     }
 
     /// Whether its controllers read per-hop telemetry (`Feedback::telemetry`): the
     /// connections' data packets then carry a stack for the switches to stamp.
     pub fn wants_telemetry(&self) -> bool {
-        matches!(self, RdmaCcConfig::Hpcc(_))
+        matches!(self, RdmaCcConfig::Hpcc(_) | RdmaCcConfig::PowerTcp(_))
     }
 
     /// Whether its controllers need the connection's base RTT (`RdmaCcEnv::base_rtt`).
     pub fn needs_base_rtt(&self) -> bool {
-        matches!(self, RdmaCcConfig::ThetaPowerTcp(_) | RdmaCcConfig::Hpcc(_))
+        matches!(self, RdmaCcConfig::ThetaPowerTcp(_) | RdmaCcConfig::Hpcc(_) | RdmaCcConfig::PowerTcp(_))
     }
 }
 
