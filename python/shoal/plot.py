@@ -175,9 +175,10 @@ def _ok(runs: pd.DataFrame) -> pd.DataFrame:
 def _legend(fig: Any, axes: Any, n: int) -> None:
     handles, labels = axes.get_legend_handles_labels()
     if len(labels) > 1 or (labels and labels[0]):
-        fig.legend(
-            handles, labels, loc="outside upper center", ncols=min(len(labels), 4), frameon=False
-        )
+        # Constrained layout does not keep a title clear of a legend of two rows or more
+        # above the axes, so a long legend goes below them.
+        where = "outside upper center" if len(labels) <= 4 else "outside lower center"
+        fig.legend(handles, labels, loc=where, ncols=min(len(labels), 4), frameon=False)
 
 
 def fct_vs_load(

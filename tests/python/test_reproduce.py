@@ -196,19 +196,35 @@ def test_experiment_errors_name_the_file_the_key_and_what_is_accepted(
 
 def test_rdma_burst_quick_obeys_line_rate_window_and_lossless_bounds(tmp_path: Path) -> None:
     """``rdma/burst`` end to end, against what the setup forces: before the burst the lone
-    connection keeps the 25 Gbps bottleneck busy; with the window, the queue holds at most
+    connection keeps the 25 Gbps bottleneck busy, except under HPCC and PowerTCP, which
+    hold it at their fixed points: HPCC's R = R / max_c + rate_ai with max_c = (R / C) /
+    eta, i.e. R = eta C + rate_ai = 23.75 + 0.05 = 23.8 Gbps; PowerTCP's R = 0.9 (R /
+    max_c + beta) + 0.1 R, i.e. R = eta C + beta = 23.9 Gbps (the queue is empty: the
+    power is the arrival rate over the link's). With a window, the queue holds at most
     what the 11 connections may have in flight, 11 x max BDP (28.96 us x 25 Gbps =
-    90,500 B of payload, 1,048 B per 1,000 B on the wire); PFC loses nothing; and the
-    figure is drawn."""
+    90,500 B of payload, at most 1,090 B per 1,000 B on the wire); PFC loses nothing; and
+    the figure is drawn."""
     from shoal.reproduce import reproduce
 
     result = reproduce("rdma/burst", mode="quick", store=tmp_path / "store", progress=False)
     runs = result.runs.set_index("scheme")
     assert set(runs["status"]) == {"ok"}
-    for scheme in ("dcqcn", "dcqcn_win"):
-        assert abs(runs.loc[scheme, "single_flow_gbps"] - 25.0) < 0.25, scheme
+    assert set(runs.index) == {
+        "dcqcn",
+        "dcqcn_win",
+        "timely",
+        "dctcp",
+        "theta_powertcp",
+        "hpcc",
+        "powertcp",
+    }
+    line_rate = {"hpcc": 23.8, "powertcp": 23.9}
+    for scheme in runs.index:
+        expected = line_rate.get(scheme, 25.0)
+        assert abs(runs.loc[scheme, "single_flow_gbps"] - expected) < 0.05, scheme
         assert runs.loc[scheme, "lossless_drops"] == 0, scheme
-    window_bound = 11 * 90_500 * 1048 / 1000
-    assert runs.loc["dcqcn_win", "burst_peak_queue_bytes"] <= window_bound
+    window_bound = 11 * 90_500 * 1090 / 1000
+    for scheme in ("dcqcn_win", "dctcp", "theta_powertcp", "hpcc", "powertcp"):
+        assert runs.loc[scheme, "burst_peak_queue_bytes"] <= window_bound, scheme
     assert runs.loc["dcqcn", "burst_peak_queue_bytes"] > window_bound, "no window: more queues"
     assert (tmp_path / "store" / "figures" / "burst.png").is_file()

@@ -107,7 +107,7 @@ def _burst_start(run_dir: Path) -> float:
 
 def burst_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
     """Queue and throughput at the bottleneck from 0.5 ms before the burst to the end of
-    its window (``BURST_NS``), one panel per scheme (its first run)."""
+    its window (``BURST_NS``), one panel per scheme (its first run), four to a row."""
     from shoal import plot
 
     curves: dict[str, tuple[pd.DataFrame, float]] = {}
@@ -115,9 +115,13 @@ def burst_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
         scheme = str(row.get("scheme", ""))
         if scheme not in curves:
             curves[scheme] = (bottleneck_series(run_dir), _burst_start(run_dir))
+    columns = min(max(len(curves), 1), 4)
+    rows = -(-max(len(curves), 1) // columns)
     with plot._style():
-        fig = plot._figure(3.4 * max(len(curves), 1), 2.6)
-        axes = fig.subplots(1, max(len(curves), 1), squeeze=False)[0]
+        fig = plot._figure(3.4 * columns, 2.6 * rows)
+        axes = fig.subplots(rows, columns, squeeze=False).ravel()
+        for ax in axes[len(curves) :]:
+            ax.set_axis_off()
         for ax, (name, (series, burst_ns)) in zip(axes, curves.items(), strict=False):
             shown = series[
                 (series["time_ns"] >= burst_ns - 0.5e6)
