@@ -204,12 +204,22 @@ def metrics(series, interval_ns: int) -> dict:
     }
 
 
-def n3dc_inputs(out: Path, n3dc: Path, sc: dict, stop_s: float) -> Path:
+def flows(shift_ns: int) -> list[tuple[int, int, int]]:
+    """FLOWS with start times in ns, flow 0's ``shift_ns`` later (``--phase-step``)."""
+    return [
+        (src, dst, round(start * 1e9) + (shift_ns if i == 0 else 0))
+        for i, (src, dst, start) in enumerate(FLOWS)
+    ]
+
+
+def n3dc_inputs(out: Path, n3dc: Path, sc: dict, stop_s: float, shift_ns: int = 0) -> Path:
     """Writes the reference's topology, flow and configuration files; returns the latter."""
     (out / "n3dc_topology.txt").write_text(TOPOLOGY.read_text())
+    # Seconds to the ns, as the reference's file writes them (0.13, not 0.130000000).
+    seconds = lambda ns: f"{ns / 1e9:.9f}".rstrip("0")  # noqa: E731
     rows = [
-        f"{src} {dst} {PRIORITY} {10000 + i} {FLOW_BYTES} {start}"
-        for i, (src, dst, start) in enumerate(FLOWS)
+        f"{src} {dst} {PRIORITY} {10000 + i} {FLOW_BYTES} {seconds(start_ns)}"
+        for i, (src, dst, start_ns) in enumerate(flows(shift_ns))
     ]
     (out / "n3dc_flows.txt").write_text(f"{len(rows)}\n" + "\n".join(rows) + "\n")
     pool = parse_size(sc["switch"]["pool_size"])
@@ -253,11 +263,11 @@ def shoal_cc(kind: str) -> dict:
     }
 
 
-def shoal_trace(out: Path) -> Path:
+def shoal_trace(out: Path, shift_ns: int = 0) -> Path:
     trace = out / "trace.csv"
     rows = [
-        f"{i},{src},{dst},{FLOW_BYTES},{round(start * 1e9)},{PRIORITY}"
-        for i, (src, dst, start) in enumerate(FLOWS)
+        f"{i},{src},{dst},{FLOW_BYTES},{start_ns},{PRIORITY}"
+        for i, (src, dst, start_ns) in enumerate(flows(shift_ns))
     ]
     trace.write_text("id,src,dst,bytes,start_ns,priority\n" + "\n".join(rows) + "\n")
     return trace
@@ -338,6 +348,7 @@ def compare(args) -> int:
         "cc": args.cc,
         "runs": args.runs,
         "stop_s": args.stop,
+        "phase_step_ns": args.phase_step,
         "n3dc_program": str(program),
         "bottleneck": port,
         "windows_s": {"alone": ALONE, "burst": BURST, "after": (AFTER_FROM, args.stop)},
@@ -348,23 +359,27 @@ def compare(args) -> int:
     for case in args.cases:
         case_out = out / case
         case_out.mkdir(exist_ok=True)
-        conf = n3dc_inputs(case_out, n3dc, sc, args.stop)
-        cmd = [
-            str(program),
-            f"--conf={conf}",
-            f"--algorithm={cc.algorithm}",
-            f"--wien={str(cc.wien).lower()}",
-            f"--delayWien={str(cc.delay_wien).lower()}",
-            f"--windowCheck={CASES[case]}",
-        ]
         n3dc_runs, n3dc_pfc, n3dc_walls = [], [], []
         for k in range(1, args.runs + 1):
             print(f"{case}: ns3-datacenter run {k} ...", flush=True)
+            run_out = case_out
+            if args.phase_step:
+                run_out = case_out / f"run{k}"
+                run_out.mkdir(exist_ok=True)
+            conf = n3dc_inputs(run_out, n3dc, sc, args.stop, (k - 1) * args.phase_step)
+            cmd = [
+                str(program),
+                f"--conf={conf}",
+                f"--algorithm={cc.algorithm}",
+                f"--wien={str(cc.wien).lower()}",
+                f"--delayWien={str(cc.delay_wien).lower()}",
+                f"--windowCheck={CASES[case]}",
+            ]
             wall, proc = run(cmd, "ns3-datacenter", env={"NS_GLOBAL_VALUE": f"RngRun={k}"})
             n3dc_walls.append(wall)
             series, interval_ns = read_n3dc_series(proc.stdout, port["n3dc_tor"], port["n3dc_port"])
             n3dc_runs.append(metrics(series, interval_ns))
-            n3dc_pfc.append(read_n3dc_pfc(case_out / "n3dc_pfc.txt", round(args.stop * 1e9)))
+            n3dc_pfc.append(read_n3dc_pfc(run_out / "n3dc_pfc.txt", round(args.stop * 1e9)))
             if k == 1:
                 series.to_csv(case_out / "n3dc_bottleneck.csv", index=False)
                 figure_series[case] = {"n3dc": (series, interval_ns)}
@@ -372,6 +387,8 @@ def compare(args) -> int:
         shoal_out = case_out / "shoal"
         for k in range(1, args.runs + 1):
             print(f"{case}: Shoal run {k} ...", flush=True)
+            if args.phase_step:
+                trace = shoal_trace(case_out / f"run{k}", (k - 1) * args.phase_step)
             pairs = {
                 "workload.trace": trace,
                 "run.seed": k,
@@ -491,9 +508,20 @@ def main(argv=None) -> int:
         default=0.16,
         help=f"simulated seconds in both (default 0.16; more than {AFTER_FROM})",
     )
+    p.add_argument(
+        "--phase-step",
+        type=int,
+        default=0,
+        metavar="NS",
+        help="run k starts flow 0 (k-1) x NS ns later in both simulators (default 0): TIMELY's "
+        "burst depends on where flow 0's once-per-RTT update falls when the burst starts, "
+        "so its runs are otherwise one sample",
+    )
     p.add_argument("--out", help="output directory (default validation/results/n3dc_burst)")
     p.add_argument("--check", action="store_true", help="exit 3 when a target is missed")
     args = p.parse_args(argv)
+    if args.phase_step < 0:
+        p.error("--phase-step must be 0 or more")
     if args.cases is None:
         args.cases = list(CCS[args.cc].cases)
     else:

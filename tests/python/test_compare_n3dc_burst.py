@@ -148,6 +148,13 @@ def test_the_reference_inputs(tmp_path: Path):
     trace = pd.read_csv(burst.shoal_trace(tmp_path))
     assert trace.start_ns.tolist() == [130_000_000] + [150_000_000] * 10
     assert set(trace.priority) == {3} and set(trace.dst) == {16}
+    # --phase-step: only flow 0 moves, by whole ns, alike in both simulators' inputs.
+    burst.n3dc_inputs(tmp_path, n3dc, sc, 0.16, 2_176)
+    flows = (tmp_path / "n3dc_flows.txt").read_text().splitlines()
+    assert flows[1] == "0 16 3 10000 1000000000000 0.130002176"
+    assert flows[2] == "1 16 3 10001 1000000000000 0.15"
+    trace = pd.read_csv(burst.shoal_trace(tmp_path, 2_176))
+    assert trace.start_ns.tolist() == [130_002_176] + [150_000_000] * 10
 
 
 def test_each_cc_as_the_reference_runs_it():
