@@ -62,9 +62,19 @@ from shoal.reproduce.rdma import AFTER_FROM_NS, ALONE_NS, BURST_NS, burst_metric
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "n3dc_burst.toml"
 TOPOLOGY = HERE / "n3dc" / "topology.txt"
-# flow-burstExp-10.txt: (src, dst, start in s); each flow sends 10^12 bytes, endless here.
-FLOWS = [(0, 16, 0.13)] + [(src, 16, 0.15) for src in range(1, 11)]
 FLOW_BYTES = 10**12
+# flow-burstExp-10.txt: (src, dst, start in s, bytes); 10^12 bytes is endless here.
+FLOWS = [(0, 16, 0.13, FLOW_BYTES)] + [(src, 16, 0.15, FLOW_BYTES) for src in range(1, 11)]
+# flow-burstExp-256.txt on topology-256.txt (256 hosts, 32 under each of eight ToRs; host
+# 16 is still under the first): the same eleven endless flows, then one 2,800 B flow to
+# host 16 from every other host at 0.15 s, in the file's order.
+TOPOLOGY_256 = HERE / "n3dc" / "topology-256.txt"
+SHORT_BYTES = 2800
+FLOWS_256 = FLOWS + [(src, 16, 0.15, SHORT_BYTES) for src in range(256) if src != 16]
+FLOW_SETS = {10: (TOPOLOGY, FLOWS), 256: (TOPOLOGY_256, FLOWS_256)}
+# The reference's flow file gives each flow its destination port: 10000 + its index here,
+# which names the flow in its FCT file.
+BASE_DPORT = 10000
 # The reference's flow files give each flow a priority group (3: the lossless class).
 PRIORITY = 3
 BOTTLENECK_HOST = 16
@@ -90,6 +100,15 @@ class CcRun:
     cases: tuple[str, ...]  # script-burst.sh:52-56: window 0 for DCQCN and TIMELY, else 1
     header: int  # the reference's wire bytes of a data packet beyond its payload
     ack_size: int  # and of an ACK
+    kind: str = ""  # Shoal's rdma.cc.kind when it is not the cc's name
+    # Shoal's own settings for it (rdma.cc keys the reference's configuration sets)
+    settings: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def telemetry(self) -> bool:
+        """Whether Shoal's controller carries the INT stack itself (``hpcc``, ``powertcp``:
+        ``RdmaSettings::with_telemetry``), its sizes then set without it."""
+        return self.kind in TELEMETRY_KINDS
 
 
 # Wire sizes (ns3-datacenter 6ddb4a4, simulator/ns-3.39): a data packet is PPP 14 + IPv4 20
@@ -99,16 +118,59 @@ class CcRun:
 # mode (powertcp-evaluation-burst.cc:727-735; int-header.cc:16-26): none for DCQCN (1) and
 # DCTCP (8), the 8 B timestamp for TIMELY (7), the 5-hop stack for cc mode 3: 5 x 8 B hops
 # + a 2 B hop count = 42 B (int-header.h:10-24, 84, 95-99), carried whatever the hops.
+# HPCC is cc mode 3 without --wien, PowerTCP (INT) with --wien and without --delayWien
+# (script-burst.sh:10-11, 30-40); config-burst.txt sets MI_THRESH 5 (Shoal's max_stage
+# defaults to the HPCC repository's 0) and the other HPCC values Shoal defaults to (U_TARGET
+# 0.95, RATE_AI 50 Mb/s, FAST_REACT 1, INT_MULTI 1). PowerTCP exists in two versions of the
+# reference's rdma-hw.cc: "powertcp" is the one before f542a97 (ed1dfa8, as published),
+# which a program built from that file runs; "powertcp_f542a97" the one 6ddb4a4 ships.
+INT = 5 * 8 + 2
+TELEMETRY_KINDS = ("hpcc", "powertcp")
 CCS = {
     "dcqcn": CcRun("DCQCN", 1, False, False, ("nowin", "win"), 48, 60),
     "timely": CcRun("TIMELY", 7, False, False, ("nowin",), 48 + 8, 60),
     "dctcp": CcRun("DCTCP", 8, False, False, ("win",), 48, 60),
-    "theta_powertcp": CcRun("theta-PowerTCP", 3, True, True, ("win",), 48 + 42, 46 + 42),
+    "theta_powertcp": CcRun("theta-PowerTCP", 3, True, True, ("win",), 48 + INT, 46 + INT),
+    "hpcc": CcRun(
+        "HPCC", 3, False, False, ("win",), 48 + INT, 46 + INT, "hpcc", (("max_stage", 5),)
+    ),
+    "powertcp": CcRun(
+        "PowerTCP (published)",
+        3,
+        True,
+        False,
+        ("win",),
+        48 + INT,
+        46 + INT,
+        "powertcp",
+        (("revision", "published"),),
+    ),
+    "powertcp_f542a97": CcRun(
+        "PowerTCP (f542a97)",
+        3,
+        True,
+        False,
+        ("win",),
+        48 + INT,
+        46 + INT,
+        "powertcp",
+        (("revision", "f542a97"),),
+    ),
 }
+# Shoal's telemetry stack on the wire (crates/shoal-core/src/net/telemetry.rs:
+# WIRE_STACK_BYTES) and its echoing ACK before padding: 34 B of headers with a 2 B PPP
+# header (ACK_UNPADDED_BYTES) + the stack. The reference's PPP header is 14 B, so its ACK
+# is 12 B longer than Shoal's unpadded one; ack_size, the least size of an ACK, makes up
+# for it.
+SHOAL_STACK = INT
+SHOAL_UNPADDED_ACK = 34 + SHOAL_STACK
 # Shoal's settings for DCQCN+Win (windowCheck=1 sets HAS_WIN and VAR_WIN; GLOBAL_T 1).
 WINDOW = {"rdma.window": "max_bdp", "rdma.window_scales_with_rate": "true"}
 TARGET_PEAK = 0.10
 TARGET_THROUGHPUT = 0.05
+# The 256-flow burst's short flows (issue): mean FCT within 10%, p99 within 20%.
+TARGET_FCT_MEAN = 0.10
+TARGET_FCT_P99 = 0.20
 
 
 def bottleneck_port(topology: Path, host: int) -> dict:
@@ -204,12 +266,14 @@ def metrics(series, interval_ns: int) -> dict:
     }
 
 
-def n3dc_inputs(out: Path, n3dc: Path, sc: dict, stop_s: float) -> Path:
+def n3dc_inputs(
+    out: Path, n3dc: Path, sc: dict, stop_s: float, topology: Path = TOPOLOGY, flows=FLOWS
+) -> Path:
     """Writes the reference's topology, flow and configuration files; returns the latter."""
-    (out / "n3dc_topology.txt").write_text(TOPOLOGY.read_text())
+    (out / "n3dc_topology.txt").write_text(topology.read_text())
     rows = [
-        f"{src} {dst} {PRIORITY} {10000 + i} {FLOW_BYTES} {start}"
-        for i, (src, dst, start) in enumerate(FLOWS)
+        f"{src} {dst} {PRIORITY} {BASE_DPORT + i} {size} {start}"
+        for i, (src, dst, start, size) in enumerate(flows)
     ]
     (out / "n3dc_flows.txt").write_text(f"{len(rows)}\n" + "\n".join(rows) + "\n")
     pool = parse_size(sc["switch"]["pool_size"])
@@ -246,21 +310,73 @@ def shoal_cc(kind: str) -> dict:
     if kind == "dcqcn":
         return {"rdma.cc.model": MODEL}
     cc = CCS[kind]
+    header, ack_size = cc.header, cc.ack_size
+    if cc.telemetry:
+        header -= SHOAL_STACK
+        # Shoal's ACK is max(ack_size, SHOAL_UNPADDED_ACK): the reference's is longer.
+        if ack_size < SHOAL_UNPADDED_ACK:
+            raise UserError(f"{kind}: the reference's ACK is shorter than Shoal's", 1)
     return {
-        "rdma.cc.kind": kind,
-        "rdma.header": cc.header,
-        "rdma.ack_size": cc.ack_size,
+        "rdma.cc.kind": cc.kind or kind,
+        "rdma.header": header,
+        "rdma.ack_size": ack_size,
+        # The reference's switches write INT in its header's units (int-header.h).
+        **({"rdma.int_values": "quantized", "rdma.int_multi": 1} if cc.telemetry else {}),
+        **{f"rdma.cc.{k}": v for k, v in cc.settings},
     }
 
 
-def shoal_trace(out: Path) -> Path:
+def shoal_trace(out: Path, flows=FLOWS) -> Path:
     trace = out / "trace.csv"
     rows = [
-        f"{i},{src},{dst},{FLOW_BYTES},{round(start * 1e9)},{PRIORITY}"
-        for i, (src, dst, start) in enumerate(FLOWS)
+        f"{i},{src},{dst},{size},{round(start * 1e9)},{PRIORITY}"
+        for i, (src, dst, start, size) in enumerate(flows)
     ]
     trace.write_text("id,src,dst,bytes,start_ns,priority\n" + "\n".join(rows) + "\n")
     return trace
+
+
+def read_n3dc_fct(path: Path, flows: int):
+    """FCT in ns by flow index from the reference's FCT file, one line ``sip dip sport dport
+    size start fct standalone`` per finished flow (powertcp-evaluation-burst.cc:183-184;
+    the destination port names the flow); NaN for a flow that did not finish."""
+    import numpy as np
+
+    fct = np.full(flows, np.nan)
+    for line in path.read_text().splitlines():
+        f = line.split()
+        if len(f) >= 7:
+            fct[int(f[3]) - BASE_DPORT] = float(f[6])
+    return fct
+
+
+def read_shoal_fct(run_dir: Path, flows: int):
+    """The same from Shoal's ``flows.parquet`` (trace ids are the flow indices)."""
+    import numpy as np
+    import pandas as pd
+
+    t = pd.read_parquet(run_dir / "flows.parquet", columns=["id", "fct_ns", "finished"])
+    t = t[t.finished]
+    fct = np.full(flows, np.nan)
+    fct[t.id.to_numpy()] = t.fct_ns.to_numpy(dtype=float)
+    return fct
+
+
+def fct_metrics(fct_ns, short) -> dict:
+    """FCT statistics of the short flows (``short``: their indices) in one run, in us;
+    percentiles by linear interpolation over the finished ones."""
+    import numpy as np
+
+    f = fct_ns[short]
+    done = f[~np.isnan(f)]
+    stat = lambda g: float(g(done) / 1e3) if len(done) else float("nan")  # noqa: E731
+    return {
+        "short_fct_mean_us": stat(np.mean),
+        "short_fct_p50_us": stat(lambda d: np.percentile(d, 50)),
+        "short_fct_p99_us": stat(lambda d: np.percentile(d, 99)),
+        "short_fct_max_us": stat(np.max),
+        "short_unfinished": int(np.isnan(f).sum()),
+    }
 
 
 def pauses_received(pfc: dict) -> int:
@@ -327,18 +443,23 @@ def compare(args) -> int:
         raise UserError(f"{n3dc} has no examples/PowerTCP/config-burst.txt", 1)
     cc = CCS[args.cc]
     default_out = "n3dc_burst" if args.cc == "dcqcn" else f"n3dc_burst_{args.cc}"
+    if args.flows != 10:
+        default_out += f"_{args.flows}"
     out = Path(args.out or HERE / "results" / default_out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     sc = tomllib.loads(SCENARIO.read_text())
-    port = bottleneck_port(TOPOLOGY, BOTTLENECK_HOST)
+    topology, flows = FLOW_SETS[args.flows]
+    short = [i for i, f in enumerate(flows) if f[3] != FLOW_BYTES]
+    port = bottleneck_port(topology, BOTTLENECK_HOST)
     shoal = shoal_cmd()
-    trace = shoal_trace(out)
+    trace = shoal_trace(out, flows)
     result: dict = {
         "scenario": SCENARIO.name,
         "cc": args.cc,
         "runs": args.runs,
         "stop_s": args.stop,
         "n3dc_program": str(program),
+        **({"flows": args.flows, "short_flows": len(short)} if short else {}),
         "bottleneck": port,
         "windows_s": {"alone": ALONE, "burst": BURST, "after": (AFTER_FROM, args.stop)},
         "cases": {},
@@ -348,7 +469,7 @@ def compare(args) -> int:
     for case in args.cases:
         case_out = out / case
         case_out.mkdir(exist_ok=True)
-        conf = n3dc_inputs(case_out, n3dc, sc, args.stop)
+        conf = n3dc_inputs(case_out, n3dc, sc, args.stop, topology, flows)
         cmd = [
             str(program),
             f"--conf={conf}",
@@ -364,6 +485,9 @@ def compare(args) -> int:
             n3dc_walls.append(wall)
             series, interval_ns = read_n3dc_series(proc.stdout, port["n3dc_tor"], port["n3dc_port"])
             n3dc_runs.append(metrics(series, interval_ns))
+            if short:
+                fct = read_n3dc_fct(case_out / "n3dc_fct.txt", len(flows))
+                n3dc_runs[-1].update(fct_metrics(fct, short))
             n3dc_pfc.append(read_n3dc_pfc(case_out / "n3dc_pfc.txt", round(args.stop * 1e9)))
             if k == 1:
                 series.to_csv(case_out / "n3dc_bottleneck.csv", index=False)
@@ -379,6 +503,7 @@ def compare(args) -> int:
                 "run.sample_interval": f"{interval_ns}ns",
                 **(WINDOW if CASES[case] else {}),
                 **shoal_cc(args.cc),
+                **({"topology.path": topology} if topology != TOPOLOGY else {}),
             }
             cmd = [*shoal, "run", str(SCENARIO), "--out", str(shoal_out), "-q", *sets(pairs)]
             wall, _ = run(cmd, "shoal run")
@@ -387,6 +512,8 @@ def compare(args) -> int:
                 shoal_out, port["shoal_switch"], port["shoal_port"], interval_ns
             )
             shoal_runs.append(metrics(series, interval_ns))
+            if short:
+                shoal_runs[-1].update(fct_metrics(read_shoal_fct(shoal_out, len(flows)), short))
             shoal_pfc.append(read_shoal_pfc(shoal_out))
             shoal_sim.append(json.loads((shoal_out / "summary.json").read_text())["wall_time_s"])
             if k == 1:
@@ -414,12 +541,21 @@ def compare(args) -> int:
             },
         }
         c["speedup"] = c["wall_s"]["n3dc_median"] / c["wall_s"]["shoal_median"]
-        for key, target in (
+        targets = [
             ("peak_queue_bytes", TARGET_PEAK),
             ("first_peak_queue_bytes", TARGET_PEAK),
             ("after_gbps", TARGET_THROUGHPUT),
             ("single_flow_gbps", TARGET_THROUGHPUT),
-        ):
+        ]
+        if short:
+            targets += [
+                ("short_fct_mean_us", TARGET_FCT_MEAN),
+                ("short_fct_p99_us", TARGET_FCT_P99),
+            ]
+            for sim, rows in (("Shoal", shoal_runs), ("ns3-datacenter", n3dc_runs)):
+                if left := sum(r["short_unfinished"] for r in rows):
+                    missed.append(f"{case} {sim} left {left} short flows unfinished")
+        for key, target in targets:
             q = c["metrics"][key]["ratio"]
             if q is None or abs(q - 1) > target:
                 missed.append(f"{case} {key} ratio {q}")
@@ -443,6 +579,11 @@ LABELS = {
     "burst_gbps": ("throughput in the burst window, Gbps", 1),
     "after_gbps": ("throughput after the burst, Gbps", 1),
     "after_mean_queue_bytes": ("mean queue after the burst, KB", 1e-3),
+    "short_fct_mean_us": ("short flows' mean FCT, us", 1),
+    "short_fct_p50_us": ("short flows' median FCT, us", 1),
+    "short_fct_p99_us": ("short flows' p99 FCT, us", 1),
+    "short_fct_max_us": ("short flows' largest FCT, us", 1),
+    "short_unfinished": ("short flows unfinished", 1),
 }
 
 
@@ -450,6 +591,8 @@ def print_case(case: str, c: dict, runs: int, label: str = "DCQCN") -> None:
     print(f"\n{label} {case} (windowCheck={c['window_check']}), means of {runs} runs")
     print(f"  {'':<38} {'Shoal':>9} {'n3dc':>9} {'ratio':>6}")
     for key, (label, scale) in LABELS.items():
+        if key not in c["metrics"]:
+            continue
         m = c["metrics"][key]
         q = m["ratio"]
         print(
@@ -491,7 +634,19 @@ def main(argv=None) -> int:
         default=0.16,
         help=f"simulated seconds in both (default 0.16; more than {AFTER_FROM})",
     )
-    p.add_argument("--out", help="output directory (default validation/results/n3dc_burst)")
+    p.add_argument(
+        "--flows",
+        type=int,
+        default=10,
+        choices=sorted(FLOW_SETS),
+        help="10: flow-burstExp-10.txt on topology.txt (default); 256: flow-burstExp-256.txt "
+        "on topology-256.txt, the 10-flow burst plus 255 flows of 2,800 B, whose FCTs are "
+        "compared too",
+    )
+    p.add_argument(
+        "--out",
+        help="output directory (default validation/results/n3dc_burst[_CC][_256])",
+    )
     p.add_argument("--check", action="store_true", help="exit 3 when a target is missed")
     args = p.parse_args(argv)
     if args.cases is None:
