@@ -3,8 +3,11 @@
 10-to-1 burst.
 
     python validation/compare_n3dc_burst.py --n3dc /path/to/ns3-datacenter/simulator/ns-3.39 \\
-        [--n3dc-program PATH] [--cc dcqcn|timely|dctcp|theta_powertcp] [--cases nowin,win]
+        [--n3dc-program PATH] [--cc CC] [--flows 10|256] [--cases nowin,win]
         [--runs 3] [--stop 0.16] [--out DIR] [--check]
+
+    CC: dcqcn (default), timely, dctcp, theta_powertcp, hpcc, powertcp (needs a program
+    built with the rdma-hw.cc from before the reference's f542a97), powertcp_f542a97
 
 The experiment is ns3-datacenter's own (examples/PowerTCP: script-burst.sh,
 flow-burstExp-10.txt, plot-burst.py) on its 128-host three-tier topology.txt: host 0
@@ -14,10 +17,14 @@ that port's queue (bytes) and the bytes it sent in each interval of 1.5 x minRtt
 ``queues.parquet`` sampled at the same interval gives the same two series.
 
 ``--cc`` picks the congestion control as the reference's script-burst.sh runs it (cc mode
-1 DCQCN, 7 TIMELY, 8 DCTCP, 3 with --wien --delayWien theta-PowerTCP) and, in Shoal,
-``rdma.cc.kind`` with the reference's wire sizes for it (``CCS``). For each case (without
+1 DCQCN, 7 TIMELY, 8 DCTCP, 3 with --wien --delayWien theta-PowerTCP, 3 HPCC, 3 with
+--wien PowerTCP) and, in Shoal, ``rdma.cc.kind`` with the reference's wire sizes and
+configuration for it (``CCS``, ``shoal_cc``). The reference's program has one PowerTCP,
+the one its rdma-hw.cc was built with: ``powertcp`` runs Shoal's ``revision =
+"published"`` (the code before f542a97), ``powertcp_f542a97`` the code 6ddb4a4 ships;
+the script cannot tell which ``--n3dc-program`` holds. For each case (without
 a window, ``--windowCheck=0``; with one, ``--windowCheck=1``: a max-BDP window scaled by
-rate; by default DCQCN both, TIMELY without, DCTCP and theta-PowerTCP with, as
+rate; by default DCQCN both, TIMELY without, the others with, as
 script-burst.sh runs them) the script writes the reference's
 topology, flow and configuration files (its config-burst.txt with the paths, the stop
 time and no tracing; buffer, RED maps and DCQCN values as ``n3dc_burst.toml`` has them),
@@ -32,7 +39,14 @@ PAUSE frames are counted only with a reference program built with its ``QbbPfc``
 on (``--n3dc-program``; validation/README.md, "PFC against ns3-datacenter", says how);
 the stock program writes an empty trace.
 
-Targets (issue): Shoal's peak queue within 10% of the reference's, throughput within 5%.
+``--flows 256`` runs flow-burstExp-256.txt on topology-256.txt instead (config-burst.txt's
+own files): the same eleven endless flows and, at 0.15 s, one 2,800 B flow to host 16 from
+each of the other 255 hosts; it compares the short flows' FCTs too (the reference's
+FCT_OUTPUT_FILE; Shoal's flows.parquet, ``run.fct_until = "acked"`` as the reference's
+sender-side completion) and writes to ``..._256``.
+
+Targets (issue): Shoal's peak queue within 10% of the reference's, throughput within 5%;
+with 256 flows also the short flows' mean FCT within 10% and p99 within 20%.
 Exit status: 0 when the comparison ran (with --check, 3 when a target is missed), 1 when
 ns3-datacenter or Shoal is missing or fails, 2 on bad arguments.
 """
@@ -620,7 +634,7 @@ def main(argv=None) -> int:
     p.add_argument(
         "--cases",
         help="comma-separated: nowin (windowCheck=0), win (windowCheck=1); default as "
-        "script-burst.sh runs the cc: dcqcn both, timely nowin, dctcp and theta_powertcp win",
+        "script-burst.sh runs the cc: dcqcn both, timely nowin, the others win",
     )
     p.add_argument(
         "--runs",
