@@ -133,7 +133,7 @@ class CcRun:
 # DCTCP (8), the 8 B timestamp for TIMELY (7), the 5-hop stack for cc mode 3: 5 x 8 B hops
 # + a 2 B hop count = 42 B (int-header.h:10-24, 84, 95-99), carried whatever the hops.
 # HPCC is cc mode 3 without --wien, PowerTCP (INT) with --wien and without --delayWien
-# (script-burst.sh:10-11, 30-40); config-burst.txt sets MI_THRESH 5 (Shoal's max_stage
+# (script-burst.sh:9-10, 40-50, 78); config-burst.txt sets MI_THRESH 5 (Shoal's max_stage
 # defaults to the HPCC repository's 0) and the other HPCC values Shoal defaults to (U_TARGET
 # 0.95, RATE_AI 50 Mb/s, FAST_REACT 1, INT_MULTI 1). PowerTCP exists in two versions of the
 # reference's rdma-hw.cc: "powertcp" is the one before f542a97 (ed1dfa8, as published),
