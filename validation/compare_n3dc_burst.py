@@ -3,8 +3,11 @@
 10-to-1 burst.
 
     python validation/compare_n3dc_burst.py --n3dc /path/to/ns3-datacenter/simulator/ns-3.39 \\
-        [--n3dc-program PATH] [--cc dcqcn|timely|dctcp|theta_powertcp] [--cases nowin,win]
+        [--n3dc-program PATH] [--cc CC] [--flows 10|256] [--cases nowin,win]
         [--runs 3] [--stop 0.16] [--out DIR] [--check]
+
+    CC: dcqcn (default), timely, dctcp, theta_powertcp, hpcc, powertcp (needs a program
+    built with the rdma-hw.cc from before the reference's f542a97), powertcp_f542a97
 
 The experiment is ns3-datacenter's own (examples/PowerTCP: script-burst.sh,
 flow-burstExp-10.txt, plot-burst.py) on its 128-host three-tier topology.txt: host 0
@@ -14,10 +17,14 @@ that port's queue (bytes) and the bytes it sent in each interval of 1.5 x minRtt
 ``queues.parquet`` sampled at the same interval gives the same two series.
 
 ``--cc`` picks the congestion control as the reference's script-burst.sh runs it (cc mode
-1 DCQCN, 7 TIMELY, 8 DCTCP, 3 with --wien --delayWien theta-PowerTCP) and, in Shoal,
-``rdma.cc.kind`` with the reference's wire sizes for it (``CCS``). For each case (without
+1 DCQCN, 7 TIMELY, 8 DCTCP, 3 with --wien --delayWien theta-PowerTCP, 3 HPCC, 3 with
+--wien PowerTCP) and, in Shoal, ``rdma.cc.kind`` with the reference's wire sizes and
+configuration for it (``CCS``, ``shoal_cc``). The reference's program has one PowerTCP,
+the one its rdma-hw.cc was built with: ``powertcp`` runs Shoal's ``revision =
+"published"`` (the code before f542a97), ``powertcp_f542a97`` the code 6ddb4a4 ships;
+the script cannot tell which ``--n3dc-program`` holds. For each case (without
 a window, ``--windowCheck=0``; with one, ``--windowCheck=1``: a max-BDP window scaled by
-rate; by default DCQCN both, TIMELY without, DCTCP and theta-PowerTCP with, as
+rate; by default DCQCN both, TIMELY without, the others with, as
 script-burst.sh runs them) the script writes the reference's
 topology, flow and configuration files (its config-burst.txt with the paths, the stop
 time and no tracing; buffer, RED maps and DCQCN values as ``n3dc_burst.toml`` has them),
@@ -32,7 +39,14 @@ PAUSE frames are counted only with a reference program built with its ``QbbPfc``
 on (``--n3dc-program``; validation/README.md, "PFC against ns3-datacenter", says how);
 the stock program writes an empty trace.
 
-Targets (issue): Shoal's peak queue within 10% of the reference's, throughput within 5%.
+``--flows 256`` runs flow-burstExp-256.txt on topology-256.txt instead (config-burst.txt's
+own files): the same eleven endless flows and, at 0.15 s, one 2,800 B flow to host 16 from
+each of the other 255 hosts; it compares the short flows' FCTs too (the reference's
+FCT_OUTPUT_FILE; Shoal's flows.parquet, ``run.fct_until = "acked"`` as the reference's
+sender-side completion) and writes to ``..._256``.
+
+Targets (issue): Shoal's peak queue within 10% of the reference's, throughput within 5%;
+with 256 flows also the short flows' mean FCT within 10% and p99 within 20%.
 Exit status: 0 when the comparison ran (with --check, 3 when a target is missed), 1 when
 ns3-datacenter or Shoal is missing or fails, 2 on bad arguments.
 """
@@ -62,9 +76,19 @@ from shoal.reproduce.rdma import AFTER_FROM_NS, ALONE_NS, BURST_NS, burst_metric
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "n3dc_burst.toml"
 TOPOLOGY = HERE / "n3dc" / "topology.txt"
-# flow-burstExp-10.txt: (src, dst, start in s); each flow sends 10^12 bytes, endless here.
-FLOWS = [(0, 16, 0.13)] + [(src, 16, 0.15) for src in range(1, 11)]
 FLOW_BYTES = 10**12
+# flow-burstExp-10.txt: (src, dst, start in s, bytes); 10^12 bytes is endless here.
+FLOWS = [(0, 16, 0.13, FLOW_BYTES)] + [(src, 16, 0.15, FLOW_BYTES) for src in range(1, 11)]
+# flow-burstExp-256.txt on topology-256.txt (256 hosts, 32 under each of eight ToRs; host
+# 16 is still under the first): the same eleven endless flows, then one 2,800 B flow to
+# host 16 from every other host at 0.15 s, in the file's order.
+TOPOLOGY_256 = HERE / "n3dc" / "topology-256.txt"
+SHORT_BYTES = 2800
+FLOWS_256 = FLOWS + [(src, 16, 0.15, SHORT_BYTES) for src in range(256) if src != 16]
+FLOW_SETS = {10: (TOPOLOGY, FLOWS), 256: (TOPOLOGY_256, FLOWS_256)}
+# The reference's flow file gives each flow its destination port: 10000 + its index here,
+# which names the flow in its FCT file.
+BASE_DPORT = 10000
 # The reference's flow files give each flow a priority group (3: the lossless class).
 PRIORITY = 3
 BOTTLENECK_HOST = 16
@@ -90,6 +114,15 @@ class CcRun:
     cases: tuple[str, ...]  # script-burst.sh:52-56: window 0 for DCQCN and TIMELY, else 1
     header: int  # the reference's wire bytes of a data packet beyond its payload
     ack_size: int  # and of an ACK
+    kind: str = ""  # Shoal's rdma.cc.kind when it is not the cc's name
+    # Shoal's own settings for it (rdma.cc keys the reference's configuration sets)
+    settings: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def telemetry(self) -> bool:
+        """Whether Shoal's controller carries the INT stack itself (``hpcc``, ``powertcp``:
+        ``RdmaSettings::with_telemetry``), its sizes then set without it."""
+        return self.kind in TELEMETRY_KINDS
 
 
 # Wire sizes (ns3-datacenter 6ddb4a4, simulator/ns-3.39): a data packet is PPP 14 + IPv4 20
@@ -99,16 +132,59 @@ class CcRun:
 # mode (powertcp-evaluation-burst.cc:727-735; int-header.cc:16-26): none for DCQCN (1) and
 # DCTCP (8), the 8 B timestamp for TIMELY (7), the 5-hop stack for cc mode 3: 5 x 8 B hops
 # + a 2 B hop count = 42 B (int-header.h:10-24, 84, 95-99), carried whatever the hops.
+# HPCC is cc mode 3 without --wien, PowerTCP (INT) with --wien and without --delayWien
+# (script-burst.sh:9-10, 40-50, 78); config-burst.txt sets MI_THRESH 5 (Shoal's max_stage
+# defaults to the HPCC repository's 0) and the other HPCC values Shoal defaults to (U_TARGET
+# 0.95, RATE_AI 50 Mb/s, FAST_REACT 1, INT_MULTI 1). PowerTCP exists in two versions of the
+# reference's rdma-hw.cc: "powertcp" is the one before f542a97 (ed1dfa8, as published),
+# which a program built from that file runs; "powertcp_f542a97" the one 6ddb4a4 ships.
+INT = 5 * 8 + 2
+TELEMETRY_KINDS = ("hpcc", "powertcp")
 CCS = {
     "dcqcn": CcRun("DCQCN", 1, False, False, ("nowin", "win"), 48, 60),
     "timely": CcRun("TIMELY", 7, False, False, ("nowin",), 48 + 8, 60),
     "dctcp": CcRun("DCTCP", 8, False, False, ("win",), 48, 60),
-    "theta_powertcp": CcRun("theta-PowerTCP", 3, True, True, ("win",), 48 + 42, 46 + 42),
+    "theta_powertcp": CcRun("theta-PowerTCP", 3, True, True, ("win",), 48 + INT, 46 + INT),
+    "hpcc": CcRun(
+        "HPCC", 3, False, False, ("win",), 48 + INT, 46 + INT, "hpcc", (("max_stage", 5),)
+    ),
+    "powertcp": CcRun(
+        "PowerTCP (published)",
+        3,
+        True,
+        False,
+        ("win",),
+        48 + INT,
+        46 + INT,
+        "powertcp",
+        (("revision", "published"),),
+    ),
+    "powertcp_f542a97": CcRun(
+        "PowerTCP (f542a97)",
+        3,
+        True,
+        False,
+        ("win",),
+        48 + INT,
+        46 + INT,
+        "powertcp",
+        (("revision", "f542a97"),),
+    ),
 }
+# Shoal's telemetry stack on the wire (crates/shoal-core/src/net/telemetry.rs:
+# WIRE_STACK_BYTES) and its echoing ACK before padding: 34 B of headers with a 2 B PPP
+# header (ACK_UNPADDED_BYTES) + the stack. The reference's PPP header is 14 B, so its ACK
+# is 12 B longer than Shoal's unpadded one; ack_size, the least size of an ACK, makes up
+# for it.
+SHOAL_STACK = INT
+SHOAL_UNPADDED_ACK = 34 + SHOAL_STACK
 # Shoal's settings for DCQCN+Win (windowCheck=1 sets HAS_WIN and VAR_WIN; GLOBAL_T 1).
 WINDOW = {"rdma.window": "max_bdp", "rdma.window_scales_with_rate": "true"}
 TARGET_PEAK = 0.10
 TARGET_THROUGHPUT = 0.05
+# The 256-flow burst's short flows (issue): mean FCT within 10%, p99 within 20%.
+TARGET_FCT_MEAN = 0.10
+TARGET_FCT_P99 = 0.20
 
 
 def bottleneck_port(topology: Path, host: int) -> dict:
@@ -204,22 +280,31 @@ def metrics(series, interval_ns: int) -> dict:
     }
 
 
-def flows(shift_ns: int) -> list[tuple[int, int, int]]:
-    """FLOWS with start times in ns, flow 0's ``shift_ns`` later (``--phase-step``)."""
+def timed(flows: list, shift_ns: int = 0) -> list[tuple[int, int, int, int]]:
+    """``flows`` (src, dst, start in s, bytes) with start times in ns, flow 0's
+    ``shift_ns`` later (``--phase-step``)."""
     return [
-        (src, dst, round(start * 1e9) + (shift_ns if i == 0 else 0))
-        for i, (src, dst, start) in enumerate(FLOWS)
+        (src, dst, round(start * 1e9) + (shift_ns if i == 0 else 0), size)
+        for i, (src, dst, start, size) in enumerate(flows)
     ]
 
 
-def n3dc_inputs(out: Path, n3dc: Path, sc: dict, stop_s: float, shift_ns: int = 0) -> Path:
+def n3dc_inputs(
+    out: Path,
+    n3dc: Path,
+    sc: dict,
+    stop_s: float,
+    topology: Path = TOPOLOGY,
+    flows=FLOWS,
+    shift_ns: int = 0,
+) -> Path:
     """Writes the reference's topology, flow and configuration files; returns the latter."""
-    (out / "n3dc_topology.txt").write_text(TOPOLOGY.read_text())
+    (out / "n3dc_topology.txt").write_text(topology.read_text())
     # Seconds to the ns, as the reference's file writes them (0.13, not 0.130000000).
     seconds = lambda ns: f"{ns / 1e9:.9f}".rstrip("0")  # noqa: E731
     rows = [
-        f"{src} {dst} {PRIORITY} {10000 + i} {FLOW_BYTES} {seconds(start_ns)}"
-        for i, (src, dst, start_ns) in enumerate(flows(shift_ns))
+        f"{src} {dst} {PRIORITY} {BASE_DPORT + i} {size} {seconds(start_ns)}"
+        for i, (src, dst, start_ns, size) in enumerate(timed(flows, shift_ns))
     ]
     (out / "n3dc_flows.txt").write_text(f"{len(rows)}\n" + "\n".join(rows) + "\n")
     pool = parse_size(sc["switch"]["pool_size"])
@@ -256,21 +341,73 @@ def shoal_cc(kind: str) -> dict:
     if kind == "dcqcn":
         return {"rdma.cc.model": MODEL}
     cc = CCS[kind]
+    header, ack_size = cc.header, cc.ack_size
+    if cc.telemetry:
+        header -= SHOAL_STACK
+        # Shoal's ACK is max(ack_size, SHOAL_UNPADDED_ACK): the reference's is longer.
+        if ack_size < SHOAL_UNPADDED_ACK:
+            raise UserError(f"{kind}: the reference's ACK is shorter than Shoal's", 1)
     return {
-        "rdma.cc.kind": kind,
-        "rdma.header": cc.header,
-        "rdma.ack_size": cc.ack_size,
+        "rdma.cc.kind": cc.kind or kind,
+        "rdma.header": header,
+        "rdma.ack_size": ack_size,
+        # The reference's switches write INT in its header's units (int-header.h).
+        **({"rdma.int_values": "quantized", "rdma.int_multi": 1} if cc.telemetry else {}),
+        **{f"rdma.cc.{k}": v for k, v in cc.settings},
     }
 
 
-def shoal_trace(out: Path, shift_ns: int = 0) -> Path:
+def shoal_trace(out: Path, flows=FLOWS, shift_ns: int = 0) -> Path:
     trace = out / "trace.csv"
     rows = [
-        f"{i},{src},{dst},{FLOW_BYTES},{start_ns},{PRIORITY}"
-        for i, (src, dst, start_ns) in enumerate(flows(shift_ns))
+        f"{i},{src},{dst},{size},{start_ns},{PRIORITY}"
+        for i, (src, dst, start_ns, size) in enumerate(timed(flows, shift_ns))
     ]
     trace.write_text("id,src,dst,bytes,start_ns,priority\n" + "\n".join(rows) + "\n")
     return trace
+
+
+def read_n3dc_fct(path: Path, flows: int):
+    """FCT in ns by flow index from the reference's FCT file, one line ``sip dip sport dport
+    size start fct standalone`` per finished flow (powertcp-evaluation-burst.cc:183-184;
+    the destination port names the flow); NaN for a flow that did not finish."""
+    import numpy as np
+
+    fct = np.full(flows, np.nan)
+    for line in path.read_text().splitlines():
+        f = line.split()
+        if len(f) >= 7:
+            fct[int(f[3]) - BASE_DPORT] = float(f[6])
+    return fct
+
+
+def read_shoal_fct(run_dir: Path, flows: int):
+    """The same from Shoal's ``flows.parquet`` (trace ids are the flow indices)."""
+    import numpy as np
+    import pandas as pd
+
+    t = pd.read_parquet(run_dir / "flows.parquet", columns=["id", "fct_ns", "finished"])
+    t = t[t.finished]
+    fct = np.full(flows, np.nan)
+    fct[t.id.to_numpy()] = t.fct_ns.to_numpy(dtype=float)
+    return fct
+
+
+def fct_metrics(fct_ns, short) -> dict:
+    """FCT statistics of the short flows (``short``: their indices) in one run, in us;
+    percentiles by linear interpolation over the finished ones."""
+    import numpy as np
+
+    f = fct_ns[short]
+    done = f[~np.isnan(f)]
+    stat = lambda g: float(g(done) / 1e3) if len(done) else float("nan")  # noqa: E731
+    return {
+        "short_fct_mean_us": stat(np.mean),
+        "short_fct_p50_us": stat(lambda d: np.percentile(d, 50)),
+        "short_fct_p99_us": stat(lambda d: np.percentile(d, 99)),
+        "short_fct_max_us": stat(np.max),
+        "short_unfinished": int(np.isnan(f).sum()),
+    }
 
 
 def pauses_received(pfc: dict) -> int:
@@ -337,12 +474,16 @@ def compare(args) -> int:
         raise UserError(f"{n3dc} has no examples/PowerTCP/config-burst.txt", 1)
     cc = CCS[args.cc]
     default_out = "n3dc_burst" if args.cc == "dcqcn" else f"n3dc_burst_{args.cc}"
+    if args.flows != 10:
+        default_out += f"_{args.flows}"
     out = Path(args.out or HERE / "results" / default_out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     sc = tomllib.loads(SCENARIO.read_text())
-    port = bottleneck_port(TOPOLOGY, BOTTLENECK_HOST)
+    topology, flows = FLOW_SETS[args.flows]
+    short = [i for i, f in enumerate(flows) if f[3] != FLOW_BYTES]
+    port = bottleneck_port(topology, BOTTLENECK_HOST)
     shoal = shoal_cmd()
-    trace = shoal_trace(out)
+    trace = shoal_trace(out, flows)
     result: dict = {
         "scenario": SCENARIO.name,
         "cc": args.cc,
@@ -350,6 +491,7 @@ def compare(args) -> int:
         "stop_s": args.stop,
         "phase_step_ns": args.phase_step,
         "n3dc_program": str(program),
+        **({"flows": args.flows, "short_flows": len(short)} if short else {}),
         "bottleneck": port,
         "windows_s": {"alone": ALONE, "burst": BURST, "after": (AFTER_FROM, args.stop)},
         "cases": {},
@@ -366,7 +508,9 @@ def compare(args) -> int:
             if args.phase_step:
                 run_out = case_out / f"run{k}"
                 run_out.mkdir(exist_ok=True)
-            conf = n3dc_inputs(run_out, n3dc, sc, args.stop, (k - 1) * args.phase_step)
+            conf = n3dc_inputs(
+                run_out, n3dc, sc, args.stop, topology, flows, (k - 1) * args.phase_step
+            )
             cmd = [
                 str(program),
                 f"--conf={conf}",
@@ -379,6 +523,9 @@ def compare(args) -> int:
             n3dc_walls.append(wall)
             series, interval_ns = read_n3dc_series(proc.stdout, port["n3dc_tor"], port["n3dc_port"])
             n3dc_runs.append(metrics(series, interval_ns))
+            if short:
+                fct = read_n3dc_fct(run_out / "n3dc_fct.txt", len(flows))
+                n3dc_runs[-1].update(fct_metrics(fct, short))
             n3dc_pfc.append(read_n3dc_pfc(run_out / "n3dc_pfc.txt", round(args.stop * 1e9)))
             if k == 1:
                 series.to_csv(case_out / "n3dc_bottleneck.csv", index=False)
@@ -388,7 +535,7 @@ def compare(args) -> int:
         for k in range(1, args.runs + 1):
             print(f"{case}: Shoal run {k} ...", flush=True)
             if args.phase_step:
-                trace = shoal_trace(case_out / f"run{k}", (k - 1) * args.phase_step)
+                trace = shoal_trace(case_out / f"run{k}", flows, (k - 1) * args.phase_step)
             pairs = {
                 "workload.trace": trace,
                 "run.seed": k,
@@ -396,6 +543,7 @@ def compare(args) -> int:
                 "run.sample_interval": f"{interval_ns}ns",
                 **(WINDOW if CASES[case] else {}),
                 **shoal_cc(args.cc),
+                **({"topology.path": topology} if topology != TOPOLOGY else {}),
             }
             cmd = [*shoal, "run", str(SCENARIO), "--out", str(shoal_out), "-q", *sets(pairs)]
             wall, _ = run(cmd, "shoal run")
@@ -404,6 +552,8 @@ def compare(args) -> int:
                 shoal_out, port["shoal_switch"], port["shoal_port"], interval_ns
             )
             shoal_runs.append(metrics(series, interval_ns))
+            if short:
+                shoal_runs[-1].update(fct_metrics(read_shoal_fct(shoal_out, len(flows)), short))
             shoal_pfc.append(read_shoal_pfc(shoal_out))
             shoal_sim.append(json.loads((shoal_out / "summary.json").read_text())["wall_time_s"])
             if k == 1:
@@ -431,12 +581,21 @@ def compare(args) -> int:
             },
         }
         c["speedup"] = c["wall_s"]["n3dc_median"] / c["wall_s"]["shoal_median"]
-        for key, target in (
+        targets = [
             ("peak_queue_bytes", TARGET_PEAK),
             ("first_peak_queue_bytes", TARGET_PEAK),
             ("after_gbps", TARGET_THROUGHPUT),
             ("single_flow_gbps", TARGET_THROUGHPUT),
-        ):
+        ]
+        if short:
+            targets += [
+                ("short_fct_mean_us", TARGET_FCT_MEAN),
+                ("short_fct_p99_us", TARGET_FCT_P99),
+            ]
+            for sim, rows in (("Shoal", shoal_runs), ("ns3-datacenter", n3dc_runs)):
+                if left := sum(r["short_unfinished"] for r in rows):
+                    missed.append(f"{case} {sim} left {left} short flows unfinished")
+        for key, target in targets:
             q = c["metrics"][key]["ratio"]
             if q is None or abs(q - 1) > target:
                 missed.append(f"{case} {key} ratio {q}")
@@ -460,6 +619,11 @@ LABELS = {
     "burst_gbps": ("throughput in the burst window, Gbps", 1),
     "after_gbps": ("throughput after the burst, Gbps", 1),
     "after_mean_queue_bytes": ("mean queue after the burst, KB", 1e-3),
+    "short_fct_mean_us": ("short flows' mean FCT, us", 1),
+    "short_fct_p50_us": ("short flows' median FCT, us", 1),
+    "short_fct_p99_us": ("short flows' p99 FCT, us", 1),
+    "short_fct_max_us": ("short flows' largest FCT, us", 1),
+    "short_unfinished": ("short flows unfinished", 1),
 }
 
 
@@ -467,6 +631,8 @@ def print_case(case: str, c: dict, runs: int, label: str = "DCQCN") -> None:
     print(f"\n{label} {case} (windowCheck={c['window_check']}), means of {runs} runs")
     print(f"  {'':<38} {'Shoal':>9} {'n3dc':>9} {'ratio':>6}")
     for key, (label, scale) in LABELS.items():
+        if key not in c["metrics"]:
+            continue
         m = c["metrics"][key]
         q = m["ratio"]
         print(
@@ -494,7 +660,7 @@ def main(argv=None) -> int:
     p.add_argument(
         "--cases",
         help="comma-separated: nowin (windowCheck=0), win (windowCheck=1); default as "
-        "script-burst.sh runs the cc: dcqcn both, timely nowin, dctcp and theta_powertcp win",
+        "script-burst.sh runs the cc: dcqcn both, timely nowin, the others win",
     )
     p.add_argument(
         "--runs",
@@ -517,7 +683,19 @@ def main(argv=None) -> int:
         "burst depends on where flow 0's once-per-RTT update falls when the burst starts, "
         "so its runs are otherwise one sample",
     )
-    p.add_argument("--out", help="output directory (default validation/results/n3dc_burst)")
+    p.add_argument(
+        "--flows",
+        type=int,
+        default=10,
+        choices=sorted(FLOW_SETS),
+        help="10: flow-burstExp-10.txt on topology.txt (default); 256: flow-burstExp-256.txt "
+        "on topology-256.txt, the 10-flow burst plus 255 flows of 2,800 B, whose FCTs are "
+        "compared too",
+    )
+    p.add_argument(
+        "--out",
+        help="output directory (default validation/results/n3dc_burst[_CC][_256])",
+    )
     p.add_argument("--check", action="store_true", help="exit 3 when a target is missed")
     args = p.parse_args(argv)
     if args.phase_step < 0:

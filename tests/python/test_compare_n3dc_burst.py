@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -33,6 +34,18 @@ def test_the_reference_topology_bottleneck_is_port_16_of_the_first_tor():
     port = burst.bottleneck_port(burst.TOPOLOGY, 16)
     assert port == {
         "node": 128,
+        "shoal_switch": 0,
+        "shoal_port": 16,
+        "n3dc_tor": 0,
+        "n3dc_port": 16,
+    }
+
+
+def test_the_256_host_topology_bottleneck_is_port_16_of_the_first_tor_too():
+    # topology-256.txt: hosts 0-31 under switch 256, the first listed, linked in host order.
+    port = burst.bottleneck_port(burst.TOPOLOGY_256, 16)
+    assert port == {
+        "node": 256,
         "shoal_switch": 0,
         "shoal_port": 16,
         "n3dc_tor": 0,
@@ -149,36 +162,96 @@ def test_the_reference_inputs(tmp_path: Path):
     assert trace.start_ns.tolist() == [130_000_000] + [150_000_000] * 10
     assert set(trace.priority) == {3} and set(trace.dst) == {16}
     # --phase-step: only flow 0 moves, by whole ns, alike in both simulators' inputs.
-    burst.n3dc_inputs(tmp_path, n3dc, sc, 0.16, 2_176)
+    burst.n3dc_inputs(tmp_path, n3dc, sc, 0.16, shift_ns=2_176)
     flows = (tmp_path / "n3dc_flows.txt").read_text().splitlines()
     assert flows[1] == "0 16 3 10000 1000000000000 0.130002176"
     assert flows[2] == "1 16 3 10001 1000000000000 0.15"
-    trace = pd.read_csv(burst.shoal_trace(tmp_path, 2_176))
+    trace = pd.read_csv(burst.shoal_trace(tmp_path, shift_ns=2_176))
     assert trace.start_ns.tolist() == [130_002_176] + [150_000_000] * 10
+
+
+def test_the_256_flow_inputs(tmp_path: Path):
+    n3dc = tmp_path / "ns-3.39"
+    template = n3dc / "examples/PowerTCP/config-burst.txt"
+    template.parent.mkdir(parents=True)
+    keys = ["BUFFER_SIZE", "SIMULATOR_STOP_TIME", "ENABLE_TRACE", "TOPOLOGY_FILE"]
+    keys += [f"{k}_MAP" for k in ("KMIN", "KMAX", "PMAX")]
+    keys += [f"{k}_FILE" for k in ("FLOW", "FCT_OUTPUT", "PFC_OUTPUT")]
+    keys += ["TRACE_OUTPUT_FILE", "QLEN_MON_FILE"]
+    template.write_text("".join(f"{k} x\n" for k in keys))
+    import tomllib
+
+    sc = tomllib.loads(burst.SCENARIO.read_text())
+    burst.n3dc_inputs(tmp_path, n3dc, sc, 0.16, burst.TOPOLOGY_256, burst.FLOWS_256)
+    assert (tmp_path / "n3dc_topology.txt").read_text().startswith("276 20 8 288\n")
+    flows = (tmp_path / "n3dc_flows.txt").read_text().splitlines()
+    # flow-burstExp-256.txt: 266 flows, the eleven endless ones first, then 2,800 B from
+    # every host but 16 (that file's destination ports are 11000 + i for the endless flows
+    # and 10000 + src for the short ones; here every port is 10000 + the flow's index).
+    assert flows[0] == "266" and len(flows) == 267
+    assert flows[11] == "10 16 3 10010 1000000000000 0.15"
+    assert flows[12] == "0 16 3 10011 2800 0.15"
+    assert flows[28] == "17 16 3 10027 2800 0.15"
+    assert flows[-1] == "255 16 3 10265 2800 0.15"
+    trace = pd.read_csv(burst.shoal_trace(tmp_path, burst.FLOWS_256))
+    assert len(trace) == 266 and (trace.bytes == 2800).sum() == 255
+    assert 16 not in set(trace.src[trace.bytes == 2800]) and set(trace.dst) == {16}
+
+
+def test_fcts_are_read_by_destination_port_and_summarized(tmp_path: Path):
+    # Two of three flows finished (ports 10000 + index); flow 1 did not.
+    (tmp_path / "fct.txt").write_text(
+        "0b000001 0b001001 10000 10002 2800 150000000 7000 4000\n"
+        "0b000101 0b001001 10000 10000 2800 150000000 3000 4000\n"
+    )
+    fct = burst.read_n3dc_fct(tmp_path / "fct.txt", 3)
+    assert fct[0] == 3000 and fct[2] == 7000 and np.isnan(fct[1])
+    m = burst.fct_metrics(fct, [0, 1, 2])
+    assert m["short_unfinished"] == 1
+    assert m["short_fct_mean_us"] == 5.0 and m["short_fct_p50_us"] == 5.0
+    # Linear interpolation: 3 + 0.99 x (7 - 3) us.
+    assert m["short_fct_p99_us"] == pytest.approx(6.96) and m["short_fct_max_us"] == 7.0
+    flows = pd.DataFrame(
+        {"id": [0, 1, 2], "fct_ns": [3000.0, 0.0, 7000.0], "finished": [True, False, True]}
+    )
+    flows.to_parquet(tmp_path / "flows.parquet")
+    shoal_fct = burst.read_shoal_fct(tmp_path, 3)
+    assert np.array_equal(shoal_fct, fct, equal_nan=True)
 
 
 def test_each_cc_as_the_reference_runs_it():
     # script-burst.sh: cc modes 1, 7, 8 and 3 with --wien --delayWien; window for DCTCP and
     # theta-PowerTCP only. Wire sizes: 48 B of headers plus the INT header's size (none, an
     # 8 B timestamp, or 5 x 8 + 2 = 42 B for cc mode 3); ACKs 46 B plus it, at least 60 B.
+    # HPCC is cc mode 3 without --wien, PowerTCP with --wien and without --delayWien, both
+    # windowed, both with the 42 B stack.
     cc = burst.CCS
     assert [(c.algorithm, c.wien, c.delay_wien) for c in cc.values()] == [
         (1, False, False),
         (7, False, False),
         (8, False, False),
         (3, True, True),
+        (3, False, False),
+        (3, True, False),
+        (3, True, False),
     ]
     assert {k: c.cases for k, c in cc.items()} == {
         "dcqcn": ("nowin", "win"),
         "timely": ("nowin",),
         "dctcp": ("win",),
         "theta_powertcp": ("win",),
+        "hpcc": ("win",),
+        "powertcp": ("win",),
+        "powertcp_f542a97": ("win",),
     }
     assert {k: (c.header, c.ack_size) for k, c in cc.items()} == {
         "dcqcn": (48, 60),
         "timely": (56, 60),
         "dctcp": (48, 60),
         "theta_powertcp": (90, 88),
+        "hpcc": (90, 88),
+        "powertcp": (90, 88),
+        "powertcp_f542a97": (90, 88),
     }
     assert burst.shoal_cc("dcqcn") == {"rdma.cc.model": "ns3_datacenter"}
     assert burst.shoal_cc("timely") == {
@@ -186,6 +259,50 @@ def test_each_cc_as_the_reference_runs_it():
         "rdma.header": 56,
         "rdma.ack_size": 60,
     }
+    # Shoal adds the stack to hpcc's and powertcp's data packets itself; config-burst.txt's
+    # MI_THRESH 5; the INT values in the reference's units.
+    int_sets = {"rdma.header": 48, "rdma.int_values": "quantized", "rdma.int_multi": 1}
+    assert burst.shoal_cc("hpcc") == {
+        "rdma.cc.kind": "hpcc",
+        "rdma.ack_size": 88,
+        "rdma.cc.max_stage": 5,
+        **int_sets,
+    }
+    for name, revision in (("powertcp", "published"), ("powertcp_f542a97", "f542a97")):
+        assert burst.shoal_cc(name) == {
+            "rdma.cc.kind": "powertcp",
+            "rdma.ack_size": 88,
+            "rdma.cc.revision": revision,
+            **int_sets,
+        }
+
+
+@pytest.mark.parametrize("kind", ["theta_powertcp", "hpcc", "powertcp"])
+def test_shoal_sends_the_reference_wire_sizes(tmp_path: Path, kind: str):
+    # Flow 0 alone at line rate: the bottleneck port (16) sends only its data packets and
+    # host 0's port only their ACKs, and a port's bytes count whole packets, so over many
+    # samples their greatest common divisor is one packet: 1,000 + 90 B and 88 B, as the
+    # reference's cc mode 3 packets are (PPP 14 + IPv4 20 + UDP 8 + SeqTs 6 + INT 42;
+    # PPP 14 + IPv4 20 + qbb 12 + INT 42).
+    import math
+    import subprocess
+
+    pairs = {
+        "workload.trace": burst.shoal_trace(tmp_path),
+        "run.stop_time": "130200us",
+        "run.sample_interval": "6960ns",
+        **burst.WINDOW,
+        **burst.shoal_cc(kind),
+    }
+    cmd = [*burst.shoal_cmd(), "run", str(burst.SCENARIO), "--out", str(tmp_path / "run"), "-q"]
+    proc = subprocess.run([*cmd, *burst.sets(pairs)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    q = pd.read_parquet(tmp_path / "run" / "queues.parquet")
+    q = q[q.switch == 0]
+    sent = {port: q[q.port == port].tx_bytes.unique() for port in (0, 16)}
+    assert len(sent[0]) > 10 and len(sent[16]) > 10
+    assert math.gcd(*map(int, sent[16])) == 1090
+    assert math.gcd(*map(int, sent[0])) == 88
 
 
 @pytest.mark.parametrize("kind", list(burst.CCS))
@@ -202,7 +319,7 @@ def test_shoal_accepts_each_cc_over_the_scenario(tmp_path: Path, kind: str):
     proc = subprocess.run([*cmd, *burst.sets(pairs)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     sc = (tmp_path / "run" / "scenario.json").read_text()
-    assert f'"{kind}"' in sc
+    assert f'"{burst.CCS[kind].kind or kind}"' in sc
 
 
 def test_argument_errors(tmp_path: Path, capsys):
@@ -210,7 +327,8 @@ def test_argument_errors(tmp_path: Path, capsys):
         ["--cases", "nowin,foo"],
         ["--runs", "0"],
         ["--stop", "0.155"],
-        ["--cc", "hpcc"],
+        ["--cc", "powertcp_int"],
+        ["--flows", "100"],
     ):
         with pytest.raises(SystemExit) as e:
             burst.main(["--n3dc", str(tmp_path), *bad])

@@ -7,7 +7,11 @@
 //! ns3-datacenter's commit f542a97 (2025-03-30) changed two things in it: the first ACK no
 //! longer only stores the records but updates against a zeroed record, and the arrival
 //! rate is floored at half the link rate. The published code is the version before it
-//! (ed1dfa8, the default here); `revision = "f542a97"` runs the later one.
+//! (ed1dfa8, the default here); `revision = "f542a97"` runs the later one. There the
+//! reference's "zeroed" records are in fact never initialized (`hp.hop[]`,
+//! `rdma-queue-pair.h:60`; the constructor zeroes `hp.keep[]` instead), so its first
+//! update reads stale heap contents; zeroes are what a fresh allocation holds and what
+//! the change evidently means (validation/README.md, "HPCC and PowerTCP with INT").
 
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::net::{IntFormat, IntHop, WIRE_HOP_SLOTS};
