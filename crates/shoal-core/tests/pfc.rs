@@ -253,6 +253,12 @@ fn lossless_promise(name: &str, topology: &str) {
 
 /// `lossless_promise` with PFC keys `pfc`.
 fn lossless_promise_with(name: &str, topology: &str, pfc: &str) {
+    lossless_promise_under(name, topology, "", &format!("kind = \"pfc\"\n{pfc}"));
+}
+
+/// `lossless_promise` with `switch` keys under the flow control of `flow_control` (its
+/// kind and keys).
+fn lossless_promise_under(name: &str, topology: &str, switch: &str, flow_control: &str) {
     for delay in ["100ns", "10us"] {
         for seed in 1..=2 {
             let what = format!("{name}, {delay} links, seed {seed}");
@@ -269,9 +275,9 @@ fn lossless_promise_with(name: &str, topology: &str, pfc: &str) {
                 scheduler = "dwrr"
                 pool_size = "500KB"
                 reserved = "0B"
+                {switch}
                 [switch.flow_control]
-                kind = "pfc"
-                {pfc}
+                {flow_control}
                 [rdma.cc]
                 kind = "none"
                 [run]
@@ -329,6 +335,24 @@ fn the_lossless_promise_holds_on_a_leaf_spine_with_timed_pauses() {
         "kind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 17\nuplink_rate = \"100Gbps\"",
         "pause_quanta = 1000",
     );
+}
+
+/// DSH, one buffer per switch (as it requires), three lossless classes per port and one
+/// eta of insurance per port: its port-level pauses keep the promise where queue-level
+/// ones come too late.
+#[test]
+fn the_lossless_promise_holds_under_dsh_on_a_leaf_spine() {
+    lossless_promise_under(
+        "leaf-spine, DSH",
+        "kind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 17\nuplink_rate = \"100Gbps\"",
+        "ports_per_pool = 64",
+        "kind = \"dsh\"",
+    );
+}
+
+#[test]
+fn the_lossless_promise_holds_under_dsh_on_a_star() {
+    lossless_promise_under("star, DSH", "kind = \"star\"\nhosts = 65", "ports_per_pool = 65", "kind = \"dsh\"");
 }
 
 #[test]

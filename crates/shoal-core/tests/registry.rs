@@ -99,6 +99,10 @@ fn every_classifier_and_flow_control_conserves_packets() {
             sc.switch.classifier = Some(ClassifierConfig::of_kind(classifier).unwrap());
             sc.switch.flow_control = FlowControlConfig::of_kind(flow_control).unwrap();
             sc.switch.scheduler = SchedulerConfig::of_kind("dwrr").unwrap();
+            if *flow_control == "dsh" {
+                // DSH assumes one buffer per switch (and refuses pools).
+                sc.switch.ports_per_pool = 6;
+            }
             check(&sc, &format!("classifier {classifier}, flow control {flow_control}"));
         }
     }

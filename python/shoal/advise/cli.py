@@ -329,6 +329,12 @@ def dsh_burst_cmd(
             "--load", help=_help("Burst rate R of each bursting queue / its drain rate.", "load")
         ),
     ] = None,
+    drain: Annotated[
+        str | None,
+        typer.Option(
+            "--drain", help=_help("Rate each queue drains at (default: --rate).", "drain")
+        ),
+    ] = None,
     chip: Chip = None,
     as_json: Json = False,
 ) -> None:
@@ -345,6 +351,7 @@ def dsh_burst_cmd(
             congested=congested,
             bursting=bursting,
             load=load,
+            drain=drain,
             chip=chip,
         )
     _show(advice, as_json)

@@ -696,7 +696,7 @@ class DshBurstAdvice(Advice):
             "time",
             "case 1: (alpha*(B - N_p*eta) - eta) / ([1 + alpha*(N+M)] * (R-1)); "
             "case 2: (alpha*(B - N_p*eta) - eta) / "
-            "((1 + alpha*N) * [(1 + alpha*M)*(R-1) - alpha*N])  (/ C)",
+            "((1 + alpha*N) * [(1 + alpha*M)*(R-1) - alpha*N])  (/ drain rate)",
         ),
         (
             "sih_duration",
@@ -704,8 +704,8 @@ class DshBurstAdvice(Advice):
             "time",
             "same with alpha*(B - N_q*N_p*eta) as the numerator  (/ C)",
         ),
-        ("dsh_burst_bytes", "DSH: bytes arriving per bursting queue", "bytes", "R * C * d"),
-        ("sih_burst_bytes", "static: bytes arriving per bursting queue", "bytes", "R * C * d"),
+        ("dsh_burst_bytes", "DSH: bytes arriving per bursting queue", "bytes", "R * drain * d"),
+        ("sih_burst_bytes", "static: bytes arriving per bursting queue", "bytes", "R * drain * d"),
         ("ratio", "DSH / static", "number", "d_DSH / d_SIH"),
     )
     eta: int | float
@@ -744,9 +744,13 @@ def dsh_burst(
     congested: Number = 0,
     bursting: Number = 1,
     load: Number | None = None,
+    drain: Number | None = None,
     chip: str | Chip | None = None,
 ) -> DshBurstAdvice:
-    """DSH Theorems 1 and 2: the longest burst M queues absorb before a PFC PAUSE."""
+    """DSH Theorems 1 and 2: the longest burst M queues absorb before a PFC PAUSE.
+
+    ``drain`` is the rate at which each queue drains (default: ``rate``, a queue that has
+    its egress port to itself); the theorems' time unit is one byte at that rate."""
     c = _chip(chip)
     if c is not None:
         rate = c.port_rate_bps if rate is None else rate
@@ -791,10 +795,11 @@ def dsh_burst(
         ),
         what="a load R > 1, e.g. 2",
     )
+    drain_bps = C if drain is None else within("drain", parse_rate, drain)
     eta = eta_bytes(C, D, L)
     case_d, d_dsh = _burst_time(a * (B - Np * eta) - eta, a, N, M, R)
     case_s, d_sih = _burst_time(a * (B - Nq * Np * eta), a, N, M, R)
-    byte_rate = C / 8
+    byte_rate = drain_bps / 8
 
     def secs(d: Fraction | None) -> float | None:
         return None if d is None else float(d / byte_rate)
@@ -831,15 +836,17 @@ def dsh_burst(
             "congested": N,
             "bursting": M,
             "load": float(R),
+            "drain": drain_bps,
             **({"chip": c.key} if c else {}),
         },
         assumptions=(
             "N ingress queues are congested (at their pause threshold) long before t = 0; at "
-            "t = 0, M empty queues start receiving a burst at R times their drain rate C.",
+            "t = 0, M empty queues start receiving a burst at R times the drain rate; every "
+            "queue drains at that rate (--drain, default the port rate C).",
             "No private buffer; resume threshold equal to pause threshold; PAUSE takes effect "
             "instantly (DSH section IV-C assumptions 1-3).",
             "B is the lossless pool; DSH's shared buffer is B - N_p*eta, static's is "
-            "B - N_q*N_p*eta. Durations are converted to seconds at rate C.",
+            "B - N_q*N_p*eta. Durations are converted to seconds at the drain rate.",
         ),
         sources=(
             f"{DSH}, section IV-C, Theorem 1 (Eq. 7)",

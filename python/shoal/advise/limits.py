@@ -99,6 +99,12 @@ LIMITS: dict[str, Limits] = {
         "from below the slowest Ethernet, 10 Mbps, to far beyond the fastest links, 1.6 Tbps",
         fmt_rate,
     ),
+    "drain": Limits(
+        10**3,
+        10 * 10**12,
+        "a queue's share of its egress port, up to far beyond the fastest links, 1.6 Tbps",
+        fmt_rate,
+    ),
     "rtt": Limits(
         10 * _NS,
         10,

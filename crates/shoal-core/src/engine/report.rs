@@ -315,8 +315,12 @@ impl Simulation {
         for (s, switch) in self.switches.iter().enumerate() {
             let flow_control = switch.flow_control();
             for port in 0..switch.ports.len() {
-                for class in 0..CLASSES {
-                    let [pauses, resumes] = flow_control.frames_sent(port, class);
+                for class in 0..=CLASSES {
+                    let [pauses, resumes] = if class == CLASSES {
+                        flow_control.port_frames_sent(port)
+                    } else {
+                        flow_control.frames_sent(port, class)
+                    };
                     if pauses + resumes > 0 {
                         let key = PauseKey { node: NodeId::Switch(s as u32), port: port as u16, class: class as u8 };
                         let row = rows.entry(key).or_default();

@@ -6,7 +6,7 @@ use crate::net::{Effect, Effects, Packet};
 use crate::scenario::{HostConfig, NicOrder};
 use crate::sim::{LinkRate, Ps};
 use crate::stats::DropReason;
-use crate::switch::flow_control::{quanta_time, read_pause_frame, Pause};
+use crate::switch::flow_control::{quanta_time, read_pause_frame, Pause, PORT_LEVEL};
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Drops;
@@ -36,8 +36,13 @@ pub struct Nic {
     ecn_k: u64,
     /// Bit q set: queue q holds packets.
     backlogged: u64,
-    /// Bit q set: queue q may not send (a pause from the switch).
+    /// Bit q set: queue q may not send (a pause from the switch): every queue while the
+    /// port is paused, else those of `class_paused`.
     paused: u64,
+    /// Bit q set: a pause of queue q's class is in force.
+    class_paused: u64,
+    /// A port-level pause (DSH) is in force.
+    port_paused: bool,
     /// Paced flows with a packet to send, in round-robin order.
     paced: VecDeque<Paced>,
     order: NicOrder,
@@ -74,6 +79,8 @@ impl Nic {
             ecn_k,
             backlogged: 0,
             paused: 0,
+            class_paused: 0,
+            port_paused: false,
             paced: VecDeque::new(),
             order: NicOrder::Rotate,
             last_served: None,
@@ -216,10 +223,11 @@ impl Nic {
     /// resume the caller starts the link, which may have been idle.
     pub fn set_paused(&mut self, mask: u64, paused: bool) {
         if paused {
-            self.paused |= mask;
+            self.class_paused |= mask;
         } else {
-            self.paused &= !mask;
+            self.class_paused &= !mask;
         }
+        self.paused = if self.port_paused { u64::MAX } else { self.class_paused };
     }
 
     pub fn len(&self) -> usize {
@@ -240,11 +248,22 @@ impl Nic {
     /// packet boundary; a RESUME lets it send again and asks for the link to be started.
     /// A timed PAUSE (802.1Qbb quanta) also asks for a timer at its end, whose token is
     /// one more than the class (token 0 is the NIC's wake-up); a later PAUSE re-arms it.
+    /// A port-level PAUSE (DSH) stops every queue until its RESUME, whatever the classes.
     /// NICs obey PFC but never send it: hosts have no MMU (lossless-facts §1.1, "NIC
     /// reaction").
     pub fn on_frame(&mut self, frame: &Packet, now: Ps, rate: &LinkRate, effects: &mut Effects) {
         let Some((class, pause)) = read_pause_frame(frame) else { return };
         effects.push(Effect::PauseReceived { port: 0, class, paused: pause.pauses() });
+        if class == PORT_LEVEL {
+            // DSH's port-level frames are ON/OFF and independent of the class pauses.
+            let was_paused = self.port_paused;
+            self.port_paused = pause.pauses();
+            self.set_paused(0, false);
+            if was_paused && !self.port_paused {
+                effects.push(Effect::Kick { port: 0 });
+            }
+            return;
+        }
         let class = (class as usize).min(CLASSES - 1);
         self.pause_ends[class] = match pause {
             Pause::Quanta(quanta) => {

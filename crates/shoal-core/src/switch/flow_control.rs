@@ -9,8 +9,10 @@
 //! of each one it buffers and sends (`on_enqueue`, `on_dequeue`). A lossy switch pays one
 //! bit test per packet for this.
 
+mod dsh;
 mod pfc;
 
+pub use dsh::{Dsh, DshConfig};
 pub use pfc::{
     pause_frame, quanta_time, read_pause_frame, HeadroomAdmission, HeadroomRule, Pause, PauseAt, PauseQuanta, Pfc,
     PfcConfig,
@@ -22,31 +24,42 @@ use crate::net::{Effect, Effects, Packet};
 use crate::registry::{keyless_scheme, registry};
 use crate::sim::Ps;
 
-/// Which egress queues of each port are held by a neighbour's pause, by class.
+/// The class number that names a whole port in pause frames and records (DSH's
+/// port-level PAUSE and RESUME): one past the eight PFC classes.
+pub const PORT_LEVEL: u8 = CLASSES as u8;
+
+/// Which egress queues of each port are held by a neighbour's pause, by class, or whole
+/// (a port-level pause holds every queue).
 ///
-/// Invariant: `queues[p]` is the union of `class_queues[c]` over the classes c set in
-/// `classes[p]`, and `held_ports` counts the ports whose `classes` is not 0;
-/// `since[p * CLASSES + c]` is when class c of port p was paused, while it is.
+/// Invariant: `queues[p]` is every queue while `port_paused[p]`, else the union of
+/// `class_queues[c]` over the classes c set in `classes[p]`; `held_ports` counts the
+/// ports with a class or the whole port paused; `since[p * CLASSES + c]` is when class c
+/// of port p was paused, while it is, and `port_since[p]` when port p was, while it is.
 #[derive(Debug, Clone)]
 pub struct PortPauses {
     /// Bit c of `classes[p]`: the neighbour on port p paused class c.
     classes: Vec<u8>,
+    /// The neighbour on port p paused the whole port.
+    port_paused: Vec<bool>,
     /// Bit q of `queues[p]`: queue q of port p may not send.
     queues: Vec<u64>,
     /// Bit q of `class_queues[c]`: queue q holds packets of class c (by the classifier).
     class_queues: [u64; CLASSES],
     held_ports: usize,
     since: Vec<Ps>,
+    port_since: Vec<Ps>,
 }
 
 impl PortPauses {
     pub fn new(ports: usize, class_queues: [u64; CLASSES]) -> Self {
         PortPauses {
             classes: vec![0; ports],
+            port_paused: vec![false; ports],
             queues: vec![0; ports],
             class_queues,
             held_ports: 0,
             since: vec![0; ports * CLASSES],
+            port_since: vec![0; ports],
         }
     }
 
@@ -55,9 +68,15 @@ impl PortPauses {
         self.held_ports != 0
     }
 
-    /// Since when `class` of `port` has been paused; `None` while it is not.
+    /// Since when `class` of `port` has been paused, by a pause of the class or of the
+    /// whole port (the earlier of the two in force); `None` while it is not.
     pub fn paused_since(&self, port: usize, class: usize) -> Option<Ps> {
-        self.is_paused(port, class).then(|| self.since[port * CLASSES + class])
+        let by_class = (self.classes[port] & (1 << class) != 0).then(|| self.since[port * CLASSES + class]);
+        let by_port = self.port_paused[port].then(|| self.port_since[port]);
+        match (by_class, by_port) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The queues of `port` that hold packets of `class` (by the classifier).
@@ -76,13 +95,14 @@ impl PortPauses {
         }
     }
 
-    /// Whether the neighbour on `port` paused `class`.
+    /// Whether the neighbour on `port` paused `class`, or the whole port.
     pub fn is_paused(&self, port: usize, class: usize) -> bool {
-        self.classes[port] & (1 << class) != 0
+        self.classes[port] & (1 << class) != 0 || self.port_paused[port]
     }
 
     /// Pauses or resumes `class` on `port` at `now`; returns whether that changed
-    /// anything (a repeated PAUSE or RESUME is idempotent, lossless-facts §1.4).
+    /// anything (a repeated PAUSE or RESUME is idempotent, lossless-facts §1.4). A
+    /// class's pause and its port's are independent: resuming one leaves the other.
     pub fn set(&mut self, port: usize, class: usize, paused: bool, now: Ps) -> bool {
         let before = self.classes[port];
         let after = if paused { before | 1 << class } else { before & !(1 << class) };
@@ -90,14 +110,41 @@ impl PortPauses {
             return false;
         }
         self.since[port * CLASSES + class] = now;
+        let held_before = self.is_held(port);
         self.classes[port] = after;
-        self.queues[port] = (0..CLASSES).filter(|c| after & (1 << c) != 0).fold(0, |m, c| m | self.class_queues[c]);
-        match (before == 0, after == 0) {
-            (true, false) => self.held_ports += 1,
-            (false, true) => self.held_ports -= 1,
+        self.update(port, held_before);
+        true
+    }
+
+    /// Pauses or resumes the whole of `port` at `now` (a port-level frame); returns
+    /// whether that changed anything.
+    pub fn set_port(&mut self, port: usize, paused: bool, now: Ps) -> bool {
+        if self.port_paused[port] == paused {
+            return false;
+        }
+        self.port_since[port] = now;
+        let held_before = self.is_held(port);
+        self.port_paused[port] = paused;
+        self.update(port, held_before);
+        true
+    }
+
+    fn is_held(&self, port: usize) -> bool {
+        self.classes[port] != 0 || self.port_paused[port]
+    }
+
+    fn update(&mut self, port: usize, held_before: bool) {
+        let classes = self.classes[port];
+        self.queues[port] = if self.port_paused[port] {
+            u64::MAX
+        } else {
+            (0..CLASSES).filter(|c| classes & (1 << c) != 0).fold(0, |m, c| m | self.class_queues[c])
+        };
+        match (held_before, self.is_held(port)) {
+            (false, true) => self.held_ports += 1,
+            (true, false) => self.held_ports -= 1,
             _ => {}
         }
-        true
     }
 }
 
@@ -121,6 +168,21 @@ impl FlowCx<'_> {
     pub fn resume(&mut self, port: usize, class: usize) {
         self.effects.push(Effect::PauseReceived { port: port as u16, class: class as u8, paused: false });
         if self.pauses.set(port, class, false, self.now) {
+            self.effects.push(Effect::Kick { port: port as u16 });
+        }
+    }
+
+    /// Stops every queue of `port` (a port-level PAUSE) at the next packet boundary.
+    pub fn pause_port(&mut self, port: usize) {
+        self.pauses.set_port(port, true, self.now);
+        self.effects.push(Effect::PauseReceived { port: port as u16, class: PORT_LEVEL, paused: true });
+    }
+
+    /// Ends the port-level pause of `port`: its queues that no class pause holds send
+    /// again.
+    pub fn resume_port(&mut self, port: usize) {
+        self.effects.push(Effect::PauseReceived { port: port as u16, class: PORT_LEVEL, paused: false });
+        if self.pauses.set_port(port, false, self.now) {
             self.effects.push(Effect::Kick { port: port as u16 });
         }
     }
@@ -209,6 +271,10 @@ pub trait FlowControl: Send {
     fn frames_sent(&self, _port: usize, _class: usize) -> [u64; 2] {
         [0, 0]
     }
+    /// The port-level PAUSE and RESUME frames sent upstream on `port` (DSH).
+    fn port_frames_sent(&self, _port: usize) -> [u64; 2] {
+        [0, 0]
+    }
     /// Headroom bytes that packets from (`port`, `class`) hold.
     fn headroom_used(&self, _port: usize, _class: usize) -> u64 {
         0
@@ -237,12 +303,14 @@ registry! {
     pub enum FlowControlConfig => AnyFlowControl: FlowControl, env FlowControlEnv;
     "lossy" => Lossy(Lossy),
     "pfc" => Pfc(Pfc),
+    "dsh" => Dsh(Dsh),
     forward {
         mut fn on_frame(port: usize, frame: &Packet, cx: &mut FlowCx);
         mut fn on_timer(token: u32, cx: &mut FlowCx);
         ref fn reads_ingress_accounts() -> bool;
         ref fn lossless_classes() -> u8;
         ref fn frames_sent(port: usize, class: usize) -> [u64; 2];
+        ref fn port_frames_sent(port: usize) -> [u64; 2];
         ref fn headroom_used(port: usize, class: usize) -> u64;
         ref fn headroom_of_port(port: usize) -> u64;
         mut fn admit(arrival: &LosslessArrival) -> Verdict;
@@ -270,6 +338,7 @@ impl FlowControlConfig {
     pub fn deadlock_watch(&self) -> Option<crate::observe::DeadlockWatch> {
         match self {
             FlowControlConfig::Pfc(cfg) => Some(cfg.deadlock_watch()),
+            FlowControlConfig::Dsh(cfg) => Some(cfg.deadlock_watch()),
             _ => None,
         }
     }

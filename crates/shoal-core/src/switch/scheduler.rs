@@ -85,6 +85,9 @@ impl Scheduler for StrictPriority {
 /// (`SwitchPort` is one cache line).
 pub struct Dwrr {
     queues: Box<[DwrrQueue]>,
+    /// Queues below this index go first, in strict priority, and take no part in the
+    /// round robin.
+    strict: usize,
     position: u64,
     current: u32,
     /// The current queue has already received its quantum for this visit.
@@ -109,11 +112,19 @@ pub struct DwrrConfig {
     pub quantum: Bytes,
     /// One weight per queue, or one for all.
     pub weights: Vec<f64>,
+    /// The first this many queues are served in strict priority (queue 0 first) ahead of
+    /// the round robin of the others, as a switch's control and ACK queue is (DSH §V-A).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub strict_queues: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Default for DwrrConfig {
     fn default() -> Self {
-        DwrrConfig { quantum: Bytes(9_000), weights: vec![1.0] }
+        DwrrConfig { quantum: Bytes(9_000), weights: vec![1.0], strict_queues: 0 }
     }
 }
 
@@ -122,7 +133,7 @@ impl Scheme for Dwrr {
     type Env = SchedulerEnv;
 
     fn build(cfg: &DwrrConfig, env: &SchedulerEnv) -> Self {
-        Dwrr::new(cfg.quantum.0, &cfg.weights, env.queues)
+        Dwrr { strict: cfg.strict_queues as usize, ..Dwrr::new(cfg.quantum.0, &cfg.weights, env.queues) }
     }
 
     fn validate(cfg: &DwrrConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
@@ -143,6 +154,17 @@ impl Scheme for Dwrr {
         if cfg.quantum.0 == 0 {
             return Err(ScenarioError::new(format!("{path}.quantum"), "must be positive"));
         }
+        if cfg.strict_queues >= queues {
+            return Err(ScenarioError::new(
+                format!("{path}.strict_queues"),
+                format!(
+                    "{} is not accepted with switch.queues = {queues} (accepted: 0 to {}: at least one queue \
+                     takes part in the round robin)",
+                    cfg.strict_queues,
+                    queues.saturating_sub(1)
+                ),
+            ));
+        }
         Ok(())
     }
 }
@@ -155,7 +177,7 @@ impl Dwrr {
                 DwrrQueue { quantum: ((quantum as f64 * w).round() as u64).max(1), deficit: 0, reset_at: 0 }
             })
             .collect();
-        Dwrr { queues, current: 0, credited: false, position: 0 }
+        Dwrr { queues, strict: 0, current: 0, credited: false, position: 0 }
     }
 
     /// Queues the round robin moves past going from `from` to `to` (a full round when
@@ -172,8 +194,9 @@ impl Dwrr {
 
 impl Scheduler for Dwrr {
     fn pick(&mut self, queues: &[PortQueue], active: &ActiveSet) -> Option<usize> {
-        if active.is_empty() {
-            return None;
+        let first = active.first()?;
+        if first < self.strict {
+            return Some(first);
         }
         loop {
             let i = self.current as usize;
@@ -250,6 +273,37 @@ mod tests {
                 self.credited = false;
             }
         }
+    }
+
+    /// With one strict queue, queue 0 sends whenever it holds a packet; queues 1 and 2
+    /// share the rest by DWRR, a 1,500 B quantum sending one 1,500 B packet per visit.
+    #[test]
+    fn strict_queues_go_before_the_round_robin() {
+        let mut dwrr = Dwrr { strict: 1, ..Dwrr::new(1500, &[1.0], 3) };
+        let mut queues: Vec<PortQueue> = (0..3).map(|_| PortQueue::new()).collect();
+        let mut active = ActiveSet::new(3);
+        for q in [1, 2] {
+            for _ in 0..3 {
+                queues[q].packets.push_back(queued(1500));
+            }
+            active.insert(q);
+            dwrr.on_backlog(q);
+        }
+        let mut order = Vec::new();
+        for step in 0..6 {
+            if step == 2 {
+                queues[0].packets.push_back(queued(64));
+                active.insert(0);
+            }
+            let q = dwrr.pick(&queues, &active).unwrap();
+            queues[q].packets.pop_front();
+            if queues[q].packets.is_empty() {
+                active.remove(q);
+                dwrr.on_empty(q);
+            }
+            order.push(q);
+        }
+        assert_eq!(order, [1, 2, 0, 1, 2, 1]);
     }
 
     fn queued(size: u32) -> Packet {
