@@ -12,7 +12,7 @@ import pytest
 import shoal
 from shoal import advise
 
-RATE, DELAY_NS, POOL, BURST_NS = 100e9, 100, 4_000_000, 100_000
+RATE, DELAY_NS, BUFFER, BURST_NS = 100e9, 100, 5_000_000, 100_000
 PACKET = 1036  # RDMA: 1,000 B of payload and 36 B of headers
 #: PFC as the theorem's static headroom: PAUSE at the threshold, no hysteresis.
 SIH = {
@@ -28,8 +28,10 @@ SIH = {
 def first_burst_pause_s(tmp_path: Path, flow_control: dict, n: int, alpha: float) -> float:
     """N hosts send endless line-rate flows to one receiver, N more send 1 MB each to
     another from 100 us: every lossless ingress queue drains at C / N, and each burst
-    queue receives at N times that. Returns the time from the burst's first packet at the
-    switch to the switch's first PAUSE toward a burst sender."""
+    queue receives at N times that. The switch's buffer is 5 MB whatever the scheme keeps
+    of it as headroom (`switch.buffer`), with two lossless classes. Returns the time from
+    the burst's first packet at the switch to the switch's first PAUSE toward a burst
+    sender."""
     hosts = 2 * n + 2
     scenario = {
         "topology": {
@@ -39,11 +41,11 @@ def first_burst_pause_s(tmp_path: Path, flow_control: dict, n: int, alpha: float
             "link_delay": f"{DELAY_NS}ns",
         },
         "switch": {
-            "pool_size": f"{POOL}B",
+            "buffer": f"{BUFFER}B",
             "ports_per_pool": hosts,
             "reserved": "0B",
             "alpha": 1000,
-            "flow_control": {**flow_control, "alpha": alpha, "classes": [3]},
+            "flow_control": {**flow_control, "alpha": alpha, "classes": [3, 4]},
         },
         "rdma": {"cc": {"kind": "none"}},
         "run": {"stop_time": f"{BURST_NS + 60_000}ns"},
@@ -82,19 +84,17 @@ def first_burst_pause_s(tmp_path: Path, flow_control: dict, n: int, alpha: float
 @pytest.mark.filterwarnings("ignore:.*did not finish")  # endless flows, stopped on purpose
 @pytest.mark.parametrize("n, alpha, case", [(4, 1 / 32, "1"), (4, 1 / 8, "2")])
 def test_the_first_pause_is_the_advisors(tmp_path: Path, n: int, alpha: float, case: str) -> None:
-    """The advisor's buffer B is the pool plus the headroom each scheme keeps beside it:
-    DSH one eta per port (the star's 2N + 2), static headroom one per port and lossless
-    class (one class here: queues = 1). Each queue drains at C / N and receives at C:
-    load R = N. Measured: within 0.9% of the advisor for both schemes in both cases."""
+    """One buffer B for both schemes, as the advisor takes it: DSH keeps one eta per port
+    (the star's 2N + 2) of it as insurance, static headroom one per port and lossless
+    class (two: queues = 2). Each queue drains at C / N and receives at C: load R = N."""
     ports = 2 * n + 2
-    eta = advise.headroom(rate="100Gbps", delay=f"{DELAY_NS}ns", mtu=1514).eta
     advice = advise.dsh_burst(
         rate="100Gbps",
         delay=f"{DELAY_NS}ns",
         mtu=1514,  # the scenario's largest packet: TCP's 1,460 + 54 B sizes eta
-        buffer=POOL + ports * eta,
+        buffer=BUFFER,
         ports=ports,
-        queues=1,
+        queues=2,
         alpha=alpha,
         congested=n,
         bursting=n,
@@ -102,7 +102,7 @@ def test_the_first_pause_is_the_advisors(tmp_path: Path, n: int, alpha: float, c
         drain=RATE / n,
     )
     assert advice.case == case
-    dsh = first_burst_pause_s(tmp_path, {"kind": "dsh"}, n, alpha)
+    dsh = first_burst_pause_s(tmp_path, {"kind": "dsh", "lossless_queues": 2}, n, alpha)
     sih = first_burst_pause_s(tmp_path, SIH, n, alpha)
     assert dsh == pytest.approx(advice.dsh_duration, rel=0.05)
     assert sih == pytest.approx(advice.sih_duration, rel=0.05)

@@ -389,6 +389,11 @@ pub struct SwitchConfig {
     pub queues: u32,
     pub ports_per_pool: u32,
     pub pool_size: Bytes,
+    /// The whole buffer of each pool, when set: the pool's shared size is what its
+    /// reserves and its ports' headroom (PFC, DSH) leave of it, and `pool_size` is not
+    /// read. A chip's buffer compares schemes that reserve differently.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Bytes>,
     pub reserved: Bytes,
     pub reserve_per: ReservePer,
     pub alpha: PerQueue,
@@ -419,6 +424,7 @@ impl Default for SwitchConfig {
             queues: 8,
             ports_per_pool: 8,
             pool_size: Bytes(3_000_000),
+            buffer: None,
             reserved: Bytes(128_000),
             reserve_per: ReservePer::Queue,
             alpha: PerQueue::All(4.0),
@@ -1096,7 +1102,7 @@ impl Scenario {
                 ),
             );
         }
-        if Bytes(s.pool_size.0 + s.reserved.0) < packet {
+        if s.buffer.is_none() && Bytes(s.pool_size.0 + s.reserved.0) < packet {
             return err(
                 "switch.pool_size",
                 format!(
@@ -1124,7 +1130,10 @@ impl Scenario {
                     .into(),
             );
         }
-        if rdma_flows && (self.host.nic_buffer < rdma_packet || Bytes(s.pool_size.0 + s.reserved.0) < rdma_packet) {
+        if rdma_flows
+            && (self.host.nic_buffer < rdma_packet
+                || (s.buffer.is_none() && Bytes(s.pool_size.0 + s.reserved.0) < rdma_packet))
+        {
             return err(
                 "rdma.mtu",
                 format!("a packet of {rdma_packet} (rdma.mtu + rdma.header) does not fit host.nic_buffer or switch.pool_size + switch.reserved"),

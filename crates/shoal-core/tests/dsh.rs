@@ -142,3 +142,22 @@ fn dsh_refuses_a_buffer_split_into_pools() {
     assert!(err.contains("switch.ports_per_pool") && err.contains("8 splits") && err.contains("12 or more"), "{err}");
     assert!(shoal_core::Scenario::from_toml(&text(12)).unwrap().validate().is_ok());
 }
+
+/// `switch.buffer` is the whole buffer: PFC's headroom of 8 lossless classes on 4 ports
+/// of 1 us links (8 x 4 x eta, about 1 MB) does not fit in 500 KB, and the error names
+/// the key, the bytes left and the headroom; DSH's one eta per port does.
+#[test]
+fn a_buffer_too_small_for_its_headroom_is_refused() {
+    let text = |flow_control: &str| {
+        format!(
+            "[topology]\nkind = \"star\"\nhosts = 4\nlink_delay = \"1us\"\n[switch]\nbuffer = \"500KB\"\n\
+             ports_per_pool = 4\nreserved = \"0B\"\n[switch.flow_control]\n{flow_control}\n\
+             [workload]\npattern = \"incast\"\nreceiver = 0\nsize = \"10KB\"\n"
+        )
+    };
+    let pfc = shoal_core::Scenario::from_toml(&text("kind = \"pfc\"")).unwrap();
+    let err = Simulation::new(&pfc).err().expect("refused").to_string();
+    assert!(err.contains("switch.buffer") && err.contains("leaves 0 B shared"), "{err}");
+    let dsh = shoal_core::Scenario::from_toml(&text("kind = \"dsh\"")).unwrap();
+    assert!(Simulation::new(&dsh).is_ok());
+}

@@ -171,7 +171,38 @@ impl Simulation {
             budget::MemoryEstimate::of(sc, &spec)?.check(available)?;
         }
         let flows = workload::generate(sc, &spec)?;
-        Ok(Self::with_flows(sc, &spec, flows))
+        let sim = Self::with_flows(sc, &spec, flows);
+        sim.check_buffers(sc)?;
+        Ok(sim)
+    }
+
+    /// With `switch.buffer`, every pool must keep room for a packet beside its reserves
+    /// and its ports' headroom, which are known only once the switches are built.
+    fn check_buffers(&self, sc: &Scenario) -> Result<(), ScenarioError> {
+        let Some(buffer) = sc.switch.buffer else { return Ok(()) };
+        let packet = sc.largest_packet();
+        for (s, switch) in self.switches.iter().enumerate() {
+            for (p, pool) in switch.pools.iter().enumerate() {
+                if pool.size < packet {
+                    return Err(ScenarioError::new(
+                        "switch.buffer",
+                        format!(
+                            "{buffer} leaves {} B shared in pool {p} of switch {s} beside {} B of headroom and the \
+                             queues' reserves (switch.reserved = {} per {}); accepted: enough for one packet of \
+                             {packet} B more",
+                            pool.size,
+                            pool.headroom,
+                            sc.switch.reserved,
+                            match sc.switch.reserve_per {
+                                crate::scenario::ReservePer::Queue => "queue",
+                                crate::scenario::ReservePer::Port => "port",
+                            }
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn with_flows(sc: &Scenario, spec: &net::NetworkSpec, flow_specs: Vec<FlowSpec>) -> Simulation {

@@ -155,11 +155,12 @@ impl Switch {
         let reserve = Reserve { bytes: cfg.reserved.0, per: cfg.reserve_per };
         debug_assert_eq!(env.ingress_links.len(), links.len());
         let flow_control = cfg.flow_control.build(env);
-        let pools = (0..pool_count)
+        let pools: Vec<Pool> = (0..pool_count)
             .map(|p| {
                 let ports = p * ports_per_pool..((p + 1) * ports_per_pool).min(links.len());
                 let headroom = ports.clone().map(|port| flow_control.headroom_of_port(port)).sum();
-                Pool::with_headroom(cfg.pool_size.0, reserve.total(ports.len(), queues), headroom)
+                let reserved = reserve.total(ports.len(), queues);
+                Pool::with_headroom(shared_size(cfg, reserved, headroom), reserved, headroom)
             })
             .collect();
         let ports = links
@@ -185,7 +186,7 @@ impl Switch {
                 ports: ports.len(),
                 max_rate_bps: rates[ports.clone()].iter().copied().max().unwrap_or(0),
                 port_rate_bps: 0,
-                pool_size: cfg.pool_size.0,
+                pool_size: pools[p].size,
                 reserved: cfg.reserved.0,
                 alpha_min,
             };
@@ -759,4 +760,11 @@ mod tests {
         assert_eq!(stack(&exts, &left_a[0]), [hop(876, 0, 1876, 10, g40), hop(500, 200, 1700, 60, g100)]);
         assert_eq!(stack(&exts, &left_a[2]), [hop(300, 1076, 1876, 30, g40), hop(0, 1200, 1700, 70, g100)]);
     }
+}
+
+/// The shared bytes of a pool whose queues reserve `reserved` bytes and whose ports keep
+/// `headroom` bytes of headroom: `switch.buffer` less both, when set; else
+/// `switch.pool_size`.
+pub fn shared_size(cfg: &SwitchConfig, reserved: u64, headroom: u64) -> u64 {
+    cfg.buffer.map_or(cfg.pool_size.0, |buffer| buffer.0.saturating_sub(reserved + headroom))
 }
