@@ -132,3 +132,27 @@ def test_port_level_frames_are_class_8(tmp_path: Path) -> None:
     ports = result.pfc_ports
     port_level = ports[ports["class"] == 8]
     assert port_level["pauses_sent"].sum() == port_level["pauses_received"].sum() > 0
+
+
+@pytest.mark.parametrize("kind, headrooms_per_port", [("dsh", 1), ("pfc", 7)])
+def test_the_tomahawk_preset_splits_16_mib_as_the_paper(
+    tmp_path: Path, kind: str, headrooms_per_port: int
+) -> None:
+    """``preset = "dsh_tomahawk"`` on 32 hosts at 100 Gbps, 2 us (the paper's section V-A):
+    the pool's shared part is 16 MiB less 3 KB for each of 8 queues of 32 ports and the
+    headroom, one eta per port for DSH, one per port and lossless class (7) for PFC, eta =
+    2(C x D + MTU) + 3840 B with the scenario's largest packet (TCP's 1,514 B)."""
+    scenario = {
+        "preset": "dsh_tomahawk",
+        "topology": {"kind": "star", "hosts": 32, "link_rate": "100Gbps", "link_delay": "2us"},
+        "switch": {"flow_control": kind},
+        "rdma": {"cc": {"kind": "none"}},
+        "workload": {"pattern": "incast", "receiver": 0, "senders": "1-4", "size": "100KB"},
+    }
+    result = shoal.run(scenario, out=tmp_path / kind)
+    eta = 2 * (100e9 / 8 * 2e-6 + 1514) + 3840
+    expected = 16 * 2**20 - 32 * 8 * 3000 - 32 * headrooms_per_port * eta
+    (pool,) = result.summary["pools"]
+    assert pool["size"] == expected
+    assert result.scenario["rdma"]["ack_priority"] == 0
+    assert result.scenario["switch"]["scheduler"]["strict_queues"] == 1

@@ -16,6 +16,7 @@ pub mod host;
 pub mod input_checks;
 pub mod net;
 pub mod observe;
+pub mod presets;
 pub mod registry;
 pub mod results;
 pub mod scenario;

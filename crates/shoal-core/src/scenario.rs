@@ -54,6 +54,9 @@ impl std::error::Error for ScenarioError {}
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct Scenario {
+    /// The named preset laid under the scenario's keys (`presets.toml`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
     pub topology: Topology,
     pub host: HostConfig,
     pub switch: SwitchConfig,
@@ -1000,6 +1003,7 @@ impl Scenario {
             e.path = upgrade.as_written(&e.path);
             e
         };
+        crate::presets::apply(&mut value)?;
         crate::input_checks::check_tables(&value).map_err(as_written)?;
         serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
