@@ -161,3 +161,61 @@ fn a_buffer_too_small_for_its_headroom_is_refused() {
     let dsh = shoal_core::Scenario::from_toml(&text("kind = \"dsh\"")).unwrap();
     assert!(Simulation::new(&dsh).is_ok());
 }
+
+/// The lossless promise under DSH with seven lossless classes per port, as the paper's
+/// switch has them (`preset = "dsh_tomahawk"`, a pool cut to 400 KB of shared buffer so
+/// that insurance is needed): seven 8-to-1 incasts of 40 KB, one per class, into seven
+/// receivers, and all-to-all web-search traffic in class 1, on 100 ns and 5 us links.
+/// The shared buffer runs out, so the ports' insurance takes the bytes in flight (without
+/// it the 5 us run drops thousands of packets) and ports send port-level PAUSEs; nothing
+/// is dropped, every flow finishes, and the accounting holds mid-run and at the end.
+#[test]
+fn the_lossless_promise_holds_under_dsh_with_seven_lossless_classes() {
+    for delay in ["100ns", "5us"] {
+        let mut workloads = String::new();
+        for class in 1..=7u32 {
+            let senders = 8 + 8 * (class - 1);
+            workloads.push_str(&format!(
+                "[[workload.extra]]\npattern = \"incast\"\nsenders = \"{senders}-{}\"\nreceiver = {class}\n\
+                 size = \"40KB\"\ntransport = \"rdma\"\npriority = {class}\n",
+                senders + 7
+            ));
+        }
+        let sc = scenario(&format!(
+            "preset = \"dsh_tomahawk\"\n[topology]\nkind = \"star\"\nhosts = 64\nlink_rate = \"100Gbps\"\n\
+             link_delay = \"{delay}\"\n[switch]\nports_per_pool = 64\nbuffer = \"{buffer}B\"\n\
+             [switch.flow_control]\nkind = \"dsh\"\n[rdma.cc]\nkind = \"none\"\n\
+             [workload]\npattern = \"all_to_all\"\ncdf = \"websearch\"\nload = 0.3\nflows = 30\n\
+             transport = \"rdma\"\npriority = 1\n{workloads}",
+            // 400 KB shared beside 64 x 8 x 3 KB of reserves and 64 etas of insurance.
+            buffer = 400_000 + 64 * 8 * 3000 + 64 * eta_of(delay),
+        ));
+        let what = format!("DSH, seven classes, {delay} links");
+        let mut sim = Simulation::new(&sc).unwrap();
+        for k in 1..=4 {
+            sim.run_until(k * 20_000_000);
+            let errors = sim.check_invariants();
+            assert!(errors.is_empty(), "{what} at {} us: {errors:?}", k * 20);
+        }
+        sim.run();
+        let errors = sim.check_invariants();
+        assert!(errors.is_empty(), "{what} at the end: {errors:?}");
+        assert_eq!(sim.counters().total_dropped(), 0, "{what}: drops {:?}", sim.counters().dropped);
+        let records = sim.flow_records();
+        assert!(records.iter().all(|r| r.finish.is_some() && r.delivered_bytes == r.bytes), "{what}: unfinished");
+        let classes: std::collections::BTreeSet<u8> = records.iter().map(|r| r.priority).collect();
+        assert_eq!(classes.len(), 7, "{what}");
+        let port_pauses: u64 = sim.pfc_ports().iter().filter(|(k, _)| k.class == 8).map(|(_, r)| r.pauses_sent).sum();
+        assert!(port_pauses > 0, "{what}: no port-level PAUSE; the test needs the shared buffer to run out");
+    }
+}
+
+/// eta of a 100 Gbps link of `delay` with the scenario's largest packet (1,514 B).
+fn eta_of(delay: &str) -> u64 {
+    let ps = match delay {
+        "100ns" => 100_000,
+        "5us" => 5_000_000,
+        _ => unreachable!(),
+    };
+    HeadroomRule::Eta.bytes(100_000_000_000, ps, 1514)
+}
