@@ -128,10 +128,64 @@ def test_fig4_matches_eq1_and_eq3_on_the_chips(tmp_path: Path) -> None:
     assert {p.name for p in result.figures} == {"trend.png", "trend.pdf"}
 
 
+@pytest.mark.parametrize("exp_id", ["dsh/fig11", "dsh/fig13"])
 @pytest.mark.parametrize("mode", ["quick", "full"])
-def test_fig11_every_run_resolves(mode: str) -> None:
+def test_every_run_resolves(exp_id: str, mode: str) -> None:
     """Every run of both modes is a valid scenario (resolving does not simulate)."""
     from shoal._sweep import load_sweep, resolve_runs
 
-    runs = resolve_runs(load_sweep(find("dsh/fig11").sweep_spec(mode)))
+    runs = resolve_runs(load_sweep(find(exp_id).sweep_spec(mode)))
     assert runs and all(r.error is None for r in runs), [r.error for r in runs if r.error]
+
+
+@pytest.fixture(scope="module")
+def fig13(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    store = tmp_path_factory.mktemp("fig13")
+    runs = reproduce("dsh/fig13", mode="quick", store=store, jobs=1, progress=False).runs
+    assert (runs["status"] == "ok").all()
+    return runs.set_index("scheme")
+
+
+def test_fig13_an_innocent_flow_stops_exactly_when_its_link_is_paused(
+    fig13: pd.DataFrame,
+) -> None:
+    """Both schemes are lossless. F0 shares S0 -> S1 with F1 and nothing else: where S1
+    pauses that link (its class), F0 cannot cross it and its throughput at R0 falls to
+    zero; where no PAUSE reaches S0, nothing stands between F0 and R0 (its egress at S1
+    carries F0 alone), so it keeps at least 80% of its rate. Under DCQCN, whose rate
+    cuts come an RTT after the marks, F1's queue at S1 outgrows SIH's threshold
+    (alpha x (3.36 MB - the 1.54 MB burst) ~ 114 KB) but not DSH's (T - eta ~ 740 KB)."""
+    assert (fig13["lossless_drops"] == 0).all() and (fig13["packets_dropped"] == 0).all()
+    assert 24 * 64_000 < 3_356_928  # the burst alone fits SIH's shared segment
+    for scheme, row in fig13.iterrows():
+        if row["s0_paused_us"] > 0:
+            assert row["f0_min_gbps"] < 0.05 * row["f0_before_gbps"], scheme
+        else:
+            assert row["f0_min_gbps"] > 0.8 * row["f0_before_gbps"], scheme
+    assert fig13.loc["sih_dcqcn", "s0_paused_us"] > 0
+    assert fig13.loc["dsh_dcqcn", "s0_paused_us"] == 0
+    assert fig13.loc["sih_dcqcn", "f0_lost_mb"] > 10 * fig13.loc["dsh_dcqcn", "f0_lost_mb"]
+
+
+def test_an_experiment_without_a_scenario_needs_an_analysis(tmp_path: Path) -> None:
+    """A file with no [scenario] simulates nothing, so without an analysis there is
+    nothing to compute: the error says so and names the experiment."""
+    from shoal.reproduce import ExperimentError, load_experiment
+
+    path = tmp_path / "paper" / "x.toml"
+    path.parent.mkdir()
+    path.write_text("[experiment]\ntitle = 't'\npaper = 'p'\nfigure = 'f'\n")
+    exp = load_experiment(path)
+    assert exp.analytic
+    with pytest.raises(ExperimentError, match="paper/x: no \\[scenario\\] to run and no analysis"):
+        reproduce(exp, store=tmp_path / "store", progress=False)
+
+
+def test_fig13_analysis_needs_a_dumbbell(tmp_path: Path) -> None:
+    """The innocent flow's port is read off the dumbbell's wiring; another topology is a
+    clear error naming the key."""
+    from shoal.reproduce import ExperimentError
+    from shoal.reproduce.dsh import _innocent_series
+
+    with pytest.raises(ExperimentError, match="topology.kind must be"):
+        _innocent_series(tmp_path, {"topology": {"kind": "star"}})

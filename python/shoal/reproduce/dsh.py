@@ -1,6 +1,7 @@
-"""Analyses of the DSH paper's experiments (``dsh/fig11``, ``dsh/fig4``): PFC avoidance
-against DSH's Theorems 1 and 2, and the headroom trend of Broadcom's chips from Eq. 1
-and Eq. 3 (the advisor's chip presets; no simulation)."""
+"""Analyses of the DSH paper's experiments (``dsh/fig11``, ``dsh/fig4``, ``dsh/fig13``):
+PFC avoidance against DSH's Theorems 1 and 2, the headroom trend of Broadcom's chips
+from Eq. 1 and Eq. 3 (the advisor's chip presets; no simulation), and an innocent
+flow's throughput behind a paused link."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ __all__ = [
     "FIG4_CHIPS",
     "FIGURES",
     "chip_trend",
+    "collateral",
+    "f0_figure",
     "first_pause_theorem",
     "pause_figure",
     "pfc_avoidance",
@@ -238,5 +241,99 @@ def trend_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
     return fig
 
 
-ANALYSES = {"dsh.pfc_avoidance": pfc_avoidance, "dsh.chip_trend": chip_trend}
-FIGURES = {"dsh.pause_vs_burst": pause_figure, "dsh.chip_trend": trend_figure}
+# ---------------------------------------------------------------- Fig. 13
+
+#: F0's windows around the burst, in ns: before it, and after it.
+BEFORE_NS, AFTER_NS = 500e3, 500e3
+
+
+def _innocent_series(run_dir: Path, scenario: dict[str, Any]) -> tuple[pd.DataFrame, float]:
+    """F0's throughput (``time_ns``, ``gbps``) at S1's port to its receiver, and the
+    burst's start: on a dumbbell, host h >= ``hosts`` hangs off S1's port h - hosts, and
+    F0 is the first long flow whose receiver is not the burst's."""
+    from shoal.reproduce import ExperimentError
+
+    topo = scenario["topology"]
+    if topo.get("kind") != "dumbbell":
+        raise ExperimentError(
+            f'dsh.collateral: topology.kind must be "dumbbell", got {topo.get("kind")!r}'
+        )
+    flows = pd.read_parquet(run_dir / "flows.parquet")
+    start_ns = float(flows["start_ns"].max())
+    burst = flows[flows["start_ns"] == start_ns]
+    innocent = flows[(flows["start_ns"] < start_ns) & ~flows["dst"].isin(set(burst["dst"]))]
+    dst = int(innocent.sort_values("id")["dst"].iloc[0])
+    port = dst - int(topo["hosts"])
+    samples = pd.read_parquet(run_dir / "queues.parquet")
+    at = samples[(samples["switch"] == 1) & (samples["port"] == port)]
+    series = at.groupby("time_ns")["tx_bytes"].max().reset_index()
+    series["gbps"] = series["tx_bytes"].diff() * 8 / series["time_ns"].diff()
+    return series.dropna(), start_ns
+
+
+def collateral(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 13's columns per run (see the experiment's description)."""
+    extra: dict[Any, dict[str, Any]] = {}
+    for i, _, run_dir, scenario in ok_runs(runs, store):
+        series, start = _innocent_series(run_dir, scenario)
+        t = series["time_ns"] - start
+        before = series[(t > -BEFORE_NS) & (t <= 0)]["gbps"]
+        after = series[(t > 0) & (t <= AFTER_NS)]
+        rate = float(before.mean())
+        ports = pd.read_parquet(run_dir / "pfc_ports.parquet")
+        # S0 is switch 0; its last port is the one to S1 (hosts are wired first).
+        s0 = ports[(ports["node_kind"] == "switch") & (ports["node"] == 0)]
+        uplink = s0[s0["port"] == int(scenario["topology"]["hosts"])]
+        lost = ((rate - after["gbps"]).clip(lower=0) * after["time_ns"].diff().fillna(0)).sum()
+        extra[i] = {
+            "f0_before_gbps": rate,
+            "f0_min_gbps": float(after["gbps"].min()),
+            "f0_mean_after_gbps": float(after["gbps"].mean()),
+            "f0_min_ratio": float(after["gbps"].min()) / rate if rate > 0 else None,
+            "f0_lost_mb": float(lost) / 8 / 1e6,
+            "s0_paused_us": float(uplink["paused_ns"].sum()) / 1e3,
+        }
+    return join_columns(runs, extra)
+
+
+def f0_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 13: F0's throughput from 200 us before the burst to 800 us after, one panel
+    per congestion control, SIH and DSH in each (each scheme's first run)."""
+    from shoal import plot
+
+    curves: dict[str, list[tuple[str, pd.DataFrame]]] = {}
+    for _, row, run_dir, scenario in ok_runs(runs, store):
+        scheme, _, cc = str(row.get("scheme", "")).partition("_")
+        if scheme.upper() in (label for label, _ in curves.get(cc or scheme, [])):
+            continue  # one seed per line
+        series, start = _innocent_series(run_dir, scenario)
+        series = series.assign(t_us=(series["time_ns"] - start) / 1e3)
+        series = series[(series["t_us"] > -200) & (series["t_us"] <= 800)]
+        curves.setdefault(cc or scheme, []).append((scheme.upper(), series))
+    with plot._style():
+        fig = plot._figure(3.2 * max(len(curves), 1), 2.6)
+        axes = fig.subplots(1, max(len(curves), 1), squeeze=False, sharey=True)[0]
+        for ax, (cc, lines) in zip(axes, curves.items(), strict=False):
+            for label, series in lines:
+                style = "--" if label == "DSH" else "-"  # SIH visible where they coincide
+                ax.plot(series["t_us"], series["gbps"], style, label=label, lw=1)
+            ax.set_title({"dcqcn": "DCQCN", "powertcp": "PowerTCP"}.get(cc, cc))
+            ax.set_xlabel("time from the burst (us)")
+            ax.set_ylim(0, 105)
+            ax.legend(frameon=False, fontsize="small")
+        axes[0].set_ylabel("F0 throughput (Gbps)")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+ANALYSES = {
+    "dsh.pfc_avoidance": pfc_avoidance,
+    "dsh.chip_trend": chip_trend,
+    "dsh.collateral": collateral,
+}
+FIGURES = {
+    "dsh.pause_vs_burst": pause_figure,
+    "dsh.chip_trend": trend_figure,
+    "dsh.f0_throughput": f0_figure,
+}
