@@ -126,6 +126,7 @@ def _fig11_run(run_dir: Path, scenario: dict[str, Any]) -> dict[str, float | Non
         "first_pause_burst_fraction": first_pause,
         "first_pause_payload_fraction": None if first_pause is None else first_pause * mtu / packet,
         "theorem_first_pause_fraction": theorem / BUFFER,
+        "theorem_first_pause_payload_fraction": theorem / BUFFER * mtu / packet,
         "background_paused": float(
             ports[(ports["node_kind"] == "host") & ports["node"].isin(set(background["src"]))][
                 "pauses_received"
@@ -148,8 +149,9 @@ def pfc_avoidance(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFr
 
 
 def pause_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
-    """Fig. 11b: the fan-in senders' total paused time against the burst (% of the
-    buffer), one line per scheme, each with its theorem's first-PAUSE burst dotted."""
+    """Fig. 11b: the fan-in senders' total paused time against the burst (flow bytes, %
+    of the buffer), one line per scheme, each with its theorem's first-PAUSE burst
+    (converted to flow bytes) dotted."""
     from shoal import plot
 
     with plot._style():
@@ -163,7 +165,7 @@ def pause_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
                 marker=plot._MARKERS[i % len(plot._MARKERS)],
                 label=str(scheme).upper(),
             )[0]
-            theorem = g["theorem_first_pause_fraction"].dropna()
+            theorem = g["theorem_first_pause_payload_fraction"].dropna()  # as x: flow bytes
             if len(theorem):
                 ax.axvline(float(theorem.iloc[0]) * 100, ls=":", color=line.get_color())
         ax.set_xlabel("burst size (% of the 16 MiB buffer)")
