@@ -33,6 +33,11 @@ there)::
     format = "pct"                           # pct | ratio | int | us | ms | gbps | num
     expect = "> 1"                           # optional: the paper's direction, checked
 
+A file without ``[scenario]`` (and without ``base``) simulates nothing: its analysis
+(required then) gets an empty runs table and returns the rows to draw and to check the
+claims on, each with ``status = "ok"`` (e.g. ``dsh/fig4``, computed from the paper's
+equations and the advisor's chip presets).
+
 Run with :func:`reproduce` or ``shoal reproduce PAPER/NAME [--quick|--full]``.
 """
 
@@ -94,6 +99,12 @@ class Experiment:
     figures: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
     analysis: str | None = None
+
+    @property
+    def analytic(self) -> bool:
+        """True for a file with no sweep (no ``[scenario]`` nor ``base``): its analysis
+        computes the whole table from the paper's formulas."""
+        return "scenario" not in self.sweep and "base" not in self.sweep
 
     def sweep_spec(self, mode: str) -> dict[str, Any]:
         """The sweep for ``mode`` (``quick`` or ``full``), as a mapping for shoal.sweep."""
@@ -334,6 +345,9 @@ def _register_builtin() -> None:
     rdma = __import__("shoal.reproduce.rdma", fromlist=["ANALYSES"])
     ANALYSES.update(rdma.ANALYSES)
     FIGURES.update(rdma.FIGURES)
+    dsh = __import__("shoal.reproduce.dsh", fromlist=["ANALYSES"])
+    ANALYSES.update(dsh.ANALYSES)
+    FIGURES.update(dsh.FIGURES)
 
 
 def _draw(exp: Experiment, runs: pd.DataFrame, out: Path, store: Path) -> list[Path]:
@@ -454,7 +468,14 @@ def reproduce(
     exp = experiment if isinstance(experiment, Experiment) else find(experiment)
     store_path = Path(store) if store is not None else default_store(exp, mode)
     out_path = Path(out) if out is not None else store_path / "figures"
-    runs = sweep(exp.sweep_spec(mode), jobs=jobs, store=store_path, progress=progress, log=log)
+    if exp.analytic:
+        import pandas as pd
+
+        if not exp.analysis:
+            raise ExperimentError(f"{exp.id}: no [scenario] to run and no analysis to compute")
+        runs = pd.DataFrame({"status": pd.Series(dtype=str)})
+    else:
+        runs = sweep(exp.sweep_spec(mode), jobs=jobs, store=store_path, progress=progress, log=log)
     if exp.analysis:
         if not ANALYSES:
             _register_builtin()

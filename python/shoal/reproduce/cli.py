@@ -85,7 +85,9 @@ def reproduce_cmd(
         what = claim.what + (f" ({claim.expect})" if claim.expect else "")
         table.add_row(escape(what), claim.text, escape(claim.paper), holds)
     stdout.print(table)
-    if mode == "quick":
+    if exp.analytic:
+        stdout.print("no simulation: computed from the paper's equations")
+    elif mode == "quick":
         flows = (exp.sweep_spec("quick").get("set") or {}).get("workload.flows")
         size = f"{flows:,} flows per point" if isinstance(flows, int) else "a short run"
         stdout.print(f"quick mode: {size}; the paper's scale is `shoal reproduce {exp.id} --full`")

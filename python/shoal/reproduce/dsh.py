@@ -1,0 +1,341 @@
+"""Analyses of the DSH paper's experiments (``dsh/fig11``, ``dsh/fig4``, ``dsh/fig13``):
+PFC avoidance against DSH's Theorems 1 and 2, the headroom trend of Broadcom's chips
+from Eq. 1 and Eq. 3 (the advisor's chip presets; no simulation), and an innocent
+flow's throughput behind a paused link."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from shoal.reproduce._runs import join_columns, ok_runs
+from shoal.reproduce._units import rate_bps, size_bytes, time_s
+
+if TYPE_CHECKING:
+    from shoal.reproduce import Experiment
+
+__all__ = [
+    "ANALYSES",
+    "BUFFER",
+    "FIG4_CHIPS",
+    "FIGURES",
+    "chip_trend",
+    "collateral",
+    "f0_figure",
+    "first_pause_theorem",
+    "pause_figure",
+    "pfc_avoidance",
+    "trend_figure",
+]
+
+MiB = 2**20
+#: The paper's Tomahawk buffer (section V-A): Fig. 11's burst sizes are fractions of it.
+BUFFER = 16 * MiB
+
+
+def first_pause_theorem(
+    *,
+    shared: float,
+    eta: float,
+    alpha: float,
+    congested: int,
+    bursting: int,
+    rate: float,
+    burst_drain: float,
+    congested_drain: float,
+    dsh: bool,
+) -> float:
+    """Total bytes the ``bursting`` queues receive before the first PAUSE, by DSH's
+    Theorem 1 (``dsh``) or 2 in dimensional form (lossless-facts 2.1): ``congested``
+    queues sit at their pause threshold, each draining at up to ``congested_drain``
+    (B/s); each bursting queue receives at ``rate`` and drains at ``burst_drain``.
+    ``shared`` is the shared segment B_s (private and headroom already taken out)."""
+    h = eta if dsh else 0.0
+    n, m, a = congested, bursting, alpha
+    grow = rate - burst_drain
+    t0 = a * (shared + n * h) / (1 + a * n)
+    slope = -a * m * grow / (1 + a * n)  # T'(0+) while the congested queues follow T
+    if -slope > congested_drain:  # case 2: they cannot drain as fast as T falls
+        slope = -a * (m * grow - n * congested_drain)
+    return m * rate * (t0 - h) / (grow - slope)
+
+
+def _fig11_run(run_dir: Path, scenario: dict[str, Any]) -> dict[str, float | None]:
+    flows = pd.read_parquet(run_dir / "flows.parquet")
+    start_ns = float(flows["start_ns"].max())
+    burst = flows[flows["start_ns"] == start_ns]
+    background = flows[flows["start_ns"] < start_ns]
+    senders = set(burst["src"])
+    topo, switch = scenario["topology"], scenario["switch"]
+    fc = switch["flow_control"]
+    rate = rate_bps(topo["link_rate"]) / 8
+    delay_ns = time_s(topo["link_delay"]) * 1e9
+    rdma = scenario.get("rdma", {})
+    mtu, header = float(rdma.get("mtu", 1000)), float(rdma.get("header", 36))
+    packet = mtu + header
+    frame_ns = size_bytes(fc.get("frame_size", "64B")) / rate * 1e9
+    try:
+        eta = size_bytes(fc["headroom"])
+    except (KeyError, ValueError):
+        from shoal.reproduce import ExperimentError
+
+        raise ExperimentError(
+            f"dsh.pfc_avoidance: switch.flow_control.headroom must be a size (e.g. "
+            f'"56840B") for the theorem, got {fc.get("headroom")!r}'
+        ) from None
+
+    ports = pd.read_parquet(run_dir / "pfc_ports.parquet")
+    at_senders = ports[(ports["node_kind"] == "host") & ports["node"].isin(senders)]
+    frames = pd.read_parquet(run_dir / "pfc.parquet")
+    pauses = frames[
+        (frames["node_kind"] == "host") & frames["node"].isin(senders) & frames["pause"]
+    ]
+    first_pause = None
+    if len(pauses):
+        # The frame left the switch one link delay and one frame time before it was
+        # received; the burst's first packet reached the switch one packet time and one
+        # link delay after it was sent.
+        sent_ns = float(pauses["time_ns"].min()) - delay_ns - frame_ns
+        arrived_ns = start_ns + packet / rate * 1e9 + delay_ns
+        first_pause = len(senders) * rate * (sent_ns - arrived_ns) / 1e9 / BUFFER
+    by_receiver = background.groupby("dst").size()
+    theorem = first_pause_theorem(
+        shared=size_bytes(switch["pool_size"]),
+        eta=eta,
+        alpha=float(fc["alpha"]),
+        congested=len(background),
+        bursting=len(senders),
+        rate=rate,
+        burst_drain=rate / len(senders),
+        congested_drain=rate / float(by_receiver.max()) if len(by_receiver) else rate,
+        dsh=fc["kind"] == "dsh",
+    )
+    return {
+        "burst_fraction": float(burst["bytes"].sum()) / BUFFER,
+        # What the queues hold: payload plus a header per packet.
+        "burst_wire_fraction": float(
+            (burst["bytes"] + np.ceil(burst["bytes"] / mtu) * header).sum()
+        )
+        / BUFFER,
+        "fanin_paused_us": float(at_senders["paused_ns"].sum()) / 1e3,
+        "fanin_pauses": float(at_senders["pauses_received"].sum()),
+        "first_pause_burst_fraction": first_pause,
+        "first_pause_payload_fraction": None if first_pause is None else first_pause * mtu / packet,
+        "theorem_first_pause_fraction": theorem / BUFFER,
+        "theorem_first_pause_payload_fraction": theorem / BUFFER * mtu / packet,
+        "background_paused": float(
+            ports[(ports["node_kind"] == "host") & ports["node"].isin(set(background["src"]))][
+                "pauses_received"
+            ].sum()
+        ),
+    }
+
+
+def pfc_avoidance(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 11's columns per run (see the experiment's description), then per scheme the
+    largest swept burst that no PAUSE met (``no_pause_max_fraction``)."""
+    extra = {i: _fig11_run(run_dir, scenario) for i, _, run_dir, scenario in ok_runs(runs, store)}
+    runs = join_columns(runs, extra)
+    if "burst_fraction" not in runs or "scheme" not in runs:
+        return runs
+    quiet = runs[runs["fanin_pauses"] == 0]
+    best = quiet.groupby("scheme")["burst_fraction"].max()
+    runs["no_pause_max_fraction"] = runs["scheme"].map(best)
+    return runs
+
+
+def pause_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 11b: the fan-in senders' total paused time against the burst (flow bytes, %
+    of the buffer), one line per scheme, each with its theorem's first-PAUSE burst
+    (converted to flow bytes) dotted."""
+    from shoal import plot
+
+    with plot._style():
+        fig = plot._figure(3.6, 2.6)
+        ax = fig.subplots()
+        for i, (scheme, g) in enumerate(runs.groupby("scheme", sort=False)):
+            g = g.sort_values("burst_fraction")
+            line = ax.plot(
+                g["burst_fraction"] * 100,
+                g["fanin_paused_us"] / 1e3,
+                marker=plot._MARKERS[i % len(plot._MARKERS)],
+                label=str(scheme).upper(),
+            )[0]
+            theorem = g["theorem_first_pause_payload_fraction"].dropna()  # as x: flow bytes
+            if len(theorem):
+                ax.axvline(float(theorem.iloc[0]) * 100, ls=":", color=line.get_color())
+        ax.set_xlabel("burst size (% of the 16 MiB buffer)")
+        ax.set_ylabel("fan-in pause duration (ms)")
+        ax.set_ylim(bottom=0)
+        ax.legend(
+            frameon=False, fontsize="small", title="dotted: theorem", title_fontsize="x-small"
+        )
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+# ---------------------------------------------------------------- Fig. 4
+
+#: Broadcom's chips of the last decade, in order of release (Fig. 4 is Broadcom only;
+#: its 157 us starting point is Trident+). The advisor's presets carry their sources.
+FIG4_CHIPS = ("trident-plus", "trident2", "tomahawk", "trident3", "tomahawk3", "tomahawk4")
+#: Eq. 1's assumptions as section III-A states them for Trident2: 300 m of fiber at 65%
+#: of c (D_prop ~1.5 us), 1500 B MTUs, the 8 queues of the PFC standard.
+FIG4_DELAY, FIG4_MTU, FIG4_QUEUES = "1.5us", 1500, 8
+
+
+def chip_trend(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """One row per chip of :data:`FIG4_CHIPS`: buffer per unit of capacity (``buffer_ns``,
+    buffer x 8 / (ports x rate)) and the share of the buffer that static headroom takes
+    (``headroom_fraction``, Eq. 3's N_p x N_q x eta, eta by Eq. 1, over the buffer).
+    Nothing is simulated: ``runs`` is empty."""
+    from shoal import advise
+
+    rows = []
+    for order, key in enumerate(FIG4_CHIPS):
+        chip = advise.get_chip(key)
+        advice = advise.headroom(chip=key, delay=FIG4_DELAY, mtu=FIG4_MTU, queues=FIG4_QUEUES)
+        rows.append(
+            {
+                "status": "ok",
+                "scheme": chip.name,
+                "chip": key,
+                "order": order,
+                "ports": chip.ports,
+                "port_gbps": chip.port_rate_bps / 1e9,
+                "buffer_mib": chip.buffer / MiB,
+                "buffer_ns": float(chip.buffer_time) * 1e9,
+                "eta_bytes": float(advice.eta),
+                "headroom_fraction": float(advice.static_fraction or math.nan),
+            }
+        )
+    table = pd.DataFrame(rows)
+    first, last = table.iloc[0], table.iloc[-1]
+    table["buffer_time_drop"] = first["buffer_ns"] / last["buffer_ns"]
+    table["headroom_rise"] = last["headroom_fraction"] / first["headroom_fraction"] - 1
+    return table
+
+
+def trend_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 4: buffer per unit of capacity (bars, us) and the headroom's share of the
+    buffer (line, %) per chip, in order of release."""
+    from shoal import plot
+
+    runs = runs.sort_values("order")
+    with plot._style():
+        fig = plot._figure(4.2, 2.8)
+        ax = fig.subplots()
+        names = [str(n).replace("Broadcom ", "").split(" (")[0] for n in runs["scheme"]]
+        ax.bar(names, runs["buffer_ns"] / 1e3, color="0.75", label="buffer / capacity")
+        ax.set_ylabel("buffer per capacity (us)")
+        ax.tick_params(axis="x", labelrotation=30, labelsize="small")
+        right = ax.twinx()
+        right.plot(names, runs["headroom_fraction"] * 100, marker="o", color="C3")
+        right.set_ylabel("headroom share (%)", color="C3")
+        right.set_ylim(0, 100)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+# ---------------------------------------------------------------- Fig. 13
+
+#: F0's windows around the burst, in ns: before it, and after it.
+BEFORE_NS, AFTER_NS = 500e3, 500e3
+
+
+def _innocent_series(run_dir: Path, scenario: dict[str, Any]) -> tuple[pd.DataFrame, float]:
+    """F0's throughput (``time_ns``, ``gbps``) at S1's port to its receiver, and the
+    burst's start: on a dumbbell, host h >= ``hosts`` hangs off S1's port h - hosts, and
+    F0 is the first long flow whose receiver is not the burst's."""
+    from shoal.reproduce import ExperimentError
+
+    topo = scenario["topology"]
+    if topo.get("kind") != "dumbbell":
+        raise ExperimentError(
+            f'dsh.collateral: topology.kind must be "dumbbell", got {topo.get("kind")!r}'
+        )
+    flows = pd.read_parquet(run_dir / "flows.parquet")
+    start_ns = float(flows["start_ns"].max())
+    burst = flows[flows["start_ns"] == start_ns]
+    innocent = flows[(flows["start_ns"] < start_ns) & ~flows["dst"].isin(set(burst["dst"]))]
+    dst = int(innocent.sort_values("id")["dst"].iloc[0])
+    port = dst - int(topo["hosts"])
+    samples = pd.read_parquet(run_dir / "queues.parquet")
+    at = samples[(samples["switch"] == 1) & (samples["port"] == port)]
+    series = at.groupby("time_ns")["tx_bytes"].max().reset_index()
+    series["gbps"] = series["tx_bytes"].diff() * 8 / series["time_ns"].diff()
+    return series.dropna(), start_ns
+
+
+def collateral(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 13's columns per run (see the experiment's description)."""
+    extra: dict[Any, dict[str, Any]] = {}
+    for i, _, run_dir, scenario in ok_runs(runs, store):
+        series, start = _innocent_series(run_dir, scenario)
+        t = series["time_ns"] - start
+        before = series[(t > -BEFORE_NS) & (t <= 0)]["gbps"]
+        after = series[(t > 0) & (t <= AFTER_NS)]
+        rate = float(before.mean())
+        ports = pd.read_parquet(run_dir / "pfc_ports.parquet")
+        # S0 is switch 0; its last port is the one to S1 (hosts are wired first).
+        s0 = ports[(ports["node_kind"] == "switch") & (ports["node"] == 0)]
+        uplink = s0[s0["port"] == int(scenario["topology"]["hosts"])]
+        lost = ((rate - after["gbps"]).clip(lower=0) * after["time_ns"].diff().fillna(0)).sum()
+        extra[i] = {
+            "f0_before_gbps": rate,
+            "f0_min_gbps": float(after["gbps"].min()),
+            "f0_mean_after_gbps": float(after["gbps"].mean()),
+            "f0_min_ratio": float(after["gbps"].min()) / rate if rate > 0 else None,
+            "f0_lost_mb": float(lost) / 8 / 1e6,
+            "s0_paused_us": float(uplink["paused_ns"].sum()) / 1e3,
+        }
+    return join_columns(runs, extra)
+
+
+def f0_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 13: F0's throughput from 200 us before the burst to 800 us after, one panel
+    per congestion control, SIH and DSH in each (each scheme's first run)."""
+    from shoal import plot
+
+    curves: dict[str, list[tuple[str, pd.DataFrame]]] = {}
+    for _, row, run_dir, scenario in ok_runs(runs, store):
+        scheme, _, cc = str(row.get("scheme", "")).partition("_")
+        if scheme.upper() in (label for label, _ in curves.get(cc or scheme, [])):
+            continue  # one seed per line
+        series, start = _innocent_series(run_dir, scenario)
+        series = series.assign(t_us=(series["time_ns"] - start) / 1e3)
+        series = series[(series["t_us"] > -200) & (series["t_us"] <= 800)]
+        curves.setdefault(cc or scheme, []).append((scheme.upper(), series))
+    with plot._style():
+        fig = plot._figure(3.2 * max(len(curves), 1), 2.6)
+        axes = fig.subplots(1, max(len(curves), 1), squeeze=False, sharey=True)[0]
+        for ax, (cc, lines) in zip(axes, curves.items(), strict=False):
+            for label, series in lines:
+                style = "--" if label == "DSH" else "-"  # SIH visible where they coincide
+                ax.plot(series["t_us"], series["gbps"], style, label=label, lw=1)
+            ax.set_title({"dcqcn": "DCQCN", "powertcp": "PowerTCP"}.get(cc, cc))
+            ax.set_xlabel("time from the burst (us)")
+            ax.set_ylim(0, 105)
+            ax.legend(frameon=False, fontsize="small")
+        axes[0].set_ylabel("F0 throughput (Gbps)")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+ANALYSES = {
+    "dsh.pfc_avoidance": pfc_avoidance,
+    "dsh.chip_trend": chip_trend,
+    "dsh.collateral": collateral,
+}
+FIGURES = {
+    "dsh.pause_vs_burst": pause_figure,
+    "dsh.chip_trend": trend_figure,
+    "dsh.f0_throughput": f0_figure,
+}
