@@ -11,17 +11,14 @@
 //! use 0 (`mix/config.txt`, `run.py --mi 0`), ns3-datacenter's example configurations 5
 //! (`MI_THRESH 5`, `examples/PowerTCP/config-burst.txt:37`). Both are `max_stage`.
 
+use super::hop_records::{ewma, HopRecords, HOPS};
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
-use crate::net::{IntFormat, IntHop, WIRE_HOP_SLOTS};
+use crate::net::IntHop;
 use crate::registry::Scheme;
 use crate::scenario::{Scenario, ScenarioError, Warnings};
 use crate::sim::{Ps, PS_PER_S};
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};
-
-/// The most hops whose records the controller keeps: the reference's stack (a longer
-/// one makes it skip the update, as the reference does for `nhop > maxHop`).
-const HOPS: usize = WIRE_HOP_SLOTS as usize;
 
 /// HPCC's sender. On every ACK or NACK carrying a stack of at most 5 records:
 ///
@@ -47,8 +44,6 @@ pub struct Hpcc {
     base_rtt: Ps,
     /// Bytes of the connection's window (0: none; then one BDP of the base RTT).
     window: u64,
-    /// How the records were written (their differences wrap when quantized).
-    int_format: IntFormat,
     /// The smoothed utilization.
     u: f64,
     /// The reference rate R_c (0 until the first ACK sets it to line rate).
@@ -58,7 +53,7 @@ pub struct Hpcc {
     /// A full update happens at an ACK beyond this packet (None: no ACK yet).
     last_update_seq: Option<u32>,
     /// The record of each hop at the previous ACK.
-    hops: [IntHop; HOPS],
+    hops: HopRecords,
 }
 
 /// HPCC's keys. The defaults are the public code's: `rdma-hw.cc` attributes as the
@@ -96,12 +91,11 @@ impl Scheme for Hpcc {
             cfg: cfg.clone(),
             base_rtt: env.base_rtt,
             window: env.window,
-            int_format: env.int_format,
             u: 1.0,
             committed_bps: 0.0,
             inc_stage: 0,
             last_update_seq: None,
-            hops: [IntHop::default(); HOPS],
+            hops: HopRecords::new(env.int_format),
         }
     }
 
@@ -134,24 +128,14 @@ impl Hpcc {
     /// time that hop's records span; stores the new records. None when no hop spans time.
     fn utilization(&mut self, stack: &[IntHop], line_rate_bps: f64) -> Option<(f64, Ps)> {
         let window_time = self.window_time(line_rate_bps);
-        let mut max: Option<(f64, Ps)> = None;
-        for (hop, stored) in stack.iter().zip(&mut self.hops) {
-            let tau = self.int_format.time_between(stored, hop);
-            if tau > 0 {
-                let rate = hop.rate_bps as f64;
-                let sent = self.int_format.bytes_between(stored, hop);
-                let tx_bps = sent as f64 * 8.0 * PS_PER_S as f64 / tau as f64;
-                let queue = hop.queue_bytes.min(stored.queue_bytes) as f64;
-                let u = tx_bps / rate + queue * 8.0 * PS_PER_S as f64 / (rate * window_time);
-                // The first hop is taken even at 0 (the reference's `u > U` from U = 0
-                // leaves dt at 0 then: the EWMA does not move).
-                if max.is_none_or(|(best, _)| u > best) {
-                    max = Some((u, if u > 0.0 { tau } else { 0 }));
-                }
-            }
-            *stored = *hop;
-        }
-        max
+        let format = self.hops.format();
+        self.hops.max_since(stack, |stored, hop, tau| {
+            let rate = hop.rate_bps as f64;
+            let sent = format.bytes_between(stored, hop);
+            let tx_bps = sent as f64 * 8.0 * PS_PER_S as f64 / tau as f64;
+            let queue = hop.queue_bytes.min(stored.queue_bytes) as f64;
+            tx_bps / rate + queue * 8.0 * PS_PER_S as f64 / (rate * window_time)
+        })
     }
 }
 
@@ -161,7 +145,7 @@ impl CongestionControl for Hpcc {
         let Some(last_update_seq) = self.last_update_seq else {
             self.committed_bps = s.line_rate_bps;
             self.last_update_seq = Some(f.snd_nxt);
-            self.hops[..stack.len().min(HOPS)].copy_from_slice(&stack[..stack.len().min(HOPS)]);
+            self.hops.store(stack);
             return;
         };
         let full = f.snd_una > last_update_seq;
@@ -170,11 +154,7 @@ impl CongestionControl for Hpcc {
         }
         if stack.len() <= HOPS {
             if let Some((utilization, tau)) = self.utilization(stack, s.line_rate_bps) {
-                let base = self.base_rtt as f64;
-                let dt = tau.min(self.base_rtt) as f64;
-                if base > 0.0 {
-                    self.u = (self.u * (base - dt) + utilization * dt) / base;
-                }
+                self.u = ewma(self.u, utilization, tau, self.base_rtt);
                 let max_c = self.u / self.cfg.eta;
                 let ai = self.cfg.rate_ai.0 as f64;
                 let (rate, stage) = if max_c >= 1.0 || self.inc_stage >= self.cfg.max_stage {

@@ -7,6 +7,7 @@
 mod dcqcn;
 mod dctcp;
 mod ecn_star;
+mod hop_records;
 mod hpcc;
 mod line_rate;
 mod newreno;

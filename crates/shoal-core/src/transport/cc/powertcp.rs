@@ -13,17 +13,14 @@
 //! update reads stale heap contents; zeroes are what a fresh allocation holds and what
 //! the change evidently means (validation/README.md, "HPCC and PowerTCP with INT").
 
+use super::hop_records::{ewma, HopRecords, HOPS};
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
-use crate::net::{IntFormat, IntHop, WIRE_HOP_SLOTS};
+use crate::net::IntHop;
 use crate::registry::Scheme;
 use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
 use crate::sim::{Ps, PS_PER_S};
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};
-
-/// The most hops whose records the controller keeps (a longer stack is skipped, as the
-/// reference skips `nhop > maxHop`).
-const HOPS: usize = WIRE_HOP_SLOTS as usize;
 
 /// PowerTCP's sender. On every ACK or NACK carrying a stack of at most 5 records, with T
 /// the connection's base RTT:
@@ -48,7 +45,6 @@ pub struct PowerTcp {
     cfg: PowerTcpConfig,
     /// T: the EWMA's period and the power's normalization.
     base_rtt: Ps,
-    int_format: IntFormat,
     /// The smoothed normalized power.
     u: f64,
     /// The reference rate R_c (0 until the first ACK sets it to line rate).
@@ -56,7 +52,7 @@ pub struct PowerTcp {
     /// A full update happens at an ACK beyond this packet (None: no ACK yet).
     last_update_seq: Option<u32>,
     /// The record of each hop at the previous ACK.
-    hops: [IntHop; HOPS],
+    hops: HopRecords,
 }
 
 /// Which of ns3-datacenter's versions of PowerTCP runs.
@@ -112,14 +108,13 @@ impl Scheme for PowerTcp {
         PowerTcp {
             cfg: cfg.clone(),
             base_rtt: env.base_rtt,
-            int_format: env.int_format,
             u: 1.0,
             committed_bps: 0.0,
             last_update_seq: match cfg.revision {
                 PowerTcpRevision::Published => None,
                 PowerTcpRevision::F542a97 => Some(0),
             },
-            hops: [IntHop::default(); HOPS],
+            hops: HopRecords::new(env.int_format),
         }
     }
 
@@ -150,22 +145,13 @@ impl PowerTcp {
             PowerTcpRevision::Published => 0.0,
             PowerTcpRevision::F542a97 => 0.5,
         };
-        let mut max: Option<(f64, Ps)> = None;
-        for (hop, stored) in stack.iter().zip(&mut self.hops) {
-            let tau = self.int_format.time_between(stored, hop);
-            if tau > 0 {
-                let rate = hop.rate_bps as f64;
-                let received = self.int_format.received_between(stored, hop);
-                let arrival = (received as f64 * 8.0 * PS_PER_S as f64 / tau as f64).max(floor * rate);
-                let power = arrival * (hop.queue_bytes as f64 * 8.0 + rate * base_rtt_s) / (rate * rate * base_rtt_s);
-                // As the reference's `u > U` from U = 0: a hop of power 0 leaves dt at 0.
-                if max.is_none_or(|(best, _)| power > best) {
-                    max = Some((power, if power > 0.0 { tau } else { 0 }));
-                }
-            }
-            *stored = *hop;
-        }
-        max
+        let format = self.hops.format();
+        self.hops.max_since(stack, |stored, hop, tau| {
+            let rate = hop.rate_bps as f64;
+            let received = format.received_between(stored, hop);
+            let arrival = (received as f64 * 8.0 * PS_PER_S as f64 / tau as f64).max(floor * rate);
+            arrival * (hop.queue_bytes as f64 * 8.0 + rate * base_rtt_s) / (rate * rate * base_rtt_s)
+        })
     }
 }
 
@@ -177,7 +163,7 @@ impl CongestionControl for PowerTcp {
         }
         let Some(last_update_seq) = self.last_update_seq else {
             self.last_update_seq = Some(f.snd_nxt);
-            self.hops[..stack.len().min(HOPS)].copy_from_slice(&stack[..stack.len().min(HOPS)]);
+            self.hops.store(stack);
             return;
         };
         let full = f.snd_una > last_update_seq;
@@ -186,11 +172,7 @@ impl CongestionControl for PowerTcp {
         }
         if stack.len() <= HOPS {
             if let Some((power, tau)) = self.power(stack) {
-                let base = self.base_rtt as f64;
-                let dt = tau.min(self.base_rtt) as f64;
-                if base > 0.0 {
-                    self.u = (self.u * (base - dt) + power * dt) / base;
-                }
+                self.u = ewma(self.u, power, tau, self.base_rtt);
                 let gamma = self.cfg.gamma.get();
                 let max_c = self.u / self.cfg.eta;
                 let rate = gamma * (self.committed_bps / max_c + self.cfg.rate_ai.0 as f64)

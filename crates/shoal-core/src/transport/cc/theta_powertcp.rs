@@ -8,6 +8,7 @@
 //! it removed was already skipped when `PowerTCPdelay` is set): theta-PowerTCP is the
 //! same before and after it.
 
+use super::hop_records::ewma;
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::registry::Scheme;
 use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
@@ -141,10 +142,7 @@ impl CongestionControl for ThetaPowerTcp {
             None => self.base_rtt,
         };
         let (power, dt) = self.power(rtt, f.now);
-        if self.base_rtt > 0 {
-            let base = self.base_rtt as f64;
-            self.u = (self.u * (base - dt as f64) + power * dt as f64) / base;
-        }
+        self.u = ewma(self.u, power, dt, self.base_rtt);
         let gamma = self.cfg.gamma.get();
         let rate =
             gamma * (self.committed_bps / self.u + self.cfg.rate_ai.0 as f64) + (1.0 - gamma) * self.committed_bps;
