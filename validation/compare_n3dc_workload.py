@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Cross-validate Shoal's RDMA, DCQCN and PFC against ns3-datacenter under web search.
+"""Cross-validate Shoal's RDMA, DCQCN / HPCC / PowerTCP and PFC against ns3-datacenter
+under web search.
 
     python validation/compare_n3dc_workload.py --n3dc /path/to/ns3-datacenter/simulator/ns-3.39 \\
-        --n3dc-program /path/to/powertcp-evaluation-burst-pfc [--flows 5000] [--load 0.8] \\
-        [--runs 2] [--seed 1] [--buffer-mib 4] [--out DIR] [--check]
+        --n3dc-program /path/to/powertcp-evaluation-burst-pfc [--cc dcqcn|hpcc|powertcp] \\
+        [--flows 5000] [--load 0.8] [--runs 2] [--seed 1] [--buffer-mib 4] [--out DIR] [--check]
 
 The network is ns3-datacenter's 128-host three-tier topology (``n3dc/topology.txt``: 25
 Gbps hosts under four ToRs, 4:1 oversubscribed, 100 Gbps fabric) with the buffer, PFC,
@@ -19,6 +20,15 @@ Shoal, ``--runs`` times each (RED marks at random: ns-3 ``RngRun`` 1..N, Shoal
 shifts the flows' destination ports, which its hash reads), pooled; compare per size
 bucket the count, mean FCT and p50 / p95 / p99 slowdown, the PFC frames and the lossless
 drops; time both whole processes.
+
+``--cc hpcc`` and ``--cc powertcp`` run the reference's INT controls as its
+``script-workload.sh`` does (cc mode 3 with a window, ``--wien`` for PowerTCP; HPCC's
+MI_THRESH 5, U_TARGET 0.95 and RATE_AI 50 Mb/s are ``config-burst.txt``'s own) and Shoal
+with the overrides of the same scheme in ``shoal/experiments/rdma/workload.toml``
+(``[schemes.hpcc]``, ``[schemes.powertcp]``), read from that file so the experiment and
+this comparison cannot drift apart. Shoal's PowerTCP is the published code (before
+ns3-datacenter's f542a97); give ``--n3dc-program`` a build with that ``rdma-hw.cc`` (the
+later one reads uninitialised INT records at the first ACK and differs run to run).
 
 Slowdown is FCT / ideal FCT with the reference's ideal (its ``standalone_fct``,
 ``powertcp-evaluation-burst.cc:178-184``) for both simulators: base RTT (twice the path's
@@ -74,10 +84,19 @@ from compare_ns3 import (
     shoal_cmd,
 )
 
+import shoal
 from shoal.reproduce.rdma import n3dc_ideal_fct_ns, read_topology
 
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "n3dc_workload.toml"
+EXPERIMENT = Path(shoal.__file__).resolve().parent / "experiments" / "rdma" / "workload.toml"
+# The reference's flags per control (script-workload.sh); its program's --algorithm
+# overrides CC_MODE and --windowCheck both HAS_WIN and VAR_WIN (burst.cc:717-719).
+N3DC_FLAGS = {
+    "dcqcn": ["--algorithm=1", "--wien=false", "--delayWien=false", "--windowCheck=0"],
+    "hpcc": ["--algorithm=3", "--wien=false", "--delayWien=false", "--windowCheck=1"],
+    "powertcp": ["--algorithm=3", "--wien=true", "--delayWien=false", "--windowCheck=1"],
+}
 N3DC_CDF = "examples/PowerTCP/websearch.txt"
 TARGET_MEAN = 0.10
 TARGET_P99 = 0.20
@@ -197,6 +216,27 @@ def read_n3dc_fct(path: Path, flows: int, run: int = 1, same_paths: bool = False
     return fct, ideal
 
 
+def toml_value(value) -> str:
+    """``value`` as the TOML text ``--set`` parses back to it (``str(True)`` would not)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def scheme_sets(cc: str, experiment: Path = EXPERIMENT) -> dict[str, str]:
+    """Shoal's ``--set`` pairs for control ``cc``: the experiment's ``[schemes.<cc>]``,
+    after a fresh ``rdma.cc`` table, since the scenario's holds DCQCN's ``model``, a key
+    no other control takes. None for DCQCN, the scenario's own control."""
+    if cc == "dcqcn":
+        return {}
+    schemes = tomllib.loads(experiment.read_text()).get("schemes", {})
+    if cc not in schemes:
+        raise UserError(f"{experiment} has no [schemes.{cc}] for --cc {cc}", 1)
+    pairs = {"rdma.cc": toml_value({"kind": cc})}
+    pairs.update({key: toml_value(value) for key, value in schemes[cc].items()})
+    return pairs
+
+
 def children_cpu_s() -> float:
     """CPU time (user + system) of the finished child processes so far: with other jobs
     on the machine, a process's wall time grows with their load, its CPU time does not."""
@@ -297,8 +337,15 @@ def compare(args) -> int:
         shoal_sets["switch.pool_size"] = sc["switch"]["pool_size"]
     if args.n3dc_sizes:
         shoal_sets.update(N3DC_SIZES)
+    # After the sizes: an INT scheme's ACK size is the reference's ACK with its INT header.
+    shoal_sets.update(scheme_sets(args.cc))
+    # DCQCN's results keep the directory they always had.
+    cc_suffix = "" if args.cc == "dcqcn" else f"_{args.cc}"
     out = Path(
-        args.out or HERE / "results" / f"n3dc_workload_{args.flows}_load{args.load}_seed{args.seed}"
+        args.out
+        or HERE
+        / "results"
+        / f"n3dc_workload_{args.flows}_load{args.load}_seed{args.seed}{cc_suffix}"
     ).resolve()
     out.mkdir(parents=True, exist_ok=True)
     shoal = shoal_cmd()
@@ -318,22 +365,18 @@ def compare(args) -> int:
     ideal = np.array(n3dc_ideal_fct_ns(trace, hosts, links), dtype=float)
 
     conf = n3dc_inputs(out, n3dc, topology, trace, sc, args.n3dc_tail)
-    cmd = [
-        str(program),
-        f"--conf={conf}",
-        "--algorithm=1",
-        "--wien=false",
-        "--delayWien=false",
-        "--windowCheck=0",
-    ]
+    cmd = [str(program), f"--conf={conf}", *N3DC_FLAGS[args.cc]]
     n3dc_walls, n3dc_cpus, n3dc_runs, n3dc_pfc, n3dc_drops = [], [], [], [], 0
     ideal_mismatch = 0
     for k in range(1, args.runs + 1):
         write_n3dc_flows(out, trace, k, args.n3dc_same_paths)
         # What a reused run must have run on: the reference's inputs and program.
+        # DCQCN's digest leaves its flags out, as it always did, so its saved runs stay valid.
+        flags = "" if args.cc == "dcqcn" else " ".join(cmd[2:])
         digest = hashlib.sha256(
             b"".join(p.read_bytes() for p in (conf, out / "n3dc_flows.txt", topology))
             + str(program).encode()
+            + flags.encode()
         ).hexdigest()
         record = out / f"n3dc_run{k}.json"
         fct_file, pfc_file = out / f"n3dc_fct_run{k}.txt", out / f"n3dc_pfc_run{k}.txt"
@@ -393,6 +436,7 @@ def compare(args) -> int:
     n3dc_wall, shoal_wall = statistics.median(n3dc_walls), statistics.median(shoal_walls)
     pfc = {"shoal": pfc_summary(shoal_pfc), "n3dc": pfc_summary(n3dc_pfc)}
     result = {
+        **({} if args.cc == "dcqcn" else {"cc": args.cc}),
         "scenario": SCENARIO.name,
         "flows": len(trace),
         "load": args.load,
@@ -478,8 +522,9 @@ def print_report(result: dict, report: Path, figure: Path) -> None:
     def num(v, spec=".1f"):
         return "-" if v is None else format(v, spec)
 
+    cc = f"{result['cc']}, " if "cc" in result else ""
     print(
-        f"\n{result['flows']} flows, load {result['load']}, {result['runs']} runs of each "
+        f"\n{cc}{result['flows']} flows, load {result['load']}, {result['runs']} runs of each "
         "pooled; FCT in us; ratio Shoal / ns3-datacenter"
     )
     cols = [
@@ -547,6 +592,13 @@ def main(argv=None) -> int:
         default=0.8,
         help="load on the ToR uplinks as if every flow crossed them (the reference's "
         "definition; default 0.8)",
+    )
+    p.add_argument(
+        "--cc",
+        choices=sorted(N3DC_FLAGS),
+        default="dcqcn",
+        help="congestion control of both simulators (default dcqcn); powertcp wants a "
+        "--n3dc-program with rdma-hw.cc from before ns3-datacenter's f542a97",
     )
     p.add_argument("--seed", type=int, default=1, help="the trace's seed")
     p.add_argument(

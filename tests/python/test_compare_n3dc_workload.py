@@ -141,3 +141,80 @@ def test_each_reference_run_shifts_the_ports_that_pick_its_paths(tmp_path: Path)
     path.write_text(f"0b000001 0b000101 10000 {100 + workload.PORT_SHIFT} 5985 1 7000 6647\n")
     fct, _ = workload.read_n3dc_fct(path, 3, run=2)
     assert fct[0] == 7000
+
+
+def test_the_reference_flags_of_each_control_are_its_scripts():
+    # script-workload.sh:46-77: DCQCN is cc mode 1 without a window; HPCC and PowerTCP
+    # (INT) cc mode 3 with one, --wien only for PowerTCP.
+    assert workload.N3DC_FLAGS == {
+        "dcqcn": ["--algorithm=1", "--wien=false", "--delayWien=false", "--windowCheck=0"],
+        "hpcc": ["--algorithm=3", "--wien=false", "--delayWien=false", "--windowCheck=1"],
+        "powertcp": ["--algorithm=3", "--wien=true", "--delayWien=false", "--windowCheck=1"],
+    }
+
+
+def test_shoal_takes_the_experiment_scheme_of_the_control(tmp_path: Path):
+    assert workload.scheme_sets("dcqcn") == {}
+    experiment = tmp_path / "workload.toml"
+    experiment.write_text(
+        '[schemes.hpcc]\n"rdma.cc.kind" = "hpcc"\n"rdma.cc.max_stage" = 5\n'
+        '"rdma.window" = "max_bdp"\n"rdma.window_scales_with_rate" = true\n'
+    )
+    assert workload.scheme_sets("hpcc", experiment) == {
+        "rdma.cc": '{kind = "hpcc"}',
+        "rdma.cc.kind": '"hpcc"',
+        "rdma.cc.max_stage": "5",
+        "rdma.window": '"max_bdp"',
+        "rdma.window_scales_with_rate": "true",
+    }
+    with pytest.raises(compare_n3dc.UserError, match=r"no \[schemes.powertcp\]"):
+        workload.scheme_sets("powertcp", experiment)
+
+
+@pytest.mark.parametrize("cc", ["hpcc", "powertcp"])
+def test_the_int_scenarios_resolve_as_the_experiment_runs_them(cc: str):
+    sets = [f"{k}={v}" for k, v in workload.scheme_sets(cc).items()]
+    _, resolved, warnings = _resolve(workload.SCENARIO, sets)
+    assert warnings == []
+    rdma = resolved["rdma"]
+    assert rdma["cc"]["kind"] == cc and "model" not in rdma["cc"]
+    # Windows of one bandwidth-delay product scaled by the rate (HAS_WIN, VAR_WIN 1),
+    # the reference's 88 B ACK carrying the INT header.
+    assert rdma["window"] == "max_bdp" and rdma["window_scales_with_rate"] is True
+    assert rdma["ack_size"] == 88
+    if cc == "hpcc":
+        assert rdma["cc"]["max_stage"] == 5  # MI_THRESH 5 (config-burst.txt)
+    else:
+        assert rdma["cc"]["revision"] == "published"
+
+
+@pytest.mark.parametrize("cc", ["dcqcn", "hpcc", "powertcp"])
+def test_the_reference_runs_with_the_flags_of_the_control(
+    cc: str, n3dc: Path, tmp_path: Path, monkeypatch
+):
+    program = tmp_path / "burst"
+    program.write_text("")
+    calls = []
+
+    def fake_run_n3dc(cmd, log, rng_run):
+        calls.append(cmd)
+        raise compare_n3dc.UserError("stop here", 1)
+
+    monkeypatch.setattr(workload, "run_n3dc", fake_run_n3dc)
+    monkeypatch.setattr(workload, "HERE", tmp_path)
+    args = ["--n3dc", str(n3dc), "--n3dc-program", str(program), "--flows", "3"]
+    assert workload.main([*args, *(["--cc", cc] if cc != "dcqcn" else [])]) == 1
+    assert calls[0][2:] == workload.N3DC_FLAGS[cc]
+    # DCQCN keeps the output directory it always had; the others get their own.
+    suffix = "" if cc == "dcqcn" else f"_{cc}"
+    assert (tmp_path / "results" / f"n3dc_workload_3_load0.8_seed1{suffix}").is_dir()
+
+
+def test_an_unknown_control_is_refused_naming_the_choices(tmp_path: Path, capsys):
+    with pytest.raises(SystemExit) as e:
+        workload.main(["--n3dc", str(tmp_path), "--cc", "cubic"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    # argparse quotes the choices from Python 3.12 on: look for each, not the list.
+    assert "argument --cc: invalid choice: 'cubic'" in err
+    assert all(cc in err for cc in ("dcqcn", "hpcc", "powertcp"))
