@@ -1,7 +1,8 @@
-"""Analyses of the DSH paper's experiments (``dsh/fig11``, ``dsh/fig4``, ``dsh/fig13``):
-PFC avoidance against DSH's Theorems 1 and 2, the headroom trend of Broadcom's chips
-from Eq. 1 and Eq. 3 (the advisor's chip presets; no simulation), and an innocent
-flow's throughput behind a paused link."""
+"""Analyses of the DSH paper's experiments (``dsh/fig11``, ``dsh/fig4``, ``dsh/fig12``,
+``dsh/fig13``): PFC avoidance against DSH's Theorems 1 and 2, the headroom trend of
+Broadcom's chips from Eq. 1 and Eq. 3 (the advisor's chip presets; no simulation),
+deadlock onsets on a fabric with a cyclic buffer dependency, and an innocent flow's
+throughput behind a paused link."""
 
 from __future__ import annotations
 
@@ -25,8 +26,10 @@ __all__ = [
     "FIGURES",
     "chip_trend",
     "collateral",
+    "deadlock_onset",
     "f0_figure",
     "first_pause_theorem",
+    "onset_figure",
     "pause_figure",
     "pfc_avoidance",
     "trend_figure",
@@ -329,13 +332,80 @@ def f0_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> A
     return fig
 
 
+# ---------------------------------------------------------------- Fig. 12
+
+
+def deadlock_onset(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 12's columns (see the experiment's description): per run the first
+    deadlock's onset or none, per scheme the fraction of runs that deadlocked, and for a
+    DSH scheme ``<sih scheme's fraction> - <its own>`` (the scheme named with ``dsh``
+    replaced by ``sih``), the paper's "avoids" in points."""
+    import json
+
+    extra: dict[Any, dict[str, Any]] = {}
+    for i, _, run_dir, _ in ok_runs(runs, store):
+        summary = json.loads((run_dir / "summary.json").read_text())
+        found = (summary.get("pfc") or {}).get("deadlocks") or []
+        first = min(found, key=lambda d: d["onset_ns"]) if found else None
+        extra[i] = {
+            "deadlocked": 1.0 if first else 0.0,
+            "onset_ms": first["onset_ns"] / 1e6 if first else None,
+            "detected_ms": first["detected_ns"] / 1e6 if first else None,
+            "cycle": (
+                " -> ".join(f"sw{n['switch']}:p{n['port']}:c{n['class']}" for n in first["cycle"])
+                if first
+                else None
+            ),
+            "run_ms": float(summary["duration_ps"]) / 1e9,
+        }
+    runs = join_columns(runs, extra)
+    if "deadlocked" not in runs or "scheme" not in runs:
+        return runs
+    fraction = runs.groupby("scheme")["deadlocked"].mean()
+    runs["deadlock_fraction"] = runs["scheme"].map(fraction)
+    runs["deadlock_fraction_sih_minus_dsh"] = runs["scheme"].map(
+        {
+            s: fraction[s.replace("dsh", "sih", 1)] - fraction[s]
+            for s in fraction.index
+            if str(s).startswith("dsh") and s.replace("dsh", "sih", 1) in fraction.index
+        }
+    )
+    return runs
+
+
+def onset_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 12b: per scheme, the fraction of runs deadlocked by time t (the CDF of the
+    onset over all runs, so a scheme that avoids some deadlocks ends below 1), up to the
+    longest run's stop time."""
+    from shoal import plot
+
+    with plot._style():
+        fig = plot._figure(3.6, 2.6)
+        ax = fig.subplots()
+        end = float(runs["run_ms"].max()) if "run_ms" in runs else 0.0
+        for i, (scheme, g) in enumerate(runs.groupby("scheme", sort=False)):
+            onsets = np.sort(g["onset_ms"].dropna().to_numpy(dtype=float))
+            x = np.concatenate([[0.0], onsets, [end]])
+            y = np.concatenate([[0.0], np.arange(1, len(onsets) + 1), [len(onsets)]]) / len(g)
+            ax.step(x, y, where="post", label=str(scheme), ls=("-", "--", ":", "-.")[i % 4])
+        ax.set_xlabel("deadlock onset (ms)")
+        ax.set_ylabel("fraction of runs deadlocked")
+        ax.set_ylim(-0.02, 1.02)
+        ax.legend(frameon=False, fontsize="small")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
 ANALYSES = {
     "dsh.pfc_avoidance": pfc_avoidance,
     "dsh.chip_trend": chip_trend,
     "dsh.collateral": collateral,
+    "dsh.deadlock_onset": deadlock_onset,
 }
 FIGURES = {
     "dsh.pause_vs_burst": pause_figure,
     "dsh.chip_trend": trend_figure,
     "dsh.f0_throughput": f0_figure,
+    "dsh.onset_cdf": onset_figure,
 }
