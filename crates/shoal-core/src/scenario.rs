@@ -27,6 +27,12 @@ impl ScenarioError {
         ScenarioError { path: path.into(), message: message.into() }
     }
 
+    /// Key `key` of the section at `path` holds `value`, which is refused: the error names
+    /// the key, the value and what is accepted.
+    pub fn not_accepted(path: &str, key: &str, value: impl std::fmt::Display, accepted: &str) -> Self {
+        ScenarioError::new(format!("{path}.{key}"), format!("{value} is not accepted (accepted: {accepted})"))
+    }
+
     /// A serde error at `path` (as `serde_path_to_error` writes it, "." for the top),
     /// joined with the key path a scheme's section carries inside its message.
     fn from_serde(path: String, message: &str) -> Self {

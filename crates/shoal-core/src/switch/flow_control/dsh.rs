@@ -150,30 +150,38 @@ impl Scheme for Dsh {
     }
 
     fn validate(cfg: &DshConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
-        let refuse = |key: &str, value: String, accepted: &str| {
-            Err(ScenarioError::new(format!("{path}.{key}"), format!("{value} is not accepted (accepted: {accepted})")))
-        };
         if let Some(c) = cfg.classes.iter().find(|&&c| c as usize >= CLASSES) {
-            return refuse("classes", c.to_string(), "0 to 7");
+            return Err(ScenarioError::not_accepted(path, "classes", c.to_string(), "0 to 7"));
         }
         if !(cfg.alpha.is_finite() && cfg.alpha > 0.0) {
-            return refuse("alpha", cfg.alpha.to_string(), "numbers > 0");
+            return Err(ScenarioError::not_accepted(path, "alpha", cfg.alpha.to_string(), "numbers > 0"));
         }
         if cfg.lossless_queues == 0 || cfg.lossless_queues as usize > CLASSES {
-            return refuse("lossless_queues", cfg.lossless_queues.to_string(), "1 to 8");
+            return Err(ScenarioError::not_accepted(
+                path,
+                "lossless_queues",
+                cfg.lossless_queues.to_string(),
+                "1 to 8",
+            ));
         }
         if !(1..=9000).contains(&cfg.frame_size.0) {
-            return refuse("frame_size", cfg.frame_size.to_string(), "1 B to 9000 B");
+            return Err(ScenarioError::not_accepted(path, "frame_size", cfg.frame_size.to_string(), "1 B to 9000 B"));
         }
         if cfg.deadlock_after.0 == 0 {
-            return refuse("deadlock_after", cfg.deadlock_after.to_string(), "a time > 0, such as \"1ms\"");
+            return Err(ScenarioError::not_accepted(
+                path,
+                "deadlock_after",
+                cfg.deadlock_after.to_string(),
+                "a time > 0, such as \"1ms\"",
+            ));
         }
         if cfg.headroom == HeadroomRule::Size(Bytes(0)) && !cfg.classes.is_empty() {
-            return refuse(
+            return Err(ScenarioError::not_accepted(
+                path,
                 "headroom",
-                "0 B".into(),
+                "0 B",
                 "\"eta\", \"3cd\" or a size > 0: a port-level PAUSE needs room for the bytes in flight",
-            );
+            ));
         }
         // The threshold judges the ingress port's pool, and only a pool that holds the
         // packets' egress queues too can promise room for them: the paper's switch has one

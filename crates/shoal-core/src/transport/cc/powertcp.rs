@@ -119,17 +119,14 @@ impl Scheme for PowerTcp {
     }
 
     fn validate(cfg: &PowerTcpConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
-        let refuse = |key: &str, value: String, accepted: &str| {
-            Err(ScenarioError::new(format!("{path}.{key}"), format!("{value} is not accepted (accepted: {accepted})")))
-        };
         if cfg.gamma.get() == 0.0 {
-            return refuse("gamma", "0".into(), "0 < gamma <= 1");
+            return Err(ScenarioError::not_accepted(path, "gamma", "0", "0 < gamma <= 1"));
         }
         if !(cfg.eta > 0.0 && cfg.eta <= 1.0) {
-            return refuse("eta", cfg.eta.to_string(), "0 < eta <= 1");
+            return Err(ScenarioError::not_accepted(path, "eta", cfg.eta.to_string(), "0 < eta <= 1"));
         }
         if cfg.min_rate.0 == 0 {
-            return refuse("min_rate", "0".into(), "a positive rate");
+            return Err(ScenarioError::not_accepted(path, "min_rate", "0", "a positive rate"));
         }
         Ok(())
     }

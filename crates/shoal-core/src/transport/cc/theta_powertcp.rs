@@ -90,20 +90,27 @@ impl Scheme for ThetaPowerTcp {
     }
 
     fn validate(cfg: &ThetaPowerTcpConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
-        let refuse = |key: &str, value: String, accepted: &str| {
-            Err(ScenarioError::new(format!("{path}.{key}"), format!("{value} is not accepted (accepted: {accepted})")))
-        };
         if cfg.gamma.get() == 0.0 {
-            return refuse("gamma", "0".into(), "0 < gamma <= 1");
+            return Err(ScenarioError::not_accepted(path, "gamma", "0", "0 < gamma <= 1"));
         }
         if !(cfg.base_rtt_factor > 0.0 && cfg.base_rtt_factor.is_finite()) {
-            return refuse("base_rtt_factor", cfg.base_rtt_factor.to_string(), "a positive number");
+            return Err(ScenarioError::not_accepted(
+                path,
+                "base_rtt_factor",
+                cfg.base_rtt_factor.to_string(),
+                "a positive number",
+            ));
         }
         if !(cfg.min_gradient > 0.0 && cfg.min_gradient.is_finite()) {
-            return refuse("min_gradient", cfg.min_gradient.to_string(), "a positive number");
+            return Err(ScenarioError::not_accepted(
+                path,
+                "min_gradient",
+                cfg.min_gradient.to_string(),
+                "a positive number",
+            ));
         }
         if cfg.min_rate.0 == 0 {
-            return refuse("min_rate", "0".into(), "a positive rate");
+            return Err(ScenarioError::not_accepted(path, "min_rate", "0", "a positive rate"));
         }
         Ok(())
     }

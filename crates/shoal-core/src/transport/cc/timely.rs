@@ -89,23 +89,25 @@ impl Scheme for Timely {
     }
 
     fn validate(cfg: &TimelyConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
-        let refuse = |key: &str, value: String, accepted: &str| {
-            Err(ScenarioError::new(format!("{path}.{key}"), format!("{value} is not accepted (accepted: {accepted})")))
-        };
         if !(cfg.alpha > 0.0 && cfg.alpha <= 1.0) {
-            return refuse("alpha", cfg.alpha.to_string(), "0 < alpha <= 1");
+            return Err(ScenarioError::not_accepted(path, "alpha", cfg.alpha.to_string(), "0 < alpha <= 1"));
         }
         if !(cfg.beta > 0.0 && cfg.beta <= 1.0) {
-            return refuse("beta", cfg.beta.to_string(), "0 < beta <= 1");
+            return Err(ScenarioError::not_accepted(path, "beta", cfg.beta.to_string(), "0 < beta <= 1"));
         }
         if cfg.min_rtt.0 == 0 {
-            return refuse("min_rtt", "0".into(), "a positive time");
+            return Err(ScenarioError::not_accepted(path, "min_rtt", "0", "a positive time"));
         }
         if cfg.t_high.0 == 0 || cfg.t_high.0 < cfg.t_low.0 {
-            return refuse("t_high", format!("{} ps", cfg.t_high.0), "a positive time, at least t_low");
+            return Err(ScenarioError::not_accepted(
+                path,
+                "t_high",
+                format!("{} ps", cfg.t_high.0),
+                "a positive time, at least t_low",
+            ));
         }
         if cfg.min_rate.0 == 0 {
-            return refuse("min_rate", "0".into(), "a positive rate");
+            return Err(ScenarioError::not_accepted(path, "min_rate", "0", "a positive rate"));
         }
         Ok(())
     }
