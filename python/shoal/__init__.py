@@ -65,6 +65,15 @@ def default_scenario_toml() -> str:
     return _core.default_scenario_toml()
 
 
+def presets() -> dict[str, dict]:
+    """The named presets a scenario may start from (``preset = "<name>"`` at its top):
+    name -> ``{"description": ..., <tables of scenario keys>}``. A scenario's own keys win
+    over its preset's."""
+    import tomllib
+
+    return tomllib.loads(_core.presets_toml())
+
+
 __all__ = [
     "CorruptFileError",
     "Result",
@@ -79,6 +88,7 @@ __all__ = [
     "advise",
     "apply_overrides",
     "default_scenario_toml",
+    "presets",
     "load",
     "load_scenario",
     "load_sweep",

@@ -70,10 +70,19 @@ def run_cmd(
         bool,
         typer.Option("--print-defaults", help="Print every scenario key with its default."),
     ] = False,
+    print_presets: Annotated[
+        bool,
+        typer.Option(
+            "--print-presets", help='Print the named presets (`preset = "<name>"`) as TOML.'
+        ),
+    ] = False,
 ) -> None:
     """Run a scenario and write its run directory."""
     if print_defaults:
         sys.stdout.write(_core.default_scenario_toml())
+        return
+    if print_presets:
+        sys.stdout.write(_core.presets_toml())
         return
     if scenario is None:
         fail("missing SCENARIO (a TOML file); see `shoal run --help`")

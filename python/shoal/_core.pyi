@@ -12,6 +12,9 @@ class ScenarioError(ValueError):
 def default_scenario_toml() -> str:
     """Every scenario key with its default value, as commented TOML."""
 
+def presets_toml() -> str:
+    """The named presets (``preset = "<name>"``) as TOML: each a description and keys."""
+
 def resolve(scenario_json: str, as_written: bool = False) -> tuple[str, list[str]]:
     """Validate a scenario; return the resolved scenario JSON (defaults filled) and warnings
     (with ``as_written``, also those about the scenario as written: keys without effect,

@@ -327,6 +327,15 @@ def test_print_defaults_is_toml(shoal_cli: CliRunner) -> None:
     assert proc.stdout == shoal.default_scenario_toml()
 
 
+def test_print_presets_is_the_presets_toml(shoal_cli: CliRunner) -> None:
+    proc = shoal_cli("run", "--print-presets")
+    assert proc.returncode == 0, proc.stderr
+    presets = tomllib.loads(proc.stdout)
+    assert presets == shoal.presets()
+    assert presets["dsh_tomahawk"]["switch"]["buffer"] == "16MiB"
+    assert "section V-A" in presets["dsh_tomahawk"]["description"]
+
+
 def test_unfinished_flows_are_reported(
     shoal_cli: CliRunner, write_scenario, tmp_path: Path
 ) -> None:

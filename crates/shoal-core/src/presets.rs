@@ -4,7 +4,8 @@
 use crate::scenario::ScenarioError;
 use serde_json::{Map, Value};
 
-const PRESETS_TOML: &str = include_str!("presets.toml");
+/// The presets as their file has them: each a table of scenario keys and a description.
+pub const PRESETS_TOML: &str = include_str!("presets.toml");
 
 /// Scheme sections whose kind decides which keys they accept.
 const SCHEMES: &[&str] = &["scheduler", "admission", "classifier"];

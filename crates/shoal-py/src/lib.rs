@@ -29,6 +29,11 @@ fn default_scenario_toml() -> &'static str {
     shoal_core::scenario::DEFAULTS_TOML
 }
 
+#[pyfunction]
+fn presets_toml() -> &'static str {
+    shoal_core::presets::PRESETS_TOML
+}
+
 /// Validates a scenario; returns (the resolved scenario as JSON, warnings). With
 /// `as_written`, the warnings include those about the scenario as written: keys without
 /// effect for its topology or workload pattern, plain numbers that look like unit
@@ -281,6 +286,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", shoal_core::VERSION)?;
     m.add("ScenarioError", m.py().get_type_bound::<PyScenarioError>())?;
     m.add_function(wrap_pyfunction!(default_scenario_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(presets_toml, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(generate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
