@@ -65,7 +65,7 @@ def default_scenario_toml() -> str:
     return _core.default_scenario_toml()
 
 
-def presets() -> dict[str, dict]:
+def presets() -> dict[str, dict[str, Any]]:
     """The named presets a scenario may start from (``preset = "<name>"`` at its top):
     name -> ``{"description": ..., <tables of scenario keys>}``. A scenario's own keys win
     over its preset's."""
