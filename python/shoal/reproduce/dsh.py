@@ -1,8 +1,9 @@
-"""Analyses of the DSH paper's experiments (``dsh/fig11``, ``dsh/fig4``, ``dsh/fig12``,
-``dsh/fig13``): PFC avoidance against DSH's Theorems 1 and 2, the headroom trend of
-Broadcom's chips from Eq. 1 and Eq. 3 (the advisor's chip presets; no simulation),
-deadlock onsets on a fabric with a cyclic buffer dependency, and an innocent flow's
-throughput behind a paused link."""
+"""Analyses of the DSH paper's experiments (``dsh/fig5``, ``dsh/fig11``, ``dsh/fig4``,
+``dsh/fig12``, ``dsh/fig13``): PFC avoidance against DSH's Theorems 1 and 2, the headroom
+trend of Broadcom's chips from Eq. 1 and Eq. 3 (the advisor's chip presets; no
+simulation), the FCT against the buffer size under static headroom, deadlock onsets on a
+fabric with a cyclic buffer dependency, and an innocent flow's throughput behind a paused
+link."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ __all__ = [
     "collateral",
     "deadlock_onset",
     "f0_figure",
+    "fct_figure",
+    "fct_vs_buffer",
     "first_pause_theorem",
     "onset_figure",
     "pause_figure",
@@ -397,15 +400,99 @@ def onset_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
     return fig
 
 
+def _fig5_run(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    summary = json.loads((run_dir / "summary.json").read_text())
+    fct = summary["fct"]
+    topo = scenario["topology"]
+    # The leaves' pool (the first switches, all the same): the quick fabric's spines
+    # have fewer ports, so theirs is larger and not the one the buffer scaling matches.
+    leaf = next(p for p in summary["pools"] if p["switch"] == 0)
+    leaf_ports = topo["hosts_per_leaf"] + topo["spines"]
+    pfc = summary.get("pfc") or {}
+
+    def avg_us(bucket: str) -> float | None:
+        part = fct.get(bucket) or {}
+        return part["mean_fct_ns"] / 1e3 if part.get("count") else None
+
+    return {
+        # Quick mode scales the buffer with the leaf's ports; this is the paper's buffer
+        # whose bytes per leaf port the run has.
+        "buffer_mb": size_bytes(scenario["switch"]["buffer"]) * 32 / leaf_ports / MiB,
+        "shared_pool_bytes": float(leaf["size"]),
+        "avg_fct_us": avg_us("all"),
+        "small_avg_fct_us": avg_us("small"),
+        "medium_avg_fct_us": avg_us("medium"),
+        "large_avg_fct_us": avg_us("large"),
+        "flows_finished": float(fct["all"]["count"]),
+        "pauses": float(pfc.get("pause_frames_sent", 0)),
+        "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
+    }
+
+
+def fct_vs_buffer(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 5's columns per run (see the experiment's description), with the average
+    FCT normalized to that of the largest buffer of the same seed and scheme."""
+    extra = {i: _fig5_run(run_dir, scenario) for i, _, run_dir, scenario in ok_runs(runs, store)}
+    runs = join_columns(runs, extra)
+    if "avg_fct_us" not in runs:
+        return runs
+    keys = [c for c in ("scheme", "seed") if c in runs]
+    largest = (
+        runs.loc[runs.groupby(keys)["buffer_mb"].idxmax()]
+        if keys
+        else runs.nlargest(1, "buffer_mb")
+    )
+    base = largest.set_index(keys)["avg_fct_us"] if keys else None
+    if base is None:
+        runs["fct_vs_largest"] = runs["avg_fct_us"] / float(largest["avg_fct_us"].iloc[0])
+    else:
+        index = pd.MultiIndex.from_frame(runs[keys]) if len(keys) > 1 else runs[keys[0]]
+        runs["fct_vs_largest"] = runs["avg_fct_us"].to_numpy() / base.reindex(index).to_numpy()
+    return runs
+
+
+def fct_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 5: the average FCT against the (paper's) buffer size, overall and per size
+    bucket, each normalized to the largest buffer (means over seeds)."""
+    from shoal import plot
+
+    with plot._style():
+        fig = plot._figure(3.6, 2.6)
+        ax = fig.subplots()
+        mean = runs.groupby("buffer_mb").mean(numeric_only=True).sort_index()
+        for i, (col, label) in enumerate(
+            (
+                ("avg_fct_us", "all"),
+                ("small_avg_fct_us", "<= 100 KB"),
+                ("medium_avg_fct_us", "100 KB - 10 MB"),
+                ("large_avg_fct_us", "> 10 MB"),
+            )
+        ):
+            if col not in mean or mean[col].isna().all():
+                continue
+            y = mean[col] / mean[col].iloc[-1]
+            ax.plot(mean.index, y, marker="o", ls=("-", "--", ":", "-.")[i], label=label)
+        ax.set_xlabel("buffer (MB)")
+        ax.set_ylabel("average FCT / at largest buffer")
+        ax.legend(frameon=False, fontsize="small")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
 ANALYSES = {
     "dsh.pfc_avoidance": pfc_avoidance,
     "dsh.chip_trend": chip_trend,
     "dsh.collateral": collateral,
     "dsh.deadlock_onset": deadlock_onset,
+    "dsh.fct_vs_buffer": fct_vs_buffer,
 }
 FIGURES = {
     "dsh.pause_vs_burst": pause_figure,
     "dsh.chip_trend": trend_figure,
     "dsh.f0_throughput": f0_figure,
     "dsh.onset_cdf": onset_figure,
+    "dsh.fct_vs_buffer": fct_figure,
 }
