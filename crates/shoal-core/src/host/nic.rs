@@ -227,6 +227,11 @@ impl Nic {
         } else {
             self.class_paused &= !mask;
         }
+        self.update_paused();
+    }
+
+    /// `paused` from the class pauses and the port's.
+    fn update_paused(&mut self) {
         self.paused = if self.port_paused { u64::MAX } else { self.class_paused };
     }
 
@@ -258,7 +263,7 @@ impl Nic {
             // DSH's port-level frames are ON/OFF and independent of the class pauses.
             let was_paused = self.port_paused;
             self.port_paused = pause.pauses();
-            self.set_paused(0, false);
+            self.update_paused();
             if was_paused && !self.port_paused {
                 effects.push(Effect::Kick { port: 0 });
             }

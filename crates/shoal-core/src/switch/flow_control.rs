@@ -22,7 +22,9 @@ use super::admission::Verdict;
 use super::mmu::{Charge, IngressAccounts, CLASSES};
 use crate::net::{Effect, Effects, Packet};
 use crate::registry::{keyless_scheme, registry};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::Ps;
+use crate::units::{Bytes, Time};
 
 /// The class number that names a whole port in pause frames and records (DSH's
 /// port-level PAUSE and RESUME): one past the eight PFC classes.
@@ -249,6 +251,44 @@ pub struct FlowControlEnv {
 pub struct IngressLink {
     pub rate_bps: u64,
     pub delay: Ps,
+}
+
+/// Bit c set for each class c of `classes`.
+pub fn class_mask(classes: &[u8]) -> u8 {
+    classes.iter().fold(0, |m, &c| m | 1 << c)
+}
+
+/// What a flow control that pauses (PFC, DSH) shares of its keys, checked alike: the
+/// lossless classes, the threshold's alpha, the frame size and the deadlock watch; and
+/// ports of at most 64 queues, which `scheme` names in its error.
+pub fn check_pausing_keys(
+    path: &str,
+    scheme: &str,
+    classes: &[u8],
+    alpha: f64,
+    frame_size: Bytes,
+    deadlock_after: Time,
+    sc: &Scenario,
+) -> Result<(), ScenarioError> {
+    if let Some(c) = classes.iter().find(|&&c| c as usize >= CLASSES) {
+        return Err(ScenarioError::not_accepted(path, "classes", c, "0 to 7"));
+    }
+    if !(alpha.is_finite() && alpha > 0.0) {
+        return Err(ScenarioError::not_accepted(path, "alpha", alpha, "numbers > 0"));
+    }
+    if !(1..=9000).contains(&frame_size.0) {
+        return Err(ScenarioError::not_accepted(path, "frame_size", frame_size, "1 B to 9000 B"));
+    }
+    if deadlock_after.0 == 0 {
+        return Err(ScenarioError::not_accepted(path, "deadlock_after", deadlock_after, "a time > 0, such as \"1ms\""));
+    }
+    if sc.switch.queues > 64 {
+        return Err(ScenarioError::new(
+            "switch.queues",
+            format!("{} queues per port; {scheme} pauses ports of at most 64", sc.switch.queues),
+        ));
+    }
+    Ok(())
 }
 
 pub trait FlowControl: Send {

@@ -28,7 +28,9 @@
 //! Frames are ON/OFF. The private buffer is the switch's per-queue reserve
 //! (`switch.reserved`), which the paper's theorems set to 0.
 
-use super::{FlowControl, FlowControlEnv, IngressCx, LosslessArrival, PoolState, PORT_LEVEL};
+use super::{
+    check_pausing_keys, class_mask, FlowControl, FlowControlEnv, IngressCx, LosslessArrival, PoolState, PORT_LEVEL,
+};
 use crate::net::{Effect, Effects, Packet};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
@@ -128,17 +130,13 @@ impl Scheme for Dsh {
     fn build(cfg: &DshConfig, env: &FlowControlEnv) -> Self {
         let ports = env.ingress_links.len();
         Dsh {
-            lossless: cfg.classes.iter().fold(0, |m, &c| m | 1 << c),
+            lossless: class_mask(&cfg.classes),
             alpha: cfg.alpha,
             lossless_queues: cfg.lossless_queues as f64,
             queue_resume_offset: cfg.queue_resume_offset.0,
             port_resume_offset: cfg.port_resume_offset.0,
             frame_size: cfg.frame_size.0 as u32,
-            insurance: env
-                .ingress_links
-                .iter()
-                .map(|l| cfg.headroom.bytes(l.rate_bps, l.delay, env.largest_packet))
-                .collect(),
+            insurance: cfg.headroom.per_port(env),
             insurance_used: vec![0; ports * CLASSES],
             port_insurance_used: vec![0; ports],
             pool_insurance_used: vec![0; ports],
@@ -150,29 +148,13 @@ impl Scheme for Dsh {
     }
 
     fn validate(cfg: &DshConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
-        if let Some(c) = cfg.classes.iter().find(|&&c| c as usize >= CLASSES) {
-            return Err(ScenarioError::not_accepted(path, "classes", c.to_string(), "0 to 7"));
-        }
-        if !(cfg.alpha.is_finite() && cfg.alpha > 0.0) {
-            return Err(ScenarioError::not_accepted(path, "alpha", cfg.alpha.to_string(), "numbers > 0"));
-        }
+        check_pausing_keys(path, "DSH", &cfg.classes, cfg.alpha, cfg.frame_size, cfg.deadlock_after, sc)?;
         if cfg.lossless_queues == 0 || cfg.lossless_queues as usize > CLASSES {
             return Err(ScenarioError::not_accepted(
                 path,
                 "lossless_queues",
                 cfg.lossless_queues.to_string(),
                 "1 to 8",
-            ));
-        }
-        if !(1..=9000).contains(&cfg.frame_size.0) {
-            return Err(ScenarioError::not_accepted(path, "frame_size", cfg.frame_size.to_string(), "1 B to 9000 B"));
-        }
-        if cfg.deadlock_after.0 == 0 {
-            return Err(ScenarioError::not_accepted(
-                path,
-                "deadlock_after",
-                cfg.deadlock_after.to_string(),
-                "a time > 0, such as \"1ms\"",
             ));
         }
         if cfg.headroom == HeadroomRule::Size(Bytes(0)) && !cfg.classes.is_empty() {
@@ -203,12 +185,6 @@ impl Scheme for Dsh {
                     ),
                 ));
             }
-        }
-        if sc.switch.queues > 64 {
-            return Err(ScenarioError::new(
-                "switch.queues",
-                format!("{} queues per port; DSH pauses ports of at most 64", sc.switch.queues),
-            ));
         }
         Ok(())
     }
@@ -333,8 +309,13 @@ impl FlowControl for Dsh {
         self.insurance_used[slot] -= released;
         self.port_insurance_used[port] -= released;
         self.pool_insurance_used[cx.ingress_pool.index] -= released;
+        let queue_paused = self.queue_pausing[port] & (1 << class) != 0;
+        let port_may_resume = self.port_pausing[port] && self.port_insurance_used[port] == 0;
+        if !queue_paused && !port_may_resume {
+            return;
+        }
         let threshold = self.threshold(&cx.ingress_pool);
-        if self.queue_pausing[port] & (1 << class) != 0 {
+        if queue_paused {
             let shared = self.queue_shared(cx.ingress, port, class);
             let resume_below = self.queue_pause_at(port, threshold) - self.queue_resume_offset as f64;
             if shared == 0 || (shared as f64) < resume_below {
@@ -342,7 +323,7 @@ impl FlowControl for Dsh {
                 self.send(port, class as u8, false, cx.effects);
             }
         }
-        if self.port_pausing[port] && self.port_insurance_used[port] == 0 {
+        if port_may_resume {
             let shared = self.port_shared(cx.ingress, port);
             let resume_below = self.port_pause_at(threshold) - self.port_resume_offset as f64;
             if shared == 0 || (shared as f64) < resume_below {

@@ -21,7 +21,7 @@
 //! `refresh_quanta` while it still holds the pause, as ns3-rdma does (lossless-facts
 //! §1.1, "Pause semantics"; §1.2).
 
-use super::{FlowControl, FlowControlEnv, IngressCx, LosslessArrival, PoolState};
+use super::{check_pausing_keys, class_mask, FlowControl, FlowControlEnv, IngressCx, LosslessArrival, PoolState};
 use crate::net::{Effect, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
@@ -160,6 +160,13 @@ impl HeadroomRule {
             HeadroomRule::ThreeCd => 3 * cd,
             HeadroomRule::Size(b) => b.0,
         }
+    }
+}
+
+impl HeadroomRule {
+    /// The bytes for each port of a switch built for `env`, by the link arriving on it.
+    pub fn per_port(self, env: &FlowControlEnv) -> Vec<u64> {
+        env.ingress_links.iter().map(|l| self.bytes(l.rate_bps, l.delay, env.largest_packet)).collect()
     }
 }
 
@@ -414,16 +421,12 @@ impl Scheme for Pfc {
     fn build(cfg: &PfcConfig, env: &FlowControlEnv) -> Self {
         let ports = env.ingress_links.len();
         Pfc {
-            lossless: cfg.classes.iter().fold(0, |m, &c| m | 1 << c),
+            lossless: class_mask(&cfg.classes),
             alpha: cfg.alpha,
             xon_offset: cfg.xon_offset.0,
             xon_floor: cfg.xon_floor.0,
             frame_size: cfg.frame_size.0 as u32,
-            headroom: env
-                .ingress_links
-                .iter()
-                .map(|l| cfg.headroom.bytes(l.rate_bps, l.delay, env.largest_packet))
-                .collect(),
+            headroom: cfg.headroom.per_port(env),
             headroom_used: vec![0; ports * CLASSES],
             pool_headroom_used: vec![0; ports],
             headroom_admission: cfg.headroom_admission,
@@ -449,30 +452,7 @@ impl Scheme for Pfc {
     }
 
     fn validate(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
-        if let Some(c) = cfg.classes.iter().find(|&&c| c as usize >= CLASSES) {
-            return Err(ScenarioError::new(
-                format!("{path}.classes"),
-                format!("{c} is not accepted (accepted: 0 to 7)"),
-            ));
-        }
-        if !(cfg.alpha.is_finite() && cfg.alpha > 0.0) {
-            return Err(ScenarioError::new(
-                format!("{path}.alpha"),
-                format!("{} is not accepted (accepted: numbers > 0)", cfg.alpha),
-            ));
-        }
-        if !(1..=9000).contains(&cfg.frame_size.0) {
-            return Err(ScenarioError::new(
-                format!("{path}.frame_size"),
-                format!("{} is not accepted (accepted: 1 B to 9000 B)", cfg.frame_size),
-            ));
-        }
-        if cfg.deadlock_after.0 == 0 {
-            return Err(ScenarioError::new(
-                format!("{path}.deadlock_after"),
-                format!("{} is not accepted (accepted: a time > 0, such as \"1ms\")", cfg.deadlock_after),
-            ));
-        }
+        check_pausing_keys(path, "PFC", &cfg.classes, cfg.alpha, cfg.frame_size, cfg.deadlock_after, sc)?;
         if cfg.headroom == HeadroomRule::Size(Bytes(0)) && !cfg.classes.is_empty() {
             return Err(ScenarioError::new(
                 format!("{path}.headroom"),
@@ -480,14 +460,7 @@ impl Scheme for Pfc {
             ));
         }
         headroom_warnings(cfg, path, sc, warnings);
-        refresh_checks(cfg, path, sc, warnings)?;
-        if sc.switch.queues > 64 {
-            return Err(ScenarioError::new(
-                "switch.queues",
-                format!("{} queues per port; PFC pauses ports of at most 64", sc.switch.queues),
-            ));
-        }
-        Ok(())
+        refresh_checks(cfg, path, sc, warnings)
     }
 }
 
