@@ -224,6 +224,8 @@ def check_scenarios(sides: dict[str, Path], out: Path, args: argparse.Namespace)
 def runs_by_scenario(store: Path, python: Path) -> dict[str, Path]:
     """A store's run directories by their resolved scenario as the Shoal of ``python``
     reads it (install path left out)."""
+    if not (store / "runs").is_dir():  # an experiment that runs no simulation
+        return {}
     runs = sorted((store / "runs").iterdir())
     resolved = resolve_all(python, [(run / "scenario.json").read_text() for run in runs])
     return {
