@@ -164,13 +164,35 @@ def apply_overrides(data: dict[str, Any], overrides: Overrides) -> dict[str, Any
         parts = [p.strip() for p in key.split(".")]
         table: dict[str, Any] = data
         for depth, part in enumerate(parts[:-1]):
-            child = table.setdefault(part, {})
+            path = ".".join(parts[: depth + 1])
+            indexed = _INDEXED.fullmatch(part)
+            if indexed:
+                child = _list_item(table, indexed[1], int(indexed[2]), key, path)
+            else:
+                child = table.setdefault(part, {})
             if not isinstance(child, dict):
-                path = ".".join(parts[: depth + 1])
                 raise ScenarioError(f"--set {key}: {path} is a value, not a table")
             table = child
         table[parts[-1]] = value
     return data
+
+
+#: A key path's step into an array of tables: ``extra[0]``.
+_INDEXED = re.compile(r"(\w+)\[(\d+)\]")
+
+
+def _list_item(table: dict[str, Any], name: str, index: int, key: str, path: str) -> Any:
+    """Item ``index`` of the array ``table[name]`` (``workload.extra[0]``), which must
+    exist: an override changes a table of the scenario, it does not add one."""
+    items = table.get(name)
+    if not isinstance(items, list) or not items:
+        raise ScenarioError(f"--set {key}: {path}: the scenario has no array of tables {name!r}")
+    if index >= len(items):
+        last = len(items) - 1
+        raise ScenarioError(
+            f"--set {key}: {path}: {name} has {len(items)} tables (accepted: index 0 to {last})"
+        )
+    return items[index]
 
 
 def _looks_like_path(value: str) -> bool:

@@ -666,7 +666,8 @@ def sweep(
 
     Returns:
         A DataFrame with the axis columns (``scheme``, each axis key, ``seed``), then
-        ``key status cached error wall_time_s`` and the headline metrics of
+        ``key status cached error wall_time_s peak_rss_mb`` (the run's wall time and
+        its worker's peak resident memory while it ran) and the headline metrics of
         :func:`shoal.store.flatten_summary`. ``df.attrs["axes"]`` lists the axis columns,
         ``df.attrs["store"]`` the store path.
 
@@ -762,6 +763,7 @@ def _meta(spec: SweepSpec, run: SweepRun, outcome: Mapping[str, Any]) -> dict[st
         "sweep": spec.name,
         "shoal_version": _core.__version__,
         "wall_time_s": outcome.get("wall_time_s"),
+        "peak_rss_mb": outcome.get("peak_rss_mb"),
         "started_at": outcome.get("started_at"),
         "finished_at": now_iso(),
         "host": outcome.get("host"),
@@ -790,6 +792,7 @@ def _table(
                 "cached": None if cached is None else key in cached,
                 "error": (meta or {}).get("error"),
                 "wall_time_s": (meta or {}).get("wall_time_s"),
+                "peak_rss_mb": (meta or {}).get("peak_rss_mb"),
             }
         )
         rows.append(store.with_metrics(row) if key else row)
@@ -810,7 +813,7 @@ def sweep_table(store: str | os.PathLike[str] | Store, name: str | None = None) 
     db = store if isinstance(store, Store) else Store(store)
     if not db.sweeps() and name is None:
         frame = db.runs()
-        meta_cols = {"key", "status", "error", "wall_time_s", "finished_at"}
+        meta_cols = {"key", "status", "error", "wall_time_s", "peak_rss_mb", "finished_at"}
         first_metric = next((c for c in frame.columns if c.startswith("small_")), None)
         axes = []
         for column in frame.columns:

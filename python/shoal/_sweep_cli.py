@@ -278,9 +278,10 @@ def _listing(frame: pd.DataFrame, failed: bool) -> pd.DataFrame:
             "error",
         ]
     else:
-        meta = {"key", "status", "error", "wall_time_s", "finished_at", "cached"}
+        meta = {"key", "status", "error", "wall_time_s", "peak_rss_mb", "finished_at", "cached"}
         params = [c for c in frame.columns if c not in meta and not _is_metric(c)]
-        cols = ["key", "status", *params, *[c for c in _HEADLINE if c in frame], "wall_time_s"]
+        headline = [c for c in _HEADLINE if c in frame]
+        cols = ["key", "status", *params, *headline, "wall_time_s", "peak_rss_mb"]
     return frame[[c for c in dict.fromkeys(cols) if c in frame]]
 
 

@@ -45,6 +45,28 @@ EXIT_TIMEOUT_S = 5.0
 _PR_SET_PDEATHSIG = 1
 
 
+def _reset_peak_rss() -> None:
+    """Start this process's peak resident set over (Linux: ``clear_refs`` 5), so that
+    the peak after a run is that run's, not an earlier one's in the same worker."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def _peak_rss_mb() -> float | None:
+    """This process's peak resident set in MB since :func:`_reset_peak_rss` (Linux), or
+    since it started (other systems; None where unknown)."""
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        status = Path("/proc/self/status").read_text().splitlines()
+        line = next(line for line in status if line.startswith("VmHWM:"))
+        return int(line.split()[1]) / 1024
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024
+
+
 class WorkerDied(RuntimeError):
     """A worker process ended before it sent the outcome of its run."""
 
@@ -61,6 +83,7 @@ def simulate(resolved_json: str) -> dict[str, Any]:
 
     started = time.perf_counter()
     info = {"host": socket.gethostname(), "pid": os.getpid(), "started_at": now_iso()}
+    _reset_peak_rss()
     try:
         with tempfile.TemporaryDirectory(prefix="shoal-run-") as tmp:
             with warnings.catch_warnings():
@@ -73,6 +96,7 @@ def simulate(resolved_json: str) -> dict[str, Any]:
             "files": files,
             "warnings": list(summary["warnings"]),
             "wall_time_s": time.perf_counter() - started,
+            "peak_rss_mb": _peak_rss_mb(),
             **info,
         }
     except (KeyboardInterrupt, SystemExit):

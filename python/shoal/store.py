@@ -33,9 +33,10 @@ that looks finished.
 
 Queries: :meth:`Store.query` runs SQL (DuckDB) over two views:
 
-* ``runs``: one row per run: ``key status error wall_time_s``, the axis values of the
-  sweep that ran it (columns named by scenario key, e.g. ``"workload.load"``, quote them
-  in SQL), ``scheme``, ``seed``, and the headline metrics flattened (:func:`flatten_summary`:
+* ``runs``: one row per run: ``key status error wall_time_s peak_rss_mb`` (peak resident
+  memory of the worker while it ran), the axis values of the sweep that ran it (columns
+  named by scenario key, e.g. ``"workload.load"``, quote them in SQL), ``scheme``,
+  ``seed``, and the headline metrics flattened (:func:`flatten_summary`:
   ``small_p99_fct_ns``, ``all_mean_slowdown``, ``loss_rate``, ...);
 * ``flows``: every ``flows.parquet`` with a ``key`` column naming its run.
 """
@@ -468,6 +469,7 @@ class Store:
                 "status": meta.get("status"),
                 "error": meta.get("error"),
                 "wall_time_s": meta.get("wall_time_s"),
+                "peak_rss_mb": meta.get("peak_rss_mb"),
                 "finished_at": meta.get("finished_at"),
             }
             params = meta.get("params")

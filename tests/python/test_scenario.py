@@ -44,6 +44,16 @@ def test_apply_overrides_dict_values_are_not_parsed() -> None:
     assert data == {"workload": {"senders": "1"}, "run": {"seed": 3}}
 
 
+def test_apply_overrides_reach_into_extra_workloads() -> None:
+    data: dict = {"workload": {"load": 0.5, "extra": [{"load": 0.1}, {"load": 0.2}]}}
+    apply_overrides(data, ["workload.extra[1].load=0.4"])
+    assert data["workload"]["extra"] == [{"load": 0.1}, {"load": 0.4}]
+    bad_ones = (("workload.extra[2].load=1", "index 0 to 1"), ("run.extra[0].x=1", "no array"))
+    for bad, says in bad_ones:
+        with pytest.raises(ScenarioError, match=says):
+            apply_overrides(data, [bad])
+
+
 @pytest.mark.parametrize("bad", ["switch.marking.cutoff.k", "=3", "a..b=1"])
 def test_bad_override(bad: str) -> None:
     with pytest.raises(ScenarioError):

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import shoal
+from shoal.reproduce import reproduce
 from shoal.store import Store
 
 distributed = pytest.importorskip(
@@ -156,6 +157,31 @@ def test_cli_sweep_with_cluster_option(scheduler: str, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "4 runs: 4 ok" in proc.stdout
+
+
+def test_reproduce_on_a_dask_cluster(scheduler: str, tmp_path: Path) -> None:
+    """``shoal reproduce --cluster`` runs a paper experiment's sweep on the cluster: the
+    same runs (keys) and numbers as on the local pool, and each run's wall time and
+    peak memory recorded."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "shoal", "reproduce", "dsh/fig14", "--cluster", scheduler]
+        + ["--store", "st"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, NO_COLOR="1", COLUMNS="200"),
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Shoal vs paper: dsh/fig14 (quick)" in proc.stdout
+    on_dask = Store(tmp_path / "st").runs().set_index("key").sort_index()
+    assert len(on_dask) == 8 and (on_dask["status"] == "ok").all()
+    assert (on_dask["wall_time_s"] > 0).all() and (on_dask["peak_rss_mb"] > 1).all()
+    local = reproduce("dsh/fig14", jobs=2, store=tmp_path / "local", progress=False)
+    local_runs = local.runs.set_index("key").sort_index()
+    assert list(local_runs.index) == list(on_dask.index)
+    assert list(local_runs["all_mean_fct_ns"]) == list(on_dask["all_mean_fct_ns"])
+    assert (local_runs["peak_rss_mb"] > 1).all()
 
 
 def test_unreachable_scheduler_is_a_user_error(

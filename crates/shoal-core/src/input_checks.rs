@@ -120,12 +120,26 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
                 "transport",
             ],
             Pattern::Incast => &["senders", "receivers", "receiver", "size", "start", "period", "repeats", "transport"],
+            Pattern::FanIn => &[
+                "size",
+                "fan_in",
+                "load",
+                "load_on",
+                "arrival",
+                "lognormal_sigma",
+                "flows",
+                "duration",
+                "senders",
+                "receivers",
+                "transport",
+            ],
             Pattern::LongLived => &["senders", "receivers", "receiver", "start", "transport"],
             Pattern::Udp => &["senders", "receivers", "receiver", "rate", "start", "stop", "pacing"],
             Pattern::Trace => &["trace", "transport"],
         };
         for key in given(&path) {
-            if !["pattern", "priority", "extra"].contains(&key.as_str()) && !used.contains(&key.as_str()) {
+            if !["pattern", "priority", "priorities", "extra"].contains(&key.as_str()) && !used.contains(&key.as_str())
+            {
                 warnings.push(format!(
                     "{path}.{key}: has no effect with pattern = {pattern} (it uses {})",
                     used.join(", ")

@@ -768,6 +768,9 @@ pub enum Pattern {
     AllToAll,
     ManyToFew,
     Incast,
+    /// Poisson rounds in which `fan_in` random senders outside the receiver's rack each
+    /// send `size` bytes to one random receiver at once.
+    FanIn,
     LongLived,
     Udp,
     Trace,
@@ -890,6 +893,10 @@ pub struct Workload {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub period: Option<Time>,
     pub repeats: u32,
+    /// Senders per round of a `fan_in` workload. Left out of the resolved scenario at
+    /// its default, so that the run keys of the other patterns do not depend on it.
+    #[serde(skip_serializing_if = "is_default_fan_in")]
+    pub fan_in: u32,
     pub rate: Rate,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<Time>,
@@ -897,10 +904,19 @@ pub struct Workload {
     /// The transport of the flows (not of `udp`).
     pub transport: FlowTransport,
     pub priority: u8,
+    /// Classes drawn uniformly at random, one per flow, instead of `priority`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub priorities: Vec<u8>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extra: Vec<Workload>,
+}
+
+const DEFAULT_FAN_IN: u32 = 16;
+
+fn is_default_fan_in(fan_in: &u32) -> bool {
+    *fan_in == DEFAULT_FAN_IN
 }
 
 impl Default for Workload {
@@ -921,11 +937,13 @@ impl Default for Workload {
             start: Time(0),
             period: None,
             repeats: 1,
+            fan_in: DEFAULT_FAN_IN,
             rate: Rate(10_000_000_000),
             stop: None,
             pacing: Pacing::Host,
             transport: FlowTransport::Tcp,
             priority: 0,
+            priorities: Vec::new(),
             trace: None,
             extra: Vec::new(),
         }
@@ -1233,6 +1251,14 @@ impl Scenario {
 }
 
 impl Workload {
+    /// The classes the workload's flows may have: `priorities`, or else `priority`.
+    pub fn classes(&self) -> &[u8] {
+        match self.priorities.is_empty() {
+            true => std::slice::from_ref(&self.priority),
+            false => &self.priorities,
+        }
+    }
+
     fn validate(&self, path: &str, hosts: u64, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         let key = |k: &str| format!("{path}.{k}");
         let err = |k: &str, msg: String| Err(ScenarioError::new(key(k), msg));
@@ -1251,8 +1277,33 @@ impl Workload {
         if self.priority as u32 >= 64 {
             return err("priority", format!("{} is not accepted (accepted: 0 to 63)", self.priority));
         }
+        if let Some(p) = self.priorities.iter().find(|&&p| p >= 64) {
+            return err("priorities", format!("{p} is not accepted (accepted: classes 0 to 63)"));
+        }
+        if !self.priorities.is_empty() && self.priority != 0 {
+            return err(
+                "priorities",
+                format!("is set together with priority = {} (accepted: one of the two)", self.priority),
+            );
+        }
+        if !self.priorities.is_empty() && self.pattern == Pattern::Trace {
+            return err(
+                "priorities",
+                "is not accepted with pattern = \"trace\" (a trace's flows take the class of its priority column, \
+                 or workload.priority)"
+                    .into(),
+            );
+        }
+        if self.pattern == Pattern::FanIn {
+            if self.size.0 == 0 {
+                return err("size", "must be positive".into());
+            }
+            if self.fan_in == 0 {
+                return err("fan_in", "0 is not accepted (accepted: 1 or more senders per round)".into());
+            }
+        }
         match self.pattern {
-            Pattern::AllToAll | Pattern::ManyToFew => {
+            Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => {
                 if !(self.load.is_finite() && self.load > 0.0) {
                     return err(
                         "load",
@@ -1349,6 +1400,17 @@ mod tests {
         let parsed = Scenario::from_toml(DEFAULTS_TOML).unwrap();
         assert_eq!(parsed, Scenario::default());
         assert!(parsed.validate().is_ok());
+    }
+
+    #[test]
+    fn workload_classes_are_checked() {
+        let check = |toml: &str| Scenario::from_toml(toml).unwrap().validate().unwrap_err();
+        let e = check("[workload]\npriorities = [1, 64]\n");
+        assert_eq!((e.path.as_str(), e.message.contains("64 is not accepted")), ("workload.priorities", true));
+        let e = check("[workload]\npriority = 2\npriorities = [1, 3]\n");
+        assert_eq!((e.path.as_str(), e.message.contains("priority = 2")), ("workload.priorities", true));
+        let e = check("[workload]\npattern = \"fan_in\"\nfan_in = 0\n");
+        assert_eq!(e.path, "workload.fan_in");
     }
 
     #[test]

@@ -453,6 +453,7 @@ def reproduce(
     *,
     mode: str = "quick",
     jobs: int | None = None,
+    cluster: Any = None,
     store: str | os.PathLike[str] | None = None,
     out: str | os.PathLike[str] | None = None,
     progress: bool = True,
@@ -461,7 +462,8 @@ def reproduce(
     """Run an experiment's sweep (cached in its store), draw its figures, check claims.
 
     The store defaults to ``results/reproduce/<paper>/<name>/<mode>``, the figures go to
-    ``out`` (default: ``<store>/figures``).
+    ``out`` (default: ``<store>/figures``). ``jobs`` local workers run the sweep, or a
+    dask.distributed ``cluster`` (as :func:`shoal.sweep`'s).
     """
     from shoal._sweep import sweep
 
@@ -475,7 +477,14 @@ def reproduce(
             raise ExperimentError(f"{exp.id}: no [scenario] to run and no analysis to compute")
         runs = pd.DataFrame({"status": pd.Series(dtype=str)})
     else:
-        runs = sweep(exp.sweep_spec(mode), jobs=jobs, store=store_path, progress=progress, log=log)
+        runs = sweep(
+            exp.sweep_spec(mode),
+            jobs=jobs,
+            cluster=cluster,
+            store=store_path,
+            progress=progress,
+            log=log,
+        )
     if exp.analysis:
         if not ANALYSES:
             _register_builtin()

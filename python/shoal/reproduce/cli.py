@@ -29,6 +29,10 @@ def reproduce_cmd(
     jobs: Annotated[
         int | None, typer.Option("--jobs", "-j", help="Local workers.", show_default="cores")
     ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(help="Run on a dask.distributed scheduler, e.g. tcp://scheduler:8786."),
+    ] = None,
     store: Annotated[
         Path | None,
         typer.Option(help="Results store.", show_default="results/reproduce/PAPER/NAME/MODE"),
@@ -66,6 +70,7 @@ def reproduce_cmd(
             exp,
             mode=mode,
             jobs=jobs,
+            cluster=cluster,
             store=store,
             out=out,
             progress=stderr.is_terminal,

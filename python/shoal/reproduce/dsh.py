@@ -31,6 +31,8 @@ __all__ = [
     "f0_figure",
     "fct_figure",
     "fct_vs_buffer",
+    "fct_vs_sih",
+    "fct_vs_sih_figure",
     "first_pause_theorem",
     "onset_figure",
     "pause_figure",
@@ -482,12 +484,118 @@ def fct_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> 
     return fig
 
 
+# ---------------------------------------------------------------- Fig. 14 and 15
+
+
+def _background_and_fan_in(run_dir: Path) -> dict[str, Any]:
+    """A run's average FCT of its background flows and of its fan-in flows (those that
+    answer a round: ``query`` >= 0), and its PAUSE count and paused time."""
+    import json
+
+    flows = pd.read_parquet(run_dir / "flows.parquet", columns=["query", "fct_ns"])
+    done = flows[flows["fct_ns"].notna()]
+    fan_in = done["query"] >= 0
+    pfc = json.loads((run_dir / "summary.json").read_text()).get("pfc") or {}
+
+    def avg_us(part: pd.DataFrame) -> float | None:
+        return float(part["fct_ns"].mean()) / 1e3 if len(part) else None
+
+    return {
+        "bg_fct_us": avg_us(done[~fan_in]),
+        "fanin_fct_us": avg_us(done[fan_in]),
+        "bg_flows": float((~fan_in).sum()),
+        "fanin_flows": float(fan_in.sum()),
+        "unfinished": float(len(flows) - len(done)),
+        "pauses": float(pfc.get("pause_frames_sent", 0)),
+        "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
+    }
+
+
+def _moves_with(runs: pd.DataFrame, column: str, axis: str) -> bool:
+    """Whether ``column`` is one-to-one with ``axis`` (zipped with it, as the fan-in
+    load with the background load)."""
+    pairs = runs[[axis, column]].astype(str).drop_duplicates()
+    return bool(pairs[axis].is_unique and pairs[column].is_unique)
+
+
+def fct_vs_sih(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 14's and Fig. 15's columns per run (see the experiments' descriptions): the
+    average FCT of background and fan-in flows, and for a DSH scheme (``dsh_<cc>``) the
+    ratio to its SIH twin (``sih_<cc>``) on the same axis point and seed; per DSH scheme
+    and every other axis but the figure's x-axis (``workload.load`` by default), the
+    lowest and the highest such ratio of the seed means (``*_best_vs_sih``, the paper's
+    "up to", and ``*_worst_vs_sih``)."""
+    extra = {i: _background_and_fan_in(run_dir) for i, _, run_dir, _ in ok_runs(runs, store)}
+    runs = join_columns(runs, extra)
+    if "bg_fct_us" not in runs or "scheme" not in runs:
+        return runs
+    point = [c for c in runs.columns if "." in c and not c.endswith("_label")]
+    over = next((f["x"] for f in exp.figures if "x" in f), "workload.load")
+    twin = runs.assign(scheme=runs["scheme"].str.replace("sih", "dsh", n=1))
+    keys = ["scheme", *point, *(["seed"] if "seed" in runs else [])]
+    sih = twin[runs["scheme"].str.startswith("sih")].set_index(keys)
+    index = pd.MultiIndex.from_frame(runs[keys])
+    for metric in ("bg", "fanin"):
+        base = sih[f"{metric}_fct_us"].reindex(index).to_numpy(dtype=float)
+        ratio = runs[f"{metric}_fct_us"].to_numpy(dtype=float) / base
+        runs[f"{metric}_vs_sih"] = np.where(runs["scheme"].str.startswith("dsh"), ratio, np.nan)
+        others = ["scheme", *(c for c in point if c != over and not _moves_with(runs, c, over))]
+        means = runs.groupby([*point, "scheme"], dropna=False)[f"{metric}_vs_sih"].transform("mean")
+        extremes = means.groupby([runs[c] for c in others])
+        runs[f"{metric}_best_vs_sih"] = extremes.transform("min")
+        runs[f"{metric}_worst_vs_sih"] = extremes.transform("max")
+    return runs
+
+
+def fct_vs_sih_figure(
+    runs: pd.DataFrame,
+    store: Path,
+    *,
+    title: str | None = None,
+    x: str = "workload.load",
+    xlabel: str | None = None,
+    panel: str | None = None,
+) -> Any:
+    """Fig. 14/15: each DSH scheme's average FCT over its SIH twin's (means over seeds)
+    against ``x``, background solid and fan-in dashed, one panel per value of ``panel``
+    (default: the congestion control, the scheme name after ``dsh_``). A categorical
+    ``x`` (a workload name) is drawn at evenly spaced ticks."""
+    from shoal import plot
+
+    dsh = runs[runs["scheme"].str.startswith("dsh") & runs["bg_vs_sih"].notna()].copy()
+    dsh["cc"] = dsh["scheme"].str.partition("_")[2]
+    by = panel or "cc"
+    panels = list(dict.fromkeys(dsh[by]))
+    with plot._style():
+        fig = plot._figure(3.2 * max(len(panels), 1), 2.6)
+        axes = fig.subplots(1, max(len(panels), 1), squeeze=False, sharey=True)[0]
+        for ax, name in zip(axes, panels, strict=False):
+            part = dsh[dsh[by] == name]
+            for (cc, lines), style in zip(part.groupby("cc", sort=False), ("o", "s"), strict=False):
+                mean = lines.groupby(x, sort=False)[["bg_vs_sih", "fanin_vs_sih"]].mean()
+                ticks = list(range(len(mean))) if mean.index.dtype == object else list(mean.index)
+                label = "" if by == "cc" else f"{cc}, "
+                ax.plot(ticks, mean["bg_vs_sih"], "-" + style, label=f"{label}background")
+                ax.plot(ticks, mean["fanin_vs_sih"], "--" + style, label=f"{label}fan-in")
+                if mean.index.dtype == object:
+                    ax.set_xticks(ticks, [str(t) for t in mean.index], rotation=20)
+            ax.axhline(1.0, color="0.6", lw=0.8)
+            ax.set_title({"dcqcn": "DCQCN", "powertcp": "PowerTCP"}.get(str(name), str(name)))
+            ax.set_xlabel(xlabel or x)
+            ax.legend(frameon=False, fontsize="small")
+        axes[0].set_ylabel("average FCT, DSH / SIH")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
 ANALYSES = {
     "dsh.pfc_avoidance": pfc_avoidance,
     "dsh.chip_trend": chip_trend,
     "dsh.collateral": collateral,
     "dsh.deadlock_onset": deadlock_onset,
     "dsh.fct_vs_buffer": fct_vs_buffer,
+    "dsh.fct_vs_sih": fct_vs_sih,
 }
 FIGURES = {
     "dsh.pause_vs_burst": pause_figure,
@@ -495,4 +603,5 @@ FIGURES = {
     "dsh.f0_throughput": f0_figure,
     "dsh.onset_cdf": onset_figure,
     "dsh.fct_vs_buffer": fct_figure,
+    "dsh.fct_vs_sih": fct_vs_sih_figure,
 }

@@ -113,6 +113,12 @@ pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, Scena
     for (i, (path, w)) in sc.workload_paths().enumerate() {
         let from_trace = w.pattern == Pattern::Trace;
         let mut generated = generate_one(sc, net, w, i as u64, &path)?;
+        if !w.priorities.is_empty() {
+            let mut classes = stream(sc.run.seed, "workload.classes", i as u64);
+            for f in &mut generated {
+                f.priority = w.priorities[classes.gen_range(0..w.priorities.len())];
+            }
+        }
         // Incast rounds are numbered per workload; make them unique in the run.
         let rounds = generated.iter().filter_map(|f| f.query).max().map_or(0, |q| q + 1);
         for f in &mut generated {
@@ -145,9 +151,10 @@ pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, Scena
 struct Plan {
     senders: Vec<u32>,
     receivers: Vec<u32>,
-    cdf: FlowSizeCdf,
-    /// Arrivals per second.
-    flows_per_s: f64,
+    /// The flow sizes (none for `fan_in`, whose flows are all `size`).
+    cdf: Option<FlowSizeCdf>,
+    /// Arrivals (flows, or `fan_in` rounds) per second.
+    arrivals_per_s: f64,
     /// The number of flows (expected, for a duration-limited arrival process).
     flows: f64,
 }
@@ -158,7 +165,7 @@ pub fn planned_flows(sc: &Scenario, net: &NetworkSpec) -> Result<u64, ScenarioEr
     let mut total = 0.0f64;
     for (path, w) in sc.workload_paths() {
         total += match w.pattern {
-            Pattern::AllToAll | Pattern::ManyToFew => plan_arrivals(net, w, &path)?.flows,
+            Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => plan_arrivals(net, w, &path)?.flows,
             Pattern::Incast | Pattern::LongLived | Pattern::Udp => {
                 let (senders, _) = fixed_pairs(net, w, &path)?;
                 fixed_flows(w, senders.len(), &path)? as f64
@@ -172,8 +179,8 @@ pub fn planned_flows(sc: &Scenario, net: &NetworkSpec) -> Result<u64, ScenarioEr
     Ok(total.round() as u64)
 }
 
-/// The senders, receivers, arrival rate and flow count of an all-to-all or many-to-few
-/// workload, checked: at most `MAX_FLOWS` flows, all starting within `MAX_TIME`.
+/// The senders, receivers, arrival rate and flow count of an all-to-all, many-to-few or
+/// fan-in workload, checked: at most `MAX_FLOWS` flows, all starting within `MAX_TIME`.
 fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, ScenarioError> {
     let hosts = net.hosts as u64;
     let all = || (0..net.hosts).collect::<Vec<u32>>();
@@ -187,8 +194,28 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
     if senders.is_empty() {
         return Err(ScenarioError::new(key("receivers"), "the only receiver is the only sender"));
     }
-    let cdf = load_cdf(&w.cdf, &key("cdf"))?;
-    let mean_bits = cdf.mean() * 8.0;
+    let fan_in = w.pattern == Pattern::FanIn;
+    let (cdf, flows_per_arrival, mean_bits) = if fan_in {
+        let tor = host_tor(net);
+        for &r in &receivers {
+            let outside = senders.iter().filter(|&&s| tor[s as usize] != tor[r as usize]).count();
+            if outside < w.fan_in as usize {
+                return Err(ScenarioError::new(
+                    key("fan_in"),
+                    format!(
+                        "{} senders outside the receiver's rack are needed, but receiver {r} has only {outside} \
+                         (accepted: fan_in <= {outside}, or more senders in other racks)",
+                        w.fan_in
+                    ),
+                ));
+            }
+        }
+        (None, w.fan_in as f64, w.fan_in as f64 * w.size.0 as f64 * 8.0)
+    } else {
+        let cdf = load_cdf(&w.cdf, &key("cdf"))?;
+        let mean_bits = cdf.mean() * 8.0;
+        (Some(cdf), 1.0, mean_bits)
+    };
     let capacity_bps = match w.load_on {
         LoadOn::Access => {
             let links = host_links(net);
@@ -197,7 +224,8 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
         }
         LoadOn::Core => {
             let tor = host_tor(net);
-            let crossing = crossing_fraction(&senders, &receivers, &tor);
+            // A fan-in round's senders are all outside the receiver's rack.
+            let crossing = if fan_in { 1.0 } else { crossing_fraction(&senders, &receivers, &tor) };
             if crossing == 0.0 {
                 return Err(ScenarioError::new(key("load_on"), "no flow of this pattern crosses the core"));
             }
@@ -205,11 +233,14 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
         }
         LoadOn::CoreNominal => core_capacity_bps(net, &senders),
     };
-    let flows_per_s = w.load * capacity_bps / mean_bits;
-    let mean_gap_s = 1.0 / flows_per_s;
+    let arrivals_per_s = w.load * capacity_bps / mean_bits;
+    let mean_gap_s = 1.0 / arrivals_per_s;
     let (expected, last_start_s) = match w.duration {
-        Some(d) => (d.0 as f64 / PS_PER_S as f64 * flows_per_s, d.0 as f64 / PS_PER_S as f64),
-        None => (w.flows as f64, w.flows as f64 * mean_gap_s),
+        Some(d) => (d.0 as f64 / PS_PER_S as f64 * arrivals_per_s * flows_per_arrival, d.0 as f64 / PS_PER_S as f64),
+        None => {
+            let arrivals = (w.flows as f64 / flows_per_arrival).ceil();
+            (arrivals * flows_per_arrival, arrivals * mean_gap_s)
+        }
     };
     if expected > MAX_FLOWS as f64 {
         return Err(ScenarioError::new(
@@ -236,7 +267,7 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
             ),
         ));
     }
-    Ok(Plan { senders, receivers, cdf, flows_per_s, flows: expected })
+    Ok(Plan { senders, receivers, cdf, arrivals_per_s, flows: expected })
 }
 
 /// The flow count of an incast, long-lived or UDP workload with `senders` senders: one
@@ -284,9 +315,9 @@ fn generate_one(
         query: None,
     };
     match w.pattern {
-        Pattern::AllToAll | Pattern::ManyToFew => {
-            let Plan { senders, receivers, cdf, flows_per_s, .. } = plan_arrivals(net, w, path)?;
-            let mean_gap_s = 1.0 / flows_per_s;
+        Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => {
+            let Plan { senders, receivers, cdf, arrivals_per_s, .. } = plan_arrivals(net, w, path)?;
+            let mean_gap_s = 1.0 / arrivals_per_s;
             let mut arrivals = stream(seed, "workload.arrivals", index);
             let mut sizes = stream(seed, "workload.sizes", index);
             let mut pairs = stream(seed, "workload.pairs", index);
@@ -305,6 +336,19 @@ fn generate_one(
             let mut out = Vec::new();
             let mut t_s = 0.0f64;
             let limit = w.duration.map(|d| d.0);
+            // Fan-in: the senders outside each receiver's rack.
+            let outside: Vec<Vec<u32>> = match cdf {
+                Some(_) => Vec::new(),
+                None => {
+                    let tor = host_tor(net);
+                    let rack = |h: u32| tor[h as usize];
+                    receivers
+                        .iter()
+                        .map(|&r| senders.iter().copied().filter(|&s| rack(s) != rack(r)).collect())
+                        .collect()
+                }
+            };
+            let mut round = 0u64;
             loop {
                 t_s += gap(&mut arrivals);
                 // Below TIME_LIMIT (checked above, with a long tail's margin): the cast
@@ -315,6 +359,16 @@ fn generate_one(
                     None if out.len() as u64 >= w.flows => break,
                     _ => {}
                 }
+                let Some(cdf) = &cdf else {
+                    let i = pairs.gen_range(0..receivers.len());
+                    let chosen = rand::seq::index::sample(&mut pairs, outside[i].len(), w.fan_in as usize);
+                    for s in chosen {
+                        let f = flow(outside[i][s], receivers[i], w.size.0, start, FlowKind::of(w));
+                        out.push(FlowSpec { query: Some(round), ..f });
+                    }
+                    round += 1;
+                    continue;
+                };
                 let src = senders[pairs.gen_range(0..senders.len())];
                 let dst = loop {
                     let d = receivers[pairs.gen_range(0..receivers.len())];
@@ -472,5 +526,74 @@ mod tests {
         let (_, bps) = offered(&sc);
         let load = bps / 100e9;
         assert!((load - 0.6).abs() < 0.06, "A-to-B link load {load}");
+    }
+
+    /// 16-to-1 fan-in rounds of 64 KB on 4 leaves x 4 hosts, 2,000 rounds.
+    fn fan_in(load: f64) -> Scenario {
+        let mut sc = small_leaf_spine(LoadOn::Access, load);
+        sc.topology.hosts_per_leaf = 8;
+        sc.workload.pattern = Pattern::FanIn;
+        sc.workload.fan_in = 16;
+        sc.workload.flows = 32_000;
+        sc
+    }
+
+    #[test]
+    fn fan_in_rounds_come_from_other_racks_at_the_load() {
+        let (flows, bps) = offered(&fan_in(0.4));
+        // The last round's flows start at the span's end, so the span holds 1,999 gaps
+        // of 2,000 rounds: the offered rate is 2,000/1,999 of the arrival rate.
+        let load = bps / (32.0 * 100e9) * 1999.0 / 2000.0;
+        assert!((load - 0.4).abs() < 0.02, "access load {load}");
+        assert_eq!(flows.len(), 32_000);
+        let mut rounds: std::collections::BTreeMap<u64, Vec<&FlowSpec>> = Default::default();
+        for f in &flows {
+            rounds.entry(f.query.expect("a fan-in flow answers a round")).or_default().push(f);
+        }
+        assert_eq!(rounds.len(), 2_000);
+        let rack = |h: u32| h / 8;
+        let mut receivers = std::collections::BTreeSet::new();
+        for round in rounds.values() {
+            assert_eq!(round.len(), 16);
+            let senders: std::collections::BTreeSet<u32> = round.iter().map(|f| f.src).collect();
+            assert_eq!(senders.len(), 16, "a round's senders are distinct");
+            let dst = round[0].dst;
+            receivers.insert(dst);
+            assert!(round.iter().all(|f| f.dst == dst && f.start == round[0].start && f.bytes == 64_000));
+            assert!(round.iter().all(|f| rack(f.src) != rack(dst)), "a sender in the receiver's rack");
+        }
+        assert_eq!(receivers.len(), 32, "every host receives some round");
+    }
+
+    #[test]
+    fn fan_in_needs_enough_senders_outside_the_rack() {
+        let mut sc = fan_in(0.4);
+        sc.workload.fan_in = 25; // 24 hosts are outside any rack of 8
+        let net = crate::net::build(&sc.topology).unwrap();
+        let e = generate(&sc, &net).unwrap_err();
+        assert_eq!(e.path, "workload.fan_in");
+        assert!(e.message.contains("only 24"), "{}", e.message);
+    }
+
+    #[test]
+    fn priorities_are_drawn_uniformly_from_the_list() {
+        let mut sc = Scenario::default();
+        sc.workload.flows = 40_000;
+        sc.workload.priorities = vec![2, 3, 5, 7];
+        let net = crate::net::build(&sc.topology).unwrap();
+        let flows = generate(&sc, &net).unwrap();
+        for class in [2, 3, 5, 7] {
+            let share = flows.iter().filter(|f| f.priority == class).count() as f64 / flows.len() as f64;
+            // 4 sigma of a binomial share of 1/4 over 40,000 draws is 0.0087.
+            assert!((share - 0.25).abs() < 0.0087, "class {class}: {share}");
+        }
+        assert!(flows.iter().all(|f| [2, 3, 5, 7].contains(&f.priority)));
+        // The sizes and arrivals are those of the same scenario without classes.
+        sc.workload.priorities.clear();
+        let plain = generate(&sc, &net).unwrap();
+        assert!(plain
+            .iter()
+            .zip(&flows)
+            .all(|(a, b)| (a.src, a.dst, a.bytes, a.start) == (b.src, b.dst, b.bytes, b.start)));
     }
 }

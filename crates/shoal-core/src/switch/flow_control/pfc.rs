@@ -581,7 +581,7 @@ fn headroom_warnings(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut 
     }
     // Lossless classes the workload uses that land in one queue: a PAUSE of one stops all.
     let mut classify = sc.switch.classifier().build(&());
-    let used = std::iter::once(&sc.workload).chain(&sc.workload.extra).map(|w| w.priority).chain(sc.rdma.ack_priority);
+    let used = sc.workloads().flat_map(|w| w.classes().iter().copied()).chain(sc.rdma.ack_priority);
     let mut by_queue: std::collections::BTreeMap<usize, std::collections::BTreeSet<u8>> = Default::default();
     for priority in used.filter(|&p| cfg.classes.contains(&class_of(p))) {
         let queue = classify.queue(&Packet::template(0, 0, 0, priority), sc.switch.queues as usize);
