@@ -69,6 +69,7 @@ class Simulation:
             dict[str, npt.NDArray[Any]],
             dict[str, npt.NDArray[Any]],
             dict[str, npt.NDArray[Any]] | None,
+            dict[str, npt.NDArray[Any]] | None,
         ]
         | None
     ): ...

@@ -9,7 +9,9 @@ A run directory holds:
 * ``pfc.parquet`` and ``pfc_ports.parquet``: PFC's frames (:attr:`Result.pfc`) and their
   totals per node, port and class (:attr:`Result.pfc_ports`), when a class is lossless,
 * ``ingress.parquet``: the bytes buffered per ingress port and lossless class, and their
-  headroom part (:attr:`Result.ingress`), when a class is lossless and the run samples.
+  headroom part (:attr:`Result.ingress`), when a class is lossless and the run samples,
+* ``headroom.parquet``: every ended episode of a static headroom (PFC's per ingress port
+  and class) with its peak (:attr:`Result.headroom`), when some headroom was used.
 
 The core writes a run's directory itself (tables, summary and scenario; see
 ``shoal_core::results``), so running a scenario into a directory needs neither pandas nor
@@ -75,6 +77,8 @@ PFC_PORT_COLUMNS = (
 )
 #: Column order of the ingress samples of lossless classes (``ingress.parquet``).
 INGRESS_COLUMNS = ("time_ns", "switch", "port", "class", "bytes", "headroom_bytes")
+#: Column order of the headroom episodes (``headroom.parquet``).
+HEADROOM_COLUMNS = ("end_ns", "switch", "port", "class", "peak_bytes", "headroom_bytes")
 #: Column order of an exported trace.
 TRACE_COLUMNS = ("id", "src", "dst", "bytes", "start_ns", "priority")
 
@@ -138,6 +142,11 @@ class Result:
             the bytes buffered from each ingress port and lossless class that has held
             any: ``time_ns switch port class bytes headroom_bytes`` (the part in its
             headroom); else ``None``.
+        headroom: when a switch's PFC used its (static) headroom, every episode from a
+            queue's first headroom byte until its headroom emptied: ``end_ns switch port
+            class peak_bytes headroom_bytes`` (the most bytes it held, the local maximum
+            of its occupancy, and the headroom that class has on that port); else
+            ``None``. Episodes still open when the run ended are not listed.
     """
 
     flows: pd.DataFrame
@@ -149,6 +158,7 @@ class Result:
     pfc: pd.DataFrame | None = None
     pfc_ports: pd.DataFrame | None = None
     ingress: pd.DataFrame | None = None
+    headroom: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path else ""
@@ -194,7 +204,9 @@ def load(path: str | os.PathLike[str]) -> Result:
     flows = read_parquet(root / "flows.parquet")
     queues = root / "queues.parquet"
     samples = read_parquet(queues) if queues.is_file() else None
-    pfc, pfc_ports, ingress = (root / f"{name}.parquet" for name in ("pfc", "pfc_ports", "ingress"))
+    pfc, pfc_ports, ingress, headroom = (
+        root / f"{name}.parquet" for name in ("pfc", "pfc_ports", "ingress", "headroom")
+    )
     return Result(
         flows=flows,
         summary=summary,
@@ -205,6 +217,7 @@ def load(path: str | os.PathLike[str]) -> Result:
         pfc=read_parquet(pfc) if pfc.is_file() else None,
         pfc_ports=read_parquet(pfc_ports) if pfc_ports.is_file() else None,
         ingress=read_parquet(ingress) if ingress.is_file() else None,
+        headroom=read_parquet(headroom) if headroom.is_file() else None,
     )
 
 
@@ -271,7 +284,7 @@ def run(
     raw_samples = sim.samples()
     samples = None if raw_samples is None else _frame(raw_samples, SAMPLE_COLUMNS)
     raw_pfc = sim.pfc()
-    raw_ingress = None if raw_pfc is None else raw_pfc[2]
+    raw_ingress, raw_headroom = (None, None) if raw_pfc is None else raw_pfc[2:]
     return Result(
         flows=flows,
         summary=summary,
@@ -282,6 +295,7 @@ def run(
         pfc=None if raw_pfc is None else _frame(raw_pfc[0], PFC_COLUMNS),
         pfc_ports=None if raw_pfc is None else _frame(raw_pfc[1], PFC_PORT_COLUMNS),
         ingress=None if raw_ingress is None else _frame(raw_ingress, INGRESS_COLUMNS),
+        headroom=None if raw_headroom is None else _frame(raw_headroom, HEADROOM_COLUMNS),
     )
 
 

@@ -11,6 +11,7 @@ A store is a directory::
         pfc.parquet          (when a class is lossless: every PAUSE and RESUME received)
         pfc_ports.parquet    (and the frames and paused time per node, port and class)
         ingress.parquet      (and, when sampled, the bytes per ingress port and class)
+        headroom.parquet     (and every episode of a static headroom, with its peak)
         meta.json            {"key", "status": "ok", "params", "wall_time_s", ...}
       runs/<key>/meta.json   a failed run: status "failed" and its error, no results
       sweeps/<name>.json     a sweep: its specification and its runs (key + axis values)
@@ -82,6 +83,7 @@ RUN_FILES = (
     "pfc.parquet",
     "pfc_ports.parquet",
     "ingress.parquet",
+    "headroom.parquet",
 )
 _KEY_CHARS = 20
 

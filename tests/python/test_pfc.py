@@ -112,3 +112,65 @@ def test_ingress_samples_show_the_incast_filling_and_the_headroom_within_eta() -
     assert ingress["headroom_bytes"].max() > 0, "the incast must reach the headroom"
     last = ingress[ingress["time_ns"] == ingress["time_ns"].max()]
     assert (last["bytes"] == 0).all(), "drained at the end"
+
+
+def test_headroom_episodes_peak_at_a_round_trip_of_surplus_arrivals(tmp_path: Path) -> None:
+    """Four RDMA senders at line rate (no congestion control) into one receiver through
+    SIH (PAUSE at the threshold): each ingress queue drains at C/4, so once its PAUSE is
+    sent it keeps receiving for the PAUSE's trip up plus the trip down of what was on
+    the wire (2D, plus a frame and a packet or two of serialization) while it drains a
+    quarter of that: its first headroom peak is about (C - C/4) x 2D = 37.5 KB at 100
+    Gbps, 2 us, and at most three packets more. ``headroom.parquet`` (and ``Result.headroom``)
+    lists each episode's peak; the 20 ns samples of ``ingress.parquet`` within each
+    episode never exceed it and come within one packet of it (a packet takes 83 ns)."""
+    from shoal._run import HEADROOM_COLUMNS
+
+    scenario = {
+        "topology": {"kind": "star", "hosts": 5, "link_rate": "100Gbps", "link_delay": "2us"},
+        "switch": {
+            "pool_size": "2MB",
+            "reserved": "0B",
+            "alpha": 1000,
+            "flow_control": {
+                "kind": "pfc",
+                "pause_at": "threshold",
+                "headroom_admission": "threshold",
+                "threshold_counts_arrival": False,
+                "xon_offset": "1B",
+                "xon_floor": "1B",
+                "alpha": 0.0625,
+                "classes": [3],
+            },
+        },
+        "rdma": {"cc": {"kind": "none"}},
+        "run": {"stop_time": "200us", "sample_interval": "20ns"},
+        "workload": {
+            "pattern": "incast",
+            "senders": "0-3",
+            "receiver": 4,
+            "size": "2MB",
+            "transport": "rdma",
+            "priority": 3,
+        },
+    }
+    with pytest.warns(shoal.ShoalWarning, match="did not finish"):
+        result = shoal.run(scenario, out=tmp_path / "run")
+    episodes = result.headroom
+    assert episodes is not None and tuple(episodes.columns) == HEADROOM_COLUMNS
+    assert episodes.equals(pd.read_parquet(tmp_path / "run" / "headroom.parquet"))
+    packet, surplus = 1036, 0.75 * 100e9 / 8 * 2 * 2e-6  # 37,500 B
+    full = episodes[episodes["peak_bytes"] > packet]
+    assert len(full) >= 8 and set(full["port"]) == {0, 1, 2, 3}
+    # The first full episode of each queue, while all four send: later ones, with the
+    # senders out of phase, peak elsewhere (35-45 KB).
+    first = full.groupby("port").head(1)
+    assert first["peak_bytes"].between(surplus, surplus + 3 * packet).all(), first
+    assert (episodes["headroom_bytes"] == 2 * (100e9 / 8 * 2e-6 + 1514) + 3840).all()
+    samples = result.ingress
+    for (port, _), group in episodes.groupby(["port", "class"]):
+        at = samples[samples["port"] == port]
+        start = 0.0
+        for end_ns, peak in zip(group["end_ns"], group["peak_bytes"], strict=True):
+            seen = at[(at["time_ns"] > start) & (at["time_ns"] <= end_ns)]["headroom_bytes"].max()
+            assert peak - packet <= seen <= peak, (port, end_ns, peak, seen)
+            start = end_ns

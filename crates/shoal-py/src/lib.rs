@@ -237,17 +237,22 @@ impl Simulation {
         columns_to_dict(py, &s.named_columns()).map(Some)
     }
 
-    /// PFC's tables (`pfc.parquet`, `pfc_ports.parquet`, `ingress.parquet`) as three
-    /// dicts of NumPy columns (the last None without sampling), or None when no class is
+    /// PFC's tables (`pfc.parquet`, `pfc_ports.parquet`, `ingress.parquet`,
+    /// `headroom.parquet`) as four dicts of NumPy columns (the third None without
+    /// sampling, the last without any ended headroom episode), or None when no class is
     /// lossless.
-    fn pfc(&self, py: Python<'_>) -> PyResult<Option<(PyObject, PyObject, Option<PyObject>)>> {
+    #[allow(clippy::type_complexity)]
+    fn pfc(&self, py: Python<'_>) -> PyResult<Option<(PyObject, PyObject, Option<PyObject>, Option<PyObject>)>> {
         let Some(pfc) = PfcTables::of_simulation(&self.inner) else { return Ok(None) };
         let ingress =
             if pfc.ingress.is_empty() { None } else { Some(columns_to_dict(py, &pfc.ingress.named_columns())?) };
+        let headroom =
+            if pfc.headroom.is_empty() { None } else { Some(columns_to_dict(py, &pfc.headroom.named_columns())?) };
         Ok(Some((
             columns_to_dict(py, &pfc.events.named_columns())?,
             columns_to_dict(py, &pfc.ports.named_columns())?,
             ingress,
+            headroom,
         )))
     }
 

@@ -33,11 +33,13 @@ __all__ = [
     "fct_vs_buffer",
     "fct_vs_sih",
     "fct_vs_sih_figure",
+    "headroom_utilization",
     "first_pause_theorem",
     "onset_figure",
     "pause_figure",
     "pfc_avoidance",
     "trend_figure",
+    "utilization_figure",
 ]
 
 MiB = 2**20
@@ -484,6 +486,66 @@ def fct_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> 
     return fig
 
 
+# ---------------------------------------------------------------- Fig. 6
+
+
+def _utilization(run_dir: Path) -> pd.Series:
+    """Peak bytes / headroom of every ended headroom episode of a run (empty when no
+    headroom was used)."""
+    path = run_dir / "headroom.parquet"
+    if not path.is_file():
+        return pd.Series(dtype=float)
+    episodes = pd.read_parquet(path, columns=["peak_bytes", "headroom_bytes"])
+    return episodes["peak_bytes"] / episodes["headroom_bytes"]
+
+
+def headroom_utilization(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 6's columns per run (see the experiment's description)."""
+    import json
+
+    extra: dict[Any, dict[str, Any]] = {}
+    for i, _, run_dir, scenario in ok_runs(runs, store):
+        util = _utilization(run_dir)
+        pfc = json.loads((run_dir / "summary.json").read_text()).get("pfc") or {}
+        p99 = float(util.quantile(0.99)) if len(util) else None
+        classes = len(scenario["switch"]["flow_control"]["classes"])
+        extra[i] = {
+            "episodes": float(len(util)),
+            "port_util_p50": float(util.median()) / classes if len(util) else None,
+            "port_util_p99": p99 / classes if p99 is not None else None,
+            "util_p50": float(util.median()) if len(util) else None,
+            "util_p99": p99,
+            "util_max": float(util.max()) if len(util) else None,
+            "unused_p99": None if p99 is None else 1 - p99,
+            "pauses": float(pfc.get("pause_frames_sent", 0)),
+            "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
+        }
+    return join_columns(runs, extra)
+
+
+def utilization_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 6: the CDF of the headroom utilization at its local maxima (every episode
+    of every run), with the paper's median and 99th percentile marked."""
+    from shoal import plot
+
+    util = pd.concat([_utilization(run_dir) for _, _, run_dir, _ in ok_runs(runs, store)])
+    with plot._style():
+        fig = plot._figure(3.6, 2.6)
+        ax = fig.subplots()
+        x = np.sort(util.to_numpy(dtype=float)) * 100
+        ax.step(x, np.arange(1, len(x) + 1) / max(len(x), 1), where="post", label="Shoal")
+        for value, label in ((4.96, "paper median"), (25.33, "paper p99")):
+            ax.axvline(value, color="0.6", ls=":", lw=0.8)
+            ax.text(value, 0.05, f" {label}", fontsize="x-small", color="0.4", rotation=90)
+        ax.set_xlabel("headroom utilization at local maxima (%)")
+        ax.set_ylabel("CDF")
+        ax.set_xlim(0, 100)
+        ax.legend(frameon=False, fontsize="small", loc="lower right")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
 # ---------------------------------------------------------------- Fig. 14 and 15
 
 
@@ -596,6 +658,7 @@ ANALYSES = {
     "dsh.deadlock_onset": deadlock_onset,
     "dsh.fct_vs_buffer": fct_vs_buffer,
     "dsh.fct_vs_sih": fct_vs_sih,
+    "dsh.headroom_utilization": headroom_utilization,
 }
 FIGURES = {
     "dsh.pause_vs_burst": pause_figure,
@@ -604,4 +667,5 @@ FIGURES = {
     "dsh.onset_cdf": onset_figure,
     "dsh.fct_vs_buffer": fct_figure,
     "dsh.fct_vs_sih": fct_vs_sih_figure,
+    "dsh.headroom_utilization": utilization_figure,
 }

@@ -7,7 +7,7 @@ use crate::net::{NodeId, PacketKind};
 use crate::observe::{Deadlock, IngressSample, Observer, Sample};
 use crate::sim::Ps;
 use crate::stats::{PauseEvent, PauseKey};
-use crate::switch::flow_control::FlowControl;
+use crate::switch::flow_control::{FlowControl, HeadroomEpisode};
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Switch;
@@ -173,6 +173,12 @@ impl Simulation {
     /// The queue occupancy samples (`run.sample_interval`).
     pub fn samples(&self) -> &[Sample] {
         self.observed(|o| o.samples())
+    }
+
+    /// Each switch's ended headroom episodes (`FlowControl::headroom_episodes`), by
+    /// switch index.
+    pub fn headroom_episodes(&self) -> impl Iterator<Item = (u32, &[HeadroomEpisode])> {
+        self.switches.iter().enumerate().map(|(s, switch)| (s as u32, switch.flow_control().headroom_episodes()))
     }
 
     /// The ingress occupancy samples of lossless classes (`run.sample_interval`).

@@ -243,6 +243,9 @@ impl RunFiles {
                 if !pfc.ingress.is_empty() {
                     parquet("ingress.parquet", &|f| parquet::write_table(f, &pfc.ingress.named_columns()))?;
                 }
+                if !pfc.headroom.is_empty() {
+                    parquet("headroom.parquet", &|f| parquet::write_table(f, &pfc.headroom.named_columns()))?;
+                }
             }
             for (name, text) in [("scenario.json", &self.scenario_json), ("summary.json", &self.summary_json)] {
                 let path = dir.join(name);

@@ -1,5 +1,7 @@
-//! PFC's tables: every frame received (`pfc.parquet`) and the totals of each (node, port,
-//! class) (`pfc_ports.parquet`), with the columns of the Python API's DataFrames.
+//! PFC's tables: every frame received (`pfc.parquet`), the totals of each (node, port,
+//! class) (`pfc_ports.parquet`), the sampled ingress bytes (`ingress.parquet`) and the
+//! headroom episodes (`headroom.parquet`), with the columns of the Python API's
+//! DataFrames.
 
 use super::{ns, Column};
 use crate::engine::{PfcPortRecord, Simulation};
@@ -168,11 +170,57 @@ impl IngressTable {
     }
 }
 
+/// Every ended headroom episode of every switch's (ingress port, lossless class)
+/// (`headroom.parquet`): when it ended, the most bytes it held (the local maximum of the
+/// headroom's occupancy) and the headroom it had. Static (per-queue) headroom only.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HeadroomTable {
+    pub end_ns: Vec<f64>,
+    pub switch: Vec<u32>,
+    pub port: Vec<u32>,
+    pub class: Vec<u8>,
+    pub peak_bytes: Vec<u64>,
+    pub headroom_bytes: Vec<u64>,
+}
+
+impl HeadroomTable {
+    pub fn of_simulation(sim: &Simulation) -> HeadroomTable {
+        let mut table = HeadroomTable::default();
+        for (switch, episodes) in sim.headroom_episodes() {
+            for e in episodes {
+                table.end_ns.push(ns(e.ended));
+                table.switch.push(switch);
+                table.port.push(e.port as u32);
+                table.class.push(e.class);
+                table.peak_bytes.push(e.peak);
+                table.headroom_bytes.push(e.size);
+            }
+        }
+        table
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end_ns.is_empty()
+    }
+
+    pub fn named_columns(&self) -> Vec<(&'static str, Column<'_>)> {
+        vec![
+            ("end_ns", Column::F64(&self.end_ns)),
+            ("switch", Column::U32(&self.switch)),
+            ("port", Column::U32(&self.port)),
+            ("class", Column::U8(&self.class)),
+            ("peak_bytes", Column::U64(&self.peak_bytes)),
+            ("headroom_bytes", Column::U64(&self.headroom_bytes)),
+        ]
+    }
+}
+
 /// PFC's tables of a run with a lossless class.
 pub struct PfcTables {
     pub events: PfcEventTable,
     pub ports: PfcPortTable,
     pub ingress: IngressTable,
+    pub headroom: HeadroomTable,
 }
 
 impl PfcTables {
@@ -182,6 +230,7 @@ impl PfcTables {
             events: PfcEventTable::of_simulation(sim),
             ports: PfcPortTable::of_simulation(sim),
             ingress: IngressTable::of_simulation(sim),
+            headroom: HeadroomTable::of_simulation(sim),
         })
     }
 }

@@ -291,6 +291,20 @@ pub fn check_pausing_keys(
     Ok(())
 }
 
+/// One headroom episode of an (ingress port, lossless class): from its first byte in
+/// headroom until its headroom is empty again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeadroomEpisode {
+    pub port: u16,
+    pub class: u8,
+    /// When the headroom emptied.
+    pub ended: Ps,
+    /// The most bytes it held during the episode (the local maximum of its occupancy).
+    pub peak: u64,
+    /// The headroom the class has on this port.
+    pub size: u64,
+}
+
 pub trait FlowControl: Send {
     /// A control frame from the neighbour on `port` arrived.
     fn on_frame(&mut self, _port: usize, _frame: &Packet, _cx: &mut FlowCx) {}
@@ -324,6 +338,11 @@ pub trait FlowControl: Send {
     fn headroom_of_port(&self, _port: usize) -> u64 {
         0
     }
+    /// Every ended episode of a per-queue headroom (static headroom, PFC), in the order
+    /// they ended; one still open at the end of the run is not among them.
+    fn headroom_episodes(&self) -> &[HeadroomEpisode] {
+        &[]
+    }
     /// The verdict on a packet of a class in `lossless_classes` (never `Evict`), which
     /// replaces the admission policy's. An `Admit` is final: the switch then buffers the
     /// packet and calls `on_enqueue`.
@@ -353,6 +372,7 @@ registry! {
         ref fn port_frames_sent(port: usize) -> [u64; 2];
         ref fn headroom_used(port: usize, class: usize) -> u64;
         ref fn headroom_of_port(port: usize) -> u64;
+        ref fn headroom_episodes() -> &[HeadroomEpisode];
         mut fn admit(arrival: &LosslessArrival) -> Verdict;
         mut fn on_enqueue(charge: Charge, cx: &mut IngressCx);
         mut fn on_dequeue(charge: Charge, cx: &mut IngressCx);

@@ -21,7 +21,9 @@
 //! `refresh_quanta` while it still holds the pause, as ns3-rdma does (lossless-facts
 //! §1.1, "Pause semantics"; §1.2).
 
-use super::{check_pausing_keys, class_mask, FlowControl, FlowControlEnv, IngressCx, LosslessArrival, PoolState};
+use super::{
+    check_pausing_keys, class_mask, FlowControl, FlowControlEnv, HeadroomEpisode, IngressCx, LosslessArrival, PoolState,
+};
 use crate::net::{Effect, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
@@ -401,6 +403,10 @@ pub struct Pfc {
     headroom_used: Vec<u64>,
     /// By pool: headroom bytes in use, which the threshold does not count as used.
     pool_headroom_used: Vec<u64>,
+    /// By (ingress port, class): the most headroom bytes in use since the headroom was
+    /// last empty (0 while it is).
+    headroom_peak: Vec<u64>,
+    headroom_episodes: Vec<HeadroomEpisode>,
     headroom_admission: HeadroomAdmission,
     threshold_counts_arrival: bool,
     pause_at: PauseAt,
@@ -429,6 +435,8 @@ impl Scheme for Pfc {
             headroom: cfg.headroom.per_port(env),
             headroom_used: vec![0; ports * CLASSES],
             pool_headroom_used: vec![0; ports],
+            headroom_peak: vec![0; ports * CLASSES],
+            headroom_episodes: Vec::new(),
             headroom_admission: cfg.headroom_admission,
             threshold_counts_arrival: cfg.threshold_counts_arrival,
             pause_at: cfg.pause_at,
@@ -691,6 +699,10 @@ impl FlowControl for Pfc {
         self.headroom[port] * self.lossless.count_ones() as u64
     }
 
+    fn headroom_episodes(&self) -> &[HeadroomEpisode] {
+        &self.headroom_episodes
+    }
+
     fn admit(&mut self, a: &LosslessArrival) -> Verdict {
         let slot = a.ingress * CLASSES + a.class;
         let in_headroom = self.headroom_used[slot];
@@ -713,6 +725,7 @@ impl FlowControl for Pfc {
             return Verdict::Drop(DropReason::PoolFull);
         }
         self.headroom_used[slot] += a.size;
+        self.headroom_peak[slot] = self.headroom_peak[slot].max(self.headroom_used[slot]);
         self.pool_headroom_used[a.ingress_pool.index] += a.size;
         Verdict::Admit
     }
@@ -739,6 +752,15 @@ impl FlowControl for Pfc {
         let released = self.headroom_used[slot].min(charge.size as u64);
         self.headroom_used[slot] -= released;
         self.pool_headroom_used[cx.ingress_pool.index] -= released;
+        if released > 0 && self.headroom_used[slot] == 0 {
+            self.headroom_episodes.push(HeadroomEpisode {
+                port: port as u16,
+                class: class as u8,
+                ended: cx.now,
+                peak: std::mem::take(&mut self.headroom_peak[slot]),
+                size: self.headroom[port],
+            });
+        }
         if self.pausing[port] & (1 << class) == 0 || self.headroom_used[slot] > 0 {
             return;
         }
