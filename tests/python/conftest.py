@@ -10,6 +10,17 @@ from pathlib import Path
 
 import pytest
 
+#: PFC as the DSH paper's static headroom (SIH): PAUSE at the threshold T on the bytes
+#: outside headroom, no hysteresis.
+SIH = {
+    "kind": "pfc",
+    "pause_at": "threshold",
+    "headroom_admission": "threshold",
+    "threshold_counts_arrival": False,
+    "xon_offset": "1B",
+    "xon_floor": "1B",
+}
+
 #: A scenario small enough to simulate in milliseconds: 20 RPC-sized flows on 4 hosts.
 TINY = """\
 [topology]

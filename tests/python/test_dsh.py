@@ -10,19 +10,11 @@ from pathlib import Path
 import pytest
 
 import shoal
+from conftest import SIH
 from shoal import advise
 
 RATE, DELAY_NS, BUFFER, BURST_NS = 100e9, 100, 5_000_000, 100_000
 PACKET = 1036  # RDMA: 1,000 B of payload and 36 B of headers
-#: PFC as the theorem's static headroom: PAUSE at the threshold, no hysteresis.
-SIH = {
-    "kind": "pfc",
-    "pause_at": "threshold",
-    "headroom_admission": "threshold",
-    "threshold_counts_arrival": False,
-    "xon_offset": "1B",
-    "xon_floor": "1B",
-}
 
 
 def first_burst_pause_s(tmp_path: Path, flow_control: dict, n: int, alpha: float) -> float:

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import shoal
-from conftest import run_cli
+from conftest import SIH, run_cli
 from shoal._run import INGRESS_COLUMNS, PFC_COLUMNS, PFC_PORT_COLUMNS
 
 #: Eight RDMA senders at line rate (no congestion control) into host 0 through a 200 KB
@@ -131,16 +131,7 @@ def test_headroom_episodes_peak_at_a_round_trip_of_surplus_arrivals(tmp_path: Pa
             "pool_size": "2MB",
             "reserved": "0B",
             "alpha": 1000,
-            "flow_control": {
-                "kind": "pfc",
-                "pause_at": "threshold",
-                "headroom_admission": "threshold",
-                "threshold_counts_arrival": False,
-                "xon_offset": "1B",
-                "xon_floor": "1B",
-                "alpha": 0.0625,
-                "classes": [3],
-            },
+            "flow_control": {**SIH, "alpha": 0.0625, "classes": [3]},
         },
         "rdma": {"cc": {"kind": "none"}},
         "run": {"stop_time": "200us", "sample_interval": "20ns"},

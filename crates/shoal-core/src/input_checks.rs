@@ -106,36 +106,18 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
     }
     for (path, w) in sc.workload_paths() {
         let pattern = serde_json::to_value(w.pattern).expect("an enum serializes");
-        let used: &[&str] = match w.pattern {
-            Pattern::AllToAll | Pattern::ManyToFew => &[
-                "cdf",
-                "load",
-                "load_on",
-                "arrival",
-                "lognormal_sigma",
-                "flows",
-                "duration",
-                "senders",
-                "receivers",
-                "transport",
-            ],
-            Pattern::Incast => &["senders", "receivers", "receiver", "size", "start", "period", "repeats", "transport"],
-            Pattern::FanIn => &[
-                "size",
-                "fan_in",
-                "load",
-                "load_on",
-                "arrival",
-                "lognormal_sigma",
-                "flows",
-                "duration",
-                "senders",
-                "receivers",
-                "transport",
-            ],
-            Pattern::LongLived => &["senders", "receivers", "receiver", "start", "transport"],
-            Pattern::Udp => &["senders", "receivers", "receiver", "rate", "start", "stop", "pacing"],
-            Pattern::Trace => &["trace", "transport"],
+        // The keys of a load-driven arrival process (all_to_all, many_to_few, fan_in).
+        const ARRIVALS: [&str; 9] =
+            ["load", "load_on", "arrival", "lognormal_sigma", "flows", "duration", "senders", "receivers", "transport"];
+        let used: Vec<&str> = match w.pattern {
+            Pattern::AllToAll | Pattern::ManyToFew => [&["cdf"][..], &ARRIVALS].concat(),
+            Pattern::FanIn => [&["size", "fan_in"][..], &ARRIVALS].concat(),
+            Pattern::Incast => {
+                vec!["senders", "receivers", "receiver", "size", "start", "period", "repeats", "transport"]
+            }
+            Pattern::LongLived => vec!["senders", "receivers", "receiver", "start", "transport"],
+            Pattern::Udp => vec!["senders", "receivers", "receiver", "rate", "start", "stop", "pacing"],
+            Pattern::Trace => vec!["trace", "transport"],
         };
         for key in given(&path) {
             if !["pattern", "priority", "priorities", "extra"].contains(&key.as_str()) && !used.contains(&key.as_str())
@@ -504,6 +486,9 @@ mod tests {
         let w = warnings("[workload]\npattern = \"all_to_all\"\ntrace = \"x.csv\"\nsize = \"1MB\"\n");
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w.iter().any(|m| m.starts_with("workload.trace: has no effect with pattern = \"all_to_all\"")));
+        let w = warnings("[workload]\npattern = \"fan_in\"\ncdf = \"datamining\"\nsize = \"1MB\"\nload = 0.3\n");
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("workload.cdf: has no effect with pattern = \"fan_in\" (it uses size, fan_in, load"));
         let w = warnings("[switch]\ndwrr_quantum = \"18KB\"\n[switch.bcc]\nh = \"6us\"\n");
         assert_eq!(w.len(), 2, "{w:?}");
         // Keys at their defaults, as a resolved scenario writes every key, are not flagged.
