@@ -17,7 +17,8 @@ is a counter added since the base (e.g. a new drop reason) and is not a differen
 
 Each side runs a scenario file as its own commit has it, so a file may move to a new
 spelling of its keys; a scenario the base commit does not have is listed as new and not
-compared. The resolved scenarios (``summary.json``'s ``scenario``, and what
+compared, and so are an experiment's runs that the base does not have (a new scheme or
+axis value). The resolved scenarios (``summary.json``'s ``scenario``, and what
 pairs an experiment's runs) are compared as the working tree reads them: the base's is
 resolved again by the working tree, which reads old spellings as their new keys, so a
 change of the scenario layout passes only if every old scenario means the same.
@@ -246,15 +247,19 @@ def check_experiments(sides: dict[str, Path], out: Path, ignore_events: bool) ->
         for side, python in sides.items():
             reproduce(python, experiment, stores[side])
         runs = {side: runs_by_scenario(stores[side], sides["new"]) for side in sides}
-        same_runs = runs["base"].keys() == runs["new"].keys()
-        problems = [] if same_runs else ["the runs' scenarios differ"]
-        for scenario in runs["new"] if not problems else []:
+        # Runs the experiment gained (a new scheme) are new; runs it lost are a difference.
+        lost = runs["base"].keys() - runs["new"].keys()
+        added = len(runs["new"].keys() - runs["base"].keys())
+        problems = [f"{len(lost)} of the base's runs are not run any more"] if lost else []
+        for scenario in runs["base"] if not problems else []:
             pair = (runs["base"][scenario], runs["new"][scenario])
             problems += [
                 f"{pair[1].name[:8]}: {p}" for p in compare_dirs(*pair, ignore_events, sides["new"])
             ]
         failures += bool(problems)
-        report(not problems, f"reproduce {experiment} --quick ({len(runs['new'])} runs)", problems)
+        what = f"reproduce {experiment} --quick ({len(runs['base'])} runs"
+        what += f"; {added} new runs not in the base)" if added else ")"
+        report(not problems, what, problems)
     return failures
 
 
