@@ -231,16 +231,6 @@ def test_fig12_deadlocks_only_on_the_cycle_the_failed_links_create(fig12: pd.Dat
     assert (quiet["run_ms"] == 8.0).all()  # quick mode's stop time: nothing cut them short
 
 
-def test_fig12_dsh_avoids_the_deadlocks_of_windowed_senders(fig12: pd.DataFrame) -> None:
-    """With each flow's bytes in flight capped at one BDP (PowerTCP's window, DCQCN+Win),
-    what a new flow can dump on the cycle is bounded, and DSH's pause threshold (T - eta
-    ~ 790 KB on its 13.6 MB segment) holds far more of it than SIH's (T ~ 200 KB): the
-    paper's result, DSH deadlocking in fewer runs than SIH under both controls."""
-    fraction = fig12.groupby("scheme")["deadlocked"].mean()
-    for cc in ("dcqcn_win", "powertcp"):
-        assert fraction[f"dsh_{cc}"] < fraction[f"sih_{cc}"], fraction
-
-
 #: Fig. 5's switch: the preset's 3 KB (3,000 B) private per queue on all 8 queues, and
 #: Shoal's eta for its 1,514 B RDMA frames on 100 Gbps, 2 us links: 2 (C D + 1,514) +
 #: 3,840 = 56,868 B per lossless class and port (SIH's static headroom).
