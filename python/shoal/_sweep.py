@@ -667,7 +667,8 @@ def sweep(
     Returns:
         A DataFrame with the axis columns (``scheme``, each axis key, ``seed``), then
         ``key status cached error wall_time_s peak_rss_mb`` (the run's wall time and
-        its worker's peak resident memory while it ran) and the headline metrics of
+        its worker's peak resident memory while it ran, which includes what an earlier
+        run in the same worker left allocated) and the headline metrics of
         :func:`shoal.store.flatten_summary`. ``df.attrs["axes"]`` lists the axis columns,
         ``df.attrs["store"]`` the store path.
 
