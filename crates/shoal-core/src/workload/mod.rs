@@ -199,6 +199,15 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
         let tor = host_tor(net);
         for &r in &receivers {
             let outside = senders.iter().filter(|&&s| tor[s as usize] != tor[r as usize]).count();
+            if outside == 0 {
+                return Err(ScenarioError::new(
+                    key("fan_in"),
+                    format!(
+                        "receiver {r} has no sender outside its rack (a fan-in's senders are in other racks; \
+                         accepted: a topology with several racks, leaf_spine, fat_tree or dumbbell, and senders in them)"
+                    ),
+                ));
+            }
             if outside < w.fan_in as usize {
                 return Err(ScenarioError::new(
                     key("fan_in"),
@@ -573,6 +582,12 @@ mod tests {
         let e = generate(&sc, &net).unwrap_err();
         assert_eq!(e.path, "workload.fan_in");
         assert!(e.message.contains("only 24"), "{}", e.message);
+        // A star is one rack: no sender is ever outside it.
+        let mut star = Scenario::default();
+        star.workload.pattern = Pattern::FanIn;
+        let net = crate::net::build(&star.topology).unwrap();
+        let e = generate(&star, &net).unwrap_err();
+        assert!(e.message.contains("no sender outside its rack"), "{}", e.message);
     }
 
     #[test]
