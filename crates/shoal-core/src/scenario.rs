@@ -1278,7 +1278,7 @@ impl Workload {
             return err("priority", format!("{} is not accepted (accepted: 0 to 63)", self.priority));
         }
         if let Some(p) = self.priorities.iter().find(|&&p| p >= 64) {
-            return err("priorities", format!("{p} is not accepted (accepted: classes 0 to 63)"));
+            return Err(ScenarioError::not_accepted(path, "priorities", p, "classes 0 to 63"));
         }
         if !self.priorities.is_empty() && self.priority != 0 {
             return err(
@@ -1299,7 +1299,7 @@ impl Workload {
                 return err("size", "must be positive".into());
             }
             if self.fan_in == 0 {
-                return err("fan_in", "0 is not accepted (accepted: 1 or more senders per round)".into());
+                return Err(ScenarioError::not_accepted(path, "fan_in", 0, "1 or more senders per round"));
             }
         }
         match self.pattern {

@@ -151,12 +151,21 @@ pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, Scena
 struct Plan {
     senders: Vec<u32>,
     receivers: Vec<u32>,
-    /// The flow sizes (none for `fan_in`, whose flows are all `size`).
-    cdf: Option<FlowSizeCdf>,
+    /// What one arrival brings.
+    arrival: ArrivalFlows,
     /// Arrivals (flows, or `fan_in` rounds) per second.
     arrivals_per_s: f64,
     /// The number of flows (expected, for a duration-limited arrival process).
     flows: f64,
+}
+
+/// What one arrival of a load-driven workload brings.
+enum ArrivalFlows {
+    /// One flow between a random sender and receiver, its size drawn from the CDF.
+    One(FlowSizeCdf),
+    /// A fan-in round: `fan_in` flows of `size` to one random receiver, from senders
+    /// drawn among those outside its rack (`outside[i]` for `receivers[i]`).
+    FanIn { outside: Vec<Vec<u32>> },
 }
 
 /// The flow count a workload will generate (expected, for a duration), without
@@ -195,10 +204,13 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
         return Err(ScenarioError::new(key("receivers"), "the only receiver is the only sender"));
     }
     let fan_in = w.pattern == Pattern::FanIn;
-    let (cdf, flows_per_arrival, mean_bits) = if fan_in {
+    let (arrival, flows_per_arrival, mean_bits) = if fan_in {
         let tor = host_tor(net);
-        for &r in &receivers {
-            let outside = senders.iter().filter(|&&s| tor[s as usize] != tor[r as usize]).count();
+        let rack = |h: u32| tor[h as usize];
+        let outside: Vec<Vec<u32>> =
+            receivers.iter().map(|&r| senders.iter().copied().filter(|&s| rack(s) != rack(r)).collect()).collect();
+        for (&r, outside) in receivers.iter().zip(&outside) {
+            let outside = outside.len();
             if outside == 0 {
                 return Err(ScenarioError::new(
                     key("fan_in"),
@@ -219,11 +231,11 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
                 ));
             }
         }
-        (None, w.fan_in as f64, w.fan_in as f64 * w.size.0 as f64 * 8.0)
+        (ArrivalFlows::FanIn { outside }, w.fan_in as f64, w.fan_in as f64 * w.size.0 as f64 * 8.0)
     } else {
         let cdf = load_cdf(&w.cdf, &key("cdf"))?;
         let mean_bits = cdf.mean() * 8.0;
-        (Some(cdf), 1.0, mean_bits)
+        (ArrivalFlows::One(cdf), 1.0, mean_bits)
     };
     let capacity_bps = match w.load_on {
         LoadOn::Access => {
@@ -276,7 +288,7 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
             ),
         ));
     }
-    Ok(Plan { senders, receivers, cdf, arrivals_per_s, flows: expected })
+    Ok(Plan { senders, receivers, arrival, arrivals_per_s, flows: expected })
 }
 
 /// The flow count of an incast, long-lived or UDP workload with `senders` senders: one
@@ -325,7 +337,7 @@ fn generate_one(
     };
     match w.pattern {
         Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => {
-            let Plan { senders, receivers, cdf, arrivals_per_s, .. } = plan_arrivals(net, w, path)?;
+            let Plan { senders, receivers, arrival, arrivals_per_s, .. } = plan_arrivals(net, w, path)?;
             let mean_gap_s = 1.0 / arrivals_per_s;
             let mut arrivals = stream(seed, "workload.arrivals", index);
             let mut sizes = stream(seed, "workload.sizes", index);
@@ -345,18 +357,6 @@ fn generate_one(
             let mut out = Vec::new();
             let mut t_s = 0.0f64;
             let limit = w.duration.map(|d| d.0);
-            // Fan-in: the senders outside each receiver's rack.
-            let outside: Vec<Vec<u32>> = match cdf {
-                Some(_) => Vec::new(),
-                None => {
-                    let tor = host_tor(net);
-                    let rack = |h: u32| tor[h as usize];
-                    receivers
-                        .iter()
-                        .map(|&r| senders.iter().copied().filter(|&s| rack(s) != rack(r)).collect())
-                        .collect()
-                }
-            };
             let mut round = 0u64;
             loop {
                 t_s += gap(&mut arrivals);
@@ -368,15 +368,18 @@ fn generate_one(
                     None if out.len() as u64 >= w.flows => break,
                     _ => {}
                 }
-                let Some(cdf) = &cdf else {
-                    let i = pairs.gen_range(0..receivers.len());
-                    let chosen = rand::seq::index::sample(&mut pairs, outside[i].len(), w.fan_in as usize);
-                    for s in chosen {
-                        let f = flow(outside[i][s], receivers[i], w.size.0, start, FlowKind::of(w));
-                        out.push(FlowSpec { query: Some(round), ..f });
+                let cdf = match &arrival {
+                    ArrivalFlows::One(cdf) => cdf,
+                    ArrivalFlows::FanIn { outside } => {
+                        let i = pairs.gen_range(0..receivers.len());
+                        let chosen = rand::seq::index::sample(&mut pairs, outside[i].len(), w.fan_in as usize);
+                        for s in chosen {
+                            let f = flow(outside[i][s], receivers[i], w.size.0, start, FlowKind::of(w));
+                            out.push(FlowSpec { query: Some(round), ..f });
+                        }
+                        round += 1;
+                        continue;
                     }
-                    round += 1;
-                    continue;
                 };
                 let src = senders[pairs.gen_range(0..senders.len())];
                 let dst = loop {

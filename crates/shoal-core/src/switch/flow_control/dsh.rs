@@ -150,12 +150,7 @@ impl Scheme for Dsh {
     fn validate(cfg: &DshConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
         check_pausing_keys(path, "DSH", &cfg.classes, cfg.alpha, cfg.frame_size, cfg.deadlock_after, sc)?;
         if cfg.lossless_queues == 0 || cfg.lossless_queues as usize > CLASSES {
-            return Err(ScenarioError::not_accepted(
-                path,
-                "lossless_queues",
-                cfg.lossless_queues.to_string(),
-                "1 to 8",
-            ));
+            return Err(ScenarioError::not_accepted(path, "lossless_queues", cfg.lossless_queues, "1 to 8"));
         }
         if cfg.headroom == HeadroomRule::Size(Bytes(0)) && !cfg.classes.is_empty() {
             return Err(ScenarioError::not_accepted(
