@@ -57,11 +57,16 @@ def test_theorem_reproduces_the_papers_numbers() -> None:
     assert dsh / sih == pytest.approx(4.0, abs=0.1)
 
 
+def quick_runs(exp_id: str, store: Path, jobs: int = 1) -> pd.DataFrame:
+    """The runs table of ``exp_id``'s quick mode run into ``store``, every run ok."""
+    runs = reproduce(exp_id, mode="quick", store=store, jobs=jobs, progress=False).runs
+    assert (runs["status"] == "ok").all()
+    return runs
+
+
 @pytest.fixture(scope="module")
 def fig11(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
-    store = tmp_path_factory.mktemp("fig11")
-    result = reproduce("dsh/fig11", mode="quick", store=store, jobs=1, progress=False)
-    return result.runs
+    return quick_runs("dsh/fig11", tmp_path_factory.mktemp("fig11"))
 
 
 def test_fig11_first_pause_burst_is_the_theorems(fig11: pd.DataFrame) -> None:
@@ -143,10 +148,7 @@ def test_every_run_resolves(exp_id: str, mode: str) -> None:
 
 @pytest.fixture(scope="module")
 def fig13(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
-    store = tmp_path_factory.mktemp("fig13")
-    runs = reproduce("dsh/fig13", mode="quick", store=store, jobs=1, progress=False).runs
-    assert (runs["status"] == "ok").all()
-    return runs.set_index("scheme")
+    return quick_runs("dsh/fig13", tmp_path_factory.mktemp("fig13")).set_index("scheme")
 
 
 def test_fig13_an_innocent_flow_stops_exactly_when_its_link_is_paused(
@@ -196,10 +198,7 @@ def test_fig13_analysis_needs_a_dumbbell(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def fig12(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
-    store = tmp_path_factory.mktemp("fig12")
-    runs = reproduce("dsh/fig12", mode="quick", store=store, jobs=1, progress=False).runs
-    assert (runs["status"] == "ok").all()
-    return runs
+    return quick_runs("dsh/fig12", tmp_path_factory.mktemp("fig12"))
 
 
 #: Switch indices on the 4-leaf, 2-spine fabric: leaves 0-3, then spines 4 (S0), 5 (S1).
@@ -253,10 +252,7 @@ def test_fig5_the_papers_14mb_leaves_sih_a_small_positive_pool() -> None:
 
 @pytest.fixture(scope="module")
 def fig5(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
-    store = tmp_path_factory.mktemp("fig5")
-    runs = reproduce("dsh/fig5", mode="quick", store=store, jobs=1, progress=False).runs
-    assert (runs["status"] == "ok").all()
-    return runs.sort_values("buffer_mb")
+    return quick_runs("dsh/fig5", tmp_path_factory.mktemp("fig5")).sort_values("buffer_mb")
 
 
 def test_fig5_pool_is_buffer_minus_reserves_and_headroom_and_pauses_fall(
@@ -294,9 +290,7 @@ def _flows(store: Path, key: str) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def fig14(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, Path]:
     store = tmp_path_factory.mktemp("fig14")
-    runs = reproduce("dsh/fig14", mode="quick", store=store, jobs=2, progress=False).runs
-    assert (runs["status"] == "ok").all()
-    return runs, store
+    return quick_runs("dsh/fig14", store, jobs=2), store
 
 
 def test_fig14_workload_is_the_papers_two_kinds_of_traffic(

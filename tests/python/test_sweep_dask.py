@@ -129,31 +129,26 @@ def test_sweep_on_a_dask_cluster(scheduler: str, tmp_path: Path) -> None:
     assert again["cached"].all()
 
 
+def _shoal(cwd: Path, *args: object, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """The ``shoal`` CLI in a subprocess, run in ``cwd``, without colours."""
+    return subprocess.run(
+        [sys.executable, "-m", "shoal", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ, NO_COLOR="1", COLUMNS="200"),
+    )
+
+
 def test_cli_sweep_with_cluster_option(scheduler: str, tmp_path: Path) -> None:
     spec = tmp_path / "s.toml"
     spec.write_text(
         "[scenario.topology]\nhosts = 8\n[scenario.workload]\nflows = 10\n"
         '[axes]\n"workload.load" = [0.3, 0.5]\nseeds = [1, 2]\n'
     )
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "shoal",
-            "sweep",
-            str(spec),
-            "--cluster",
-            scheduler,
-            "--store",
-            "st",
-            "-q",
-            "--no-report",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=dict(os.environ, NO_COLOR="1", COLUMNS="120"),
+    proc = _shoal(
+        tmp_path, "sweep", spec, "--cluster", scheduler, "--store", "st", "-q", "--no-report"
     )
     assert proc.returncode == 0, proc.stderr
     assert "4 runs: 4 ok" in proc.stdout
@@ -163,14 +158,8 @@ def test_reproduce_on_a_dask_cluster(scheduler: str, tmp_path: Path) -> None:
     """``shoal reproduce --cluster`` runs a paper experiment's sweep on the cluster: the
     same runs (keys) and numbers as on the local pool, and each run's wall time and
     peak memory recorded."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "shoal", "reproduce", "dsh/fig14", "--cluster", scheduler]
-        + ["--store", "st"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=dict(os.environ, NO_COLOR="1", COLUMNS="200"),
+    proc = _shoal(
+        tmp_path, "reproduce", "dsh/fig14", "--cluster", scheduler, "--store", "st", timeout=600
     )
     assert proc.returncode == 0, proc.stderr
     assert "Shoal vs paper: dsh/fig14 (quick)" in proc.stdout
