@@ -47,6 +47,23 @@ MiB = 2**20
 BUFFER = 16 * MiB
 
 
+def _summary(run_dir: Path) -> dict[str, Any]:
+    """A run's ``summary.json``."""
+    import json
+
+    return json.loads((run_dir / "summary.json").read_text())
+
+
+def _pause_columns(summary: dict[str, Any]) -> dict[str, float]:
+    """A run's PAUSE frames sent (``pauses``) and paused time summed over port classes
+    (``paused_ms``), from its summary."""
+    pfc = summary.get("pfc") or {}
+    return {
+        "pauses": float(pfc.get("pause_frames_sent", 0)),
+        "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
+    }
+
+
 def first_pause_theorem(
     *,
     shared: float,
@@ -347,11 +364,9 @@ def deadlock_onset(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataF
     deadlock's onset or none, per scheme the fraction of runs that deadlocked, and for a
     DSH scheme ``<sih scheme's fraction> - <its own>`` (the scheme named with ``dsh``
     replaced by ``sih``), the paper's "avoids" in points."""
-    import json
-
     extra: dict[Any, dict[str, Any]] = {}
     for i, _, run_dir, _ in ok_runs(runs, store):
-        summary = json.loads((run_dir / "summary.json").read_text())
+        summary = _summary(run_dir)
         found = (summary.get("pfc") or {}).get("deadlocks") or []
         first = min(found, key=lambda d: d["onset_ns"]) if found else None
         extra[i] = {
@@ -405,16 +420,13 @@ def onset_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
 
 
 def _fig5_run(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
-    import json
-
-    summary = json.loads((run_dir / "summary.json").read_text())
+    summary = _summary(run_dir)
     fct = summary["fct"]
     topo = scenario["topology"]
     # The leaves' pool (the first switches, all the same): the quick fabric's spines
     # have fewer ports, so theirs is larger and not the one the buffer scaling matches.
     leaf = next(p for p in summary["pools"] if p["switch"] == 0)
     leaf_ports = topo["hosts_per_leaf"] + topo["spines"]
-    pfc = summary.get("pfc") or {}
 
     def avg_us(bucket: str) -> float | None:
         part = fct.get(bucket) or {}
@@ -430,8 +442,7 @@ def _fig5_run(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
         "medium_avg_fct_us": avg_us("medium"),
         "large_avg_fct_us": avg_us("large"),
         "flows_finished": float(fct["all"]["count"]),
-        "pauses": float(pfc.get("pause_frames_sent", 0)),
-        "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
+        **_pause_columns(summary),
     }
 
 
@@ -501,24 +512,22 @@ def _utilization(run_dir: Path) -> pd.Series:
 
 def headroom_utilization(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Fig. 6's columns per run (see the experiment's description)."""
-    import json
-
     extra: dict[Any, dict[str, Any]] = {}
     for i, _, run_dir, scenario in ok_runs(runs, store):
         util = _utilization(run_dir)
-        pfc = json.loads((run_dir / "summary.json").read_text()).get("pfc") or {}
-        p99 = float(util.quantile(0.99)) if len(util) else None
         classes = len(scenario["switch"]["flow_control"]["classes"])
+        used = len(util) > 0  # else no headroom was used: no utilization to give
+        p50 = float(util.median()) if used else None
+        p99 = float(util.quantile(0.99)) if used else None
         extra[i] = {
             "episodes": float(len(util)),
-            "port_util_p50": float(util.median()) / classes if len(util) else None,
+            "port_util_p50": p50 / classes if p50 is not None else None,
             "port_util_p99": p99 / classes if p99 is not None else None,
-            "util_p50": float(util.median()) if len(util) else None,
+            "util_p50": p50,
             "util_p99": p99,
-            "util_max": float(util.max()) if len(util) else None,
-            "unused_p99": None if p99 is None else 1 - p99,
-            "pauses": float(pfc.get("pause_frames_sent", 0)),
-            "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
+            "util_max": float(util.max()) if used else None,
+            "unused_p99": 1 - p99 if p99 is not None else None,
+            **_pause_columns(_summary(run_dir)),
         }
     return join_columns(runs, extra)
 
@@ -552,12 +561,9 @@ def utilization_figure(runs: pd.DataFrame, store: Path, *, title: str | None = N
 def _background_and_fan_in(run_dir: Path) -> dict[str, Any]:
     """A run's average FCT of its background flows and of its fan-in flows (those that
     answer a round: ``query`` >= 0), and its PAUSE count and paused time."""
-    import json
-
     flows = pd.read_parquet(run_dir / "flows.parquet", columns=["query", "fct_ns"])
     done = flows[flows["fct_ns"].notna()]
     fan_in = done["query"] >= 0
-    pfc = json.loads((run_dir / "summary.json").read_text()).get("pfc") or {}
 
     def avg_us(part: pd.DataFrame) -> float | None:
         return float(part["fct_ns"].mean()) / 1e3 if len(part) else None
@@ -568,8 +574,7 @@ def _background_and_fan_in(run_dir: Path) -> dict[str, Any]:
         "bg_flows": float((~fan_in).sum()),
         "fanin_flows": float(fan_in.sum()),
         "unfinished": float(len(flows) - len(done)),
-        "pauses": float(pfc.get("pause_frames_sent", 0)),
-        "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
+        **_pause_columns(_summary(run_dir)),
     }
 
 
