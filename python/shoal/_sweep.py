@@ -77,7 +77,7 @@ from shoal._core import ScenarioError
 from shoal._run import ShoalWarning
 from shoal._scenario import _plain, _resolve_paths, apply_overrides, load_scenario, read_toml
 from shoal._worker import run_pool, simulate
-from shoal.store import Store, check_store_path, is_store, now_iso, run_key
+from shoal.store import RUN_META, Store, check_store_path, is_store, now_iso, run_key
 
 __all__ = [
     "SweepError",
@@ -814,7 +814,7 @@ def sweep_table(store: str | os.PathLike[str] | Store, name: str | None = None) 
     db = store if isinstance(store, Store) else Store(store)
     if not db.sweeps() and name is None:
         frame = db.runs()
-        meta_cols = {"key", "status", "error", "wall_time_s", "peak_rss_mb", "finished_at"}
+        meta_cols = {"key", *RUN_META}
         first_metric = next((c for c in frame.columns if c.startswith("small_")), None)
         axes = []
         for column in frame.columns:

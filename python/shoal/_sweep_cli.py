@@ -265,6 +265,8 @@ def _stores() -> pd.DataFrame:
 
 def _listing(frame: pd.DataFrame, failed: bool) -> pd.DataFrame:
     """The columns of ``results list``: with ``failed``, failed runs and their errors."""
+    from shoal.store import RUN_META
+
     if failed:
         frame = frame[frame["status"] != "ok"]
         cols = [
@@ -278,7 +280,7 @@ def _listing(frame: pd.DataFrame, failed: bool) -> pd.DataFrame:
             "error",
         ]
     else:
-        meta = {"key", "status", "error", "wall_time_s", "peak_rss_mb", "finished_at", "cached"}
+        meta = {"key", "cached", *RUN_META}
         params = [c for c in frame.columns if c not in meta and not _is_metric(c)]
         headline = [c for c in _HEADLINE if c in frame]
         cols = ["key", "status", *params, *headline, "wall_time_s", "peak_rss_mb"]

@@ -47,7 +47,8 @@ _PR_SET_PDEATHSIG = 1
 
 def _reset_peak_rss() -> None:
     """Start this process's peak resident set over (Linux: ``clear_refs`` 5), so that
-    the peak after a run is that run's, not an earlier one's in the same worker."""
+    the peak after a run is not an earlier run's peak in the same worker (memory an
+    earlier run left allocated still counts)."""
     with contextlib.suppress(OSError):
         Path("/proc/self/clear_refs").write_text("5")
 

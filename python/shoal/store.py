@@ -70,10 +70,14 @@ __all__ = [
     "check_store_path",
     "run_key",
     "RUN_FILES",
+    "RUN_META",
 ]
 
 #: The status of a run whose files cannot be read back (see :meth:`Store.status`).
 CORRUPT = "corrupt"
+#: The columns of :meth:`Store.runs` that describe a run itself (from its meta.json), not
+#: its parameters or its metrics.
+RUN_META = ("status", "error", "wall_time_s", "peak_rss_mb", "finished_at")
 #: Files a finished run directory may hold (besides meta.json).
 RUN_FILES = (
     "flows.parquet",
@@ -466,14 +470,7 @@ class Store:
             meta = self.meta(key)
             if meta is None:
                 continue
-            row: dict[str, Any] = {
-                "key": key,
-                "status": meta.get("status"),
-                "error": meta.get("error"),
-                "wall_time_s": meta.get("wall_time_s"),
-                "peak_rss_mb": meta.get("peak_rss_mb"),
-                "finished_at": meta.get("finished_at"),
-            }
+            row: dict[str, Any] = {"key": key, **{c: meta.get(c) for c in RUN_META}}
             params = meta.get("params")
             row.update(params if isinstance(params, Mapping) else {})
             rows.append(self.with_metrics(row))
