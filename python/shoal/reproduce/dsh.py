@@ -1,9 +1,9 @@
-"""Analyses of the DSH paper's experiments (``dsh/fig5``, ``dsh/fig11``, ``dsh/fig4``,
-``dsh/fig12``, ``dsh/fig13``): PFC avoidance against DSH's Theorems 1 and 2, the headroom
-trend of Broadcom's chips from Eq. 1 and Eq. 3 (the advisor's chip presets; no
-simulation), the FCT against the buffer size under static headroom, deadlock onsets on a
-fabric with a cyclic buffer dependency, and an innocent flow's throughput behind a paused
-link."""
+"""Analyses of the DSH paper's experiments (``dsh/fig4`` to ``dsh/fig15``): PFC
+avoidance against DSH's Theorems 1 and 2, the headroom trend of Broadcom's chips from
+Eq. 1 and Eq. 3 (the advisor's chip presets; no simulation), the FCT against the buffer
+size under static headroom, the headroom's utilization at its local maxima, deadlock
+onsets on a fabric with a cyclic buffer dependency, an innocent flow's throughput behind
+a paused link, and background and fan-in FCT under DSH against static headroom."""
 
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ __all__ = [
 MiB = 2**20
 #: The paper's Tomahawk buffer (section V-A): Fig. 11's burst sizes are fractions of it.
 BUFFER = 16 * MiB
+#: How the figures' panels name the congestion controls of the scheme names.
+CC_NAMES = {"dcqcn": "DCQCN", "powertcp": "PowerTCP"}
 
 
 def _summary(run_dir: Path) -> dict[str, Any]:
@@ -346,7 +348,7 @@ def f0_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> A
             for label, series in lines:
                 style = "--" if label == "DSH" else "-"  # SIH visible where they coincide
                 ax.plot(series["t_us"], series["gbps"], style, label=label, lw=1)
-            ax.set_title({"dcqcn": "DCQCN", "powertcp": "PowerTCP"}.get(cc, cc))
+            ax.set_title(CC_NAMES.get(cc, cc))
             ax.set_xlabel("time from the burst (us)")
             ax.set_ylim(0, 105)
             ax.legend(frameon=False, fontsize="small")
@@ -647,7 +649,7 @@ def fct_vs_sih_figure(
                 if mean.index.dtype == object:
                     ax.set_xticks(ticks, [str(t) for t in mean.index], rotation=20)
             ax.axhline(1.0, color="0.6", lw=0.8)
-            ax.set_title({"dcqcn": "DCQCN", "powertcp": "PowerTCP"}.get(str(name), str(name)))
+            ax.set_title(CC_NAMES.get(str(name), str(name)))
             ax.set_xlabel(xlabel or x)
             ax.legend(frameon=False, fontsize="small")
         axes[0].set_ylabel("average FCT, DSH / SIH")
