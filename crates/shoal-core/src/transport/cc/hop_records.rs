@@ -2,11 +2,25 @@
 //! one record per hop, against which the next ACK's records measure each hop.
 
 use crate::net::{IntFormat, IntHop, WIRE_HOP_SLOTS};
+use crate::scenario::ScenarioError;
 use crate::sim::Ps;
+use crate::units::Rate;
 
 /// The most hops whose records a controller keeps: the reference's stack (a longer one
 /// makes it skip the update, as the reference does for `nhop > maxHop`).
 pub const HOPS: usize = WIRE_HOP_SLOTS as usize;
+
+/// Checks the keys both controllers steer by: the target utilization `eta` in (0, 1] and
+/// a positive rate floor `min_rate`.
+pub fn check_target(path: &str, eta: f64, min_rate: Rate) -> Result<(), ScenarioError> {
+    if !(eta > 0.0 && eta <= 1.0) {
+        return Err(ScenarioError::not_accepted(path, "eta", eta, "0 < eta <= 1"));
+    }
+    if min_rate.0 == 0 {
+        return Err(ScenarioError::not_accepted(path, "min_rate", "0", "a positive rate"));
+    }
+    Ok(())
+}
 
 /// The record of each hop at the previous ACK, written in `format`.
 pub struct HopRecords {

@@ -11,7 +11,7 @@
 //! use 0 (`mix/config.txt`, `run.py --mi 0`), ns3-datacenter's example configurations 5
 //! (`MI_THRESH 5`, `examples/PowerTCP/config-burst.txt:37`). Both are `max_stage`.
 
-use super::hop_records::{ewma, HopRecords, HOPS};
+use super::hop_records::{check_target, ewma, HopRecords, HOPS};
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::net::IntHop;
 use crate::registry::Scheme;
@@ -100,13 +100,7 @@ impl Scheme for Hpcc {
     }
 
     fn validate(cfg: &HpccConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
-        if !(cfg.eta > 0.0 && cfg.eta <= 1.0) {
-            return Err(ScenarioError::not_accepted(path, "eta", cfg.eta.to_string(), "0 < eta <= 1"));
-        }
-        if cfg.min_rate.0 == 0 {
-            return Err(ScenarioError::not_accepted(path, "min_rate", "0", "a positive rate"));
-        }
-        Ok(())
+        check_target(path, cfg.eta, cfg.min_rate)
     }
 }
 

@@ -13,7 +13,7 @@
 //! update reads stale heap contents; zeroes are what a fresh allocation holds and what
 //! the change evidently means (validation/README.md, "HPCC and PowerTCP with INT").
 
-use super::hop_records::{ewma, HopRecords, HOPS};
+use super::hop_records::{check_target, ewma, HopRecords, HOPS};
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::net::IntHop;
 use crate::registry::Scheme;
@@ -122,13 +122,7 @@ impl Scheme for PowerTcp {
         if cfg.gamma.get() == 0.0 {
             return Err(ScenarioError::not_accepted(path, "gamma", "0", "0 < gamma <= 1"));
         }
-        if !(cfg.eta > 0.0 && cfg.eta <= 1.0) {
-            return Err(ScenarioError::not_accepted(path, "eta", cfg.eta.to_string(), "0 < eta <= 1"));
-        }
-        if cfg.min_rate.0 == 0 {
-            return Err(ScenarioError::not_accepted(path, "min_rate", "0", "a positive rate"));
-        }
-        Ok(())
+        check_target(path, cfg.eta, cfg.min_rate)
     }
 }
 
