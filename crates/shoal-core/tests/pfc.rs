@@ -355,6 +355,19 @@ fn the_lossless_promise_holds_under_dsh_on_a_star() {
     lossless_promise_under("star, DSH", "kind = \"star\"\nhosts = 65", "ports_per_pool = 65", "kind = \"dsh\"");
 }
 
+/// Flows hashed over queues 1-3 (stochastic fair queueing): each class's packets share
+/// every one of them, so a pause of one class must hold all three at the switch it
+/// reaches (a leaf-spine: switches pause switches).
+#[test]
+fn the_lossless_promise_holds_with_flows_hashed_to_queues() {
+    lossless_promise_under(
+        "leaf-spine, flow_hash",
+        "kind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 17\nuplink_rate = \"100Gbps\"",
+        "classifier = { kind = \"flow_hash\", first_queue = 1 }",
+        "kind = \"pfc\"",
+    );
+}
+
 #[test]
 fn the_lossless_promise_holds_on_a_fat_tree() {
     lossless_promise("fat tree", "kind = \"fat_tree\"\nk = 8\nuplink_rate = \"100Gbps\"");

@@ -212,8 +212,7 @@ impl Switch {
         let mut class_queues = [0u64; CLASSES];
         if queues <= 64 {
             for priority in 0..=u8::MAX {
-                let q = classify.queue(&Packet::template(0, 0, 0, priority), queues);
-                class_queues[class_of(priority) as usize] |= 1 << q;
+                class_queues[class_of(priority) as usize] |= classify.queues_of_priority(priority, queues);
             }
         }
         Switch {
