@@ -4,7 +4,7 @@
 //! topology or workload pattern, and plain numbers that are almost surely a unit mistake
 //! (`link_delay = 10` is 10 ps).
 
-use crate::scenario::{Pattern, Probability, Scenario, ScenarioError, TopologyKind, Warnings};
+use crate::scenario::{FanInSizes, Pattern, Probability, Scenario, ScenarioError, TopologyKind, Warnings};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -111,7 +111,10 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
             ["load", "load_on", "arrival", "lognormal_sigma", "flows", "duration", "senders", "receivers", "transport"];
         let used: Vec<&str> = match w.pattern {
             Pattern::AllToAll | Pattern::ManyToFew => [&["cdf"][..], &ARRIVALS].concat(),
-            Pattern::FanIn => [&["size", "fan_in"][..], &ARRIVALS].concat(),
+            Pattern::FanIn => {
+                let size = if w.fan_in_sizes == FanInSizes::Cdf { "cdf" } else { "size" };
+                [&[size, "fan_in", "fan_in_max", "fan_in_sizes"][..], &ARRIVALS].concat()
+            }
             Pattern::Incast => {
                 vec!["senders", "receivers", "receiver", "size", "start", "period", "repeats", "transport"]
             }
@@ -488,7 +491,12 @@ mod tests {
         assert!(w.iter().any(|m| m.starts_with("workload.trace: has no effect with pattern = \"all_to_all\"")));
         let w = warnings("[workload]\npattern = \"fan_in\"\ncdf = \"datamining\"\nsize = \"1MB\"\nload = 0.3\n");
         assert_eq!(w.len(), 1, "{w:?}");
-        assert!(w[0].starts_with("workload.cdf: has no effect with pattern = \"fan_in\" (it uses size, fan_in, load"));
+        assert!(w[0].starts_with("workload.cdf: has no effect with pattern = \"fan_in\" (it uses size, fan_in,"));
+        let w = warnings(
+            "[workload]\npattern = \"fan_in\"\nfan_in_sizes = \"cdf\"\ncdf = \"datamining\"\nsize = \"1MB\"\n",
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].starts_with("workload.size: has no effect with pattern = \"fan_in\" (it uses cdf, fan_in,"));
         let w = warnings("[switch]\ndwrr_quantum = \"18KB\"\n[switch.bcc]\nh = \"6us\"\n");
         assert_eq!(w.len(), 2, "{w:?}");
         // Keys at their defaults, as a resolved scenario writes every key, are not flagged.

@@ -809,6 +809,17 @@ pub enum Arrival {
     Lognormal,
 }
 
+/// What each sender of a fan-in round sends (`workload.fan_in_sizes`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FanInSizes {
+    /// `size` bytes, every sender alike.
+    #[default]
+    Size,
+    /// A size drawn from `cdf` for each sender.
+    Cdf,
+}
+
 /// A set of host indices: "0-23,30" or a list of indices and ranges.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(untagged, expecting = "a set of hosts: a string such as \"0-23,30\", or a list such as [0, \"4-7\"]")]
@@ -897,6 +908,11 @@ pub struct Workload {
     /// its default, so that the run keys of the other patterns do not depend on it.
     #[serde(skip_serializing_if = "is_default_fan_in")]
     pub fan_in: u32,
+    /// With it, each round's fan-in is drawn uniformly from `fan_in` to this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fan_in_max: Option<u32>,
+    #[serde(skip_serializing_if = "is_fixed_size")]
+    pub fan_in_sizes: FanInSizes,
     pub rate: Rate,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<Time>,
@@ -919,6 +935,10 @@ fn is_default_fan_in(fan_in: &u32) -> bool {
     *fan_in == DEFAULT_FAN_IN
 }
 
+fn is_fixed_size(sizes: &FanInSizes) -> bool {
+    *sizes == FanInSizes::Size
+}
+
 impl Default for Workload {
     fn default() -> Self {
         Workload {
@@ -938,6 +958,8 @@ impl Default for Workload {
             period: None,
             repeats: 1,
             fan_in: DEFAULT_FAN_IN,
+            fan_in_max: None,
+            fan_in_sizes: FanInSizes::Size,
             rate: Rate(10_000_000_000),
             stop: None,
             pacing: Pacing::Host,
@@ -1301,6 +1323,16 @@ impl Workload {
             if self.fan_in == 0 {
                 return Err(ScenarioError::not_accepted(path, "fan_in", 0, "1 or more senders per round"));
             }
+            if let Some(max) = self.fan_in_max {
+                if max < self.fan_in {
+                    return Err(ScenarioError::not_accepted(
+                        path,
+                        "fan_in_max",
+                        max,
+                        &format!("at least fan_in = {}", self.fan_in),
+                    ));
+                }
+            }
         }
         match self.pattern {
             Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => {
@@ -1411,6 +1443,9 @@ mod tests {
         assert_eq!((e.path.as_str(), e.message.contains("priority = 2")), ("workload.priorities", true));
         let e = check("[workload]\npattern = \"fan_in\"\nfan_in = 0\n");
         assert_eq!(e.path, "workload.fan_in");
+        let e = check("[workload]\npattern = \"fan_in\"\nfan_in = 4\nfan_in_max = 3\n");
+        assert_eq!(e.path, "workload.fan_in_max");
+        assert_eq!(e.message, "3 is not accepted (accepted: at least fan_in = 4)");
     }
 
     #[test]

@@ -9,7 +9,9 @@ pub use trace::read_trace;
 
 use crate::files::read_regular_file;
 use crate::net::{LinkSpec, NetworkSpec, NodeId};
-use crate::scenario::{Arrival, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Scenario, ScenarioError, Workload};
+use crate::scenario::{
+    Arrival, FanInSizes, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Scenario, ScenarioError, Workload,
+};
 use crate::sim::{stream, Ps, Rng, PS_PER_S, TIME_LIMIT};
 use crate::units::MAX_TIME;
 use rand::Rng as _;
@@ -163,9 +165,10 @@ struct Plan {
 enum ArrivalFlows {
     /// One flow between a random sender and receiver, its size drawn from the CDF.
     One(FlowSizeCdf),
-    /// A fan-in round: `fan_in` flows of `size` to one random receiver, from senders
-    /// drawn among those outside its rack (`outside[i]` for `receivers[i]`).
-    FanIn { outside: Vec<Vec<u32>> },
+    /// A fan-in round: `fan_in` flows (or a number drawn from `fan_in..=fan_in_max`) to
+    /// one random receiver, from senders drawn among those outside its rack (`outside[i]`
+    /// for `receivers[i]`), each of `size` or, with `sizes`, of a size drawn from it.
+    FanIn { outside: Vec<Vec<u32>>, sizes: Option<FlowSizeCdf> },
 }
 
 /// The flow count a workload will generate (expected, for a duration), without
@@ -220,18 +223,30 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
                     ),
                 ));
             }
-            if outside < w.fan_in as usize {
+            let (most, most_key) = match w.fan_in_max {
+                Some(max) => (max, "fan_in_max"),
+                None => (w.fan_in, "fan_in"),
+            };
+            if outside < most as usize {
                 return Err(ScenarioError::new(
-                    key("fan_in"),
+                    key(most_key),
                     format!(
-                        "{} senders outside the receiver's rack are needed, but receiver {r} has only {outside} \
-                         (accepted: fan_in <= {outside}, or more senders in other racks)",
-                        w.fan_in
+                        "{most} senders outside the receiver's rack are needed, but receiver {r} has only {outside} \
+                         (accepted: {most_key} <= {outside}, or more senders in other racks)"
                     ),
                 ));
             }
         }
-        (ArrivalFlows::FanIn { outside }, w.fan_in as f64, w.fan_in as f64 * w.size.0 as f64 * 8.0)
+        let mean_fan_in = (w.fan_in + w.fan_in_max.unwrap_or(w.fan_in)) as f64 / 2.0;
+        let (sizes, mean_size) = match w.fan_in_sizes {
+            FanInSizes::Size => (None, w.size.0 as f64),
+            FanInSizes::Cdf => {
+                let cdf = load_cdf(&w.cdf, &key("cdf"))?;
+                let mean = cdf.mean();
+                (Some(cdf), mean)
+            }
+        };
+        (ArrivalFlows::FanIn { outside, sizes }, mean_fan_in, mean_fan_in * mean_size * 8.0)
     } else {
         let cdf = load_cdf(&w.cdf, &key("cdf"))?;
         let mean_bits = cdf.mean() * 8.0;
@@ -370,11 +385,16 @@ fn generate_one(
                 }
                 let cdf = match &arrival {
                     ArrivalFlows::One(cdf) => cdf,
-                    ArrivalFlows::FanIn { outside } => {
+                    ArrivalFlows::FanIn { outside, sizes: round_sizes } => {
                         let i = pairs.gen_range(0..receivers.len());
-                        let chosen = rand::seq::index::sample(&mut pairs, outside[i].len(), w.fan_in as usize);
+                        let fan_in = match w.fan_in_max {
+                            Some(max) => pairs.gen_range(w.fan_in..=max),
+                            None => w.fan_in,
+                        };
+                        let chosen = rand::seq::index::sample(&mut pairs, outside[i].len(), fan_in as usize);
                         for s in chosen {
-                            let f = flow(outside[i][s], receivers[i], w.size.0, start, FlowKind::of(w));
+                            let bytes = round_sizes.as_ref().map_or(w.size.0, |cdf| cdf.sample(&mut sizes));
+                            let f = flow(outside[i][s], receivers[i], bytes, start, FlowKind::of(w));
                             out.push(FlowSpec { query: Some(round), ..f });
                         }
                         round += 1;
@@ -591,6 +611,44 @@ mod tests {
         let net = crate::net::build(&star.topology).unwrap();
         let e = generate(&star, &net).unwrap_err();
         assert!(e.message.contains("no sender outside its rack"), "{}", e.message);
+    }
+
+    /// DSH fig12's traffic: rounds of 1 to 15 senders of one leaf (hosts 8-15) to a
+    /// receiver of another (0-7), each sending a Hadoop-sized flow.
+    #[test]
+    fn fan_in_rounds_of_random_size_draw_their_flows_from_the_cdf() {
+        let mut sc = fan_in(0.4);
+        sc.workload.fan_in = 1;
+        sc.workload.fan_in_max = Some(8);
+        sc.workload.fan_in_sizes = crate::scenario::FanInSizes::Cdf;
+        sc.workload.cdf = "fb_hadoop".into();
+        sc.workload.senders = Some(HostSet::Text("8-15".into()));
+        sc.workload.receivers = Some(HostSet::Text("0-7".into()));
+        sc.workload.flows = 90_000;
+        let (flows, bps) = offered(&sc);
+        let load = bps / (8.0 * 100e9);
+        assert!((load - 0.4).abs() < 0.04, "access load of the 8 receivers {load}");
+        assert!(flows.iter().all(|f| (8..16).contains(&f.src) && f.dst < 8));
+        let mut rounds: std::collections::BTreeMap<u64, Vec<&FlowSpec>> = Default::default();
+        for f in &flows {
+            rounds.entry(f.query.unwrap()).or_default().push(f);
+        }
+        // Fan-in uniform on 1..=8: each value's share of the rounds is 1/8 within 4
+        // sigma of a binomial.
+        let n = rounds.len() as f64;
+        let sigma = (n * (1.0 / 8.0) * (7.0 / 8.0)).sqrt();
+        for k in 1..=8 {
+            let count = rounds.values().filter(|r| r.len() == k).count() as f64;
+            assert!((count - n / 8.0).abs() < 4.0 * sigma, "fan-in {k}: {count} of {n} rounds");
+        }
+        for round in rounds.values() {
+            let senders: std::collections::BTreeSet<u32> = round.iter().map(|f| f.src).collect();
+            assert_eq!(senders.len(), round.len(), "a round's senders are distinct");
+        }
+        // Sizes from the CDF: their mean is the CDF's (a heavy tail: within 5%).
+        let cdf = load_cdf("fb_hadoop", "cdf").unwrap();
+        let mean = flows.iter().map(|f| f.bytes as f64).sum::<f64>() / flows.len() as f64;
+        assert!((mean / cdf.mean() - 1.0).abs() < 0.05, "mean size {mean}, the CDF's {}", cdf.mean());
     }
 
     #[test]
