@@ -9,6 +9,7 @@
 //! of each one it buffers and sends (`on_enqueue`, `on_dequeue`). A lossy switch pays one
 //! bit test per packet for this.
 
+pub mod bfc;
 mod dsh;
 mod pfc;
 
