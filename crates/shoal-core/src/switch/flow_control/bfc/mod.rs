@@ -18,7 +18,7 @@ const VFID_KEY: u64 = 0x9b1c_4d27_e083_6af5;
 /// link.
 #[inline]
 pub fn vfid(hash: u32, vfids: u32) -> u32 {
-    ((mix64(hash as u64 ^ VFID_KEY) >> 32) * vfids as u64 >> 32) as u32
+    (((mix64(hash as u64 ^ VFID_KEY) >> 32) * vfids as u64) >> 32) as u32
 }
 
 /// The pause threshold of a physical queue in bytes (§3.4): the bytes it drains, at its
