@@ -1,11 +1,13 @@
 //! BFC, backpressure flow control (Goyal et al., 2019 preprint, §3; lossless-facts §4.1):
 //! per-hop, per-flow pauses carried upstream as bloom filters. This module holds the
 //! scheme's arithmetic, which every switch of a network must compute alike: the virtual
-//! flow id of a packet, the pause threshold, and the filters.
+//! flow id of a packet, the pause threshold, the filters, and the flow table.
 
 pub mod bloom;
+pub mod table;
 
 pub use bloom::{BloomFilter, BloomShape, CountingBloom};
+pub use table::{FlowState, FlowTable, Slot};
 
 use crate::sim::{mix64, Ps, PS_PER_S};
 
