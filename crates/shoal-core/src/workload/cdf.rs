@@ -10,6 +10,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("datamining", include_str!("../../../../data/cdf/datamining.cdf")),
     ("google_rpc", include_str!("../../../../data/cdf/google_rpc.cdf")),
     ("ali_storage", include_str!("../../../../data/cdf/ali_storage.cdf")),
+    ("homa_w4", include_str!("../../../../data/cdf/homa_w4.cdf")),
 ];
 
 /// A flow-size CDF: points (size in bytes, cumulative percent), sizes and percents never
@@ -119,6 +120,17 @@ mod tests {
         for (name, _) in BUILTIN {
             assert!(FlowSizeCdf::builtin(name).is_some());
         }
+    }
+
+    /// The BFC harness's FB_Hadoop (Homa's W4, `mix/w4.txt`) as its generator reads it:
+    /// no flow of 100 B or less, and the mean it prints as "Avg flow size" for that file
+    /// (121,849.23 B, the trapezoid sum over its points; lossless-facts §4.2).
+    #[test]
+    fn homa_w4_is_the_bfc_harness_distribution() {
+        let cdf = FlowSizeCdf::builtin("homa_w4").unwrap();
+        assert!((cdf.mean() - 121_849.23).abs() < 0.01, "mean {}", cdf.mean());
+        let mut rng = crate::sim::stream(1, "test.homa_w4", 0);
+        assert!((0..100_000).all(|_| cdf.sample(&mut rng) >= 100));
     }
 
     #[test]
