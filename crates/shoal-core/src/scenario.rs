@@ -807,6 +807,8 @@ pub enum LoadOn {
 pub enum Arrival {
     Poisson,
     Lognormal,
+    /// Every arrival exactly one mean gap after the last (the BFC harness's incasts).
+    Periodic,
 }
 
 /// What each sender of a fan-in round sends (`workload.fan_in_sizes`).

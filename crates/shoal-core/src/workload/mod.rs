@@ -362,6 +362,7 @@ fn generate_one(
                     let exp = Exp::new(1.0 / mean_gap_s).expect("a positive rate");
                     Box::new(move |r: &mut Rng| exp.sample(r))
                 }
+                Arrival::Periodic => Box::new(move |_: &mut Rng| mean_gap_s),
                 Arrival::Lognormal => {
                     let sigma = w.lognormal_sigma;
                     let mu = mean_gap_s.ln() - sigma * sigma / 2.0;
@@ -649,6 +650,35 @@ mod tests {
         let cdf = load_cdf("fb_hadoop", "cdf").unwrap();
         let mean = flows.iter().map(|f| f.bytes as f64).sum::<f64>() / flows.len() as f64;
         assert!((mean / cdf.mean() - 1.0).abs() < 0.05, "mean size {mean}, the CDF's {}", cdf.mean());
+    }
+
+    /// The BFC harness's incast: 100 senders x 200 KB at 5% of T1's 64 ToR uplinks
+    /// (`core_nominal`), one round every 20 MB / (0.05 x 6.4 Tbps) = 500 us.
+    #[test]
+    fn periodic_rounds_come_one_mean_gap_apart() {
+        let mut sc = Scenario::default();
+        sc.topology.kind = TopologyKind::LeafSpine;
+        sc.topology.leaves = 8;
+        sc.topology.spines = 8;
+        sc.topology.hosts_per_leaf = 16;
+        sc.topology.link_rate = crate::units::Rate(100_000_000_000);
+        sc.topology.uplink_rate = crate::units::Rate(100_000_000_000);
+        sc.workload.pattern = Pattern::FanIn;
+        sc.workload.fan_in = 100;
+        sc.workload.size = crate::units::Bytes(200_000);
+        sc.workload.load = 0.05;
+        sc.workload.load_on = LoadOn::CoreNominal;
+        sc.workload.arrival = crate::scenario::Arrival::Periodic;
+        sc.workload.flows = 1_000;
+        let net = crate::net::build(&sc.topology).unwrap();
+        let flows = generate(&sc, &net).unwrap();
+        let mut starts: Vec<Ps> = flows.iter().map(|f| f.start).collect();
+        starts.dedup();
+        assert_eq!(starts.len(), 10);
+        for (k, &t) in starts.iter().enumerate() {
+            let expected = (k as Ps + 1) * 500_000_000;
+            assert!(t.abs_diff(expected) <= 1, "round {k} at {t} ps, expected {expected}");
+        }
     }
 
     #[test]
