@@ -33,6 +33,19 @@ impl ScenarioError {
         ScenarioError::new(format!("{path}.{key}"), format!("{value} is not accepted (accepted: {accepted})"))
     }
 
+    /// Key `key` of the section at `path` holds queue index `value`, which is not below
+    /// `switch.queues` = `queues`: the error names the key, the value, the queues and why
+    /// a queue must be left above it.
+    pub fn queue_index(path: &str, key: &str, value: u32, queues: u32, why: &str) -> Self {
+        ScenarioError::new(
+            format!("{path}.{key}"),
+            format!(
+                "{value} is not accepted with switch.queues = {queues} (accepted: 0 to {}: {why})",
+                queues.saturating_sub(1)
+            ),
+        )
+    }
+
     /// A serde error at `path` (as `serde_path_to_error` writes it, "." for the top),
     /// joined with the key path a scheme's section carries inside its message.
     fn from_serde(path: String, message: &str) -> Self {
@@ -1448,6 +1461,17 @@ mod tests {
         let e = check("[workload]\npattern = \"fan_in\"\nfan_in = 4\nfan_in_max = 3\n");
         assert_eq!(e.path, "workload.fan_in_max");
         assert_eq!(e.message, "3 is not accepted (accepted: at least fan_in = 4)");
+        let e = check("[switch]\nqueues = 4\nscheduler = { kind = \"dwrr\", strict_queues = 4 }\n");
+        assert_eq!(e.path, "switch.scheduler.strict_queues");
+        assert_eq!(
+            e.message,
+            "4 is not accepted with switch.queues = 4 (accepted: 0 to 3: at least one queue takes part in the round robin)"
+        );
+        let e = check(
+            "[switch]\nqueues = 4\nscheduler = \"dwrr\"\nclassifier = { kind = \"flow_hash\", first_queue = 4 }\n",
+        );
+        assert_eq!(e.path, "switch.classifier.first_queue");
+        assert!(e.message.ends_with("(accepted: 0 to 3: at least one queue for the flows)"), "{e}");
     }
 
     #[test]

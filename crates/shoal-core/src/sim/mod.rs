@@ -4,7 +4,7 @@ mod event_queue;
 mod rng;
 
 pub use event_queue::EventQueue;
-pub use rng::{mix64, stream, Rng};
+pub use rng::{mix64, mix_below, stream, Rng};
 
 /// Simulated time in picoseconds. Never a float in the core.
 pub type Ps = u64;

@@ -13,6 +13,13 @@ pub fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// `value` hashed with `key` into `0..n`, evenly: the high 32 bits of the mixed value
+/// scaled by `n` (multiply-shift, no division). For `n` up to 2^32.
+#[inline]
+pub fn mix_below(value: u64, key: u64, n: u64) -> u64 {
+    ((mix64(value ^ key) >> 32) * n) >> 32
+}
+
 /// The generator of component `index` of kind `component` under run seed `seed`.
 pub fn stream(seed: u64, component: &str, index: u64) -> Rng {
     let mut h = mix64(seed);

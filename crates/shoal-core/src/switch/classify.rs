@@ -4,7 +4,7 @@
 use crate::net::Packet;
 use crate::registry::{keyless_scheme, registry, Scheme};
 use crate::scenario::{Scenario, ScenarioError, Warnings};
-use crate::sim::mix64;
+use crate::sim::mix_below;
 use crate::switch::scheduler::SchedulerConfig;
 use serde::{Deserialize, Serialize};
 
@@ -94,14 +94,12 @@ impl Scheme for FlowHash {
     fn validate(cfg: &FlowHashConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
         let queues = sc.switch.queues;
         if cfg.first_queue >= queues {
-            return Err(ScenarioError::new(
-                format!("{path}.first_queue"),
-                format!(
-                    "{} is not accepted with switch.queues = {queues} (accepted: 0 to {}: at least one queue \
-                     for the flows)",
-                    cfg.first_queue,
-                    queues.saturating_sub(1)
-                ),
+            return Err(ScenarioError::queue_index(
+                path,
+                "first_queue",
+                cfg.first_queue,
+                queues,
+                "at least one queue for the flows",
             ));
         }
         if sc.switch.scheduler.single_queue() {
@@ -122,17 +120,15 @@ impl Classify for FlowHash {
     #[inline]
     fn queue(&mut self, pkt: &Packet, queues: usize) -> usize {
         if !pkt.kind.carries_payload() {
-            return (pkt.priority as usize).min(queues - 1);
+            return ByPriority.queue(pkt, queues);
         }
         let spread = (queues - self.first_queue) as u64;
-        // Multiply-shift: the high bits of the mixed hash pick the queue evenly.
-        let pick = ((mix64(pkt.hash as u64 ^ FLOW_QUEUE_KEY) >> 32) * spread) >> 32;
-        self.first_queue + pick as usize
+        self.first_queue + mix_below(pkt.hash as u64, FLOW_QUEUE_KEY, spread) as usize
     }
 
     fn queues_of_priority(&mut self, priority: u8, queues: usize) -> u64 {
         let flows = (self.first_queue..queues).fold(0u64, |m, q| m | 1u64.checked_shl(q as u32).unwrap_or(0));
-        flows | 1 << (priority as usize).min(queues - 1)
+        flows | ByPriority.queues_of_priority(priority, queues)
     }
 }
 

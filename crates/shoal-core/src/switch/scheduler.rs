@@ -156,14 +156,12 @@ impl Scheme for Dwrr {
             return Err(ScenarioError::new(format!("{path}.quantum"), "must be positive"));
         }
         if cfg.strict_queues >= queues {
-            return Err(ScenarioError::new(
-                format!("{path}.strict_queues"),
-                format!(
-                    "{} is not accepted with switch.queues = {queues} (accepted: 0 to {}: at least one queue \
-                     takes part in the round robin)",
-                    cfg.strict_queues,
-                    queues.saturating_sub(1)
-                ),
+            return Err(ScenarioError::queue_index(
+                path,
+                "strict_queues",
+                cfg.strict_queues,
+                queues,
+                "at least one queue takes part in the round robin",
             ));
         }
         Ok(())

@@ -212,6 +212,10 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
         let rack = |h: u32| tor[h as usize];
         let outside: Vec<Vec<u32>> =
             receivers.iter().map(|&r| senders.iter().copied().filter(|&s| rack(s) != rack(r)).collect()).collect();
+        let (most, most_key) = match w.fan_in_max {
+            Some(max) => (max, "fan_in_max"),
+            None => (w.fan_in, "fan_in"),
+        };
         for (&r, outside) in receivers.iter().zip(&outside) {
             let outside = outside.len();
             if outside == 0 {
@@ -223,10 +227,6 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
                     ),
                 ));
             }
-            let (most, most_key) = match w.fan_in_max {
-                Some(max) => (max, "fan_in_max"),
-                None => (w.fan_in, "fan_in"),
-            };
             if outside < most as usize {
                 return Err(ScenarioError::new(
                     key(most_key),

@@ -8,7 +8,7 @@
 //! that is not in a filter of `n` flows matches it is (1 - (1 - stages/bits)^n)^stages
 //! (`BloomShape::false_positive_rate`).
 
-use crate::sim::mix64;
+use crate::sim::mix_below;
 
 /// One hash key per stage; stages beyond the list reuse it with the stage mixed in.
 const STAGE_KEYS: [u64; 4] =
@@ -46,8 +46,7 @@ impl BloomShape {
     fn bit(&self, vfid: u32, stage: u32) -> u32 {
         let per_stage = self.bits / self.stages;
         let key = STAGE_KEYS[stage as usize % STAGE_KEYS.len()] ^ ((stage as u64) << 56);
-        let h = mix64(vfid as u64 ^ key) >> 32;
-        stage * per_stage + ((h * per_stage as u64) >> 32) as u32
+        stage * per_stage + mix_below(vfid as u64, key, per_stage as u64) as u32
     }
 
     /// The chance that a flow outside a filter of `members` flows matches it.

@@ -9,7 +9,7 @@ pub mod table;
 pub use bloom::{BloomFilter, BloomShape, CountingBloom};
 pub use table::{FlowState, FlowTable, Slot};
 
-use crate::sim::{mix64, Ps, PS_PER_S};
+use crate::sim::{mix_below, Ps, PS_PER_S};
 
 /// Mixed into a flow's 5-tuple hash to give its virtual flow id, so that the id is
 /// independent of the ECMP path and of the fair-queueing hash.
@@ -20,7 +20,7 @@ const VFID_KEY: u64 = 0x9b1c_4d27_e083_6af5;
 /// link.
 #[inline]
 pub fn vfid(hash: u32, vfids: u32) -> u32 {
-    (((mix64(hash as u64 ^ VFID_KEY) >> 32) * vfids as u64) >> 32) as u32
+    mix_below(hash as u64, VFID_KEY, vfids as u64) as u32
 }
 
 /// The pause threshold of a physical queue in bytes (§3.4): the bytes it drains, at its
