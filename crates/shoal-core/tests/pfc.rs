@@ -135,7 +135,7 @@ fn a_paused_class_stops_and_the_others_go_on() {
             assert!(sw.receive(1, 0, pkt, 0, &mut drops, &mut effects), "{scheduler}");
         }
         // Port 0's neighbour pauses class 0.
-        sw.on_frame(0, &pause_frame(0, Pause::UntilResume, 64), 0, &mut effects);
+        sw.on_frame(0, &pause_frame(0, Pause::UntilResume, 64), 0, &mut effects, &mut ExtStore::default());
         let record = |e: &Effect| match *e {
             Effect::PauseReceived { port: 0, class: 0, paused } => Some(paused),
             _ => None,
@@ -153,7 +153,7 @@ fn a_paused_class_stops_and_the_others_go_on() {
         assert_eq!(sent, vec![1, 1, 1], "{scheduler}: only class 1 leaves");
         assert!(!sw.has_queued(0), "{scheduler}: class 0 waits, so the port has nothing to send");
         assert_eq!(sw.queued_packets(), 3);
-        sw.on_frame(0, &pause_frame(0, Pause::Resume, 64), 0, &mut effects);
+        sw.on_frame(0, &pause_frame(0, Pause::Resume, 64), 0, &mut effects, &mut ExtStore::default());
         assert!(
             matches!(effects[..], [ref e, Effect::Kick { port: 0 }] if record(e) == Some(false)),
             "{scheduler}: {effects:?}"
@@ -168,7 +168,7 @@ fn a_paused_class_stops_and_the_others_go_on() {
         assert!(sw.check_accounting(0).is_empty(), "{:?}", sw.check_accounting(0));
         // A repeated RESUME changes nothing and kicks nothing.
         effects.clear();
-        sw.on_frame(0, &pause_frame(0, Pause::Resume, 64), 0, &mut effects);
+        sw.on_frame(0, &pause_frame(0, Pause::Resume, 64), 0, &mut effects, &mut ExtStore::default());
         assert!(matches!(effects[..], [ref e] if record(e) == Some(false)), "{scheduler}: {effects:?}");
     }
 }
@@ -179,7 +179,7 @@ fn a_lossy_switch_ignores_pause_frames() {
     let cfg = SwitchConfig { queues: 2, ..SwitchConfig::default() };
     let mut sw = Switch::new(&cfg, &[0, 1], &[100_000_000_000; 2], 0, stream(1, "test", 0));
     let mut effects = Effects::new();
-    sw.on_frame(0, &pause_frame(0, Pause::UntilResume, 64), 0, &mut effects);
+    sw.on_frame(0, &pause_frame(0, Pause::UntilResume, 64), 0, &mut effects, &mut ExtStore::default());
     assert!(!sw.pauses().is_paused(0, 0));
 }
 

@@ -103,6 +103,15 @@ fn every_classifier_and_flow_control_conserves_packets() {
                 // DSH assumes one buffer per switch (and refuses pools).
                 sc.switch.ports_per_pool = 6;
             }
+            if *flow_control == "bfc" {
+                // BFC steers flows over its own queues (the classifier is unused): the
+                // ACK and first-packet queues served first, 3 physical queues and the
+                // overflow queue by DRR.
+                let bfc =
+                    scenario("[switch]\nqueues = 6\nalpha = 2.0\nscheduler = { kind = \"dwrr\", strict_queues = 2 }\n");
+                (sc.switch.queues, sc.switch.alpha, sc.switch.scheduler) =
+                    (bfc.switch.queues, bfc.switch.alpha, bfc.switch.scheduler);
+            }
             check(&sc, &format!("classifier {classifier}, flow control {flow_control}"));
         }
     }
@@ -237,7 +246,7 @@ fn errors_name_the_key_path_inside_scheme_sections() {
             "switch.classifier.kind",
             "accepted: \"by_priority\", \"single_queue\"",
         ),
-        ("[switch.flow_control]\nkind = \"bfc\"\n", "switch.flow_control.kind", "accepted: \"lossy\", \"pfc\""),
+        ("[switch.flow_control]\nkind = \"credit\"\n", "switch.flow_control.kind", "accepted: \"lossy\", \"pfc\""),
         ("[switch.flow_control]\nkind = \"pfc\"\nheadroom = \"lots\"\n", "switch.flow_control.headroom", "\"eta\""),
         ("[switch.flow_control]\nxoff = 1\n", "switch.flow_control.xoff", "unknown key"),
         ("[switch.scheduler]\nkind = \"dwrr\"\nquantum = \"9 parsecs\"\n", "switch.scheduler.quantum", ""),

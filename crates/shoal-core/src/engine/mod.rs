@@ -9,7 +9,7 @@ use crate::observe::{DeadlockDetector, NetView, Observer, QueueSampler};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::{Counters, PauseKey, PauseLog};
-use crate::switch::flow_control::{FlowControlEnv, IngressLink};
+use crate::switch::flow_control::{FlowControlConfig, FlowControlEnv, IngressLink};
 use crate::switch::{Drops, Switch};
 use crate::transport::{AnyTransport, HostAction, HostCx, Stacks, Transport};
 use crate::workload::{self, FlowSpec};
@@ -249,7 +249,12 @@ impl Simulation {
                         IngressLink { rate_bps: arriving.rate_bps, delay: arriving.delay }
                     })
                     .collect();
-                let env = FlowControlEnv { ingress_links, largest_packet: sc.largest_packet() };
+                let env = FlowControlEnv {
+                    ingress_links,
+                    largest_packet: sc.largest_packet(),
+                    queues: sc.switch.queues as usize,
+                    seed: mix64(seed ^ mix64(0xbfc ^ i as u64)),
+                };
                 let mut switch =
                     Switch::with_env(&sc.switch, ports, &rates, &env, salt, stream(seed, "switch", i as u64));
                 if sc.rdma.cc.wants_telemetry() {
@@ -262,7 +267,21 @@ impl Simulation {
             })
             .collect();
         let per_class = sc.switch.flow_control.pauses();
-        let nics = wiring.host_link.iter().map(|&link| Nic::from_config(link, &sc.host, per_class)).collect();
+        let vfids = match &sc.switch.flow_control {
+            FlowControlConfig::Bfc(bfc) => Some(bfc.vfids),
+            _ => None,
+        };
+        let nics = wiring
+            .host_link
+            .iter()
+            .map(|&link| {
+                let nic = Nic::from_config(link, &sc.host, per_class);
+                match vfids {
+                    Some(vfids) => nic.obeying_filters(vfids),
+                    None => nic,
+                }
+            })
+            .collect();
         let host_rates = wiring.host_link.iter().map(|&l| spec.links[l as usize].rate_bps).collect();
         let flows: Vec<Flow> = flow_specs
             .into_iter()
@@ -477,7 +496,7 @@ impl Simulation {
             }
             Event::Timer(TimerRef { owner: Owner::Switch, id, token }) => {
                 let mut effects = std::mem::take(&mut self.effects);
-                self.switches[id as usize].on_timer(token, self.now, &mut effects);
+                self.switches[id as usize].on_timer(token, self.now, &mut effects, &mut self.exts);
                 self.carry_out_effects(NodeId::Switch(id), effects);
             }
             Event::Observe(_) => unreachable!("run_bounded observes"),
@@ -598,8 +617,10 @@ impl Simulation {
             let rate = link.rate;
             let mut effects = std::mem::take(&mut self.effects);
             match to {
-                NodeId::Switch(s) => self.switches[s as usize].on_frame(to_port, &pkt, self.now, &mut effects),
-                NodeId::Host(h) => self.nics[h as usize].on_frame(&pkt, self.now, &rate, &mut effects),
+                NodeId::Switch(s) => {
+                    self.switches[s as usize].on_frame(to_port, &pkt, self.now, &mut effects, &mut self.exts)
+                }
+                NodeId::Host(h) => self.nics[h as usize].on_frame(&pkt, self.now, &rate, &mut effects, &self.exts),
             }
             self.exts.release(pkt.ext);
             self.carry_out_effects(to, effects);
@@ -752,7 +773,8 @@ impl Simulation {
                 }
                 HostAction::Timer(at) => self.request_flow_timer(fi, at),
                 HostAction::Pace { at, priority } => {
-                    self.nics[h as usize].pace(fi, priority, at);
+                    let hash = self.flows[fi as usize].forward.hash;
+                    self.nics[h as usize].pace(fi, priority, hash, at);
                     if let (Some(at), Wake::Send) = (at, wake) {
                         self.wake_nic(h, at);
                     }

@@ -2,10 +2,11 @@
 //! in strict priority (class 0 first), behind a pause gate; and, after the queues, the
 //! paced flows that it pulls packets from when their rate limiters allow.
 
-use crate::net::{Effect, Effects, Packet};
+use crate::net::{Effect, Effects, ExtStore, Packet};
 use crate::scenario::{HostConfig, NicOrder};
 use crate::sim::{LinkRate, Ps};
 use crate::stats::DropReason;
+use crate::switch::flow_control::bfc::{is_filter_frame, vfid, BloomFilter};
 use crate::switch::flow_control::{quanta_time, read_pause_frame, Pause, PORT_LEVEL};
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
@@ -53,6 +54,16 @@ pub struct Nic {
     pub wake_at: Option<Ps>,
     /// By the class of a PFC frame: when its timed pause runs out.
     pause_ends: [Ps; CLASSES],
+    /// Under BFC: the paused flows, as the switch's last filter frame says.
+    flow_filter: Option<Box<FlowFilter>>,
+}
+
+/// The flows a BFC switch paused at this NIC: a paced flow whose virtual flow id matches
+/// the last filter received waits (the NIC keeps a queue per flow, §3.6).
+#[derive(Debug)]
+struct FlowFilter {
+    vfids: u32,
+    filter: Option<BloomFilter>,
 }
 
 /// `Nic::pause_ends` of a class with no timed pause.
@@ -64,6 +75,8 @@ struct Paced {
     flow: u32,
     /// The queue (class) whose pause stops it.
     class: u8,
+    /// Its virtual flow id, under BFC (else 0).
+    vfid: u32,
     /// When its rate limiter lets its next packet go.
     ready_at: Ps,
 }
@@ -86,7 +99,14 @@ impl Nic {
             last_served: None,
             wake_at: None,
             pause_ends: [NO_END; CLASSES],
+            flow_filter: None,
         }
+    }
+
+    /// The NIC obeying BFC's filter frames, which name flows by virtual flow ids below
+    /// `vfids`.
+    pub fn obeying_filters(self, vfids: u32) -> Nic {
+        Nic { flow_filter: Some(Box::new(FlowFilter { vfids, filter: None })), ..self }
     }
 
     /// The NIC with its paced flows served in `order`.
@@ -158,9 +178,9 @@ impl Nic {
         (priority as usize).min(self.queues.len() - 1) as u8
     }
 
-    /// Flow `flow`, whose packets have priority `priority`, may send its next packet at
-    /// `ready_at`, or has nothing to send (`None`).
-    pub fn pace(&mut self, flow: u32, priority: u8, ready_at: Option<Ps>) {
+    /// Flow `flow`, whose packets have priority `priority` and 5-tuple hash `hash`, may
+    /// send its next packet at `ready_at`, or has nothing to send (`None`).
+    pub fn pace(&mut self, flow: u32, priority: u8, hash: u32, ready_at: Option<Ps>) {
         let at = self.paced.iter().position(|p| p.flow == flow);
         match (at, ready_at) {
             (Some(i), Some(t)) => self.paced[i].ready_at = t,
@@ -168,7 +188,8 @@ impl Nic {
                 self.paced.remove(i);
             }
             (None, Some(t)) => {
-                let paced = Paced { flow, class: self.class(priority), ready_at: t };
+                let vfid = self.flow_filter.as_ref().map_or(0, |f| vfid(hash, f.vfids));
+                let paced = Paced { flow, class: self.class(priority), vfid, ready_at: t };
                 match self.order {
                     NicOrder::Rotate => self.paced.push_back(paced),
                     NicOrder::Creation => {
@@ -213,10 +234,11 @@ impl Nic {
         self.paced.iter().any(|p| self.may_send(p))
     }
 
-    /// Whether the class of paced flow `p` is not paused.
+    /// Whether neither the class of paced flow `p` nor (under BFC) the flow is paused.
     #[inline]
     fn may_send(&self, p: &Paced) -> bool {
         self.paused & (1 << p.class) == 0
+            && !self.flow_filter.as_ref().is_some_and(|f| f.filter.as_ref().is_some_and(|b| b.matches(p.vfid)))
     }
 
     /// Stops (`paused`) or resumes the queues of `mask` (bit q for queue q). After a
@@ -256,7 +278,18 @@ impl Nic {
     /// A port-level PAUSE (DSH) stops every queue until its RESUME, whatever the classes.
     /// NICs obey PFC but never send it: hosts have no MMU (lossless-facts §1.1, "NIC
     /// reaction").
-    pub fn on_frame(&mut self, frame: &Packet, now: Ps, rate: &LinkRate, effects: &mut Effects) {
+    ///
+    /// A BFC filter frame replaces the filter the paced flows are held by (when the NIC
+    /// obeys filters), and asks for the link to be started: it may release a flow.
+    pub fn on_frame(&mut self, frame: &Packet, now: Ps, rate: &LinkRate, effects: &mut Effects, exts: &ExtStore) {
+        if is_filter_frame(frame) {
+            if let Some(obeyed) = &mut self.flow_filter {
+                let filter = exts.filter(frame.ext).expect("a filter frame carries its filter");
+                obeyed.filter = (!filter.is_empty()).then(|| filter.clone());
+                effects.push(Effect::Kick { port: 0 });
+            }
+            return;
+        }
         let Some((class, pause)) = read_pause_frame(frame) else { return };
         effects.push(Effect::PauseReceived { port: 0, class, paused: pause.pauses() });
         if class == PORT_LEVEL {
@@ -362,17 +395,17 @@ mod tests {
     fn pfc_frames_pause_and_resume_one_class_each() {
         use crate::switch::flow_control::pause_frame;
         let mut nic = Nic::from_config(0, &HostConfig::default(), true);
-        nic.pace(10, 1, Some(0));
-        nic.pace(30, 3, Some(0));
+        nic.pace(10, 1, 0, Some(0));
+        nic.pace(30, 3, 0, Some(0));
         let mut effects = Effects::new();
         let rate = LinkRate::new(100_000_000_000);
-        nic.on_frame(&pause_frame(1, Pause::UntilResume, 64), 0, &rate, &mut effects);
-        nic.on_frame(&pause_frame(3, Pause::UntilResume, 64), 0, &rate, &mut effects);
+        nic.on_frame(&pause_frame(1, Pause::UntilResume, 64), 0, &rate, &mut effects, &ExtStore::default());
+        nic.on_frame(&pause_frame(3, Pause::UntilResume, 64), 0, &rate, &mut effects, &ExtStore::default());
         assert_eq!(nic.next_paced(0), None, "both classes paused");
-        nic.on_frame(&pause_frame(3, Pause::Resume, 64), 0, &rate, &mut effects);
+        nic.on_frame(&pause_frame(3, Pause::Resume, 64), 0, &rate, &mut effects, &ExtStore::default());
         assert_eq!(nic.next_paced(0), Some(30));
         assert_eq!(nic.next_paced(0), Some(30), "class 1 stays paused");
-        nic.on_frame(&pause_frame(3, Pause::Resume, 64), 0, &rate, &mut effects);
+        nic.on_frame(&pause_frame(3, Pause::Resume, 64), 0, &rate, &mut effects, &ExtStore::default());
         let kicks = effects.iter().filter(|e| matches!(e, Effect::Kick { .. })).count();
         let records = effects.iter().filter(|e| matches!(e, Effect::PauseReceived { .. })).count();
         let timers = effects.iter().filter(|e| matches!(e, Effect::Timer { .. })).count();
@@ -387,11 +420,11 @@ mod tests {
         use crate::switch::flow_control::pause_frame;
         for (rate, quantum) in [(100_000_000_000, 5_120), (25_000_000_000, 20_480)] {
             let mut nic = Nic::from_config(0, &HostConfig::default(), true);
-            nic.pace(10, 2, Some(0));
+            nic.pace(10, 2, 0, Some(0));
             let rate = LinkRate::new(rate);
             let mut effects = Effects::new();
-            nic.on_frame(&pause_frame(2, Pause::Quanta(100), 64), 0, &rate, &mut effects);
-            nic.on_frame(&pause_frame(2, Pause::Quanta(100), 64), 1_000, &rate, &mut effects);
+            nic.on_frame(&pause_frame(2, Pause::Quanta(100), 64), 0, &rate, &mut effects, &ExtStore::default());
+            nic.on_frame(&pause_frame(2, Pause::Quanta(100), 64), 1_000, &rate, &mut effects, &ExtStore::default());
             let timers: Vec<(Ps, u32)> = effects
                 .iter()
                 .filter_map(|e| match *e {
@@ -429,15 +462,15 @@ mod tests {
     fn creation_order_goes_on_after_the_last_served() {
         let mut nic = Nic::new(0, 1 << 20, 0, 1).with_order(NicOrder::Creation);
         for flow in [2, 0, 1] {
-            nic.pace(flow, 0, Some(0));
+            nic.pace(flow, 0, 0, Some(0));
         }
         assert_eq!(nic.next_paced(0), Some(0));
         assert_eq!(nic.next_paced(0), Some(1));
-        nic.pace(4, 0, Some(0));
+        nic.pace(4, 0, 0, Some(0));
         let order: Vec<u32> = (0..4).map(|_| nic.next_paced(0).unwrap()).collect();
         assert_eq!(order, [2, 4, 0, 1]);
-        nic.pace(2, 0, None);
-        nic.pace(2, 0, Some(0));
+        nic.pace(2, 0, 0, None);
+        nic.pace(2, 0, 0, Some(0));
         assert_eq!(nic.next_paced(0), Some(2), "back in its place after flow 1");
     }
 
@@ -447,17 +480,17 @@ mod tests {
     fn paced_flows_take_turns_when_ready() {
         let mut nic = Nic::new(0, 1 << 20, 0, 2);
         for flow in 0..3 {
-            nic.pace(flow, 0, Some(0));
+            nic.pace(flow, 0, 0, Some(0));
         }
-        nic.pace(3, 1, Some(0));
-        nic.pace(1, 0, Some(50));
+        nic.pace(3, 1, 0, Some(0));
+        nic.pace(1, 0, 0, Some(50));
         let order: Vec<u32> = (0..4).map(|_| nic.next_paced(10).unwrap()).collect();
         assert_eq!(order, [0, 2, 3, 0]);
         nic.set_paused(1 << 1, true);
         assert_eq!(nic.next_paced(10), Some(2));
         assert_eq!(nic.next_paced(10), Some(0));
-        nic.pace(0, 0, None);
-        nic.pace(2, 0, None);
+        nic.pace(0, 0, 0, None);
+        nic.pace(2, 0, 0, None);
         assert_eq!(nic.next_paced(10), None, "flow 1 waits until 50, flow 3 is paused");
         assert_eq!(nic.earliest_paced(), Some(50));
         assert!(nic.has_paced(), "flow 1 has a packet, later");

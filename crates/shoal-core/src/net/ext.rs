@@ -3,6 +3,7 @@
 //! whoever consumes the packet or drops it releases the payload.
 
 use super::IntHop;
+use crate::switch::flow_control::bfc::BloomFilter;
 use std::num::NonZeroU32;
 
 /// A handle into the `ExtStore`.
@@ -33,10 +34,14 @@ impl TelemetryStack {
     }
 }
 
-/// A large payload.
+/// A large payload. Its variants differ in size, but the store reuses its slots, so the
+/// larger one costs memory only once per slot, where boxing it would cost an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ext {
     Telemetry(TelemetryStack),
+    /// The paused flows of a BFC filter frame.
+    Filter(BloomFilter),
 }
 
 /// The side table. Invariant: `live` is the number of occupied slots, and every occupied
@@ -76,6 +81,16 @@ impl ExtStore {
     pub fn telemetry(&self, id: Option<ExtId>) -> Option<&[IntHop]> {
         match self.get(id?) {
             Ext::Telemetry(stack) => Some(stack.hops()),
+            Ext::Filter(_) => None,
+        }
+    }
+
+    /// The flow filter a frame carries, if it carries one.
+    #[inline]
+    pub fn filter(&self, id: Option<ExtId>) -> Option<&BloomFilter> {
+        match self.get(id?) {
+            Ext::Filter(filter) => Some(filter),
+            Ext::Telemetry(_) => None,
         }
     }
 

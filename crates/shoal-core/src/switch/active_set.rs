@@ -69,6 +69,13 @@ impl ActiveSet {
         ActiveSet { bits: self.bits & !mask, words: None }
     }
 
+    /// The members as a mask (bit q for queue q), for a port of at most 64 queues.
+    #[inline]
+    pub fn mask(&self) -> u64 {
+        debug_assert!(self.words.is_none(), "a mask covers ports of at most 64 queues");
+        self.bits
+    }
+
     /// Whether a member lies outside `mask` (see `without`).
     #[inline]
     pub fn any_outside(&self, mask: u64) -> bool {

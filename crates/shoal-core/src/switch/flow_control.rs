@@ -13,6 +13,7 @@ pub mod bfc;
 mod dsh;
 mod pfc;
 
+pub use bfc::{Bfc, BfcConfig};
 pub use dsh::{Dsh, DshConfig};
 pub use pfc::{
     pause_frame, quanta_time, read_pause_frame, HeadroomAdmission, HeadroomRule, Pause, PauseAt, PauseQuanta, Pfc,
@@ -21,7 +22,8 @@ pub use pfc::{
 
 use super::admission::Verdict;
 use super::mmu::{Charge, IngressAccounts, CLASSES};
-use crate::net::{Effect, Effects, Packet};
+use super::PortQueue;
+use crate::net::{Effect, Effects, ExtStore, Packet};
 use crate::registry::{keyless_scheme, registry};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::Ps;
@@ -32,12 +34,14 @@ use crate::units::{Bytes, Time};
 pub const PORT_LEVEL: u8 = CLASSES as u8;
 
 /// Which egress queues of each port are held by a neighbour's pause, by class, or whole
-/// (a port-level pause holds every queue).
+/// (a port-level pause holds every queue), or by their head packet (a per-flow pause:
+/// the neighbour paused the flow of the packet at the queue's head, BFC).
 ///
 /// Invariant: `queues[p]` is every queue while `port_paused[p]`, else the union of
 /// `class_queues[c]` over the classes c set in `classes[p]`; `held_ports` counts the
-/// ports with a class or the whole port paused; `since[p * CLASSES + c]` is when class c
-/// of port p was paused, while it is, and `port_since[p]` when port p was, while it is.
+/// ports with a class or the whole port paused; `gated_ports` counts the ports with
+/// `queues[p] | heads[p]` not 0; `since[p * CLASSES + c]` is when class c of port p was
+/// paused, while it is, and `port_since[p]` when port p was, while it is.
 #[derive(Debug, Clone)]
 pub struct PortPauses {
     /// Bit c of `classes[p]`: the neighbour on port p paused class c.
@@ -46,9 +50,12 @@ pub struct PortPauses {
     port_paused: Vec<bool>,
     /// Bit q of `queues[p]`: queue q of port p may not send.
     queues: Vec<u64>,
+    /// Bit q of `heads[p]`: the flow of the head packet of queue q of port p is paused.
+    heads: Vec<u64>,
     /// Bit q of `class_queues[c]`: queue q holds packets of class c (by the classifier).
     class_queues: [u64; CLASSES],
     held_ports: usize,
+    gated_ports: usize,
     since: Vec<Ps>,
     port_since: Vec<Ps>,
 }
@@ -59,8 +66,10 @@ impl PortPauses {
             classes: vec![0; ports],
             port_paused: vec![false; ports],
             queues: vec![0; ports],
+            heads: vec![0; ports],
             class_queues,
             held_ports: 0,
+            gated_ports: 0,
             since: vec![0; ports * CLASSES],
             port_since: vec![0; ports],
         }
@@ -91,10 +100,41 @@ impl PortPauses {
     /// is paused, so that a switch that is never paused pays no cache miss for it.
     #[inline]
     pub fn held_queues(&self, port: usize) -> u64 {
-        if self.held_ports == 0 {
+        if self.gated_ports == 0 {
             0
         } else {
-            self.queues[port]
+            self.queues[port] | self.heads[port]
+        }
+    }
+
+    /// The queues of `port` held by the flow of their head packet.
+    pub fn heads_held(&self, port: usize) -> u64 {
+        self.heads[port]
+    }
+
+    /// Holds (`held`) or releases queue `q` of `port` by its head packet's flow; returns
+    /// whether that released it.
+    pub fn set_head_held(&mut self, port: usize, q: usize, held: bool) -> bool {
+        let before = self.heads[port];
+        let after = if held { before | 1 << q } else { before & !(1 << q) };
+        if after == before {
+            return false;
+        }
+        let gated_before = self.is_gated(port);
+        self.heads[port] = after;
+        self.count_gated(port, gated_before);
+        !held
+    }
+
+    fn is_gated(&self, port: usize) -> bool {
+        self.queues[port] | self.heads[port] != 0
+    }
+
+    fn count_gated(&mut self, port: usize, gated_before: bool) {
+        match (gated_before, self.is_gated(port)) {
+            (false, true) => self.gated_ports += 1,
+            (true, false) => self.gated_ports -= 1,
+            _ => {}
         }
     }
 
@@ -137,6 +177,7 @@ impl PortPauses {
     }
 
     fn update(&mut self, port: usize, held_before: bool) {
+        let gated_before = self.is_gated(port);
         let classes = self.classes[port];
         self.queues[port] = if self.port_paused[port] {
             u64::MAX
@@ -148,6 +189,7 @@ impl PortPauses {
             (true, false) => self.held_ports -= 1,
             _ => {}
         }
+        self.count_gated(port, gated_before);
     }
 }
 
@@ -157,6 +199,26 @@ pub struct FlowCx<'a> {
     pub effects: &'a mut Effects,
     /// The switch's egress pauses, which the scheme sets on a neighbour's frames.
     pub pauses: &'a mut PortPauses,
+    /// The side table: the payloads of the frames the scheme reads and sends.
+    pub exts: &'a mut ExtStore,
+}
+
+/// An egress port as a scheme that steers flows (`FlowControl::steers_flows`) sees it
+/// when it places or follows a packet.
+#[derive(Clone, Copy)]
+pub struct PortView<'a> {
+    pub port: usize,
+    pub queues: &'a [PortQueue],
+    /// Bit q: queue q holds packets.
+    pub active: u64,
+    /// Bit q: queue q may not send (a neighbour's pause holds it).
+    pub held: u64,
+}
+
+/// What a scheme that steers flows may ask for while a packet enters or leaves.
+pub struct StepCx<'a> {
+    pub now: Ps,
+    pub effects: &'a mut Effects,
 }
 
 impl FlowCx<'_> {
@@ -246,6 +308,10 @@ pub struct FlowControlEnv {
     pub ingress_links: Vec<IngressLink>,
     /// The largest packet in bytes, headers included.
     pub largest_packet: u64,
+    /// Queues per port.
+    pub queues: usize,
+    /// Seeds the scheme's random choices (distinct per switch).
+    pub seed: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -356,6 +422,26 @@ pub trait FlowControl: Send {
     fn on_dequeue(&mut self, _charge: Charge, _cx: &mut IngressCx) {}
     /// Violations of the scheme's own accounting against the switch's ingress accounts.
     fn check_accounting(&self, _id: usize, _ingress: Option<&IngressAccounts>, _errors: &mut Vec<String>) {}
+    /// Whether the scheme chooses each packet's egress queue (`assign_queue`) and follows
+    /// each packet in and out (`on_buffered`, `on_sent`) and each queue's head
+    /// (`holds_head`), instead of the classifier. Asked once, when the switch is built.
+    fn steers_flows(&self) -> bool {
+        false
+    }
+    /// The queue of `view`'s port that `pkt`, arrived on `ingress`, would join. Changes
+    /// nothing: the packet may still be refused.
+    fn assign_queue(&mut self, _pkt: &Packet, _ingress: usize, _view: &PortView) -> usize {
+        unreachable!("only a scheme that steers flows assigns queues")
+    }
+    /// `pkt` joined queue `q` of `view`'s port (`view` shows the port after it).
+    fn on_buffered(&mut self, _pkt: &Packet, _q: usize, _view: &PortView, _cx: &mut StepCx) {}
+    /// `pkt` left queue `q` of `view`'s port to be sent (`view` shows the port after it).
+    fn on_sent(&mut self, _pkt: &Packet, _q: usize, _view: &PortView, _cx: &mut StepCx) {}
+    /// Whether `head`, at the head of queue `q` of egress `port`, must wait: the
+    /// neighbour on `port` paused its flow.
+    fn holds_head(&self, _port: usize, _q: usize, _head: &Packet) -> bool {
+        false
+    }
 }
 
 registry! {
@@ -364,6 +450,7 @@ registry! {
     "lossy" => Lossy(Lossy),
     "pfc" => Pfc(Pfc),
     "dsh" => Dsh(Dsh),
+    "bfc" => Bfc(Bfc),
     forward {
         mut fn on_frame(port: usize, frame: &Packet, cx: &mut FlowCx);
         mut fn on_timer(token: u32, cx: &mut FlowCx);
@@ -378,6 +465,11 @@ registry! {
         mut fn on_enqueue(charge: Charge, cx: &mut IngressCx);
         mut fn on_dequeue(charge: Charge, cx: &mut IngressCx);
         ref fn check_accounting(id: usize, ingress: Option<&IngressAccounts>, errors: &mut Vec<String>);
+        ref fn steers_flows() -> bool;
+        mut fn assign_queue(pkt: &Packet, ingress: usize, view: &PortView) -> usize;
+        mut fn on_buffered(pkt: &Packet, q: usize, view: &PortView, cx: &mut StepCx);
+        mut fn on_sent(pkt: &Packet, q: usize, view: &PortView, cx: &mut StepCx);
+        ref fn holds_head(port: usize, q: usize, head: &Packet) -> bool;
     }
 }
 
@@ -400,6 +492,7 @@ impl FlowControlConfig {
         match self {
             FlowControlConfig::Pfc(cfg) => Some(cfg.deadlock_watch()),
             FlowControlConfig::Dsh(cfg) => Some(cfg.deadlock_watch()),
+            FlowControlConfig::Bfc(cfg) => cfg.deadlock_watch(),
             _ => None,
         }
     }

@@ -10,7 +10,7 @@ pub mod marking;
 pub mod mmu;
 pub mod scheduler;
 
-use crate::net::{Effects, Ext, ExtStore, IntFormat, IntHop, Packet, PacketKind};
+use crate::net::{Effect, Effects, Ext, ExtStore, IntFormat, IntHop, Packet, PacketKind};
 use crate::scenario::{EcnScope, MarkPoint, NonEct, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeIntegral};
@@ -18,7 +18,8 @@ use active_set::ActiveSet;
 use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
 use classify::Classify;
 use flow_control::{
-    AnyFlowControl, FlowControl, FlowControlEnv, FlowCx, IngressCx, IngressLink, LosslessArrival, PoolState, PortPauses,
+    AnyFlowControl, FlowControl, FlowControlEnv, FlowCx, IngressCx, IngressLink, LosslessArrival, PoolState,
+    PortPauses, PortView, StepCx,
 };
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
 use mmu::{charge, class_of, release, Charge, IngressAccounts, Pool, Reserve, CLASSES};
@@ -99,6 +100,9 @@ pub struct Switch {
     lossless: u8,
     /// Which egress queues the neighbours' pauses hold.
     pauses: PortPauses,
+    /// The flow control chooses the packets' queues and follows them
+    /// (`FlowControl::steers_flows`), cached so that other switches pay one branch.
+    steers: bool,
     ports_per_pool: usize,
     /// The per-queue rule (at most one: `MarkingConfig::validate`) of each port, built
     /// for the port's link rate; empty without one.
@@ -136,6 +140,8 @@ impl Switch {
         let env = FlowControlEnv {
             ingress_links: rates.iter().map(|&rate_bps| IngressLink { rate_bps, delay: 0 }).collect(),
             largest_packet: 1500,
+            queues: cfg.queues as usize,
+            seed: ecmp_salt,
         };
         Switch::with_env(cfg, links, rates, &env, ecmp_salt, rng)
     }
@@ -210,7 +216,11 @@ impl Switch {
         // The queues of each class: those its priorities join (priorities above the last
         // class are in it).
         let mut class_queues = [0u64; CLASSES];
-        if queues <= 64 {
+        let steers = flow_control.steers_flows();
+        if steers {
+            // A flow of any class may be steered to any queue: a class's pause holds all.
+            class_queues = [u64::MAX >> (64 - queues.min(64)); CLASSES];
+        } else if queues <= 64 {
             for priority in 0..=u8::MAX {
                 class_queues[class_of(priority) as usize] |= classify.queues_of_priority(priority, queues);
             }
@@ -218,6 +228,7 @@ impl Switch {
         Switch {
             lossless: flow_control.lossless_classes(),
             pauses: PortPauses::new(links.len(), class_queues),
+            steers,
             ingress: flow_control.reads_ingress_accounts().then(|| IngressAccounts::new(links.len())),
             ports,
             queues: (0..links.len() * queues).map(|_| PortQueue::new()).collect(),
@@ -267,7 +278,7 @@ impl Switch {
         let Some(telemetry) = &mut self.telemetry else { return };
         let counters = &mut telemetry[port];
         if let (Some(id), PacketKind::Data) = (pkt.ext, pkt.kind) {
-            let Ext::Telemetry(stack) = exts.get_mut(id);
+            let Ext::Telemetry(stack) = exts.get_mut(id) else { unreachable!("data packets carry only telemetry") };
             stack.push(self.int_format.write(IntHop {
                 queue_bytes: self.ports[port].bytes,
                 tx_bytes: counters.tx_bytes,
@@ -389,7 +400,8 @@ impl Switch {
         debug_assert!(ingress <= u16::MAX as usize, "port indices are 16 bits");
         pkt.ingress = ingress as u16;
         cx.counters.switch_arrivals += 1;
-        let q = self.classify.queue(&pkt, self.queues_per_port);
+        let q =
+            if self.steers { self.steer(ingress, port, &pkt) } else { self.classify.queue(&pkt, self.queues_per_port) };
         let pool = self.ports[port].pool as usize;
         let size = pkt.size as u64;
         let lossless = self.lossless & (1 << class_of(pkt.priority)) != 0;
@@ -457,6 +469,9 @@ impl Switch {
             accounts.charge(Charge::of(&pkt));
         }
         self.push(port, q, pkt);
+        if self.steers {
+            self.follow(port, q, &pkt, true, now, effects);
+        }
         if let Some(telemetry) = &mut self.telemetry {
             telemetry[port].rx_bytes += size;
         }
@@ -545,6 +560,9 @@ impl Switch {
         if self.lossless & (1 << class_of(pkt.priority)) != 0 {
             self.tell_flow_control(Charge::of(&pkt), false, now, effects);
         }
+        if self.steers {
+            self.follow(port, q, &pkt, false, now, effects);
+        }
         if pkt.ect && self.mark_at == MarkPoint::Dequeue {
             let behind = self.marking_bytes(port, q);
             self.mark(&mut pkt, behind, port, pool, counters);
@@ -552,14 +570,60 @@ impl Switch {
         Some(pkt)
     }
 
-    /// A control frame arrived on `port`.
-    pub fn on_frame(&mut self, port: usize, frame: &Packet, now: Ps, effects: &mut Effects) {
-        self.flow_control.on_frame(port, frame, &mut FlowCx { now, effects, pauses: &mut self.pauses });
+    /// The queue the flow control steers `pkt`, from `ingress`, to on `port`.
+    #[inline(never)]
+    fn steer(&mut self, ingress: usize, port: usize, pkt: &Packet) -> usize {
+        let view = port_view(&self.queues, &self.ports, &self.pauses, port, self.queues_per_port);
+        self.flow_control.assign_queue(pkt, ingress, &view)
+    }
+
+    /// Tells the flow control that `pkt` entered (`arrived`) or left queue `q` of `port`,
+    /// and holds or releases the queue by its (possibly new) head.
+    #[inline(never)]
+    fn follow(&mut self, port: usize, q: usize, pkt: &Packet, arrived: bool, now: Ps, effects: &mut Effects) {
+        let first = port * self.queues_per_port;
+        let view = port_view(&self.queues, &self.ports, &self.pauses, port, self.queues_per_port);
+        let mut cx = StepCx { now, effects };
+        if arrived {
+            self.flow_control.on_buffered(pkt, q, &view, &mut cx);
+            if self.queues[first + q].packets.len() == 1 {
+                self.check_head(port, q);
+            }
+        } else {
+            self.flow_control.on_sent(pkt, q, &view, &mut cx);
+            self.check_head(port, q);
+        }
+    }
+
+    /// Holds queue `q` of `port` while the flow control holds its head packet; returns
+    /// whether that released it.
+    fn check_head(&mut self, port: usize, q: usize) -> bool {
+        let held = match self.queues[port * self.queues_per_port + q].packets.front() {
+            Some(head) => self.flow_control.holds_head(port, q, head),
+            None => false,
+        };
+        self.pauses.set_head_held(port, q, held)
+    }
+
+    /// A control frame arrived on `port`. Under a scheme that steers flows, every queue
+    /// of the port is then judged again by its head, and the port started if one was
+    /// released.
+    pub fn on_frame(&mut self, port: usize, frame: &Packet, now: Ps, effects: &mut Effects, exts: &mut ExtStore) {
+        self.flow_control.on_frame(port, frame, &mut FlowCx { now, effects, pauses: &mut self.pauses, exts });
+        if self.steers {
+            let mut released = false;
+            for q in 0..self.queues_per_port {
+                released |= self.check_head(port, q);
+            }
+            if released {
+                effects.push(Effect::Kick { port: port as u16 });
+            }
+        }
     }
 
     /// A timer that this switch's flow control asked for fired.
-    pub fn on_timer(&mut self, token: u32, now: Ps, effects: &mut Effects) {
-        self.flow_control.on_timer(token, &mut FlowCx { now, effects, pauses: &mut self.pauses });
+    pub fn on_timer(&mut self, token: u32, now: Ps, effects: &mut Effects, exts: &mut ExtStore) {
+        self.flow_control.on_timer(token, &mut FlowCx { now, effects, pauses: &mut self.pauses, exts });
     }
 
     /// Whether any queue of `port` that is not paused holds a packet.
@@ -758,6 +822,24 @@ mod tests {
         }
         assert_eq!(stack(&exts, &left_a[0]), [hop(876, 0, 1876, 10, g40), hop(500, 200, 1700, 60, g100)]);
         assert_eq!(stack(&exts, &left_a[2]), [hop(300, 1076, 1876, 30, g40), hop(0, 1200, 1700, 70, g100)]);
+    }
+}
+
+/// Port `port` as a scheme that steers flows sees it: its queues are `queues[first ..
+/// first + queues_per_port]`.
+fn port_view<'a>(
+    queues: &'a [PortQueue],
+    ports: &[SwitchPort],
+    pauses: &PortPauses,
+    port: usize,
+    queues_per_port: usize,
+) -> PortView<'a> {
+    let first = port * queues_per_port;
+    PortView {
+        port,
+        queues: &queues[first..first + queues_per_port],
+        active: ports[port].active.mask(),
+        held: pauses.held_queues(port),
     }
 }
 

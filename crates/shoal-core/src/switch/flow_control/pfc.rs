@@ -854,7 +854,8 @@ mod tests {
     fn pfc(keys: &str) -> Pfc {
         let cfg: PfcConfig =
             serde_json::from_str(&format!("{{\"alpha\": 0.5, \"headroom\": \"10KB\"{keys}}}")).unwrap();
-        let env = FlowControlEnv { ingress_links: vec![Default::default(); 2], largest_packet: 1000 };
+        let env =
+            FlowControlEnv { ingress_links: vec![Default::default(); 2], largest_packet: 1000, ..Default::default() };
         Pfc::build(&cfg, &env)
     }
 

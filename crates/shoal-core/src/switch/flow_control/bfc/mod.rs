@@ -4,9 +4,12 @@
 //! flow id of a packet, the pause threshold, the filters, and the flow table.
 
 pub mod bloom;
+pub mod decide;
+mod scheme;
 pub mod table;
 
 pub use bloom::{BloomFilter, BloomShape, CountingBloom};
+pub use scheme::{is_filter_frame, Bfc, BfcConfig};
 pub use table::{FlowState, FlowTable, Slot};
 
 use crate::sim::{mix_below, Ps, PS_PER_S};

@@ -16,6 +16,10 @@ pub struct FlowState {
     pub packets: u32,
     /// The switch has paused it upstream (its VFID is in the ingress link's filter).
     pub paused: bool,
+    /// Paused, and on its queue's list of flows to resume.
+    pub resuming: bool,
+    /// Paused without packets here, waiting for its queue to drain to the threshold.
+    pub parked: bool,
 }
 
 /// Where a flow's entry lives: a way of its VFID's bucket, or a slot of the overflow
@@ -75,6 +79,13 @@ impl FlowTable {
             .map(|i| Slot::Cache(i as u16))
     }
 
+    /// Whether a flow of `vfid` without an entry would get one: its bucket or the cache
+    /// has a free place.
+    pub fn has_room(&self, vfid: u32) -> bool {
+        let base = vfid as usize * WAYS;
+        self.buckets[base..base + WAYS].iter().any(Option::is_none) || self.cache.iter().any(Option::is_none)
+    }
+
     /// The flow's entry, made with `state` if it has none: in a free way of its bucket,
     /// else in a free cache slot. `None` when both are full (the flow overflows).
     pub fn find_or_insert(&mut self, vfid: u32, ingress: u16, egress: u16, state: FlowState) -> Option<Slot> {
@@ -119,7 +130,7 @@ impl FlowTable {
 mod tests {
     use super::*;
 
-    const FRESH: FlowState = FlowState { queue: 2, packets: 0, paused: false };
+    const FRESH: FlowState = FlowState { queue: 2, packets: 0, paused: false, resuming: false, parked: false };
 
     #[test]
     fn flows_sharing_a_vfid_fill_its_bucket_then_the_cache_then_overflow() {
@@ -129,6 +140,7 @@ mod tests {
         assert!(slots[..4].iter().all(|s| matches!(s, Some(Slot::Bucket { vfid: 5, .. }))));
         assert!(slots[4..6].iter().all(|s| matches!(s, Some(Slot::Cache(_)))));
         assert_eq!(slots[6], None, "bucket and cache full: the flow overflows");
+        assert!(!table.has_room(5) && table.has_room(6));
         assert_eq!(table.len(), 6);
         // Another VFID has its own bucket.
         assert!(matches!(table.find_or_insert(6, 0, 9, FRESH), Some(Slot::Bucket { vfid: 6, way: 0 })));

@@ -1,0 +1,434 @@
+//! BFC's decisions at one switch, apart from the frames that carry them (§3.3-3.8): which
+//! queue a packet joins, when a flow is paused and resumed at its ingress, and which
+//! queue heads the downstream's filters hold.
+//!
+//! The queues of a port, by index: 0 takes packets without payload (ACKs, NACKs, CNPs),
+//! 1 is the high-priority queue of flows' first packets (§3.7), 2 up to the last but one
+//! are the physical queues assigned to flows, and the last is the overflow queue of
+//! flows without a table entry (§3.8). Queues 0 and 1 are served first and never held.
+
+use super::{pause_threshold, vfid, BloomFilter, BloomShape, CountingBloom, FlowState, FlowTable};
+use crate::net::{Packet, PacketKind};
+use crate::sim::{Ps, Rng};
+use crate::switch::flow_control::PortView;
+use rand::Rng as _;
+use std::collections::VecDeque;
+
+/// The queue of packets without payload.
+pub const ACK_QUEUE: usize = 0;
+/// The high-priority queue of flows' first packets.
+pub const FIRST_PACKET_QUEUE: usize = 1;
+/// The first physical queue.
+pub const FIRST_PHYSICAL: usize = 2;
+
+/// How one switch's BFC is set up.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// Queues per port: 2 strict queues, the physical queues, then the overflow queue.
+    pub queues: usize,
+    pub vfids: u32,
+    pub overflow_cache: usize,
+    pub shape: BloomShape,
+    /// The pause round trip to a neighbour and back, and the time between filters.
+    pub hop_rtt: Ps,
+    pub interval: Ps,
+    /// By port: its link's rate, bits per second.
+    pub rates: Vec<u64>,
+    /// Resume every flow due at each interval (BFC-BufferOpt) instead of one per queue.
+    pub resume_all: bool,
+}
+
+/// A paused flow waiting for its turn to resume.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Waiting {
+    vfid: u32,
+    ingress: u16,
+}
+
+/// BFC's state at one switch.
+///
+/// Invariants: a flow has a table entry while it has packets in a physical queue here or
+/// is paused; `paused[i]` holds the VFID of each paused flow from ingress `i` once; a
+/// flow is on at most one `to_resume` list, and only while paused.
+pub struct Decide {
+    setup: Setup,
+    table: FlowTable,
+    /// Bit q set for each physical queue (the overflow queue is not one).
+    physical: u64,
+    /// By ingress port: the flows paused there, as the filter sent upstream.
+    paused: Vec<CountingBloom>,
+    /// By (egress port, physical queue): flows due to resume, oldest first.
+    to_resume: Vec<VecDeque<Waiting>>,
+    /// By (egress port, physical queue): paused flows whose last packet left while the
+    /// queue was above the threshold; they are due when it is down to it.
+    parked: Vec<Vec<Waiting>>,
+    /// Flows on the `to_resume` lists.
+    waiting: usize,
+    /// By port: the filter last received from the neighbour there.
+    received: Vec<BloomFilter>,
+    rng: Rng,
+    /// Pauses and resumes decided.
+    pub pauses: u64,
+    pub resumes: u64,
+}
+
+impl Decide {
+    pub fn new(setup: Setup, rng: Rng) -> Self {
+        let ports = setup.rates.len();
+        assert!(setup.queues >= FIRST_PHYSICAL + 2 && setup.queues <= 64, "validated: 4 to 64 queues");
+        let overflow = setup.queues - 1;
+        Decide {
+            table: FlowTable::new(setup.vfids, setup.overflow_cache),
+            physical: (1u64 << overflow) - (1 << FIRST_PHYSICAL),
+            paused: (0..ports).map(|_| CountingBloom::new(setup.shape)).collect(),
+            to_resume: (0..ports * setup.queues).map(|_| VecDeque::new()).collect(),
+            parked: (0..ports * setup.queues).map(|_| Vec::new()).collect(),
+            waiting: 0,
+            received: (0..ports).map(|_| BloomFilter::empty(setup.shape)).collect(),
+            rng,
+            pauses: 0,
+            resumes: 0,
+            setup,
+        }
+    }
+
+    fn overflow(&self) -> usize {
+        self.setup.queues - 1
+    }
+
+    fn vfid(&self, pkt: &Packet) -> u32 {
+        vfid(pkt.hash, self.setup.vfids)
+    }
+
+    /// The queue `pkt`, from `ingress`, joins at `view`'s port: its flow's physical queue
+    /// while it has packets queued; the high-priority queue for a first packet of a flow
+    /// neither queued nor paused here; else a free physical queue, the lowest, or a random
+    /// one when none is free; the overflow queue when the flow has no entry and the table
+    /// has no room for one.
+    pub fn assign(&mut self, pkt: &Packet, ingress: usize, view: &PortView) -> usize {
+        if !pkt.kind.carries_payload() {
+            return ACK_QUEUE;
+        }
+        let vfid = self.vfid(pkt);
+        let known = self.table.find(vfid, ingress as u16, view.port as u16);
+        if let Some(slot) = known {
+            let state = *self.table.state(slot);
+            if state.packets > 0 {
+                return state.queue as usize;
+            }
+        } else if pkt.seq == 0 && pkt.kind == PacketKind::Data {
+            return FIRST_PACKET_QUEUE;
+        }
+        if known.is_none() && !self.table.has_room(vfid) {
+            return self.overflow();
+        }
+        let free = self.physical & !view.active;
+        if free != 0 {
+            free.trailing_zeros() as usize
+        } else {
+            self.rng.gen_range(FIRST_PHYSICAL..self.overflow())
+        }
+    }
+
+    /// `pkt` joined queue `q` of `view`'s port (shown after it): its flow's entry counts
+    /// it, and the flow is paused at its ingress when the queue holds more than the
+    /// threshold. Returns whether it was paused now.
+    pub fn buffered(&mut self, pkt: &Packet, q: usize, view: &PortView) -> bool {
+        if self.physical & 1 << q == 0 {
+            return false;
+        }
+        let vfid = self.vfid(pkt);
+        let fresh = FlowState { queue: q as u16, packets: 0, paused: false, resuming: false, parked: false };
+        let slot = self
+            .table
+            .find_or_insert(vfid, pkt.ingress, view.port as u16, fresh)
+            .expect("assign saw room in the table");
+        let threshold = self.threshold(view);
+        let state = self.table.state(slot);
+        if state.packets == 0 {
+            state.queue = q as u16;
+        }
+        state.packets += 1;
+        if state.paused || view.queues[q].bytes() <= threshold {
+            return false;
+        }
+        state.paused = true;
+        self.paused[pkt.ingress as usize].insert(vfid);
+        self.pauses += 1;
+        true
+    }
+
+    /// `pkt` left queue `q` of `view`'s port (shown after it). A paused flow is due to
+    /// resume when the queue is down to the threshold at one of its departures; one whose
+    /// last packet here left above it waits (parked) until the queue is down to it.
+    pub fn sent(&mut self, pkt: &Packet, q: usize, view: &PortView) {
+        if self.physical & 1 << q == 0 {
+            return;
+        }
+        let vfid = self.vfid(pkt);
+        let Some(slot) = self.table.find(vfid, pkt.ingress, view.port as u16) else {
+            debug_assert!(false, "a packet in a physical queue has an entry");
+            return;
+        };
+        let below = view.queues[q].bytes() <= self.threshold(view);
+        let at = view.port * self.setup.queues + q;
+        let state = self.table.state(slot);
+        state.packets -= 1;
+        let waiting = Waiting { vfid, ingress: pkt.ingress };
+        if !state.paused {
+            if state.packets == 0 {
+                self.table.remove(slot);
+            }
+        } else if !state.resuming && !state.parked {
+            if below {
+                state.resuming = true;
+                self.to_resume[at].push_back(waiting);
+                self.waiting += 1;
+            } else if state.packets == 0 {
+                state.parked = true;
+                self.parked[at].push(waiting);
+            }
+        }
+        if below && !self.parked[at].is_empty() {
+            self.unpark(view.port, at);
+        }
+    }
+
+    /// The queue at `at` (of egress `port`) is down to its threshold: its parked flows
+    /// are due, in the order they parked (a flow that since moved on is skipped).
+    fn unpark(&mut self, port: usize, at: usize) {
+        for waiting in std::mem::take(&mut self.parked[at]) {
+            let Some(slot) = self.table.find(waiting.vfid, waiting.ingress, port as u16) else { continue };
+            let state = self.table.state(slot);
+            if state.parked {
+                state.parked = false;
+                state.resuming = true;
+                self.to_resume[at].push_back(waiting);
+                self.waiting += 1;
+            }
+        }
+    }
+
+    /// One interval passed: each physical queue resumes the oldest flow due (all of them
+    /// under `resume_all`). Returns the flows resumed.
+    pub fn tick(&mut self) -> u32 {
+        let mut resumed = 0;
+        let queues = self.setup.queues;
+        for (i, list) in self.to_resume.iter_mut().enumerate() {
+            let take = if self.setup.resume_all { list.len() } else { list.len().min(1) };
+            for Waiting { vfid, ingress } in list.drain(..take) {
+                let slot = self.table.find(vfid, ingress, (i / queues) as u16).expect("a waiting flow has an entry");
+                let state = self.table.state(slot);
+                debug_assert!(state.paused && state.resuming);
+                state.paused = false;
+                state.resuming = false;
+                if state.packets == 0 {
+                    self.table.remove(slot);
+                }
+                self.paused[ingress as usize].remove(vfid);
+                self.waiting -= 1;
+                self.resumes += 1;
+                resumed += 1;
+            }
+        }
+        resumed
+    }
+
+    /// The pause threshold at `view`'s port: the bytes a queue drains at its share of
+    /// the link among the physical queues (the overflow queue counted) that hold packets
+    /// and are not held, during a pause round trip and an interval.
+    fn threshold(&self, view: &PortView) -> u64 {
+        let serving = view.active & !view.held & (self.physical | 1 << self.overflow());
+        pause_threshold(
+            self.setup.hop_rtt,
+            self.setup.interval,
+            self.setup.rates[view.port],
+            serving.count_ones() as usize,
+        )
+    }
+
+    /// The filter of the flows paused at `ingress`.
+    pub fn filter(&self, ingress: usize) -> &BloomFilter {
+        self.paused[ingress].filter()
+    }
+
+    /// Flows paused at `ingress`.
+    pub fn paused_at(&self, ingress: usize) -> u32 {
+        self.paused[ingress].members()
+    }
+
+    /// The neighbour on `port` sent `filter`.
+    pub fn receive(&mut self, port: usize, filter: &BloomFilter) {
+        self.received[port].clone_from(filter);
+    }
+
+    /// Whether `head`, at the head of queue `q` of `port`, waits: its flow matches the
+    /// filter from the neighbour there. Queues 0 and 1 never wait.
+    pub fn holds(&self, port: usize, q: usize, head: &Packet) -> bool {
+        q >= FIRST_PHYSICAL && !self.received[port].is_empty() && self.received[port].matches(self.vfid(head))
+    }
+
+    /// Whether nothing is paused here and no resume is due: the filters sent would all
+    /// be empty, and ticking can stop.
+    pub fn is_idle(&self) -> bool {
+        self.waiting == 0 && self.paused.iter().all(|p| p.members() == 0)
+    }
+
+    /// Flows with a table entry.
+    pub fn flows(&self) -> usize {
+        self.table.len()
+    }
+
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::stream;
+    use crate::switch::PortQueue;
+
+    const G100: u64 = 100_000_000_000;
+
+    fn decide(queues: usize, resume_all: bool) -> Decide {
+        Decide::new(
+            Setup {
+                queues,
+                vfids: 4096,
+                overflow_cache: 4,
+                shape: BloomShape::new(128, 4).unwrap(),
+                hop_rtt: 2_000_000,
+                interval: 1_000_000,
+                rates: vec![G100; 3],
+                resume_all,
+            },
+            stream(1, "bfc-test", 0),
+        )
+    }
+
+    /// A port of `queues` queues, its queues filled with `bytes`.
+    struct Port {
+        queues: Vec<PortQueue>,
+    }
+
+    impl Port {
+        fn new(queues: usize) -> Self {
+            Port { queues: (0..queues).map(|_| PortQueue::new()).collect() }
+        }
+
+        fn add(&mut self, q: usize, bytes: i64) {
+            let now = self.queues[q].bytes() as i64 + bytes;
+            self.queues[q].occupancy.set(0, now as u64);
+        }
+
+        fn view(&self, port: usize) -> PortView<'_> {
+            let active = self.queues.iter().enumerate().filter(|(_, q)| q.bytes() > 0).fold(0, |m, (i, _)| m | 1 << i);
+            PortView { port, queues: &self.queues, active, held: 0 }
+        }
+    }
+
+    fn data(hash: u32, seq: u32, ingress: u16) -> Packet {
+        Packet { size: 1000, seq, ingress, ..Packet::template(0, 0, hash, 0) }
+    }
+
+    /// A packet joins its queue as the switch would: assigned, counted, then told.
+    fn arrive(d: &mut Decide, port: &mut Port, pkt: &Packet) -> (usize, bool) {
+        let q = d.assign(pkt, pkt.ingress as usize, &port.view(1));
+        port.add(q, pkt.size as i64);
+        (q, d.buffered(pkt, q, &port.view(1)))
+    }
+
+    #[test]
+    fn first_packets_go_ahead_and_flows_take_free_queues_in_order() {
+        let mut d = decide(6, false);
+        let mut port = Port::new(6);
+        let ack = Packet { kind: PacketKind::Ack, ..data(1, 5, 0) };
+        assert_eq!(d.assign(&ack, 0, &port.view(1)), ACK_QUEUE);
+        assert_eq!(arrive(&mut d, &mut port, &data(1, 0, 0)).0, FIRST_PACKET_QUEUE);
+        // Flows 1, 2 and 3 take the three physical queues (2, 3, 4); 4 shares one.
+        let qs: Vec<usize> = (1..=3).map(|h| arrive(&mut d, &mut port, &data(h, 1, 0)).0).collect();
+        assert_eq!(qs, [2, 3, 4]);
+        assert_eq!(arrive(&mut d, &mut port, &data(1, 2, 0)).0, 2, "a queued flow keeps its queue");
+        let shared = arrive(&mut d, &mut port, &data(4, 1, 0)).0;
+        assert!((2..5).contains(&shared), "no free queue: a random physical one, not {shared}");
+        assert_eq!(d.flows(), 4);
+    }
+
+    #[test]
+    fn a_flow_pauses_above_the_threshold_and_resumes_one_per_interval() {
+        let mut d = decide(6, false);
+        let mut port = Port::new(6);
+        // One flow alone: the threshold is 37,500 B; the 38th packet of 1,000 B crosses it.
+        let crossed: Vec<bool> = (1..=38).map(|seq| arrive(&mut d, &mut port, &data(7, seq, 0)).1).collect();
+        assert!(crossed[..37].iter().all(|p| !p) && crossed[37], "paused at 38,000 B > 37,500 B");
+        assert_eq!(d.paused_at(0), 1);
+        assert!(d.filter(0).matches(vfid(7, 4096)));
+        // A second flow from another ingress joins another queue and pauses at half.
+        let crossed: Vec<bool> = (1..=19).map(|seq| arrive(&mut d, &mut port, &data(9, seq, 2)).1).collect();
+        assert!(crossed[..18].iter().all(|p| !p) && crossed[18], "2 queues: 19,000 B > 18,750 B");
+        // Draining the first queue to the threshold puts flow 7 on its resume list; it
+        // resumes at the next tick, flow 9 (still above) does not.
+        for _ in 0..20 {
+            port.add(2, -1000);
+            d.sent(&data(7, 0, 0), 2, &port.view(1));
+        }
+        assert_eq!(d.tick(), 1);
+        assert_eq!((d.paused_at(0), d.paused_at(2)), (0, 1));
+        assert_eq!(d.tick(), 0);
+        assert!(!d.is_idle());
+    }
+
+    #[test]
+    fn one_resume_per_queue_per_interval_unless_resume_all() {
+        for (resume_all, expected) in [(false, [1, 1, 1]), (true, [3, 0, 0])] {
+            let mut d = decide(4, resume_all);
+            let mut port = Port::new(4);
+            // Three flows from three ingresses share the one physical queue (2); 40
+            // packets each pause all three.
+            for seq in 1..=40 {
+                for (h, ingress) in [(11, 0), (12, 1), (13, 2)] {
+                    arrive(&mut d, &mut port, &data(h, seq, ingress));
+                }
+            }
+            assert_eq!((0..3).map(|i| d.paused_at(i)).sum::<u32>(), 3);
+            // Their last packets leave: each is due.
+            for (h, ingress) in [(11, 0), (12, 1), (13, 2)] {
+                for _ in 0..40 {
+                    port.add(2, -1000);
+                    d.sent(&data(h, 0, ingress), 2, &port.view(1));
+                }
+            }
+            let resumed: Vec<u32> = (0..3).map(|_| d.tick()).collect();
+            assert_eq!(resumed, expected, "resume_all {resume_all}");
+            assert!(d.is_idle() && d.flows() == 0, "resumed flows without packets leave the table");
+        }
+    }
+
+    #[test]
+    fn a_full_table_sends_new_flows_to_the_overflow_queue() {
+        let mut d =
+            Decide::new(Setup { vfids: 1, overflow_cache: 1, ..decide(6, false).setup.clone() }, stream(1, "t", 0));
+        let mut port = Port::new(6);
+        // One VFID: 4 ways and 1 cache slot hold 5 flows (distinct ingresses on port 1).
+        let qs: Vec<usize> =
+            (0..6u32).map(|i| arrive(&mut d, &mut port, &data(i, 1, i as u16 % 3 + 10 * (i as u16 / 3))).0).collect();
+        assert_eq!(qs[5], 5, "the sixth flow overflows: {qs:?}");
+    }
+
+    #[test]
+    fn only_physical_queues_wait_on_the_received_filter() {
+        let mut d = decide(6, false);
+        let mut downstream = decide(6, false);
+        let mut port = Port::new(6);
+        for seq in 1..=38 {
+            arrive(&mut downstream, &mut port, &data(21, seq, 0));
+        }
+        d.receive(1, downstream.filter(0));
+        assert!(d.holds(1, 3, &data(21, 5, 0)));
+        assert!(!d.holds(1, FIRST_PACKET_QUEUE, &data(21, 0, 0)), "the high-priority queue never waits");
+        assert!(!d.holds(2, 3, &data(21, 5, 0)), "the filter is the port's own");
+        assert!(!d.holds(1, 3, &data(22, 5, 0)));
+    }
+}

@@ -1,0 +1,304 @@
+//! BFC as a switch's flow control (`[switch.flow_control] kind = "bfc"`): `Decide` steers
+//! and pauses flows; this sends the filters every interval while any flow is paused,
+//! holds queue heads by the filters received, and hands PFC frames to the PFC backstop.
+
+use super::decide::{Decide, Setup, FIRST_PHYSICAL};
+use super::{BloomFilter, BloomShape};
+use crate::net::{Effect, Ext, Packet, PacketKind};
+use crate::observe::DeadlockWatch;
+use crate::registry::Scheme;
+use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::sim::{stream, Ps};
+use crate::switch::admission::Verdict;
+use crate::switch::flow_control::{
+    FlowControl, FlowControlEnv, FlowCx, HeadroomEpisode, IngressCx, LosslessArrival, Pfc, PfcConfig, PortView, StepCx,
+};
+use crate::switch::mmu::{Charge, IngressAccounts};
+use crate::switch::scheduler::SchedulerConfig;
+use crate::units::{Bytes, Time};
+use serde::{Deserialize, Serialize};
+
+/// The flow id that marks a filter frame.
+const FILTER_FRAME: u32 = u32::MAX - 1;
+
+/// The timer token of the interval tick (the PFC backstop's tokens stay below it).
+const TICK: u32 = 1 << 30;
+
+/// BFC's keys.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BfcConfig {
+    /// Virtual flow ids, the buckets of the flow table. Default 16,384 (§3.8).
+    pub vfids: u32,
+    /// Entries of the flow table's overflow cache. Default 100 (§3.8).
+    pub overflow_cache: u32,
+    /// Bytes of a filter. Default 128 (§3.6).
+    pub filter_bytes: u32,
+    /// Hashes (stages) of a filter. Default 4 (§3.6).
+    pub filter_hashes: u32,
+    /// Bytes of a filter frame besides the filter: Ethernet header and check sequence.
+    /// Default 18 B.
+    pub frame_header: Bytes,
+    /// The round trip of a pause to a neighbour and back. Default: twice the longest
+    /// delay of the links arriving at the switch (2 us on 1 us links, §4.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hop_rtt: Option<Time>,
+    /// Time between filters. Default: half of `hop_rtt` (§3.3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Time>,
+    /// Resume every due flow of a queue at each interval (BFC-BufferOpt) instead of one.
+    /// Default false.
+    pub resume_all: bool,
+    /// PFC beneath BFC, for the packets BFC cannot stop in time (§3.9): its keys, as
+    /// `[switch.flow_control]` of kind "pfc" takes them. Default: none (BFC may drop).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backstop: Option<PfcConfig>,
+}
+
+impl Default for BfcConfig {
+    fn default() -> Self {
+        BfcConfig {
+            vfids: 16_384,
+            overflow_cache: 100,
+            filter_bytes: 128,
+            filter_hashes: 4,
+            frame_header: Bytes(18),
+            hop_rtt: None,
+            interval: None,
+            resume_all: false,
+            backstop: None,
+        }
+    }
+}
+
+impl BfcConfig {
+    /// How the run watches for deadlocks: only with the PFC backstop.
+    pub fn deadlock_watch(&self) -> Option<DeadlockWatch> {
+        self.backstop.as_ref().map(PfcConfig::deadlock_watch)
+    }
+}
+
+/// BFC at one switch.
+///
+/// Invariant: `ticking` while a tick is pending; one is pending whenever `decide` is not
+/// idle or a port's last filter sent was not empty.
+pub struct Bfc {
+    decide: Box<Decide>,
+    backstop: Option<Pfc>,
+    frame_size: u32,
+    ticking: bool,
+    /// By port: the last filter sent there held a flow.
+    sent_nonempty: Vec<bool>,
+    /// Filter frames sent.
+    pub filters_sent: u64,
+}
+
+impl Scheme for Bfc {
+    type Config = BfcConfig;
+    type Env = FlowControlEnv;
+
+    fn build(cfg: &BfcConfig, env: &FlowControlEnv) -> Self {
+        let hop_rtt =
+            cfg.hop_rtt.map_or_else(|| 2 * env.ingress_links.iter().map(|l| l.delay).max().unwrap_or(0), |t| t.0);
+        let ports = env.ingress_links.len();
+        let setup = Setup {
+            queues: env.queues,
+            vfids: cfg.vfids,
+            overflow_cache: cfg.overflow_cache as usize,
+            shape: BloomShape::new(cfg.filter_bytes, cfg.filter_hashes).expect("validated"),
+            hop_rtt,
+            interval: cfg.interval.map_or(hop_rtt / 2, |t| t.0),
+            rates: env.ingress_links.iter().map(|l| l.rate_bps).collect(),
+            resume_all: cfg.resume_all,
+        };
+        Bfc {
+            decide: Box::new(Decide::new(setup, stream(env.seed, "bfc", 0))),
+            backstop: cfg.backstop.as_ref().map(|pfc| Pfc::build(pfc, env)),
+            frame_size: cfg.filter_bytes + cfg.frame_header.0 as u32,
+            ticking: false,
+            sent_nonempty: vec![false; ports],
+            filters_sent: 0,
+        }
+    }
+
+    fn validate(cfg: &BfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+        if !(1..=1 << 24).contains(&cfg.vfids) {
+            return Err(ScenarioError::not_accepted(path, "vfids", cfg.vfids, "1 to 16,777,216"));
+        }
+        if !(1..=4096).contains(&cfg.filter_bytes) {
+            return Err(ScenarioError::not_accepted(path, "filter_bytes", cfg.filter_bytes, "1 to 4096"));
+        }
+        if BloomShape::new(cfg.filter_bytes, cfg.filter_hashes).is_none() {
+            return Err(ScenarioError::not_accepted(
+                path,
+                "filter_hashes",
+                cfg.filter_hashes,
+                "at least 1, dividing the filter's bits (filter_bytes x 8)",
+            ));
+        }
+        if cfg.frame_header.0 > 9000 {
+            return Err(ScenarioError::not_accepted(path, "frame_header", cfg.frame_header, "0 B to 9000 B"));
+        }
+        for (key, t) in [("hop_rtt", cfg.hop_rtt), ("interval", cfg.interval)] {
+            if t.is_some_and(|t| t.0 == 0) {
+                return Err(ScenarioError::not_accepted(path, key, t.unwrap(), "a time > 0, such as \"1us\""));
+            }
+        }
+        let queues = sc.switch.queues;
+        if !(FIRST_PHYSICAL as u32 + 2..=64).contains(&queues) {
+            return Err(ScenarioError::new(
+                "switch.queues",
+                format!(
+                    "{queues} queues per port; BFC needs 4 to 64: the ACK queue, the first-packet queue, the physical queues and the overflow queue (35 for the paper's 32 physical queues)"
+                ),
+            ));
+        }
+        match &sc.switch.scheduler {
+            SchedulerConfig::Dwrr(dwrr) if dwrr.strict_queues == FIRST_PHYSICAL as u32 => {}
+            _ => {
+                return Err(ScenarioError::new(
+                    "switch.scheduler",
+                    "BFC serves its ACK and first-packet queues first and the others by deficit round robin (accepted: { kind = \"dwrr\", strict_queues = 2 })",
+                ))
+            }
+        }
+        if let Some(pfc) = &cfg.backstop {
+            Pfc::validate(pfc, &format!("{path}.backstop"), sc, warnings)?;
+        }
+        Ok(())
+    }
+}
+
+impl Bfc {
+    /// Sends each port with a paused flow its filter, and an empty one to a port whose
+    /// last filter held a flow; then ticks again while anything is paused or due.
+    fn tick(&mut self, cx: &mut FlowCx) {
+        self.decide.tick();
+        for port in 0..self.sent_nonempty.len() {
+            let nonempty = self.decide.paused_at(port) > 0;
+            if !nonempty && !self.sent_nonempty[port] {
+                continue;
+            }
+            self.sent_nonempty[port] = nonempty;
+            let ext = cx.exts.insert(Ext::Filter(self.decide.filter(port).clone()));
+            let frame = Packet {
+                kind: PacketKind::Control,
+                size: self.frame_size,
+                ext: Some(ext),
+                ..Packet::template(FILTER_FRAME, 0, 0, 0)
+            };
+            cx.effects.push(Effect::Frame { port: port as u16, frame });
+            self.filters_sent += 1;
+        }
+        self.ticking = !self.decide.is_idle();
+        if self.ticking {
+            cx.effects.push(Effect::Timer { at: cx.now + self.decide.setup().interval, token: TICK });
+        }
+    }
+
+    /// Makes sure a tick is pending: at the next multiple of the interval.
+    fn start_ticking(&mut self, now: Ps, cx: &mut StepCx) {
+        if !self.ticking {
+            self.ticking = true;
+            let interval = self.decide.setup().interval;
+            cx.effects.push(Effect::Timer { at: (now / interval + 1) * interval, token: TICK });
+        }
+    }
+
+    /// The switch's BFC decisions.
+    pub fn decide(&self) -> &Decide {
+        &self.decide
+    }
+}
+
+/// Whether `frame` is a BFC filter frame.
+pub fn is_filter_frame(frame: &Packet) -> bool {
+    frame.kind == PacketKind::Control && frame.flow == FILTER_FRAME
+}
+
+impl FlowControl for Bfc {
+    fn on_frame(&mut self, port: usize, frame: &Packet, cx: &mut FlowCx) {
+        if is_filter_frame(frame) {
+            let filter: &BloomFilter = cx.exts.filter(frame.ext).expect("a filter frame carries its filter");
+            self.decide.receive(port, filter);
+        } else if let Some(pfc) = &mut self.backstop {
+            pfc.on_frame(port, frame, cx);
+        }
+    }
+
+    fn on_timer(&mut self, token: u32, cx: &mut FlowCx) {
+        if token == TICK {
+            self.tick(cx);
+        } else if let Some(pfc) = &mut self.backstop {
+            pfc.on_timer(token, cx);
+        }
+    }
+
+    fn steers_flows(&self) -> bool {
+        true
+    }
+
+    fn assign_queue(&mut self, pkt: &Packet, ingress: usize, view: &PortView) -> usize {
+        self.decide.assign(pkt, ingress, view)
+    }
+
+    fn on_buffered(&mut self, pkt: &Packet, q: usize, view: &PortView, cx: &mut StepCx) {
+        if self.decide.buffered(pkt, q, view) {
+            self.start_ticking(cx.now, cx);
+        }
+    }
+
+    fn on_sent(&mut self, pkt: &Packet, q: usize, view: &PortView, _cx: &mut StepCx) {
+        self.decide.sent(pkt, q, view);
+    }
+
+    fn holds_head(&self, port: usize, q: usize, head: &Packet) -> bool {
+        self.decide.holds(port, q, head)
+    }
+
+    fn reads_ingress_accounts(&self) -> bool {
+        self.backstop.as_ref().is_some_and(Pfc::reads_ingress_accounts)
+    }
+
+    fn lossless_classes(&self) -> u8 {
+        self.backstop.as_ref().map_or(0, Pfc::lossless_classes)
+    }
+
+    fn frames_sent(&self, port: usize, class: usize) -> [u64; 2] {
+        self.backstop.as_ref().map_or([0, 0], |pfc| pfc.frames_sent(port, class))
+    }
+
+    fn headroom_used(&self, port: usize, class: usize) -> u64 {
+        self.backstop.as_ref().map_or(0, |pfc| pfc.headroom_used(port, class))
+    }
+
+    fn headroom_of_port(&self, port: usize) -> u64 {
+        self.backstop.as_ref().map_or(0, |pfc| pfc.headroom_of_port(port))
+    }
+
+    fn headroom_episodes(&self) -> &[HeadroomEpisode] {
+        self.backstop.as_ref().map_or(&[], Pfc::headroom_episodes)
+    }
+
+    fn admit(&mut self, arrival: &LosslessArrival) -> Verdict {
+        self.backstop.as_mut().expect("lossless classes come from the backstop").admit(arrival)
+    }
+
+    fn on_enqueue(&mut self, charge: Charge, cx: &mut IngressCx) {
+        if let Some(pfc) = &mut self.backstop {
+            pfc.on_enqueue(charge, cx);
+        }
+    }
+
+    fn on_dequeue(&mut self, charge: Charge, cx: &mut IngressCx) {
+        if let Some(pfc) = &mut self.backstop {
+            pfc.on_dequeue(charge, cx);
+        }
+    }
+
+    fn check_accounting(&self, id: usize, ingress: Option<&IngressAccounts>, errors: &mut Vec<String>) {
+        if let Some(pfc) = &self.backstop {
+            pfc.check_accounting(id, ingress, errors);
+        }
+    }
+}
