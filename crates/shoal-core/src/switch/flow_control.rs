@@ -22,7 +22,7 @@ pub use pfc::{
 
 use super::admission::Verdict;
 use super::mmu::{Charge, IngressAccounts, CLASSES};
-use super::PortQueue;
+use super::{PortQueue, Ports};
 use crate::net::{Effect, Effects, ExtStore, Packet};
 use crate::registry::{keyless_scheme, registry};
 use crate::scenario::{Scenario, ScenarioError};
@@ -201,6 +201,8 @@ pub struct FlowCx<'a> {
     pub pauses: &'a mut PortPauses,
     /// The side table: the payloads of the frames the scheme reads and sends.
     pub exts: &'a mut ExtStore,
+    /// The switch's egress ports, to read.
+    pub ports: Ports<'a>,
 }
 
 /// An egress port as a scheme that steers flows (`FlowControl::steers_flows`) sees it

@@ -609,7 +609,8 @@ impl Switch {
     /// of the port is then judged again by its head, and the port started if one was
     /// released.
     pub fn on_frame(&mut self, port: usize, frame: &Packet, now: Ps, effects: &mut Effects, exts: &mut ExtStore) {
-        self.flow_control.on_frame(port, frame, &mut FlowCx { now, effects, pauses: &mut self.pauses, exts });
+        let ports = Ports { queues: &self.queues, ports: &self.ports, queues_per_port: self.queues_per_port };
+        self.flow_control.on_frame(port, frame, &mut FlowCx { now, effects, pauses: &mut self.pauses, exts, ports });
         if self.steers {
             let mut released = false;
             for q in 0..self.queues_per_port {
@@ -623,7 +624,8 @@ impl Switch {
 
     /// A timer that this switch's flow control asked for fired.
     pub fn on_timer(&mut self, token: u32, now: Ps, effects: &mut Effects, exts: &mut ExtStore) {
-        self.flow_control.on_timer(token, &mut FlowCx { now, effects, pauses: &mut self.pauses, exts });
+        let ports = Ports { queues: &self.queues, ports: &self.ports, queues_per_port: self.queues_per_port };
+        self.flow_control.on_timer(token, &mut FlowCx { now, effects, pauses: &mut self.pauses, exts, ports });
     }
 
     /// Whether any queue of `port` that is not paused holds a packet.
@@ -822,6 +824,20 @@ mod tests {
         }
         assert_eq!(stack(&exts, &left_a[0]), [hop(876, 0, 1876, 10, g40), hop(500, 200, 1700, 60, g100)]);
         assert_eq!(stack(&exts, &left_a[2]), [hop(300, 1076, 1876, 30, g40), hop(0, 1200, 1700, 70, g100)]);
+    }
+}
+
+/// A switch's egress ports, as a flow control reads them on a frame or a timer.
+pub struct Ports<'a> {
+    queues: &'a [PortQueue],
+    ports: &'a [SwitchPort],
+    queues_per_port: usize,
+}
+
+impl<'a> Ports<'a> {
+    /// Port `port` as a scheme that steers flows sees it, held by `pauses`.
+    pub fn view(&self, port: usize, pauses: &PortPauses) -> PortView<'a> {
+        port_view(self.queues, self.ports, pauses, port, self.queues_per_port)
     }
 }
 

@@ -209,15 +209,29 @@ impl Decide {
         }
     }
 
-    /// One interval passed: each physical queue resumes the oldest flow due (all of them
-    /// under `resume_all`). Returns the flows resumed.
-    pub fn tick(&mut self) -> u32 {
+    /// One interval passed: each physical queue down to its threshold resumes the oldest
+    /// flow due; under `resume_all` (BFC-BufferOpt) every queue resumes all its flows
+    /// due. `view_of` shows a port. Returns the flows resumed.
+    ///
+    /// A queue above its threshold resumes none: the flow resumed last has refilled it,
+    /// and another would add its own burst of a pause round trip at line rate. This
+    /// bounds the queue near two hop-BDPs whatever the number of flows it holds (fig10).
+    pub fn tick<'a>(&mut self, view_of: impl Fn(usize) -> PortView<'a>) -> u32 {
         let mut resumed = 0;
         let queues = self.setup.queues;
-        for (i, list) in self.to_resume.iter_mut().enumerate() {
-            let take = if self.setup.resume_all { list.len() } else { list.len().min(1) };
-            for Waiting { vfid, ingress } in list.drain(..take) {
-                let slot = self.table.find(vfid, ingress, (i / queues) as u16).expect("a waiting flow has an entry");
+        for i in 0..self.to_resume.len() {
+            if self.to_resume[i].is_empty() {
+                continue;
+            }
+            let (port, q) = (i / queues, i % queues);
+            let take = if self.setup.resume_all {
+                self.to_resume[i].len()
+            } else {
+                let view = view_of(port);
+                usize::from(view.queues[q].bytes() <= self.threshold(&view))
+            };
+            for Waiting { vfid, ingress } in self.to_resume[i].drain(..take) {
+                let slot = self.table.find(vfid, ingress, port as u16).expect("a waiting flow has an entry");
                 let state = self.table.state(slot);
                 debug_assert!(state.paused && state.resuming);
                 state.paused = false;
@@ -374,15 +388,15 @@ mod tests {
             port.add(2, -1000);
             d.sent(&data(7, 0, 0), 2, &port.view(1));
         }
-        assert_eq!(d.tick(), 1);
+        assert_eq!(d.tick(|_| port.view(1)), 1);
         assert_eq!((d.paused_at(0), d.paused_at(2)), (0, 1));
-        assert_eq!(d.tick(), 0);
+        assert_eq!(d.tick(|_| port.view(1)), 0);
         assert!(!d.is_idle());
     }
 
     #[test]
     fn one_resume_per_queue_per_interval_unless_resume_all() {
-        for (resume_all, expected) in [(false, [1, 1, 1]), (true, [3, 0, 0])] {
+        for (resume_all, expected) in [(false, [1, 1, 1]), (true, [0, 0, 0])] {
             let mut d = decide(4, resume_all);
             let mut port = Port::new(4);
             // Three flows from three ingresses share the one physical queue (2); 40
@@ -400,8 +414,13 @@ mod tests {
                     d.sent(&data(h, 0, ingress), 2, &port.view(1));
                 }
             }
-            let resumed: Vec<u32> = (0..3).map(|_| d.tick()).collect();
+            // A queue refilled above its threshold resumes none, unless resume_all.
+            port.add(2, 40_000);
+            let held = d.tick(|_| port.view(1));
+            port.add(2, -40_000);
+            let resumed: Vec<u32> = (0..3).map(|_| d.tick(|_| port.view(1))).collect();
             assert_eq!(resumed, expected, "resume_all {resume_all}");
+            assert_eq!(held, if resume_all { 3 } else { 0 }, "a queue above its threshold (37.5 KB) waits");
             assert!(d.is_idle() && d.flows() == 0, "resumed flows without packets leave the table");
         }
     }

@@ -173,7 +173,8 @@ impl Bfc {
     /// Sends each port with a paused flow its filter, and an empty one to a port whose
     /// last filter held a flow; then ticks again while anything is paused or due.
     fn tick(&mut self, cx: &mut FlowCx) {
-        self.decide.tick();
+        let (ports, pauses) = (&cx.ports, &*cx.pauses);
+        self.decide.tick(|port| ports.view(port, pauses));
         for port in 0..self.sent_nonempty.len() {
             let nonempty = self.decide.paused_at(port) > 0;
             if !nonempty && !self.sent_nonempty[port] {
