@@ -52,6 +52,12 @@ CASES = [
         _sets("workload.pattern=trace", "workload.trace=bad_hosts.csv"),
         files={"bad_hosts.csv": TRACE_OUT_OF_RANGE},
     ),
+    Case("bfc under fifo", ("switch.scheduler",), _sets("switch.flow_control.kind=bfc")),
+    Case(
+        "bfc filter hashes",
+        ("switch.flow_control.filter_hashes",),
+        _sets("switch.flow_control.kind=bfc", "switch.flow_control.filter_hashes=3"),
+    ),
     Case(
         "missing trace file",
         ("workload.trace",),

@@ -7,7 +7,7 @@ use crate::net::{NodeId, PacketKind};
 use crate::observe::{Deadlock, IngressSample, Observer, Sample};
 use crate::sim::Ps;
 use crate::stats::{PauseEvent, PauseKey};
-use crate::switch::flow_control::{FlowControl, HeadroomEpisode};
+use crate::switch::flow_control::{AnyFlowControl, Bfc, FlowControl, HeadroomEpisode};
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Switch;
@@ -252,7 +252,7 @@ impl Simulation {
         let timeouts: u64 = outcomes().map(|o| o.timeouts as u64).sum();
         let cnps: u64 = outcomes().map(|o| o.cnps as u64).sum();
         let c = &self.counters;
-        json!({
+        let mut counters = json!({
             "packets": {
                 "sent": c.created,
                 "delivered": c.delivered,
@@ -277,6 +277,30 @@ impl Simulation {
             "duration_ps": self.now,
             "events": self.events_processed,
             "flows": {"tcp": self.completing_flows, "tcp_finished": self.flows_finished, "total": self.flows.len()},
+        });
+        if let Some(bfc) = self.bfc_counts() {
+            counters["bfc"] = bfc;
+        }
+        counters
+    }
+
+    /// BFC's pauses, resumes and filter frames, summed over the switches, when they run
+    /// BFC.
+    fn bfc_counts(&self) -> Option<serde_json::Value> {
+        let schemes: Vec<&Bfc> = self
+            .switches
+            .iter()
+            .filter_map(|s| match s.flow_control() {
+                AnyFlowControl::Bfc(bfc) => Some(bfc),
+                _ => None,
+            })
+            .collect();
+        (!schemes.is_empty()).then(|| {
+            serde_json::json!({
+                "pauses": schemes.iter().map(|b| b.decide().pauses).sum::<u64>(),
+                "resumes": schemes.iter().map(|b| b.decide().resumes).sum::<u64>(),
+                "filter_frames_sent": schemes.iter().map(|b| b.filters_sent).sum::<u64>(),
+            })
         })
     }
 }

@@ -7,7 +7,7 @@ use super::{BloomFilter, BloomShape};
 use crate::net::{Effect, Ext, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::{FlowTransport, Pattern, Scenario, ScenarioError, Warnings};
 use crate::sim::{stream, Ps};
 use crate::switch::admission::Verdict;
 use crate::switch::flow_control::{
@@ -164,6 +164,16 @@ impl Scheme for Bfc {
         }
         if let Some(pfc) = &cfg.backstop {
             Pfc::validate(pfc, &format!("{path}.backstop"), sc, warnings)?;
+        }
+        if sc.switch.classifier.is_some() {
+            warnings.push("switch.classifier has no effect under BFC, which steers flows to queues itself".to_string());
+        }
+        let workloads = std::iter::once(&sc.workload).chain(&sc.workload.extra);
+        if workloads.into_iter().any(|w| w.transport == FlowTransport::Tcp && w.pattern != Pattern::Udp) {
+            warnings.push(
+                "under BFC only paced (RDMA) flows wait at their NIC for a pause; TCP packets queued at a NIC do not (workload.transport = \"rdma\")"
+                    .to_string(),
+            );
         }
         Ok(())
     }
