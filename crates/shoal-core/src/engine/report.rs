@@ -300,6 +300,8 @@ impl Simulation {
                 "pauses": schemes.iter().map(|b| b.decide().pauses).sum::<u64>(),
                 "resumes": schemes.iter().map(|b| b.decide().resumes).sum::<u64>(),
                 "filter_frames_sent": schemes.iter().map(|b| b.filters_sent).sum::<u64>(),
+                "placements": schemes.iter().map(|b| b.decide().placements).sum::<u64>(),
+                "collisions": schemes.iter().map(|b| b.decide().collisions).sum::<u64>(),
             })
         })
     }

@@ -9,7 +9,7 @@
 
 use super::{pause_threshold, vfid, BloomFilter, BloomShape, CountingBloom, FlowState, FlowTable};
 use crate::net::{Packet, PacketKind};
-use crate::sim::{Ps, Rng};
+use crate::sim::{mix_below, Ps, Rng};
 use crate::switch::flow_control::PortView;
 use rand::Rng as _;
 use std::collections::VecDeque;
@@ -36,7 +36,23 @@ pub struct Setup {
     pub rates: Vec<u64>,
     /// Resume every flow due at each interval (BFC-BufferOpt) instead of one per queue.
     pub resume_all: bool,
+    pub assignment: Assignment,
 }
+
+/// How a flow without packets queued gets its physical queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Assignment {
+    /// A free physical queue, else a random one (BFC, §3.3).
+    #[default]
+    Dynamic,
+    /// The physical queue its VFID hashes to, the same at every switch (the straw
+    /// proposal of §3.2, BFC-VFID in §4).
+    Hash,
+}
+
+/// Mixed into a VFID to hash it to a physical queue under `Assignment::Hash`.
+const QUEUE_KEY: u64 = 0x63d8_3c1e_95a4_0b77;
 
 /// A paused flow waiting for its turn to resume.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +86,11 @@ pub struct Decide {
     /// Pauses and resumes decided.
     pub pauses: u64,
     pub resumes: u64,
+    /// Flows placed in a physical queue, and those placed where another flow's packets
+    /// were queued (a collision: head-of-line blocking that fewer flows than queues
+    /// would not need).
+    pub placements: u64,
+    pub collisions: u64,
 }
 
 impl Decide {
@@ -88,6 +109,8 @@ impl Decide {
             rng,
             pauses: 0,
             resumes: 0,
+            placements: 0,
+            collisions: 0,
             setup,
         }
     }
@@ -122,6 +145,10 @@ impl Decide {
         if known.is_none() && !self.table.has_room(vfid) {
             return self.overflow();
         }
+        if self.setup.assignment == Assignment::Hash {
+            let physical = (self.overflow() - FIRST_PHYSICAL) as u64;
+            return FIRST_PHYSICAL + mix_below(vfid as u64, QUEUE_KEY, physical) as usize;
+        }
         let free = self.physical & !view.active;
         if free != 0 {
             free.trailing_zeros() as usize
@@ -147,6 +174,9 @@ impl Decide {
         let state = self.table.state(slot);
         if state.packets == 0 {
             state.queue = q as u16;
+            self.placements += 1;
+            // The flow has no packet here: any other byte in the queue is another flow's.
+            self.collisions += u64::from(view.queues[q].bytes() > pkt.size as u64);
         }
         state.packets += 1;
         if state.paused || view.queues[q].bytes() <= threshold {
@@ -317,6 +347,7 @@ mod tests {
                 interval: 1_000_000,
                 rates: vec![G100; 3],
                 resume_all,
+                assignment: Assignment::Dynamic,
             },
             stream(1, "bfc-test", 0),
         )
@@ -423,6 +454,26 @@ mod tests {
             assert_eq!(held, if resume_all { 3 } else { 0 }, "a queue above its threshold (37.5 KB) waits");
             assert!(d.is_idle() && d.flows() == 0, "resumed flows without packets leave the table");
         }
+    }
+
+    #[test]
+    fn hashed_assignment_puts_a_flow_in_the_same_queue_at_every_switch_and_collides() {
+        let hashed = Setup { assignment: Assignment::Hash, ..decide(35, false).setup.clone() };
+        let (mut a, mut b) = (Decide::new(hashed.clone(), stream(1, "a", 0)), Decide::new(hashed, stream(2, "b", 0)));
+        let (mut pa, mut pb) = (Port::new(35), Port::new(35));
+        let mut dynamic = decide(35, false);
+        let mut pd = Port::new(35);
+        for h in 0..16u32 {
+            let pkt = data(h.wrapping_mul(0x9e37_79b9), 1, 0);
+            let (qa, qb) = (arrive(&mut a, &mut pa, &pkt).0, arrive(&mut b, &mut pb, &pkt).0);
+            assert_eq!(qa, qb, "the queue is a function of the flow alone");
+            assert!((FIRST_PHYSICAL..34).contains(&qa));
+            arrive(&mut dynamic, &mut pd, &pkt);
+        }
+        // 16 flows hashed into 32 queues collide (the birthday problem: 1 - (31/32)^k
+        // for the k-th), dynamically placed ones never while a queue is free.
+        assert!(a.collisions > 0 && a.placements == 16, "{} of {}", a.collisions, a.placements);
+        assert_eq!((dynamic.collisions, dynamic.placements), (0, 16));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! and pauses flows; this sends the filters every interval while any flow is paused,
 //! holds queue heads by the filters received, and hands PFC frames to the PFC backstop.
 
-use super::decide::{Decide, Setup, FIRST_PHYSICAL};
+use super::decide::{Assignment, Decide, Setup, FIRST_PHYSICAL};
 use super::{BloomFilter, BloomShape};
 use crate::net::{Effect, Ext, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
@@ -49,6 +49,9 @@ pub struct BfcConfig {
     /// Resume every due flow of a queue at each interval (BFC-BufferOpt) instead of one.
     /// Default false.
     pub resume_all: bool,
+    /// How a flow gets its physical queue: "dynamic" (default, BFC) or "hash" (the
+    /// queue its VFID hashes to, BFC-VFID).
+    pub assignment: Assignment,
     /// PFC beneath BFC, for the packets BFC cannot stop in time (§3.9): its keys, as
     /// `[switch.flow_control]` of kind "pfc" takes them. Default: none (BFC may drop).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -66,6 +69,7 @@ impl Default for BfcConfig {
             hop_rtt: None,
             interval: None,
             resume_all: false,
+            assignment: Assignment::Dynamic,
             backstop: None,
         }
     }
@@ -110,6 +114,7 @@ impl Scheme for Bfc {
             interval: cfg.interval.map_or(hop_rtt / 2, |t| t.0),
             rates: env.ingress_links.iter().map(|l| l.rate_bps).collect(),
             resume_all: cfg.resume_all,
+            assignment: cfg.assignment,
         };
         Bfc {
             decide: Box::new(Decide::new(setup, stream(env.seed, "bfc", 0))),
