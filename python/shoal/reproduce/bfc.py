@@ -276,9 +276,9 @@ def _run_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
         "pauses": float(pfc.get("pause_frames_sent", 0)),
         "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
     }
-    for row in table.itertuples():
-        out[f"flows_bin{row.bin}"] = float(row.flows)
-        out[f"p99_bin{row.bin}"] = row.p99
+    for b, count, p99 in zip(table["bin"], table["flows"], table["p99"], strict=True):
+        out[f"flows_bin{b}"] = float(count)
+        out[f"p99_bin{b}"] = float(p99)
     return out
 
 
