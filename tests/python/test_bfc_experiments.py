@@ -110,16 +110,35 @@ def test_on_an_idle_network_the_smallest_flows_meet_their_ideal(tmp_path: Path) 
     assert runs["p99_bin1"].between(1.0, 1.05).all(), runs[["scheme", "p99_bin1"]]
 
 
-def test_quick_and_full_differ_only_in_the_arrival_window() -> None:
+@pytest.mark.parametrize("exp_id", ["bfc/fig5", "bfc/fig5c"])
+def test_quick_and_full_differ_only_in_the_arrival_window(exp_id: str) -> None:
     """Full mode is the harness's 50 ms of arrivals on the same T1 and schemes; quick
-    keeps everything but the window."""
-    exp = find("bfc/fig5")
+    keeps everything but the window; both resolve (resolving does not simulate)."""
+    from shoal._sweep import load_sweep, resolve_runs
+
+    exp = find(exp_id)
     quick, full = exp.sweep_spec("quick"), exp.sweep_spec("full")
     assert quick["scenario"] == full["scenario"] and quick["schemes"] == full["schemes"]
-    assert full["scenario"]["workload"]["duration"] == "50ms"
-    assert full["scenario"]["workload"]["extra"][0]["duration"] == "50ms"
-    assert quick["zip"]["workload.cdf"] == full["zip"]["workload.cdf"]
-    assert all(Path(c).is_file() for c in full["zip"]["workload.cdf"] if c.endswith(".cdf"))
+    workload = full["scenario"]["workload"]
+    assert workload["duration"] == "50ms"
+    assert all(extra["duration"] == "50ms" for extra in workload.get("extra", []))
+    cdfs = full.get("zip", {}).get("workload.cdf", [workload["cdf"]])
+    assert all(Path(c).is_file() for c in cdfs if c.endswith(".cdf"))
+    for spec in (quick, full):
+        runs = resolve_runs(load_sweep(spec))
+        assert runs and all(r.error is None for r in runs), [r.error for r in runs if r.error]
+
+
+def test_fig5c_has_no_incast_and_no_flow_beats_its_lone_fct(tmp_path: Path) -> None:
+    """Google at 65% and no incast: the analysis finds no incast flow, every background
+    flow is counted, and no run's smallest slowdown is below the lowest a lone flow can
+    have (a 1,001 B flow in a rack: 1 - 63.6 / 4,240; test_bfc_harness)."""
+    runs = reproduce("bfc/fig5c", store=tmp_path, jobs=2, progress=False).runs
+    assert (runs["status"] == "ok").all() and set(runs["scheme"]) == SCHEMES
+    assert (runs["incast_flows"] == 0).all() and (runs["workload"] == "Google").all()
+    counts = runs[[f"flows_bin{b}" for b in range(1, 10)]].sum(axis=1)
+    assert (counts == runs["background_flows"]).all() and (runs["unfinished"] == 0).all()
+    assert (runs["min_slowdown"] >= 1 - 63.6 / 4240).all()
 
 
 def test_analysis_refuses_a_workload_without_harness_bins(tmp_path: Path) -> None:
