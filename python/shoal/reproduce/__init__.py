@@ -133,8 +133,8 @@ class Experiment:
 
 def _resolve_files(spec: dict[str, Any], folder: Path) -> None:
     """Make ``cdf`` / ``trace`` / ``path`` (a topology file) values that name a file next
-    to the experiment absolute (in the inline scenario and in every override), so
-    experiments can ship such files."""
+    to the experiment absolute (in the inline scenario, in every override, and among the
+    values of an axis or a zipped list), so experiments can ship such files."""
 
     def fix(table: Any) -> None:
         if not isinstance(table, dict):
@@ -153,8 +153,22 @@ def _resolve_files(spec: dict[str, Any], folder: Path) -> None:
                 for item in value:
                     fix(item)
 
+    def fix_lists(table: Any) -> None:
+        if not isinstance(table, dict):
+            return
+        for key, values in table.items():
+            if key.rsplit(".", 1)[-1] in ("cdf", "trace", "path") and isinstance(values, list):
+                table[key] = [
+                    str((folder / v).resolve())
+                    if isinstance(v, str) and (folder / v).is_file()
+                    else v
+                    for v in values
+                ]
+
     for key in ("scenario", "set", "schemes"):
         fix(spec.get(key))
+    for key in ("axes", "zip"):  # an axis of workloads: some may be files
+        fix_lists(spec.get(key))
 
 
 def load_experiment(path: str | os.PathLike[str], exp_id: str | None = None) -> Experiment:
@@ -348,6 +362,9 @@ def _register_builtin() -> None:
     dsh = __import__("shoal.reproduce.dsh", fromlist=["ANALYSES"])
     ANALYSES.update(dsh.ANALYSES)
     FIGURES.update(dsh.FIGURES)
+    bfc = __import__("shoal.reproduce.bfc", fromlist=["ANALYSES"])
+    ANALYSES.update(bfc.ANALYSES)
+    FIGURES.update(bfc.FIGURES)
 
 
 def _draw(exp: Experiment, runs: pd.DataFrame, out: Path, store: Path) -> list[Path]:

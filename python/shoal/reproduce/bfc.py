@@ -1,0 +1,360 @@
+"""The BFC paper's traffic harness and its analyses (``bfc/fig5``): the FCT slowdown and
+the size bins of the authors' scripts, per-bin p99 slowdowns with the incast flows left
+out, and the comparisons Fig. 5's text makes between the schemes.
+
+The harness (lossless-facts 4.2) is the BFC authors' fork of HPCC's simulator
+(preeyshah/High-Precision-Congestion-Control, "PSHAH"). Its generator carries a flow of
+``s`` bytes as one packet of ``s`` bytes when ``s <= 1000`` and otherwise as
+``s // 1000 + 1`` packets of 1,000 B (``scratch/simple.cc:1250-1258``; an exact multiple
+of 1,000 gains a packet), and its script ``script_updated.py`` (lines 86-100 of master)
+divides each flow's FCT (at the sender, at the last ACK) by::
+
+    base = L + (np + ex) x min(size, 1000) B x 8 / 100 Gbps
+
+with ``size`` the flow's bytes as carried, ``np = max(size // 1000, 1)`` its packets, and
+``L = 8000 ns, ex = 3`` between racks (the 8 us base RTT; three store-and-forward hops),
+``L = 4000 ns, ex = 1`` within a rack. So a flow of more than 1,000 B has
+``L + (np + ex) x 80 ns`` and a single sub-KB packet of ``b`` bytes ``L + (1 + ex) x b x
+0.08 ns``. Racks are 16 hosts in T1. The p99 of a bin of ``n`` slowdowns is the sorted
+value at index ``int(0.99 n)``.
+
+Shoal's flows have the bytes the CDF gives, not whole packets, so this module applies the
+harness's packetization to them first (:func:`harness_size`). The base is then not a
+strict lower bound of a Shoal flow's FCT: a flow of more than 1,000 B sends up to
+1,000 B less than the harness counts. Against the FCT of the flow alone in Shoal (36 B of
+headers on each packet, a 48 B ACK), the base is too high by at most ``58.88 - 2.88 np``
+ns between racks and ``72.32 - 2.88 np`` ns within one (np the harness's packets; at
+worst 63.6 ns, 1.5% of the 4,240 ns of a 1,001 B flow in a rack), and never for a single
+packet; see :func:`lower_bound_ratio`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from shoal.reproduce._runs import join_columns, ok_runs
+
+if TYPE_CHECKING:
+    from shoal.reproduce import Experiment
+
+__all__ = [
+    "ANALYSES",
+    "BINS",
+    "FIGURES",
+    "SCHEME_NAMES",
+    "bin_labels",
+    "harness_packets",
+    "harness_p99",
+    "harness_size",
+    "ideal_fct_ns",
+    "lower_bound_ratio",
+    "p99_by_bin",
+    "size_bins",
+    "slowdown",
+    "slowdown_bins",
+    "slowdown_figure",
+    "workload_of",
+]
+
+#: The harness's payload bytes per packet (PACKET_PAYLOAD_SIZE).
+MTU = 1000
+#: ns per byte at the harness's 100 Gbps (``datarate`` in script_updated.py).
+NS_PER_BYTE = 8 / 100
+#: (L in ns, extra store-and-forward hops) between racks and within a rack.
+INTER_RACK = (8000.0, 3)
+INTRA_RACK = (4000.0, 1)
+#: Upper packet counts of the harness's size bins; one more bin holds the larger flows
+#: (script_updated.py:118-150).
+BINS: dict[str, tuple[int, ...]] = {
+    "Google": (1, 2, 4, 8, 16, 64, 256, 1024),
+    "FB_Hadoop": (3, 12, 48, 192, 768, 3072, 12288, 49152),
+}
+#: The workload (its bins) of each flow-size distribution the harness's two stand for:
+#: the harness's own files (homa_w4, homa_w3) and Shoal's other copies of the same
+#: published distributions.
+WORKLOADS = {
+    "homa_w4": "FB_Hadoop",
+    "fb_hadoop": "FB_Hadoop",
+    "homa_w3": "Google",
+    "google_rpc": "Google",
+}
+#: How the figure and the README name the schemes.
+SCHEME_NAMES = {
+    "dcqcn": "DCQCN",
+    "dcqcn_win": "DCQCN+Win",
+    "dcqcn_win_sfq": "DCQCN+Win+SFQ",
+    "hpcc": "HPCC",
+    "bfc": "BFC",
+    "ideal_fq": "Ideal-FQ",
+}
+#: The scheme every ``p99_bin<i>_vs_ideal`` is relative to.
+IDEAL = "ideal_fq"
+#: The flow sizes the paper calls medium ("100-500KB", section 4.2).
+MEDIUM_BYTES = (100_000, 500_000)
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+def _ints(values: Any, what: str) -> IntArray:
+    array = np.asarray(values)
+    if array.size and (not np.issubdtype(array.dtype, np.number) or np.isnan(array).any()):
+        raise ValueError(f"{what} must be numbers, got {array.dtype}")
+    array = array.astype(np.int64)
+    if (array < 1).any():
+        raise ValueError(f"{what} must be at least 1 byte, got {int(array.min())}")
+    return array
+
+
+def harness_size(bytes_: Any) -> IntArray:
+    """The bytes the harness carries a flow of ``bytes_`` in: ``bytes_`` up to 1,000 B,
+    else ``(bytes_ // 1000 + 1) x 1000`` (whole 1,000 B packets; an exact multiple gains
+    one). Accepts a number or an array; ValueError on sizes below 1 B."""
+    b = _ints(bytes_, "flow sizes")
+    return np.where(b <= MTU, b, (b // MTU + 1) * MTU)
+
+
+def harness_packets(bytes_: Any) -> IntArray:
+    """The harness's packet count ``np`` for a flow of ``bytes_`` (its bins' unit)."""
+    return np.maximum(harness_size(bytes_) // MTU, 1)
+
+
+def ideal_fct_ns(bytes_: Any, same_rack: Any) -> FloatArray:
+    """The harness's ideal FCT in ns of flows of ``bytes_`` (as Shoal sends them; carried
+    as :func:`harness_size`) between two hosts of the same rack (``same_rack`` true) or
+    of two racks: ``L + (np + ex) x min(size, 1000) x 0.08`` (module docstring)."""
+    size = harness_size(bytes_)
+    rack = np.asarray(same_rack, dtype=bool)
+    base = np.where(rack, INTRA_RACK[0], INTER_RACK[0])
+    extra = np.where(rack, INTRA_RACK[1], INTER_RACK[1])
+    per_packet = np.minimum(size, MTU) * NS_PER_BYTE
+    return np.asarray(base + (harness_packets(bytes_) + extra) * per_packet, dtype=np.float64)
+
+
+def slowdown(fct_ns: Any, bytes_: Any, same_rack: Any) -> FloatArray:
+    """FCT over the harness's ideal (:func:`ideal_fct_ns`)."""
+    fct = np.asarray(fct_ns, dtype=np.float64)
+    return np.asarray(fct / ideal_fct_ns(bytes_, same_rack), dtype=np.float64)
+
+
+def lower_bound_ratio(
+    bytes_: Any,
+    same_rack: Any,
+    *,
+    header: int = 36,
+    ack_size: int = 48,
+    link_delay_ns: float = 1000.0,
+    gbps: float = 100.0,
+) -> FloatArray:
+    """The smallest slowdown a flow can have in Shoal: the FCT of the flow alone on T1
+    (every link ``gbps`` and ``link_delay_ns``; the first packet stored and forwarded at
+    each switch, the rest at the host link's rate behind it, then the last ACK's trip
+    back), over the harness's ideal. Computed from the topology, not read from a run;
+    below 1 only where the harness counts more bytes than the flow has."""
+    b = _ints(bytes_, "flow sizes")
+    rack = np.asarray(same_rack, dtype=bool)
+    links = np.where(rack, 2, 4)
+    ns_per_byte = 8 / gbps
+    packets = -(-b // MTU)  # what Shoal sends: ceil(bytes / mtu)
+    first = np.minimum(b, MTU) + header
+    wire = b + packets * header
+    alone = (
+        2 * links * link_delay_ns
+        + links * first * ns_per_byte
+        + (wire - first) * ns_per_byte
+        + links * ack_size * ns_per_byte
+    )
+    return np.asarray(alone / ideal_fct_ns(b, rack), dtype=np.float64)
+
+
+def bin_labels(edges: Sequence[int]) -> list[str]:
+    """The bins' names: ``<=e`` for each edge, then ``>last``."""
+    return [f"<={e}" for e in edges] + [f">{edges[-1]}"]
+
+
+def size_bins(packets: Any, edges: Sequence[int]) -> IntArray:
+    """Each flow's bin (0-based) by its harness packet count: the first edge at or above
+    it, or ``len(edges)`` past the last."""
+    return np.searchsorted(np.asarray(edges), np.asarray(packets), side="left").astype(np.int64)
+
+
+def harness_p99(values: Any) -> float:
+    """The harness's p99: the sorted values' element at ``int(0.99 n)`` (NaN if none)."""
+    s = np.sort(np.asarray(values, dtype=np.float64))
+    return float(s[int(0.99 * len(s))]) if len(s) else float("nan")
+
+
+def p99_by_bin(flows: pd.DataFrame, workload: str, hosts_per_rack: int) -> pd.DataFrame:
+    """Per harness size bin of ``workload`` (a key of :data:`BINS`): the number of
+    finished non-incast flows, their p99 (:func:`harness_p99`) and largest slowdown.
+    ``flows`` has Shoal's flow columns ``src dst bytes fct_ns query`` (``query`` >= 0
+    marks an incast flow); hosts ``h`` and ``g`` share a rack when ``h //
+    hosts_per_rack == g // hosts_per_rack``. One row per bin, empty bins included."""
+    if workload not in BINS:
+        raise ValueError(f"workload {workload!r}: expected one of {', '.join(BINS)}")
+    missing = [c for c in ("src", "dst", "bytes", "fct_ns", "query") if c not in flows]
+    if missing:
+        raise ValueError(f"flows: no column {missing[0]!r}")
+    if hosts_per_rack < 1:
+        raise ValueError(f"hosts_per_rack must be at least 1, got {hosts_per_rack}")
+    edges = BINS[workload]
+    done = flows[(flows["query"] < 0) & flows["fct_ns"].notna()]
+    same = (done["src"] // hosts_per_rack) == (done["dst"] // hosts_per_rack)
+    ratio = slowdown(done["fct_ns"], done["bytes"], same)
+    which = size_bins(harness_packets(done["bytes"]), edges)
+    rows = []
+    for i, label in enumerate(bin_labels(edges)):
+        part = ratio[which == i]
+        rows.append(
+            {
+                "bin": i + 1,
+                "label": label,
+                "flows": len(part),
+                "p99": harness_p99(part),
+                "max": float(part.max()) if len(part) else float("nan"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def workload_of(scenario: dict[str, Any]) -> str:
+    """The harness workload (``FB_Hadoop`` or ``Google``) of a resolved scenario's
+    ``workload.cdf``: a built-in name or a file named after one (``homa_w3.cdf``)."""
+    from shoal.reproduce import ExperimentError
+
+    cdf = str(scenario.get("workload", {}).get("cdf", ""))
+    name = Path(cdf).stem if ("/" in cdf or cdf.endswith(".cdf")) else cdf
+    if name not in WORKLOADS:
+        raise ExperimentError(
+            f"bfc: workload.cdf {cdf!r} has no harness size bins; accepted: "
+            f"{', '.join(WORKLOADS)} (or a file named after one)"
+        )
+    return WORKLOADS[name]
+
+
+def _hosts_per_rack(scenario: dict[str, Any]) -> int:
+    from shoal.reproduce import ExperimentError
+
+    topo = scenario.get("topology", {})
+    if topo.get("kind") != "leaf_spine":
+        raise ExperimentError(
+            f'bfc: topology.kind must be "leaf_spine" (racks are its leaves), got '
+            f"{topo.get('kind')!r}"
+        )
+    return int(topo["hosts_per_leaf"])
+
+
+def _run_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
+    """A run's per-bin counts and p99s, and its other harness columns."""
+    import json
+
+    workload = workload_of(scenario)
+    rack = _hosts_per_rack(scenario)
+    flows = pd.read_parquet(
+        run_dir / "flows.parquet", columns=["src", "dst", "bytes", "fct_ns", "query"]
+    )
+    table = p99_by_bin(flows, workload, rack)
+    background = flows[flows["query"] < 0]
+    done = background[background["fct_ns"].notna()]
+    same = (done["src"] // rack) == (done["dst"] // rack)
+    ratio = slowdown(done["fct_ns"], done["bytes"], same)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    pfc = summary.get("pfc") or {}
+    out: dict[str, Any] = {
+        "workload": workload,
+        "p99_all": harness_p99(ratio),
+        "min_slowdown": float(ratio.min()) if len(ratio) else float("nan"),
+        "background_flows": float(len(background)),
+        "incast_flows": float((flows["query"] >= 0).sum()),
+        "unfinished": float(flows["fct_ns"].isna().sum()),
+        "pauses": float(pfc.get("pause_frames_sent", 0)),
+        "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
+    }
+    for b, count, p99 in zip(table["bin"], table["flows"], table["p99"], strict=True):
+        out[f"flows_bin{b}"] = float(count)
+        out[f"p99_bin{b}"] = float(p99)
+    return out
+
+
+def _medium_bins(workload: str) -> list[int]:
+    """The bins (1-based) whose sizes overlap the paper's medium flows, 100-500 KB."""
+    edges = BINS[workload]
+    lows = [0, *edges]
+    highs = [*edges, np.inf]
+    lo, hi = (b / MTU for b in MEDIUM_BYTES)
+    return [i + 1 for i, (a, z) in enumerate(zip(lows, highs, strict=True)) if a < hi and z >= lo]
+
+
+def slowdown_bins(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 5's columns per run (see the experiment's description); then, among the runs
+    of one workload and seed, each bin's p99 over Ideal-FQ's (``p99_bin<i>_vs_ideal``),
+    the fraction of bins (with flows in every scheme) in which a scheme's p99 is the
+    highest (``worst_bins``), and the lowest ratio to Ideal-FQ of any DCQCN variant in a
+    bin overlapping 100-500 KB (``medium_best_dcqcn_vs_ideal``, the same on every row
+    of the workload and seed)."""
+    extra = {i: _run_columns(run_dir, scenario) for i, _, run_dir, scenario in ok_runs(runs, store)}
+    runs = join_columns(runs, extra)
+    if "workload" not in runs or "scheme" not in runs:
+        return runs
+    bins = sorted(int(c.removeprefix("p99_bin")) for c in runs.columns if c.startswith("p99_bin"))
+    seed = ["seed"] if "seed" in runs else []
+    keys = ["workload", *seed]
+    for key, group in runs[runs["workload"].notna()].groupby(keys):
+        workload = key[0] if isinstance(key, tuple) else key
+        ideal = group[group["scheme"] == IDEAL]
+        p99 = group[[f"p99_bin{b}" for b in bins]].to_numpy(dtype=float)
+        for b in bins:
+            base = float(ideal[f"p99_bin{b}"].iloc[0]) if len(ideal) else float("nan")
+            runs.loc[group.index, f"p99_bin{b}_vs_ideal"] = group[f"p99_bin{b}"] / base
+        compared = ~np.isnan(p99).any(axis=0)  # bins with flows in every scheme
+        if compared.any() and len(group) > 1:
+            worst = p99[:, compared] == np.nanmax(p99[:, compared], axis=0)
+            runs.loc[group.index, "worst_bins"] = worst.mean(axis=1)
+        dcqcn = group[group["scheme"].str.startswith("dcqcn")]
+        medium = [f"p99_bin{b}_vs_ideal" for b in _medium_bins(str(workload))]
+        values = runs.loc[dcqcn.index, medium].to_numpy(dtype=float)
+        if values.size and not np.isnan(values).all():
+            runs.loc[group.index, "medium_best_dcqcn_vs_ideal"] = float(np.nanmin(values))
+    return runs
+
+
+def slowdown_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 5a/5b: p99 slowdown per harness size bin (log scale), one line per scheme,
+    one panel per workload (Google first, as Fig. 5a), means over seeds."""
+    from shoal import plot
+
+    panels = [w for w in ("Google", "FB_Hadoop") if w in set(runs.get("workload", []))]
+    with plot._style():
+        fig = plot._figure(3.4 * max(len(panels), 1), 2.8)
+        axes = fig.subplots(1, max(len(panels), 1), squeeze=False)[0]
+        for ax, workload in zip(axes, panels, strict=False):
+            part = runs[runs["workload"] == workload]
+            labels = bin_labels(BINS[workload])
+            cols = [f"p99_bin{i + 1}" for i in range(len(labels))]
+            for i, (scheme, g) in enumerate(part.groupby("scheme", sort=False)):
+                y = g[[c for c in cols if c in g]].mean(numeric_only=True)
+                ax.plot(
+                    range(len(y)),
+                    y.to_numpy(dtype=float),
+                    marker=plot._MARKERS[i % len(plot._MARKERS)],
+                    label=SCHEME_NAMES.get(str(scheme), str(scheme)),
+                )
+            ax.set_xticks(range(len(labels)), labels, rotation=30, fontsize="x-small")
+            ax.set_yscale("log")
+            ax.set_title(workload)
+            ax.set_xlabel("flow size (1 KB packets)")
+            ax.set_ylabel("p99 FCT slowdown")
+            ax.legend(frameon=False, fontsize="x-small")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+ANALYSES = {"bfc.slowdown_bins": slowdown_bins}
+FIGURES = {"bfc.slowdown_bins": slowdown_figure}
