@@ -17,7 +17,7 @@ from shoal.reproduce import Experiment, find, reproduce
 from shoal.reproduce.bfc import BINS, harness_packets, lower_bound_ratio, slowdown
 from shoal.store import Store
 
-SCHEMES = {"dcqcn", "dcqcn_win", "dcqcn_win_sfq", "hpcc", "ideal_fq"}
+SCHEMES = {"dcqcn", "dcqcn_win", "dcqcn_win_sfq", "hpcc", "bfc", "ideal_fq"}
 RACK = 16  # T1: 16 hosts a ToR
 INCAST_SENDERS, INCAST_BYTES, INCAST_GAP_MS = 100, 200_000, 0.5
 
@@ -37,7 +37,7 @@ def _flows(store: Path, key: str) -> pd.DataFrame:
 def test_every_baseline_has_a_p99_in_every_bin_it_has_flows(
     fig5: tuple[pd.DataFrame, Path],
 ) -> None:
-    """Both workloads for each of the five baselines; per bin, a p99 exactly where the
+    """Both workloads for each of the six schemes; per bin, a p99 exactly where the
     bin has flows, the bins holding every finished background flow, every one finished;
     the incast is 100 x 200 KB every 500 us and none of it is in a bin."""
     runs, store = fig5
