@@ -11,6 +11,7 @@ use crate::switch::flow_control::{quanta_time, read_pause_frame, Pause, PORT_LEV
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Drops;
+use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 /// A host NIC's egress queues: tail drop when the NIC holds `capacity` bytes, and an
@@ -64,7 +65,20 @@ pub struct Nic {
 struct FlowFilter {
     vfids: u32,
     filter: Option<BloomFilter>,
+    /// The VFID of each paced flow.
+    vfid_of: FxHashMap<u32, u32>,
 }
+
+impl FlowFilter {
+    /// Whether the switch paused `flow`.
+    fn holds(&self, flow: u32) -> bool {
+        self.filter.as_ref().is_some_and(|f| f.matches(self.vfid_of[&flow]))
+    }
+}
+
+/// The bit of `Nic::paused` that is always set: a paced flow whose `gate` is this bit
+/// waits, paused by the switch's flow filter (queues are numbered below it).
+const HELD_BY_FILTER: u8 = 63;
 
 /// `Nic::pause_ends` of a class with no timed pause.
 const NO_END: Ps = Ps::MAX;
@@ -75,15 +89,16 @@ struct Paced {
     flow: u32,
     /// The queue (class) whose pause stops it.
     class: u8,
-    /// Its virtual flow id, under BFC (else 0).
-    vfid: u32,
+    /// The bit of `Nic::paused` that stops it: its class's, or `HELD_BY_FILTER` while a
+    /// filter holds it (one test either way).
+    gate: u8,
     /// When its rate limiter lets its next packet go.
     ready_at: Ps,
 }
 
 impl Nic {
     pub fn new(link: u32, capacity: u64, ecn_k: u64, queues: usize) -> Nic {
-        assert!((1..=64).contains(&queues), "a NIC has 1 to 64 queues");
+        assert!((1..=HELD_BY_FILTER as usize).contains(&queues), "a NIC has 1 to 63 queues");
         Nic {
             link,
             queues: vec![VecDeque::new(); queues],
@@ -91,7 +106,7 @@ impl Nic {
             capacity,
             ecn_k,
             backlogged: 0,
-            paused: 0,
+            paused: 1 << HELD_BY_FILTER,
             class_paused: 0,
             port_paused: false,
             paced: VecDeque::new(),
@@ -106,7 +121,7 @@ impl Nic {
     /// The NIC obeying BFC's filter frames, which name flows by virtual flow ids below
     /// `vfids`.
     pub fn obeying_filters(self, vfids: u32) -> Nic {
-        Nic { flow_filter: Some(Box::new(FlowFilter { vfids, filter: None })), ..self }
+        Nic { flow_filter: Some(Box::new(FlowFilter { vfids, filter: None, vfid_of: FxHashMap::default() })), ..self }
     }
 
     /// The NIC with its paced flows served in `order`.
@@ -186,10 +201,20 @@ impl Nic {
             (Some(i), Some(t)) => self.paced[i].ready_at = t,
             (Some(i), None) => {
                 self.paced.remove(i);
+                if let Some(f) = &mut self.flow_filter {
+                    f.vfid_of.remove(&flow);
+                }
             }
             (None, Some(t)) => {
-                let vfid = self.flow_filter.as_ref().map_or(0, |f| vfid(hash, f.vfids));
-                let paced = Paced { flow, class: self.class(priority), vfid, ready_at: t };
+                let class = self.class(priority);
+                let mut gate = class;
+                if let Some(f) = &mut self.flow_filter {
+                    f.vfid_of.insert(flow, vfid(hash, f.vfids));
+                    if f.holds(flow) {
+                        gate = HELD_BY_FILTER;
+                    }
+                }
+                let paced = Paced { flow, class, gate, ready_at: t };
                 match self.order {
                     NicOrder::Rotate => self.paced.push_back(paced),
                     NicOrder::Creation => {
@@ -237,8 +262,7 @@ impl Nic {
     /// Whether neither the class of paced flow `p` nor (under BFC) the flow is paused.
     #[inline]
     fn may_send(&self, p: &Paced) -> bool {
-        self.paused & (1 << p.class) == 0
-            && !self.flow_filter.as_ref().is_some_and(|f| f.filter.as_ref().is_some_and(|b| b.matches(p.vfid)))
+        self.paused & (1 << p.gate) == 0
     }
 
     /// Stops (`paused`) or resumes the queues of `mask` (bit q for queue q). After a
@@ -254,7 +278,7 @@ impl Nic {
 
     /// `paused` from the class pauses and the port's.
     fn update_paused(&mut self) {
-        self.paused = if self.port_paused { u64::MAX } else { self.class_paused };
+        self.paused = if self.port_paused { u64::MAX } else { self.class_paused } | 1 << HELD_BY_FILTER;
     }
 
     pub fn len(&self) -> usize {
@@ -286,6 +310,9 @@ impl Nic {
             if let Some(obeyed) = &mut self.flow_filter {
                 let filter = exts.filter(frame.ext).expect("a filter frame carries its filter");
                 obeyed.filter = (!filter.is_empty()).then(|| filter.clone());
+                for p in &mut self.paced {
+                    p.gate = if obeyed.holds(p.flow) { HELD_BY_FILTER } else { p.class };
+                }
                 effects.push(Effect::Kick { port: 0 });
             }
             return;
@@ -339,7 +366,7 @@ impl Nic {
 
     /// Bit q set: queue q is paused.
     pub fn paused(&self) -> u64 {
-        self.paused
+        self.paused & !(1 << HELD_BY_FILTER)
     }
 
     /// Violations of the byte-count invariant, described.
@@ -440,6 +467,44 @@ mod tests {
             assert!(matches!(effects[..], [Effect::PauseExpired { port: 0, class: 2 }, Effect::Kick { port: 0 }]));
             assert_eq!(nic.next_paced(0), Some(10));
         }
+    }
+
+    /// Under BFC a filter frame holds exactly the paced flows whose VFID it matches; the
+    /// next frame, without them, releases them and asks for the link to start. A class's
+    /// pause still holds every flow of the class.
+    #[test]
+    fn a_filter_frame_holds_the_flows_it_names() {
+        use crate::net::{Ext, PacketKind};
+        use crate::switch::flow_control::bfc::{BloomShape, CountingBloom};
+        let vfids = 16_384;
+        let mut nic = Nic::from_config(0, &HostConfig::default(), true).obeying_filters(vfids);
+        let (hash_a, hash_b) = (0x1234_5678, 0x9abc_def0);
+        nic.pace(1, 3, hash_a, Some(0));
+        nic.pace(2, 3, hash_b, Some(0));
+        let mut paused = CountingBloom::new(BloomShape::new(128, 4).unwrap());
+        paused.insert(vfid(hash_a, vfids));
+        let mut exts = ExtStore::default();
+        let frame = |filter, exts: &mut ExtStore| Packet {
+            kind: PacketKind::Control,
+            ext: Some(exts.insert(Ext::Filter(filter))),
+            ..Packet::template(u32::MAX - 1, 0, 0, 0)
+        };
+        let rate = LinkRate::new(100_000_000_000);
+        let mut effects = Effects::new();
+        nic.on_frame(&frame(paused.filter().clone(), &mut exts), 0, &rate, &mut effects, &exts);
+        let served: Vec<u32> = (0..3).map(|_| nic.next_paced(0).unwrap()).collect();
+        assert_eq!(served, [2, 2, 2], "flow 1 is held");
+        assert_eq!(nic.paused(), 0, "no queue is paused");
+        nic.pace(3, 3, hash_a, Some(0));
+        assert_eq!(nic.next_paced(0), Some(2), "a flow that joins with a held VFID waits too");
+        paused.remove(vfid(hash_a, vfids));
+        nic.on_frame(&frame(paused.filter().clone(), &mut exts), 0, &rate, &mut effects, &exts);
+        let mut served: Vec<u32> = (0..3).map(|_| nic.next_paced(0).unwrap()).collect();
+        served.sort_unstable();
+        assert_eq!(served, [1, 2, 3]);
+        assert!(matches!(effects[..], [Effect::Kick { port: 0 }, Effect::Kick { port: 0 }]));
+        nic.set_paused(1 << 3, true);
+        assert_eq!(nic.next_paced(0), None, "the class's pause holds them all");
     }
 
     /// One queue is a FIFO whatever the priorities.

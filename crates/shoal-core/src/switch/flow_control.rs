@@ -39,8 +39,8 @@ pub const PORT_LEVEL: u8 = CLASSES as u8;
 ///
 /// Invariant: `queues[p]` is every queue while `port_paused[p]`, else the union of
 /// `class_queues[c]` over the classes c set in `classes[p]`; `held_ports` counts the
-/// ports with a class or the whole port paused; `gated_ports` counts the ports with
-/// `queues[p] | heads[p]` not 0; `since[p * CLASSES + c]` is when class c of port p was
+/// ports with a class or the whole port paused; `held[p]` is `queues[p] | heads[p]`, and
+/// `gated_ports` counts the ports where it is not 0; `since[p * CLASSES + c]` is when class c of port p was
 /// paused, while it is, and `port_since[p]` when port p was, while it is.
 #[derive(Debug, Clone)]
 pub struct PortPauses {
@@ -52,6 +52,9 @@ pub struct PortPauses {
     queues: Vec<u64>,
     /// Bit q of `heads[p]`: the flow of the head packet of queue q of port p is paused.
     heads: Vec<u64>,
+    /// Bit q of `held[p]`: queue q of port p may not send, for either reason (one word
+    /// to read per departure).
+    held: Vec<u64>,
     /// Bit q of `class_queues[c]`: queue q holds packets of class c (by the classifier).
     class_queues: [u64; CLASSES],
     held_ports: usize,
@@ -67,6 +70,7 @@ impl PortPauses {
             port_paused: vec![false; ports],
             queues: vec![0; ports],
             heads: vec![0; ports],
+            held: vec![0; ports],
             class_queues,
             held_ports: 0,
             gated_ports: 0,
@@ -103,7 +107,7 @@ impl PortPauses {
         if self.gated_ports == 0 {
             0
         } else {
-            self.queues[port] | self.heads[port]
+            self.held[port]
         }
     }
 
@@ -127,10 +131,13 @@ impl PortPauses {
     }
 
     fn is_gated(&self, port: usize) -> bool {
-        self.queues[port] | self.heads[port] != 0
+        self.held[port] != 0
     }
 
+    /// Updates `held[port]` and `gated_ports` after `queues[port]` or `heads[port]`
+    /// changed.
     fn count_gated(&mut self, port: usize, gated_before: bool) {
+        self.held[port] = self.queues[port] | self.heads[port];
         match (gated_before, self.is_gated(port)) {
             (false, true) => self.gated_ports += 1,
             (true, false) => self.gated_ports -= 1,
