@@ -91,6 +91,9 @@ SCHEME_NAMES = {
     "dcqcn_win_sfq": "DCQCN+Win+SFQ",
     "hpcc": "HPCC",
     "bfc": "BFC",
+    "bfc_vfid": "BFC-VFID",
+    "sfq_infbuffer": "SFQ+InfBuffer",
+    "bfc_no_hpq": "BFC without HPQ",
     "ideal_fq": "Ideal-FQ",
 }
 #: The scheme every ``p99_bin<i>_vs_ideal`` is relative to.
@@ -276,6 +279,11 @@ def _run_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
         "pauses": float(pfc.get("pause_frames_sent", 0)),
         "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
     }
+    bfc = (summary.get("counters") or {}).get("bfc")
+    if bfc:
+        placements = bfc.get("placements", 0)
+        out["collision_rate"] = bfc["collisions"] / placements if placements else float("nan")
+        out["bfc_pauses"] = float(bfc["pauses"])
     for b, count, p99 in zip(table["bin"], table["flows"], table["p99"], strict=True):
         out[f"flows_bin{b}"] = float(count)
         out[f"p99_bin{b}"] = float(p99)

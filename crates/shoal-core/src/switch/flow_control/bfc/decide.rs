@@ -37,6 +37,8 @@ pub struct Setup {
     /// Resume every flow due at each interval (BFC-BufferOpt) instead of one per queue.
     pub resume_all: bool,
     pub assignment: Assignment,
+    /// Flows' first packets go to the high-priority queue (§3.7).
+    pub first_packet_queue: bool,
 }
 
 /// How a flow without packets queued gets its physical queue.
@@ -86,9 +88,8 @@ pub struct Decide {
     /// Pauses and resumes decided.
     pub pauses: u64,
     pub resumes: u64,
-    /// Flows placed in a physical queue, and those placed where another flow's packets
-    /// were queued (a collision: head-of-line blocking that fewer flows than queues
-    /// would not need).
+    /// Packets that joined a physical queue, and those that found another flow's
+    /// packets in it (a collision: head-of-line blocking between flows).
     pub placements: u64,
     pub collisions: u64,
 }
@@ -139,7 +140,7 @@ impl Decide {
             if state.packets > 0 {
                 return state.queue as usize;
             }
-        } else if pkt.seq == 0 && pkt.kind == PacketKind::Data {
+        } else if pkt.seq == 0 && pkt.kind == PacketKind::Data && self.setup.first_packet_queue {
             return FIRST_PACKET_QUEUE;
         }
         if known.is_none() && !self.table.has_room(vfid) {
@@ -174,10 +175,10 @@ impl Decide {
         let state = self.table.state(slot);
         if state.packets == 0 {
             state.queue = q as u16;
-            self.placements += 1;
-            // The flow has no packet here: any other byte in the queue is another flow's.
-            self.collisions += u64::from(view.queues[q].bytes() > pkt.size as u64);
         }
+        // The queue holds this packet, the flow's earlier ones, and any other flow's.
+        self.placements += 1;
+        self.collisions += u64::from(view.queues[q].packets.len() > state.packets as usize + 1);
         state.packets += 1;
         if state.paused || view.queues[q].bytes() <= threshold {
             return false;
@@ -348,6 +349,7 @@ mod tests {
                 rates: vec![G100; 3],
                 resume_all,
                 assignment: Assignment::Dynamic,
+                first_packet_queue: true,
             },
             stream(1, "bfc-test", 0),
         )
@@ -363,9 +365,16 @@ mod tests {
             Port { queues: (0..queues).map(|_| PortQueue::new()).collect() }
         }
 
+        /// Queues a packet of `bytes`, or (negative) takes the oldest one out.
         fn add(&mut self, q: usize, bytes: i64) {
-            let now = self.queues[q].bytes() as i64 + bytes;
-            self.queues[q].occupancy.set(0, now as u64);
+            let queue = &mut self.queues[q];
+            if bytes > 0 {
+                queue.packets.push_back(Packet { size: bytes as u32, ..Packet::template(0, 0, 0, 0) });
+            } else {
+                queue.packets.pop_front();
+            }
+            let now = queue.bytes() as i64 + bytes;
+            queue.occupancy.set(0, now as u64);
         }
 
         fn view(&self, port: usize) -> PortView<'_> {
@@ -392,6 +401,8 @@ mod tests {
         let ack = Packet { kind: PacketKind::Ack, ..data(1, 5, 0) };
         assert_eq!(d.assign(&ack, 0, &port.view(1)), ACK_QUEUE);
         assert_eq!(arrive(&mut d, &mut port, &data(1, 0, 0)).0, FIRST_PACKET_QUEUE);
+        let mut without = Decide::new(Setup { first_packet_queue: false, ..d.setup.clone() }, stream(1, "t", 0));
+        assert_eq!(without.assign(&data(1, 0, 0), 0, &port.view(1)), FIRST_PHYSICAL, "no high-priority queue");
         // Flows 1, 2 and 3 take the three physical queues (2, 3, 4); 4 shares one.
         let qs: Vec<usize> = (1..=3).map(|h| arrive(&mut d, &mut port, &data(h, 1, 0)).0).collect();
         assert_eq!(qs, [2, 3, 4]);
@@ -470,8 +481,9 @@ mod tests {
             assert!((FIRST_PHYSICAL..34).contains(&qa));
             arrive(&mut dynamic, &mut pd, &pkt);
         }
-        // 16 flows hashed into 32 queues collide (the birthday problem: 1 - (31/32)^k
-        // for the k-th), dynamically placed ones never while a queue is free.
+        // 16 one-packet arrivals hashed into 32 queues collide (the birthday problem:
+        // 1 - (31/32)^k for the k-th), dynamically placed ones never while a queue is
+        // free.
         assert!(a.collisions > 0 && a.placements == 16, "{} of {}", a.collisions, a.placements);
         assert_eq!((dynamic.collisions, dynamic.placements), (0, 16));
     }

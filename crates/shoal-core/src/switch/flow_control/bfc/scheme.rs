@@ -52,6 +52,9 @@ pub struct BfcConfig {
     /// How a flow gets its physical queue: "dynamic" (default, BFC) or "hash" (the
     /// queue its VFID hashes to, BFC-VFID).
     pub assignment: Assignment,
+    /// Flows' first packets go to a high-priority queue that is never paused (§3.7).
+    /// Default true; false leaves queue 1 unused (fig. 11's "without HPQ").
+    pub first_packet_queue: bool,
     /// PFC beneath BFC, for the packets BFC cannot stop in time (§3.9): its keys, as
     /// `[switch.flow_control]` of kind "pfc" takes them. Default: none (BFC may drop).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,6 +73,7 @@ impl Default for BfcConfig {
             interval: None,
             resume_all: false,
             assignment: Assignment::Dynamic,
+            first_packet_queue: true,
             backstop: None,
         }
     }
@@ -115,6 +119,7 @@ impl Scheme for Bfc {
             rates: env.ingress_links.iter().map(|l| l.rate_bps).collect(),
             resume_all: cfg.resume_all,
             assignment: cfg.assignment,
+            first_packet_queue: cfg.first_packet_queue,
         };
         Bfc {
             decide: Box::new(Decide::new(setup, stream(env.seed, "bfc", 0))),
