@@ -60,11 +60,8 @@ fn incast_sampled(senders: u32, bytes: u64, bfc: &str, buffer: &str, sample_ns: 
         trace.to_str().unwrap(),
         sample_ns.map_or(String::new(), |ns| format!("sample_interval = \"{ns}ns\""))
     ));
-    let mut sim = Simulation::new(&sc).unwrap();
-    sim.run();
+    let sim = common::run(&sc);
     std::fs::remove_dir_all(dir).unwrap();
-    let errors = sim.check_invariants();
-    assert!(errors.is_empty(), "invariants violated: {errors:?}");
     sim
 }
 
