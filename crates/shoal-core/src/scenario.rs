@@ -782,7 +782,8 @@ pub enum Pattern {
     ManyToFew,
     Incast,
     /// Poisson rounds in which `fan_in` random senders outside the receiver's rack each
-    /// send `size` bytes to one random receiver at once.
+    /// send `size` bytes to one random receiver at once (several flows each when
+    /// `fan_in` exceeds them).
     FanIn,
     LongLived,
     Udp,
