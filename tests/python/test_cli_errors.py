@@ -54,6 +54,11 @@ CASES = [
     ),
     Case("bfc under fifo", ("switch.scheduler",), _sets("switch.flow_control.kind=bfc")),
     Case(
+        "bfc vfids",
+        ("switch.flow_control.vfids",),
+        _sets("switch.flow_control.kind=bfc", "switch.flow_control.vfids=0"),
+    ),
+    Case(
         "bfc filter hashes",
         ("switch.flow_control.filter_hashes",),
         _sets("switch.flow_control.kind=bfc", "switch.flow_control.filter_hashes=3"),

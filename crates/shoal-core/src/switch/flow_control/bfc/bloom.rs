@@ -101,7 +101,9 @@ impl BloomFilter {
 /// the number of inserted flows (with repeats) that set bit i.
 #[derive(Clone, Debug)]
 pub struct CountingBloom {
-    counts: Box<[u16]>,
+    /// Wide enough for every flow a table can hold (at most 2^20 VFIDs x 4 ways and an
+    /// overflow cache of 2^20), so a count never overflows.
+    counts: Box<[u32]>,
     filter: BloomFilter,
     members: u32,
 }
@@ -121,7 +123,7 @@ impl CountingBloom {
         for s in 0..shape.stages {
             let bit = shape.bit(vfid, s);
             let count = &mut self.counts[bit as usize];
-            *count = count.checked_add(1).expect("fewer paused flows per link than a counter holds");
+            *count += 1;
             self.filter.set(bit, true);
         }
         self.members += 1;

@@ -132,8 +132,12 @@ impl Scheme for Bfc {
     }
 
     fn validate(cfg: &BfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
-        if !(1..=1 << 24).contains(&cfg.vfids) {
-            return Err(ScenarioError::not_accepted(path, "vfids", cfg.vfids, "1 to 16,777,216"));
+        // A switch's table holds 4 entries of 16 B per VFID: 64 MiB at the most.
+        if !(1..=1 << 20).contains(&cfg.vfids) {
+            return Err(ScenarioError::not_accepted(path, "vfids", cfg.vfids, "1 to 1,048,576"));
+        }
+        if cfg.overflow_cache > 1 << 20 {
+            return Err(ScenarioError::not_accepted(path, "overflow_cache", cfg.overflow_cache, "0 to 1,048,576"));
         }
         if !(1..=4096).contains(&cfg.filter_bytes) {
             return Err(ScenarioError::not_accepted(path, "filter_bytes", cfg.filter_bytes, "1 to 4096"));
