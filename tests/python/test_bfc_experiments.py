@@ -118,8 +118,9 @@ def test_quick_and_full_differ_only_in_the_arrival_window(exp_id: str) -> None:
 
     exp = find(exp_id)
     quick, full = exp.sweep_spec("quick"), exp.sweep_spec("full")
-    assert quick["scenario"] == full["scenario"] and quick["schemes"] == full["schemes"]
-    workload = full["scenario"]["workload"]
+    base = load_sweep(full).base  # an inline [scenario] or a base file (t1.toml)
+    assert load_sweep(quick).base == base and quick["schemes"] == full["schemes"]
+    workload = base["workload"]
     assert workload["duration"] == "50ms"
     assert all(extra["duration"] == "50ms" for extra in workload.get("extra", []))
     cdfs = full.get("zip", {}).get("workload.cdf", [workload["cdf"]])
