@@ -39,9 +39,11 @@ they are the trace's, flow by flow, and takes from them which flows are the inca
 
 PFC frames are counted only with a reference program built with its ``QbbPfc`` trace on
 (``--n3dc-program``; validation/README.md, "PFC against ns3-datacenter", says how). Writes
-``comparison.json`` and every input and output into ``--out`` (default
-``validation/results/n3dc_t1_<duration>_seed<seed>``). Exit status: 0 when the comparison
-ran, 1 when ns3-datacenter or Shoal is missing or fails, 2 on bad arguments.
+``comparison.json`` (per seed and, over ``--seeds``, pooled: every seed's flows in one
+set per bin) and every input and output into ``--out`` (default
+``validation/results/n3dc_t1_<duration>``, one ``seed<k>`` folder per seed). Exit status:
+0 when the comparison ran, 1 when ns3-datacenter or Shoal is missing or fails, 2 on bad
+arguments.
 """
 
 from __future__ import annotations
@@ -99,6 +101,7 @@ N3DC_PFC_RULES = {
     "xon_floor": "1248B",
 }
 VARIANTS = ("fig5", "n3dc_mmu")
+ORDER = ("n3dc", *(f"shoal_{v}" for v in VARIANTS))
 
 
 # ---- fig5's scenarios ------------------------------------------------------------------
@@ -339,22 +342,17 @@ def check_same_flows(trace, flows) -> None:
         raise UserError("Shoal's run generated other flows than `shoal trace` wrote", 1)
 
 
-def compare(args) -> int:
+def run_seed(args, n3dc: Path, program: Path, seed: int, out: Path) -> tuple[dict, dict]:
+    """Both simulators on seed ``seed``'s flows, in ``out``: the seed's report and, per
+    scheme, what pooling needs (the trace, the incast flags, each simulator's FCTs and
+    PFC counts)."""
     import numpy as np
     import pandas as pd
 
-    n3dc = Path(args.n3dc).resolve()
-    program = Path(args.n3dc_program).resolve() if args.n3dc_program else n3dc / PROGRAM
-    if not program.is_file():
-        raise UserError(
-            f"{program} is missing: build ns3-datacenter's powertcp-evaluation-burst", 1
-        )
     schemes = args.schemes
-    scenarios = fig5_scenarios(schemes, args.duration, args.seed)
+    scenarios = fig5_scenarios(schemes, args.duration, seed)
     first = scenarios[schemes[0]]
     rack = first["topology"]["hosts_per_leaf"]
-    duration = first["workload"]["duration"]
-    out = Path(args.out or HERE / "results" / f"n3dc_t1_{duration}_seed{args.seed}").resolve()
     out.mkdir(parents=True, exist_ok=True)
     shoal = shoal_cmd()
 
@@ -367,12 +365,12 @@ def compare(args) -> int:
             files[s, v].write_text(toml_document(sc))
 
     trace_csv = out / "trace.csv"
-    print(f"generating fig5's FB_Hadoop flows ({duration} of arrivals) ...", flush=True)
+    print(f"seed {seed}: generating fig5's FB_Hadoop flows ...", flush=True)
     run(shoal + ["trace", str(files[schemes[0], "fig5"]), "--out", str(trace_csv)], "shoal trace")
     trace = sorted_trace(pd.read_csv(trace_csv))
     topology = write_t1_topology(out / "n3dc_topology.txt", first["topology"])
 
-    results = {}
+    results, raw = {}, {}
     for s in schemes:
         sdir = out / s
         sdir.mkdir(exist_ok=True)
@@ -380,7 +378,7 @@ def compare(args) -> int:
         fcts, pfc, walls, sims = {}, {}, {}, {}
         incast = None
         for v in VARIANTS:
-            print(f"{s}: running Shoal ({v}) ...", flush=True)
+            print(f"seed {seed}, {s}: running Shoal ({v}) ...", flush=True)
             run_dir = sdir / f"shoal_{v}"
             wall, _ = run(
                 shoal + ["run", str(files[s, v]), "--out", str(run_dir), "-q"], "shoal run"
@@ -405,20 +403,20 @@ def compare(args) -> int:
         env_name, env_value = ACK_HIGH_PRIO_ENV if args.n3dc_ack_high_prio else ("", "")
         digest = hashlib.sha256(
             b"".join(p.read_bytes() for p in (conf, sdir / "n3dc_flows.txt", topology))
-            + " ".join([*cmd[:1], *cmd[2:], env_value]).encode()
+            + " ".join([*cmd[:1], *cmd[2:], env_value, str(seed)]).encode()
         ).hexdigest()
         record = sdir / "n3dc_run.json"
         saved = json.loads(record.read_text()) if record.is_file() else {}
         if args.reuse_n3dc and saved.get("inputs") == digest and (sdir / "n3dc_fct.txt").is_file():
-            print(f"{s}: reusing ns3-datacenter's run", flush=True)
+            print(f"seed {seed}, {s}: reusing ns3-datacenter's run", flush=True)
         else:
-            print(f"{s}: running ns3-datacenter on {len(trace)} flows ...", flush=True)
+            print(f"seed {seed}, {s}: running ns3-datacenter on {len(trace)} flows ...", flush=True)
             cpu = children_cpu_s()
             saved_env = os.environ.get(env_name) if env_name else None
             if env_name:
                 os.environ[env_name] = env_value
             try:
-                wall, drops = run_n3dc(cmd, sdir / "n3dc_stdout.txt", args.seed)
+                wall, drops = run_n3dc(cmd, sdir / "n3dc_stdout.txt", seed)
             finally:
                 if env_name and saved_env is None:
                     del os.environ[env_name]
@@ -435,42 +433,101 @@ def compare(args) -> int:
         pfc["n3dc"] = read_n3dc_pfc(sdir / "n3dc_pfc.txt", int(ends.max()))
         walls["n3dc"] = saved["wall_s"]
 
-        order = ["n3dc", *(f"shoal_{v}" for v in VARIANTS)]
-        tables = {n: bin_table(fcts[n], trace, incast, rack) for n in order}
-        p99s = {n: p99_all(fcts[n], trace, incast, rack) for n in order}
-        unfinished = {n: int(np.isnan(fcts[n]).sum()) for n in order}
-        res = scheme_result(tables, p99s, {n: pfc[n] for n in order}, walls, unfinished)
+        tables = {n: bin_table(fcts[n], trace, incast, rack) for n in ORDER}
+        p99s = {n: p99_all(fcts[n], trace, incast, rack) for n in ORDER}
+        unfinished = {n: int(np.isnan(fcts[n]).sum()) for n in ORDER}
+        res = scheme_result(tables, p99s, {n: pfc[n] for n in ORDER}, walls, unfinished)
         res["shoal_simulation_s"] = sims
         res["n3dc_cpu_s"] = saved["cpu_s"]
         res["n3dc_lossless_drops"] = saved["lossless_drops"]
         res["n3dc_command"] = ([f"{env_name}={env_value}"] if env_name else []) + cmd
         results[s] = res
+        raw[s] = {"trace": trace, "incast": incast, "fcts": fcts, "pfc": pfc, "walls": walls}
 
     report = {
-        "experiment": EXPERIMENT,
-        "workload": WORKLOAD,
-        "duration": duration,
-        "seed": args.seed,
+        "seed": seed,
         "flows": len(trace),
         "incast_flows": int(incast.sum()),
         "n3dc_buffer_mib": buffer_mib,
-        "n3dc_program": str(program),
-        "n3dc_tail_s": args.n3dc_tail,
         "schemes": results,
     }
     (out / "comparison.json").write_text(json.dumps(report, indent=2) + "\n")
-    print_report(report)
+    return report, raw
+
+
+def pool(raws: list[dict], rack: int) -> dict:
+    """Per scheme, the comparison over the flows of every seed together (``raws``: each
+    seed's ``run_seed`` pooling data); PAUSEs, paused time and wall times summed."""
+    import numpy as np
+    import pandas as pd
+
+    results = {}
+    for s in raws[0]:
+        parts = [r[s] for r in raws]
+        trace = pd.concat([p["trace"] for p in parts], ignore_index=True)
+        incast = np.concatenate([p["incast"] for p in parts])
+        fcts = {n: np.concatenate([p["fcts"][n] for p in parts]) for n in ORDER}
+        pfc = {
+            n: {
+                "host": {"pauses_sent": sum(p["pfc"][n]["host"]["pauses_sent"] for p in parts)},
+                "switch": {"pauses_sent": sum(p["pfc"][n]["switch"]["pauses_sent"] for p in parts)},
+                "paused_ns": sum(p["pfc"][n]["paused_ns"] for p in parts),
+            }
+            for n in ORDER
+        }
+        walls = {n: sum(p["walls"][n] for p in parts) for n in ORDER}
+        tables = {n: bin_table(fcts[n], trace, incast, rack) for n in ORDER}
+        p99s = {n: p99_all(fcts[n], trace, incast, rack) for n in ORDER}
+        unfinished = {n: int(np.isnan(fcts[n]).sum()) for n in ORDER}
+        results[s] = scheme_result(tables, p99s, pfc, walls, unfinished)
+    return results
+
+
+def compare(args) -> int:
+    n3dc = Path(args.n3dc).resolve()
+    program = Path(args.n3dc_program).resolve() if args.n3dc_program else n3dc / PROGRAM
+    if not program.is_file():
+        raise UserError(
+            f"{program} is missing: build ns3-datacenter's powertcp-evaluation-burst", 1
+        )
+    first = fig5_scenarios(args.schemes[:1], args.duration)[args.schemes[0]]
+    duration = first["workload"]["duration"]
+    out = Path(args.out or HERE / "results" / f"n3dc_t1_{duration}").resolve()
+    reports, raws = [], []
+    for seed in args.seeds:
+        report, raw = run_seed(args, n3dc, program, seed, out / f"seed{seed}")
+        reports.append(report)
+        raws.append(raw)
+    result = {
+        "experiment": EXPERIMENT,
+        "workload": WORKLOAD,
+        "duration": duration,
+        "seeds": args.seeds,
+        "flows": sum(r["flows"] for r in reports),
+        "incast_flows": sum(r["incast_flows"] for r in reports),
+        "n3dc_buffer_mib": reports[0]["n3dc_buffer_mib"],
+        "n3dc_program": str(program),
+        "n3dc_tail_s": args.n3dc_tail,
+        "n3dc_ack_high_prio": args.n3dc_ack_high_prio,
+        "per_seed": reports,
+        "schemes": pool(raws, first["topology"]["hosts_per_leaf"]),
+    }
+    (out / "comparison.json").write_text(json.dumps(result, indent=2) + "\n")
+    for report in reports:
+        print_report(report, f"seed {report['seed']}, {duration} of arrivals")
+    if len(reports) > 1:
+        print_report(result, f"seeds {args.seeds} pooled, {duration} of arrivals each")
     print(f"wrote {out / 'comparison.json'}")
     return 0
 
 
-def print_report(report: dict) -> None:
+def print_report(report: dict, title: str) -> None:
     def num(v, spec=".2f"):
         return "-" if v is None else format(v, spec)
 
     print(
-        f"\n{report['flows']} flows ({report['incast_flows']} incast), {report['duration']} of "
-        f"arrivals; p99 slowdown per harness bin (FB_Hadoop), incast flows left out"
+        f"\n{title}: {report['flows']} flows ({report['incast_flows']} incast); p99 slowdown "
+        "per harness bin (FB_Hadoop), incast flows left out"
     )
     for s, r in report["schemes"].items():
         print(f"\n{s}")
@@ -496,11 +553,7 @@ def print_report(report: dict) -> None:
             + ", ".join(f"{n} {c} ({paused[n]:.2f} ms paused)" for n, c in r["pauses_sent"].items())
         )
         print("unfinished: " + ", ".join(f"{n} {c}" for n, c in r["unfinished"].items()))
-        print(
-            "wall: "
-            + ", ".join(f"{n} {w:.1f} s" for n, w in r["wall_s"].items())
-            + f" (ns3-datacenter CPU {r['n3dc_cpu_s']:.1f} s)"
-        )
+        print("wall: " + ", ".join(f"{n} {w:.1f} s" for n, w in r["wall_s"].items()))
 
 
 def parse_schemes(text: str) -> list[str]:
@@ -523,11 +576,11 @@ def main(argv=None) -> int:
         help="arrivals of background and incast flows (default fig5's quick mode: 2ms)",
     )
     p.add_argument(
-        "--seed",
-        type=int,
-        default=1,
-        help="Shoal's run.seed (flows, marking, paths) and the reference's RngRun (marking); "
-        "default 1, fig5's",
+        "--seeds",
+        default="1",
+        help="comma-separated seeds, each Shoal's run.seed (flows, marking, paths) and the "
+        "reference's RngRun (marking); one comparison per seed and one of all pooled "
+        "(default 1, fig5's)",
     )
     p.add_argument(
         "--n3dc-tail",
@@ -544,7 +597,9 @@ def main(argv=None) -> int:
         "at switches; its NIC still sends them first)",
     )
     p.add_argument(
-        "--out", help="output directory (default validation/results/n3dc_t1_<duration>_seed<seed>)"
+        "--out",
+        help="output directory (default validation/results/n3dc_t1_<duration>; seed k's "
+        "runs in seed<k>/)",
     )
     p.add_argument(
         "--reuse-n3dc",
@@ -557,6 +612,12 @@ def main(argv=None) -> int:
         args.schemes = parse_schemes(args.schemes)
     except ValueError as e:
         p.error(str(e))
+    try:
+        args.seeds = [int(x) for x in args.seeds.split(",") if x.strip()]
+        if not args.seeds or min(args.seeds) < 1 or len(set(args.seeds)) < len(args.seeds):
+            raise ValueError
+    except ValueError:
+        p.error(f"--seeds must be distinct positive integers, got {args.seeds!r}")
     if args.n3dc_tail <= 0:
         p.error("--n3dc-tail must be > 0")
     if args.duration is not None:

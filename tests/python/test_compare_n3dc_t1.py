@@ -175,6 +175,32 @@ def test_the_bins_compare_the_harness_p99_without_incast():
     assert res["pauses_sent"] == {"n3dc": 41, "shoal_fig5": 0, "shoal_n3dc_mmu": 0}
 
 
+def test_seeds_pool_their_flows_and_sum_their_pauses():
+    trace, ideal = synthetic()
+    n = len(trace)
+    incast = np.zeros(n, bool)
+
+    def seed(factor: float, pauses: int) -> dict:
+        pfc = {"host": {"pauses_sent": 0}, "switch": {"pauses_sent": pauses}, "paused_ns": 1.0}
+        return {
+            "trace": trace,
+            "incast": incast,
+            "fcts": {name: ideal * factor for name in t1.ORDER},
+            "pfc": dict.fromkeys(t1.ORDER, pfc),
+            "walls": dict.fromkeys(t1.ORDER, 2.0),
+        }
+
+    # Seed A: every flow 2x its ideal; seed B 4x: half the pooled flows are at 4x, so
+    # every pooled p99 is 4, which neither seed's mean p99 (3) nor seed A's is.
+    pooled = t1.pool([{"dcqcn": seed(2.0, 10)}, {"dcqcn": seed(4.0, 5)}], 16)["dcqcn"]
+    first = pooled["bins"][0]
+    assert first["n3dc"] == {"flows": 200, "p99": pytest.approx(4.0)}
+    assert pooled["p99_all"]["shoal_fig5"] == pytest.approx(4.0)
+    assert pooled["pauses_sent"]["n3dc"] == 15
+    assert pooled["pfc"]["shoal_n3dc_mmu"]["paused_ns"] == 2.0
+    assert pooled["wall_s"]["n3dc"] == 4.0
+
+
 def test_shoal_must_have_simulated_the_trace():
     trace, _ = synthetic()
     t1.check_same_flows(trace, trace.sample(frac=1, random_state=1))
@@ -185,7 +211,14 @@ def test_shoal_must_have_simulated_the_trace():
 
 
 def test_bad_arguments_exit_2_and_a_missing_reference_exits_1(tmp_path: Path, capsys):
-    for bad in (["--schemes", "dcqcn,bfc"], ["--n3dc-tail", "0"], ["--duration", "0ms"]):
+    for bad in (
+        ["--schemes", "dcqcn,bfc"],
+        ["--n3dc-tail", "0"],
+        ["--duration", "0ms"],
+        ["--seeds", "1,1"],
+        ["--seeds", "0"],
+        ["--seeds", "x"],
+    ):
         with pytest.raises(SystemExit) as e:
             t1.main(["--n3dc", str(tmp_path), *bad])
         assert e.value.code == 2, bad
