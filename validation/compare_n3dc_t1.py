@@ -66,7 +66,6 @@ from compare_n3dc import (
 )
 from compare_n3dc_workload import (
     children_cpu_s,
-    read_n3dc_fct,
     red_maps,
     run_n3dc,
     write_n3dc_flows,
@@ -257,6 +256,33 @@ def sorted_trace(trace):
     return trace.sort_values(["start_ns", "id"], kind="stable").reset_index(drop=True)
 
 
+def read_n3dc_fct_by_sport(path: Path, trace):
+    """FCT (ns) per row of ``trace`` (the flow file's order) from the reference's FCT file
+    (``sip dip sport dport size start fct standalone``), NaN for a flow that did not
+    finish. A flow is named by its hosts and source port: the k-th flow of a host pair in
+    the file gets 10000 + k (``portNumder``, powertcp-evaluation-burst.cc:152, 1070), so
+    this works for any number of flows, where the destination ports the workload driver
+    names flows by wrap around after 65,000 (fig5's 50 ms has 209,244 flows)."""
+    import numpy as np
+
+    src, dst = trace["src"].to_numpy(), trace["dst"].to_numpy()
+    rank = trace.groupby(["src", "dst"], sort=False).cumcount().to_numpy()
+    keys = zip(src, dst, rank, strict=True)
+    index = {(int(a), int(b), 10000 + int(k)): i for i, (a, b, k) in enumerate(keys)}
+    fct = np.full(len(trace), np.nan)
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) < 8:
+            continue
+        # ip_to_node_id (powertcp-evaluation-burst.cc): node = (ip >> 8) & 0xffff.
+        sip, dip = ((int(x, 16) >> 8) & 0xFFFF for x in parts[:2])
+        i = index.get((sip, dip, int(parts[2])))
+        if i is None:
+            raise UserError(f"{path}: a flow {sip} -> {dip}, port {parts[2]} not in the trace", 1)
+        fct[i] = float(parts[6])
+    return fct
+
+
 # ---- the comparison --------------------------------------------------------------------
 
 
@@ -427,7 +453,7 @@ def run_seed(args, n3dc: Path, program: Path, seed: int, out: Path) -> tuple[dic
             record.write_text(json.dumps(saved, indent=2) + "\n")
             (sdir / "n3dc_stdout.txt").unlink()  # a throughput report: hundreds of MB
             print(f"  {wall:.1f} s ({saved['cpu_s']:.1f} s CPU)", flush=True)
-        fct, _ = read_n3dc_fct(sdir / "n3dc_fct.txt", len(trace))
+        fct = read_n3dc_fct_by_sport(sdir / "n3dc_fct.txt", trace)
         fcts["n3dc"] = fct
         ends = START_OFFSET_S * 1e9 + trace["start_ns"].to_numpy() + np.nan_to_num(fct)
         pfc["n3dc"] = read_n3dc_pfc(sdir / "n3dc_pfc.txt", int(ends.max()))

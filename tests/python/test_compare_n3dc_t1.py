@@ -111,6 +111,23 @@ def test_the_reference_configuration_carries_fig5s_values(fig5, tmp_path: Path):
     assert t1.N3DC_FLAGS["hpcc"][0] == "--algorithm=3"
 
 
+def test_the_reference_fcts_are_matched_by_hosts_and_source_port(tmp_path: Path):
+    # Flows 0 and 2 share a host pair (0 -> 1): the reference gives them source ports
+    # 10000 and 10001 in file order, whatever their destination ports (which wrap).
+    trace = pd.DataFrame({"src": [0, 5, 0, 127], "dst": [1, 17, 1, 0]})
+    path = tmp_path / "fct.txt"
+    path.write_text(
+        "0b000001 0b000101 10001 100 1000 1 7000 1\n"  # 0 -> 1, second flow: row 2
+        "0b000501 0b001101 10000 100 1000 1 9000 1\n"  # 5 -> 17: row 1
+        "0b007f01 0b000001 10000 101 1000 1 8000 1\n"  # 127 -> 0: row 3
+    )
+    fct = t1.read_n3dc_fct_by_sport(path, trace)
+    assert np.isnan(fct[0]) and list(fct[1:]) == [9000, 7000, 8000]
+    path.write_text("0b000001 0b000101 10002 100 1000 1 7000 1\n")  # no third 0 -> 1 flow
+    with pytest.raises(compare_n3dc.UserError, match="not in the trace"):
+        t1.read_n3dc_fct_by_sport(path, trace)
+
+
 def test_the_flow_file_is_in_order_of_start():
     trace = pd.DataFrame(
         {"id": [0, 1, 2, 3], "start_ns": [50.0, 10.0, 10.0, 0.5], "src": 0, "dst": 1}
