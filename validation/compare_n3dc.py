@@ -263,16 +263,24 @@ def _mean_pfc(runs: list[dict]) -> dict:
     return out
 
 
-def compare(args) -> int:
-    import numpy as np
-    import pandas as pd
-
+def reference_program(args) -> Path:
+    """The reference's burst program: ``--n3dc-program``, or the stock build under
+    ``--n3dc``; a clear error (exit 1) when it is not there."""
     n3dc = Path(args.n3dc).resolve()
     program = Path(args.n3dc_program).resolve() if args.n3dc_program else n3dc / PROGRAM
     if not program.is_file():
         raise UserError(
             f"{program} is missing: build ns3-datacenter's powertcp-evaluation-burst", 1
         )
+    return program
+
+
+def compare(args) -> int:
+    import numpy as np
+    import pandas as pd
+
+    n3dc = Path(args.n3dc).resolve()
+    program = reference_program(args)
     scenario = PFC_SCENARIO if args.pfc else SCENARIO
     sc = tomllib.loads(scenario.read_text())
     shoal_sets: dict[str, object] = {}

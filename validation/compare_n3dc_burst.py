@@ -62,11 +62,11 @@ from pathlib import Path
 
 from compare_n3dc import (
     MIB,
-    PROGRAM,
     n3dc_files,
     n3dc_parser,
     read_n3dc_pfc,
     read_shoal_pfc,
+    reference_program,
     write_n3dc_config,
 )
 from compare_ns3 import UserError, parse_size, ratio, run, run_guarded, sets, shoal_cmd
@@ -465,11 +465,7 @@ def plot(series: dict, path: Path, stop_s: float, label: str = "DCQCN") -> None:
 
 def compare(args) -> int:
     n3dc = Path(args.n3dc).resolve()
-    program = Path(args.n3dc_program).resolve() if args.n3dc_program else n3dc / PROGRAM
-    if not program.is_file():
-        raise UserError(
-            f"{program} is missing: build ns3-datacenter's powertcp-evaluation-burst", 1
-        )
+    program = reference_program(args)
     if not (n3dc / "examples/PowerTCP/config-burst.txt").is_file():
         raise UserError(f"{n3dc} has no examples/PowerTCP/config-burst.txt", 1)
     cc = CCS[args.cc]

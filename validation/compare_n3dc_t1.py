@@ -56,12 +56,12 @@ import sys
 from pathlib import Path
 
 from compare_n3dc import (
-    PROGRAM,
     START_OFFSET_S,
     n3dc_files,
     n3dc_parser,
     read_n3dc_pfc,
     read_shoal_pfc,
+    reference_program,
     write_n3dc_config,
 )
 from compare_n3dc_workload import (
@@ -511,11 +511,7 @@ def pool(raws: list[dict], rack: int) -> dict:
 
 def compare(args) -> int:
     n3dc = Path(args.n3dc).resolve()
-    program = Path(args.n3dc_program).resolve() if args.n3dc_program else n3dc / PROGRAM
-    if not program.is_file():
-        raise UserError(
-            f"{program} is missing: build ns3-datacenter's powertcp-evaluation-burst", 1
-        )
+    program = reference_program(args)
     first = fig5_scenarios(args.schemes[:1], args.duration)[args.schemes[0]]
     duration = first["workload"]["duration"]
     out = Path(args.out or HERE / "results" / f"n3dc_t1_{duration}").resolve()

@@ -64,13 +64,13 @@ from pathlib import Path
 
 from compare_n3dc import (
     N3DC_SIZES,
-    PROGRAM,
     START_OFFSET_S,
     _mean_pfc,
     n3dc_files,
     n3dc_parser,
     read_n3dc_pfc,
     read_shoal_pfc,
+    reference_program,
     write_n3dc_config,
 )
 from compare_ns3 import (
@@ -322,13 +322,9 @@ def compare(args) -> int:
     import pandas as pd
 
     n3dc = Path(args.n3dc).resolve()
-    program = Path(args.n3dc_program).resolve() if args.n3dc_program else n3dc / PROGRAM
     if not (n3dc / N3DC_CDF).is_file():
         raise UserError(f"{n3dc / N3DC_CDF} is missing: --n3dc is not ns3-datacenter's ns-3.39", 1)
-    if not program.is_file():
-        raise UserError(
-            f"{program} is missing: build ns3-datacenter's powertcp-evaluation-burst", 1
-        )
+    program = reference_program(args)
     sc = tomllib.loads(SCENARIO.read_text())
     topology = (SCENARIO.parent / sc["topology"]["path"]).resolve()
     shoal_sets: dict[str, object] = {}
