@@ -70,9 +70,9 @@ struct FlowFilter {
 }
 
 impl FlowFilter {
-    /// Whether the switch paused `flow`.
-    fn holds(&self, flow: u32) -> bool {
-        self.filter.as_ref().is_some_and(|f| f.matches(self.vfid_of[&flow]))
+    /// Whether the switch paused the flows of virtual flow id `vfid`.
+    fn holds(&self, vfid: u32) -> bool {
+        self.filter.as_ref().is_some_and(|f| f.matches(vfid))
     }
 }
 
@@ -209,8 +209,9 @@ impl Nic {
                 let class = self.class(priority);
                 let mut gate = class;
                 if let Some(f) = &mut self.flow_filter {
-                    f.vfid_of.insert(flow, vfid(hash, f.vfids));
-                    if f.holds(flow) {
+                    let id = vfid(hash, f.vfids);
+                    f.vfid_of.insert(flow, id);
+                    if f.holds(id) {
                         gate = HELD_BY_FILTER;
                     }
                 }
@@ -311,7 +312,7 @@ impl Nic {
                 let filter = exts.filter(frame.ext).expect("a filter frame carries its filter");
                 obeyed.filter = (!filter.is_empty()).then(|| filter.clone());
                 for p in &mut self.paced {
-                    p.gate = if obeyed.holds(p.flow) { HELD_BY_FILTER } else { p.class };
+                    p.gate = if obeyed.holds(obeyed.vfid_of[&p.flow]) { HELD_BY_FILTER } else { p.class };
                 }
                 effects.push(Effect::Kick { port: 0 });
             }

@@ -40,8 +40,9 @@ pub const PORT_LEVEL: u8 = CLASSES as u8;
 /// Invariant: `queues[p]` is every queue while `port_paused[p]`, else the union of
 /// `class_queues[c]` over the classes c set in `classes[p]`; `held_ports` counts the
 /// ports with a class or the whole port paused; `held[p]` is `queues[p] | heads[p]`, and
-/// `gated_ports` counts the ports where it is not 0; `since[p * CLASSES + c]` is when class c of port p was
-/// paused, while it is, and `port_since[p]` when port p was, while it is.
+/// `gated_ports` counts the ports where it is not 0; `since[p * CLASSES + c]` is when
+/// class c of port p was paused, while it is, and `port_since[p]` when port p was, while
+/// it is.
 #[derive(Debug, Clone)]
 pub struct PortPauses {
     /// Bit c of `classes[p]`: the neighbour on port p paused class c.
@@ -109,11 +110,6 @@ impl PortPauses {
         } else {
             self.held[port]
         }
-    }
-
-    /// The queues of `port` held by the flow of their head packet.
-    pub fn heads_held(&self, port: usize) -> u64 {
-        self.heads[port]
     }
 
     /// Holds (`held`) or releases queue `q` of `port` by its head packet's flow; returns

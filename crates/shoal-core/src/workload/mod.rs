@@ -385,8 +385,7 @@ fn generate_one(
                         let n = outside[i].len();
                         let (each, more) = (fan_in as usize / n, fan_in as usize % n);
                         let every = (0..n).flat_map(|s| std::iter::repeat_n(s, each));
-                        let chosen: Vec<usize> = every.chain(rand::seq::index::sample(&mut pairs, n, more)).collect();
-                        for s in chosen {
+                        for s in every.chain(rand::seq::index::sample(&mut pairs, n, more)) {
                             let bytes = round_sizes.as_ref().map_or(w.size.0, |cdf| cdf.sample(&mut sizes));
                             let f = flow(outside[i][s], receivers[i], bytes, start, FlowKind::of(w));
                             out.push(FlowSpec { query: Some(round), ..f });

@@ -171,19 +171,18 @@ impl Decide {
             .table
             .find_or_insert(vfid, pkt.ingress, view.port as u16, fresh)
             .expect("assign saw room in the table");
-        let threshold = self.threshold(view);
         let state = self.table.state(slot);
         if state.packets == 0 {
             state.queue = q as u16;
         }
         // The queue holds this packet, the flow's earlier ones, and any other flow's.
-        self.placements += 1;
         self.collisions += u64::from(view.queues[q].packets.len() > state.packets as usize + 1);
+        self.placements += 1;
         state.packets += 1;
-        if state.paused || view.queues[q].bytes() <= threshold {
+        if state.paused || view.queues[q].bytes() <= self.threshold(view) {
             return false;
         }
-        state.paused = true;
+        self.table.state(slot).paused = true;
         self.paused[pkt.ingress as usize].insert(vfid);
         self.pauses += 1;
         true
@@ -201,8 +200,10 @@ impl Decide {
             debug_assert!(false, "a packet in a physical queue has an entry");
             return;
         };
-        let below = view.queues[q].bytes() <= self.threshold(view);
         let at = view.port * self.setup.queues + q;
+        // The threshold is needed only by a paused flow or by flows parked on the queue.
+        let judged = self.table.state(slot).paused || !self.parked[at].is_empty();
+        let below = judged && view.queues[q].bytes() <= self.threshold(view);
         let state = self.table.state(slot);
         state.packets -= 1;
         let waiting = Waiting { vfid, ingress: pkt.ingress };
@@ -213,8 +214,7 @@ impl Decide {
         } else if !state.resuming && !state.parked {
             if below {
                 state.resuming = true;
-                self.to_resume[at].push_back(waiting);
-                self.waiting += 1;
+                self.make_due(at, waiting);
             } else if state.packets == 0 {
                 state.parked = true;
                 self.parked[at].push(waiting);
@@ -223,6 +223,12 @@ impl Decide {
         if below && !self.parked[at].is_empty() {
             self.unpark(view.port, at);
         }
+    }
+
+    /// Puts a paused flow (marked resuming) on the list of queue `at`'s flows to resume.
+    fn make_due(&mut self, at: usize, waiting: Waiting) {
+        self.to_resume[at].push_back(waiting);
+        self.waiting += 1;
     }
 
     /// The queue at `at` (of egress `port`) is down to its threshold: its parked flows
@@ -234,8 +240,7 @@ impl Decide {
             if state.parked {
                 state.parked = false;
                 state.resuming = true;
-                self.to_resume[at].push_back(waiting);
-                self.waiting += 1;
+                self.make_due(at, waiting);
             }
         }
     }
@@ -245,8 +250,9 @@ impl Decide {
     /// due. `view_of` shows a port. Returns the flows resumed.
     ///
     /// A queue above its threshold resumes none: the flow resumed last has refilled it,
-    /// and another would add its own burst of a pause round trip at line rate. This
-    /// bounds the queue near two hop-BDPs whatever the number of flows it holds (fig10).
+    /// and another would add its own burst of a pause round trip at line rate before the
+    /// queue drains (docs/bfc.md: this does not yet hold the queue to the preprint's two
+    /// hop-BDPs with many flows per queue).
     pub fn tick<'a>(&mut self, view_of: impl Fn(usize) -> PortView<'a>) -> u32 {
         let mut resumed = 0;
         let queues = self.setup.queues;
@@ -310,7 +316,7 @@ impl Decide {
     /// Whether `head`, at the head of queue `q` of `port`, waits: its flow matches the
     /// filter from the neighbour there. Queues 0 and 1 never wait.
     pub fn holds(&self, port: usize, q: usize, head: &Packet) -> bool {
-        q >= FIRST_PHYSICAL && !self.received[port].is_empty() && self.received[port].matches(self.vfid(head))
+        q >= FIRST_PHYSICAL && self.received[port].matches(self.vfid(head))
     }
 
     /// Whether nothing is paused here and no resume is due: the filters sent would all

@@ -182,8 +182,8 @@ impl Scheme for Bfc {
         if sc.switch.classifier.is_some() {
             warnings.push("switch.classifier has no effect under BFC, which steers flows to queues itself".to_string());
         }
-        let workloads = std::iter::once(&sc.workload).chain(&sc.workload.extra);
-        if workloads.into_iter().any(|w| w.transport == FlowTransport::Tcp && w.pattern != Pattern::Udp) {
+        let mut workloads = std::iter::once(&sc.workload).chain(&sc.workload.extra);
+        if workloads.any(|w| w.transport == FlowTransport::Tcp && w.pattern != Pattern::Udp) {
             warnings.push(
                 "under BFC only paced (RDMA) flows wait at their NIC for a pause; TCP packets queued at a NIC do not (workload.transport = \"rdma\")"
                     .to_string(),
