@@ -4,7 +4,6 @@
 mod common;
 use common::scenario;
 use shoal_core::Simulation;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `senders` hosts each send one flow of `bytes` to host 0 of a star at t = 0, under BFC
 /// with `bfc` as its extra keys. Returns the simulation, run, with queue samples every
@@ -19,16 +18,11 @@ fn incast_with_buffer(senders: u32, bytes: u64, bfc: &str, buffer: &str) -> Simu
 }
 
 fn incast_sampled(senders: u32, bytes: u64, bfc: &str, buffer: &str, sample_ns: Option<u64>) -> Simulation {
-    static RUNS: AtomicUsize = AtomicUsize::new(0);
-    let run = RUNS.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("shoal-bfc-{}-{run}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let trace = dir.join("flows.csv");
     let mut csv = String::from("id,src,dst,bytes,start_ns\n");
     for s in 1..=senders {
         csv += &format!("{},{s},0,{bytes},0\n", s - 1);
     }
-    std::fs::write(&trace, csv).unwrap();
+    let trace = common::TempFile::new("bfc-flows.csv", &csv);
     let sc = scenario(&format!(
         r#"
         [topology]
@@ -57,12 +51,10 @@ fn incast_sampled(senders: u32, bytes: u64, bfc: &str, buffer: &str, sample_ns: 
         "#,
         senders + 1,
         senders + 1,
-        trace.to_str().unwrap(),
+        trace.path().to_str().unwrap(),
         sample_ns.map_or(String::new(), |ns| format!("sample_interval = \"{ns}ns\""))
     ));
-    let sim = common::run(&sc);
-    std::fs::remove_dir_all(dir).unwrap();
-    sim
+    common::run(&sc)
 }
 
 /// The 99th percentile of the bytes of the physical queues (2 to 33) of the port to

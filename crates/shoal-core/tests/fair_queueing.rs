@@ -13,10 +13,10 @@ const RDMA_HEADER: u64 = 48;
 /// Hosts 1 and 2 send 2 MB each to host 0 from t = 0; host 3 sends it 64 KB at 50 us.
 /// Returns the short flow's FCT and its unloaded (ideal) FCT, in ps.
 fn short_flow_behind_two_long(switch: &str) -> (u64, u64) {
-    let dir = std::env::temp_dir().join(format!("shoal-fq-{}-{}", std::process::id(), switch.len()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let trace = dir.join("flows.csv");
-    std::fs::write(&trace, "id,src,dst,bytes,start_ns\n0,1,0,2000000,0\n1,2,0,2000000,0\n2,3,0,64000,50000\n").unwrap();
+    let trace = common::TempFile::new(
+        "fq-flows.csv",
+        "id,src,dst,bytes,start_ns\n0,1,0,2000000,0\n1,2,0,2000000,0\n2,3,0,64000,50000\n",
+    );
     let sc = scenario(&format!(
         r#"
         [topology]
@@ -35,11 +35,10 @@ fn short_flow_behind_two_long(switch: &str) -> (u64, u64) {
         trace = {:?}
         transport = "rdma"
         "#,
-        trace.to_str().unwrap()
+        trace.path().to_str().unwrap()
     ));
     let mut sim = Simulation::new(&sc).unwrap();
     sim.run();
-    std::fs::remove_dir_all(dir).unwrap();
     assert!(sim.check_invariants().is_empty());
     assert_eq!(sim.counters().total_dropped(), 0);
     let short = sim.flow_records().into_iter().find(|r| r.id == 2).unwrap();

@@ -1,5 +1,31 @@
 #![allow(dead_code)]
 use shoal_core::{Scenario, Simulation};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A file holding `contents` in the temporary directory, its name unique to this process
+/// and call; removed when dropped.
+pub struct TempFile(PathBuf);
+
+impl TempFile {
+    pub fn new(name: &str, contents: &str) -> Self {
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let n = MADE.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("shoal-{}-{n}-{name}", std::process::id()));
+        std::fs::write(&path, contents).unwrap();
+        TempFile(path)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
 
 pub fn scenario(toml: &str) -> Scenario {
     let sc = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("bad test scenario: {e}"));
