@@ -63,11 +63,29 @@ struct Waiting {
     ingress: u16,
 }
 
+/// A flow resumed with no packets queued, holding its physical queue for the packets
+/// its resume releases upstream.
+#[derive(Clone, Copy, Debug)]
+struct Kept {
+    flow: Waiting,
+    port: u16,
+    /// The tick after which the queue is released if none of them has come.
+    until: u64,
+}
+
 /// BFC's state at one switch.
 ///
-/// Invariants: a flow has a table entry while it has packets in a physical queue here or
-/// is paused; `paused[i]` holds the VFID of each paused flow from ingress `i` once; a
-/// flow is on at most one `to_resume` list, and only while paused.
+/// Invariants: a flow has a table entry while it has packets in a physical queue here, is
+/// paused, or is on `kept`; `paused[i]` holds the VFID of each paused flow from ingress
+/// `i` once; a flow is on at most one `to_resume` list, and only while paused.
+///
+/// Why `kept`: the resume limit (one flow per physical queue per interval, §3.5) bounds a
+/// queue's growth only if the flows it resumes send into it. A resumed flow whose packets
+/// all left here would otherwise take a free or random queue when they return, and with
+/// many flows per queue several resumed flows' bursts would meet in one queue (its
+/// occupancy then grows with the flows, which Fig. 10 says it does not). So a flow
+/// resumed with nothing queued keeps its queue for a pause round trip and an interval;
+/// after that a first packet is placed afresh.
 pub struct Decide {
     setup: Setup,
     table: FlowTable,
@@ -82,6 +100,10 @@ pub struct Decide {
     parked: Vec<Vec<Waiting>>,
     /// Flows on the `to_resume` lists.
     waiting: usize,
+    /// Flows resumed with nothing queued, in the order their queues are released.
+    kept: VecDeque<Kept>,
+    /// Intervals ticked.
+    ticks: u64,
     /// By port: the filter last received from the neighbour there.
     received: Vec<BloomFilter>,
     rng: Rng,
@@ -106,6 +128,8 @@ impl Decide {
             to_resume: (0..ports * setup.queues).map(|_| VecDeque::new()).collect(),
             parked: (0..ports * setup.queues).map(|_| Vec::new()).collect(),
             waiting: 0,
+            kept: VecDeque::new(),
+            ticks: 0,
             received: (0..ports).map(|_| BloomFilter::empty(setup.shape)).collect(),
             rng,
             pauses: 0,
@@ -137,7 +161,8 @@ impl Decide {
         let known = self.table.find(vfid, ingress as u16, view.port as u16);
         if let Some(slot) = known {
             let state = *self.table.state(slot);
-            if state.packets > 0 {
+            // Not paused with nothing queued: kept since its resume.
+            if state.packets > 0 || !state.paused {
                 return state.queue as usize;
             }
         } else if pkt.seq == 0 && pkt.kind == PacketKind::Data && self.setup.first_packet_queue {
@@ -251,11 +276,15 @@ impl Decide {
     ///
     /// A queue above its threshold resumes none: the flow resumed last has refilled it,
     /// and another would add its own burst of a pause round trip at line rate before the
-    /// queue drains (docs/bfc.md: this does not yet hold the queue to the preprint's two
-    /// hop-BDPs with many flows per queue).
+    /// queue drains. A flow resumed with nothing queued keeps its queue (`kept`).
     pub fn tick<'a>(&mut self, view_of: impl Fn(usize) -> PortView<'a>) -> u32 {
+        self.ticks += 1;
+        self.release_kept();
         let mut resumed = 0;
         let queues = self.setup.queues;
+        // The resumed flow's first packet comes back within a pause round trip after the
+        // filter that resumes it, which leaves within an interval.
+        let keep = self.ticks + (self.setup.hop_rtt + self.setup.interval).div_ceil(self.setup.interval.max(1));
         for i in 0..self.to_resume.len() {
             if self.to_resume[i].is_empty() {
                 continue;
@@ -274,7 +303,7 @@ impl Decide {
                 state.paused = false;
                 state.resuming = false;
                 if state.packets == 0 {
-                    self.table.remove(slot);
+                    self.kept.push_back(Kept { flow: Waiting { vfid, ingress }, port: port as u16, until: keep });
                 }
                 self.paused[ingress as usize].remove(vfid);
                 self.waiting -= 1;
@@ -283,6 +312,21 @@ impl Decide {
             }
         }
         resumed
+    }
+
+    /// Releases the queues kept past their time by flows that sent nothing into them.
+    fn release_kept(&mut self) {
+        while let Some(&Kept { flow, port, until }) = self.kept.front() {
+            if until >= self.ticks {
+                break;
+            }
+            self.kept.pop_front();
+            let Some(slot) = self.table.find(flow.vfid, flow.ingress, port) else { continue };
+            let state = self.table.state(slot);
+            if state.packets == 0 && !state.paused {
+                self.table.remove(slot);
+            }
+        }
     }
 
     /// The pause threshold at `view`'s port: the bytes a queue drains at its share of
@@ -322,7 +366,7 @@ impl Decide {
     /// Whether nothing is paused here and no resume is due: the filters sent would all
     /// be empty, and ticking can stop.
     pub fn is_idle(&self) -> bool {
-        self.waiting == 0 && self.paused.iter().all(|p| p.members() == 0)
+        self.waiting == 0 && self.kept.is_empty() && self.paused.iter().all(|p| p.members() == 0)
     }
 
     /// Flows with a table entry.
@@ -469,8 +513,50 @@ mod tests {
             let resumed: Vec<u32> = (0..3).map(|_| d.tick(|_| port.view(1))).collect();
             assert_eq!(resumed, expected, "resume_all {resume_all}");
             assert_eq!(held, if resume_all { 3 } else { 0 }, "a queue above its threshold (37.5 KB) waits");
+            // They keep their queue for a pause round trip and an interval (three ticks
+            // of 1 us here) and leave the table at the fourth tick after the last resume.
+            assert!(!d.is_idle() && d.flows() == 3, "resumed flows keep their queue a while");
+            for _ in 0..4 {
+                d.tick(|_| port.view(1));
+            }
             assert!(d.is_idle() && d.flows() == 0, "resumed flows without packets leave the table");
         }
+    }
+
+    #[test]
+    fn a_flow_resumed_without_packets_returns_to_its_queue_for_a_round_trip() {
+        let mut d = decide(35, false);
+        let mut port = Port::new(35);
+        // Flow 5 fills queue 2 and pauses; flow 6 then takes queue 3.
+        for seq in 1..=40 {
+            arrive(&mut d, &mut port, &data(5, seq, 0));
+        }
+        assert_eq!(arrive(&mut d, &mut port, &data(6, 1, 1)).0, 3);
+        // Flow 5 drains out of queue 2 and resumes with nothing queued.
+        for _ in 0..40 {
+            port.add(2, -1000);
+            d.sent(&data(5, 0, 0), 2, &port.view(1));
+        }
+        assert_eq!(d.tick(|_| port.view(1)), 1);
+        // Queue 2 is now free and another flow takes it first (the lowest free queue)...
+        assert_eq!(arrive(&mut d, &mut port, &data(7, 1, 2)).0, 2);
+        // ...yet flow 5's packets, released by its resume, join queue 2, not a free one.
+        assert_eq!(arrive(&mut d, &mut port, &data(5, 41, 0)).0, 2);
+        // A flow resumed whose packets come after the round trip is placed afresh.
+        let mut d = decide(35, false);
+        let mut port = Port::new(35);
+        for seq in 1..=40 {
+            arrive(&mut d, &mut port, &data(5, seq, 0));
+        }
+        for _ in 0..40 {
+            port.add(2, -1000);
+            d.sent(&data(5, 0, 0), 2, &port.view(1));
+        }
+        for _ in 0..5 {
+            d.tick(|_| port.view(1));
+        }
+        assert_eq!(arrive(&mut d, &mut port, &data(7, 1, 2)).0, 2);
+        assert_eq!(arrive(&mut d, &mut port, &data(5, 41, 0)).0, 3, "its queue was released");
     }
 
     #[test]
