@@ -53,6 +53,7 @@ __all__ = [
     "harness_p99",
     "harness_size",
     "ideal_fct_ns",
+    "bottleneck_queue_p99",
     "lower_bound_ratio",
     "p99_by_bin",
     "size_bins",
@@ -364,5 +365,42 @@ def slowdown_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None
     return fig
 
 
-ANALYSES = {"bfc.slowdown_bins": slowdown_bins}
+def bottleneck_queue_p99(samples: pd.DataFrame, queues: int, since_ns: float) -> dict[str, float]:
+    """Fig. 10's measure from queue samples (``queues.parquet``): at the port that sent
+    the most bytes (the bottleneck, the receiver's downlink when every flow goes to one
+    host), the 99th percentile and the maximum of the bytes of its physical queues (2 to
+    ``queues - 2`` under BFC: not the ACK, first-packet or overflow queue) over the
+    samples from ``since_ns`` on where they hold packets. NaN without such samples."""
+    empty = {"queue_p99_kb": float("nan"), "queue_max_kb": float("nan")}
+    if samples.empty:
+        return empty
+    last = samples.sort_values("time_ns").groupby(["switch", "port"])["tx_bytes"].last()
+    switch, port = last.idxmax()
+    at = samples[
+        (samples["switch"] == switch)
+        & (samples["port"] == port)
+        & samples["queue"].between(2, queues - 2)
+        & (samples["time_ns"] >= since_ns)
+        & (samples["bytes"] > 0)
+    ]["bytes"]
+    if at.empty:
+        return empty
+    return {"queue_p99_kb": float(at.quantile(0.99)) / 1e3, "queue_max_kb": float(at.max()) / 1e3}
+
+
+def queue_occupancy(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 10's columns per run: ``flows`` (the run's flows), ``queue_p99_kb`` and
+    ``queue_max_kb`` (:func:`bottleneck_queue_p99`, leaving out the first tenth of the
+    run, when every flow starts at once)."""
+    extra = {}
+    for i, _, run_dir, scenario in ok_runs(runs, store):
+        samples = pd.read_parquet(run_dir / "queues.parquet")
+        flows = pd.read_parquet(run_dir / "flows.parquet", columns=["id"])
+        stop_ns = float(samples["time_ns"].max()) if len(samples) else 0.0
+        queues = int(scenario.get("switch", {}).get("queues", 35))
+        extra[i] = {"flows": len(flows), **bottleneck_queue_p99(samples, queues, stop_ns / 10)}
+    return join_columns(runs, extra)
+
+
+ANALYSES = {"bfc.slowdown_bins": slowdown_bins, "bfc.queue_occupancy": queue_occupancy}
 FIGURES = {"bfc.slowdown_bins": slowdown_figure}
