@@ -10,6 +10,7 @@ use crate::switch::scheduler::SchedulerConfig;
 use crate::transport::cc::{CcConfig, RdmaCcConfig};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// The commented defaults file; `Scenario::default()` equals what it parses to.
@@ -416,6 +417,13 @@ pub struct SwitchConfig {
     /// read. A chip's buffer compares schemes that reserve differently.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer: Option<Bytes>,
+    /// Switches whose buffer is not `buffer`: by node id (as `topology.failed_links` names
+    /// nodes: a built-in kind's hosts first, then its switches; a file's own ids), the
+    /// whole buffer of each pool of that switch, read as `buffer` is (the reserves and
+    /// headroom come out of it). Set on a switch, it applies whether or not `buffer` is
+    /// set. Every key names a switch of the network (`engine::switch_buffers` checks).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub buffer_of_node: BTreeMap<String, Bytes>,
     pub reserved: Bytes,
     pub reserve_per: ReservePer,
     pub alpha: PerQueue,
@@ -447,6 +455,7 @@ impl Default for SwitchConfig {
             ports_per_pool: 8,
             pool_size: Bytes(3_000_000),
             buffer: None,
+            buffer_of_node: BTreeMap::new(),
             reserved: Bytes(128_000),
             reserve_per: ReservePer::Queue,
             alpha: PerQueue::All(4.0),
@@ -1167,6 +1176,24 @@ impl Scenario {
                     self.host.nic_buffer
                 ),
             );
+        }
+        for (node, buffer) in &s.buffer_of_node {
+            // A key TOML could write bare is named bare, another in quotes.
+            let bare = !node.is_empty() && node.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let key =
+                if bare { format!("switch.buffer_of_node.{node}") } else { format!("switch.buffer_of_node.{node:?}") };
+            if node.parse::<u32>().is_err() {
+                return err(
+                    &key,
+                    format!("{node:?} is not a node id (accepted: a whole number, the id of a switch as topology.failed_links names nodes)"),
+                );
+            }
+            if *buffer < packet {
+                return err(
+                    &key,
+                    format!("{buffer} cannot hold one data packet of {packet}; accepted: at least {packet}"),
+                );
+            }
         }
         if s.buffer.is_none() && Bytes(s.pool_size.0 + s.reserved.0) < packet {
             return err(
