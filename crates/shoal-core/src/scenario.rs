@@ -923,6 +923,16 @@ pub struct Workload {
     pub senders: Option<HostSet>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receivers: Option<HostSet>,
+    /// Disjoint groups of hosts (data centers, say) that hold every sender and receiver
+    /// of an `all_to_all` or `many_to_few` workload, with `remote_fraction`: a flow's
+    /// receiver is drawn from the receivers outside its sender's site with probability
+    /// `remote_fraction`, else from those in it. Empty: receivers are drawn from all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<HostSet>,
+    /// The probability that a flow's receiver is in another site than its sender
+    /// (`sites`), 0 to 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote_fraction: Option<f64>,
     pub receiver: i64,
     pub size: Bytes,
     pub start: Time,
@@ -977,6 +987,8 @@ impl Default for Workload {
             duration: None,
             senders: None,
             receivers: None,
+            sites: Vec::new(),
+            remote_fraction: None,
             receiver: 0,
             size: Bytes(64_000),
             start: Time(0),
@@ -1324,6 +1336,64 @@ impl Workload {
         }
     }
 
+    /// `sites` and `remote_fraction`: both or neither, on a pattern of one flow per
+    /// arrival; at least two sites, disjoint; a fraction from 0 to 1. Whether the sites
+    /// hold the senders and receivers is checked where those are known
+    /// (`workload::Sites::new`).
+    fn validate_sites(&self, path: &str, hosts: u64) -> Result<(), ScenarioError> {
+        let key = |k: &str| format!("{path}.{k}");
+        let err = |k: &str, msg: String| Err(ScenarioError::new(key(k), msg));
+        let fraction = match (self.sites.is_empty(), self.remote_fraction) {
+            (true, None) => return Ok(()),
+            (true, Some(_)) => {
+                return err(
+                    "remote_fraction",
+                    format!("needs {} (accepted: with sites = [\"0-63\", \"64-127\"], say)", key("sites")),
+                )
+            }
+            (false, None) => {
+                return err("sites", format!("needs {} (accepted: a number from 0 to 1)", key("remote_fraction")))
+            }
+            (false, Some(f)) => f,
+        };
+        if !matches!(self.pattern, Pattern::AllToAll | Pattern::ManyToFew) {
+            let pattern = serde_json::to_string(&self.pattern).expect("an enum always serializes");
+            return err(
+                "sites",
+                format!("is not accepted with pattern = {pattern} (accepted: all_to_all, many_to_few)"),
+            );
+        }
+        if !(0.0..=1.0).contains(&fraction) {
+            return err("remote_fraction", format!("{fraction} is not accepted (accepted: a number from 0 to 1)"));
+        }
+        if self.sites.len() < 2 {
+            return err(
+                "sites",
+                format!(
+                    "has {} site (accepted: at least 2 groups of hosts, for a receiver in another)",
+                    self.sites.len()
+                ),
+            );
+        }
+        let mut site_of: std::collections::HashMap<u32, usize> = Default::default();
+        for (i, site) in self.sites.iter().enumerate() {
+            let item = format!("{}[{i}]", key("sites"));
+            let members = site.resolve(hosts, &item)?;
+            if members.is_empty() {
+                return Err(ScenarioError::new(item, "is empty (accepted: at least one host)"));
+            }
+            for h in members {
+                if let Some(first) = site_of.insert(h, i) {
+                    return Err(ScenarioError::new(
+                        item,
+                        format!("host {h} is in {}[{first}] too (accepted: disjoint sites)", key("sites")),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn validate(&self, path: &str, hosts: u64, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         let key = |k: &str| format!("{path}.{k}");
         let err = |k: &str, msg: String| Err(ScenarioError::new(key(k), msg));
@@ -1359,6 +1429,7 @@ impl Workload {
                     .into(),
             );
         }
+        self.validate_sites(path, hosts)?;
         if self.pattern == Pattern::FanIn {
             if self.size.0 == 0 {
                 return err("size", "must be positive".into());
