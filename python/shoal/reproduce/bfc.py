@@ -547,7 +547,7 @@ def inter_dc_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None
     with plot._style():
         fig = plot._figure(3.4 * max(len(variants), 1), 2.8)
         axes = fig.subplots(1, max(len(variants), 1), squeeze=False)[0]
-        for ax, variant in zip(axes, variants, strict=False):
+        for k, (ax, variant) in enumerate(zip(axes, variants, strict=False)):
             part = runs[runs["variant"] == variant]
             schemes = list(dict.fromkeys(part["scheme"]))
             width = 0.8 / max(len(schemes), 1)
@@ -566,9 +566,11 @@ def inter_dc_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None
                 fontsize="x-small",
             )
             ax.set_yscale("log")
+            ax.set_ylim(bottom=0.5)  # a slowdown is at least 1: bars near 1 stay visible
             ax.set_title(variant)
             ax.set_ylabel("p99 FCT slowdown")
-            ax.legend(frameon=False, fontsize="x-small")
+            if k == 0:
+                ax.legend(frameon=False, fontsize="x-small", loc="upper right")
         if title:
             fig.suptitle(title)
     return fig
