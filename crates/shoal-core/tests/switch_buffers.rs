@@ -85,7 +85,12 @@ fn keys_that_name_no_switch_are_refused_with_the_key_and_what_is_accepted() {
     let host = refused(&dumbbell(ABOVE, &[(2, ABOVE)]));
     assert_eq!(host.path, "switch.buffer_of_node.2");
     assert!(host.message.contains("node 2 is host 2, not a switch"), "{}", host.message);
-    assert!(host.message.contains("accepted: the node id of a switch, from 0 to 4"), "{}", host.message);
+    assert!(
+        host.message
+            .contains("accepted: the node id of a switch; node ids run from 0 to 4, hosts first, then switches"),
+        "{}",
+        host.message
+    );
     let missing = refused(&dumbbell(ABOVE, &[(5, ABOVE)]));
     assert_eq!(missing.path, "switch.buffer_of_node.5");
     assert!(missing.message.contains("there is no node 5"), "{}", missing.message);

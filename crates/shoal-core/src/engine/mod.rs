@@ -181,7 +181,7 @@ fn switch_buffers(
         let key = format!("switch.buffer_of_node.{node}");
         let accepted = || {
             format!(
-                "accepted: the node id of a switch, from 0 to {} ({})",
+                "accepted: the node id of a switch; node ids run from 0 to {}, {}",
                 ids.count().saturating_sub(1),
                 ids.numbering()
             )
