@@ -84,6 +84,31 @@ CASES = [
         ("topology.failed_links",),
         _sets("topology.failed_links=[[0, 1]]"),
     ),
+    Case(
+        "own buffer of a host",
+        ("switch.buffer_of_node.0",),
+        _sets('switch.buffer_of_node={"0" = "1MB"}'),
+    ),
+    Case(
+        "own buffer of no node",
+        ("switch.buffer_of_node.9",),
+        _sets('switch.buffer_of_node={"9" = "1MB"}'),
+    ),
+    Case(
+        "remote fraction without sites",
+        ("workload.remote_fraction",),
+        _sets("workload.remote_fraction=0.2"),
+    ),
+    Case(
+        "overlapping sites",
+        ("workload.sites[1]",),
+        _sets('workload.sites=["0-2", "2-3"]', "workload.remote_fraction=0.2"),
+    ),
+    Case(
+        "sites missing a host",
+        ("workload.sites",),
+        _sets('workload.sites=["0-1", "2"]', "workload.remote_fraction=0.2"),
+    ),
     Case("zero duration", ("workload.duration",), _sets('workload.duration="0s"')),
     Case("zero hosts", ("topology.hosts",), _sets("topology.hosts=0")),
     Case("unknown key", ("switch.ecnn",), _sets("switch.ecnn.k=200KB")),

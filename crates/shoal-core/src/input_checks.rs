@@ -110,7 +110,7 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
         const ARRIVALS: [&str; 9] =
             ["load", "load_on", "arrival", "lognormal_sigma", "flows", "duration", "senders", "receivers", "transport"];
         let used: Vec<&str> = match w.pattern {
-            Pattern::AllToAll | Pattern::ManyToFew => [&["cdf"][..], &ARRIVALS].concat(),
+            Pattern::AllToAll | Pattern::ManyToFew => [&["cdf", "sites", "remote_fraction"][..], &ARRIVALS].concat(),
             Pattern::FanIn => {
                 let size = if w.fan_in_sizes == FanInSizes::Cdf { "cdf" } else { "size" };
                 [&[size, "fan_in", "fan_in_max", "fan_in_sizes"][..], &ARRIVALS].concat()

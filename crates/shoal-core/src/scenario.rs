@@ -10,6 +10,7 @@ use crate::switch::scheduler::SchedulerConfig;
 use crate::transport::cc::{CcConfig, RdmaCcConfig};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// The commented defaults file; `Scenario::default()` equals what it parses to.
@@ -416,6 +417,13 @@ pub struct SwitchConfig {
     /// read. A chip's buffer compares schemes that reserve differently.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub buffer: Option<Bytes>,
+    /// Switches whose buffer is not `buffer`: by node id (as `topology.failed_links` names
+    /// nodes: a built-in kind's hosts first, then its switches; a file's own ids), the
+    /// whole buffer of each pool of that switch, read as `buffer` is (the reserves and
+    /// headroom come out of it). Set on a switch, it applies whether or not `buffer` is
+    /// set. Every key names a switch of the network (`engine::switch_buffers` checks).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub buffer_of_node: BTreeMap<String, Bytes>,
     pub reserved: Bytes,
     pub reserve_per: ReservePer,
     pub alpha: PerQueue,
@@ -447,6 +455,7 @@ impl Default for SwitchConfig {
             ports_per_pool: 8,
             pool_size: Bytes(3_000_000),
             buffer: None,
+            buffer_of_node: BTreeMap::new(),
             reserved: Bytes(128_000),
             reserve_per: ReservePer::Queue,
             alpha: PerQueue::All(4.0),
@@ -914,6 +923,16 @@ pub struct Workload {
     pub senders: Option<HostSet>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receivers: Option<HostSet>,
+    /// Disjoint groups of hosts (data centers, say) that hold every sender and receiver
+    /// of an `all_to_all` or `many_to_few` workload, with `remote_fraction`: a flow's
+    /// receiver is drawn from the receivers outside its sender's site with probability
+    /// `remote_fraction`, else from those in it. Empty: receivers are drawn from all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<HostSet>,
+    /// The probability that a flow's receiver is in another site than its sender
+    /// (`sites`), 0 to 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote_fraction: Option<f64>,
     pub receiver: i64,
     pub size: Bytes,
     pub start: Time,
@@ -968,6 +987,8 @@ impl Default for Workload {
             duration: None,
             senders: None,
             receivers: None,
+            sites: Vec::new(),
+            remote_fraction: None,
             receiver: 0,
             size: Bytes(64_000),
             start: Time(0),
@@ -1168,6 +1189,24 @@ impl Scenario {
                 ),
             );
         }
+        for (node, buffer) in &s.buffer_of_node {
+            // A key TOML could write bare is named bare, another in quotes.
+            let bare = !node.is_empty() && node.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let key =
+                if bare { format!("switch.buffer_of_node.{node}") } else { format!("switch.buffer_of_node.{node:?}") };
+            if node.parse::<u32>().is_err() {
+                return err(
+                    &key,
+                    format!("{node:?} is not a node id (accepted: a whole number, the id of a switch as topology.failed_links names nodes)"),
+                );
+            }
+            if *buffer < packet {
+                return err(
+                    &key,
+                    format!("{buffer} cannot hold one data packet of {packet}; accepted: at least {packet}"),
+                );
+            }
+        }
         if s.buffer.is_none() && Bytes(s.pool_size.0 + s.reserved.0) < packet {
             return err(
                 "switch.pool_size",
@@ -1297,6 +1336,64 @@ impl Workload {
         }
     }
 
+    /// `sites` and `remote_fraction`: both or neither, on a pattern of one flow per
+    /// arrival; at least two sites, disjoint; a fraction from 0 to 1. Whether the sites
+    /// hold the senders and receivers is checked where those are known
+    /// (`workload::Sites::new`).
+    fn validate_sites(&self, path: &str, hosts: u64) -> Result<(), ScenarioError> {
+        let key = |k: &str| format!("{path}.{k}");
+        let err = |k: &str, msg: String| Err(ScenarioError::new(key(k), msg));
+        let fraction = match (self.sites.is_empty(), self.remote_fraction) {
+            (true, None) => return Ok(()),
+            (true, Some(_)) => {
+                return err(
+                    "remote_fraction",
+                    format!("needs {} (accepted: with sites = [\"0-63\", \"64-127\"], say)", key("sites")),
+                )
+            }
+            (false, None) => {
+                return err("sites", format!("needs {} (accepted: a number from 0 to 1)", key("remote_fraction")))
+            }
+            (false, Some(f)) => f,
+        };
+        if !matches!(self.pattern, Pattern::AllToAll | Pattern::ManyToFew) {
+            let pattern = serde_json::to_string(&self.pattern).expect("an enum always serializes");
+            return err(
+                "sites",
+                format!("is not accepted with pattern = {pattern} (accepted: all_to_all, many_to_few)"),
+            );
+        }
+        if !(0.0..=1.0).contains(&fraction) {
+            return err("remote_fraction", format!("{fraction} is not accepted (accepted: a number from 0 to 1)"));
+        }
+        if self.sites.len() < 2 {
+            return err(
+                "sites",
+                format!(
+                    "has {} site (accepted: at least 2 groups of hosts, for a receiver in another)",
+                    self.sites.len()
+                ),
+            );
+        }
+        let mut site_of: std::collections::HashMap<u32, usize> = Default::default();
+        for (i, site) in self.sites.iter().enumerate() {
+            let item = format!("{}[{i}]", key("sites"));
+            let members = site.resolve(hosts, &item)?;
+            if members.is_empty() {
+                return Err(ScenarioError::new(item, "is empty (accepted: at least one host)"));
+            }
+            for h in members {
+                if let Some(first) = site_of.insert(h, i) {
+                    return Err(ScenarioError::new(
+                        item,
+                        format!("host {h} is in {}[{first}] too (accepted: disjoint sites)", key("sites")),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn validate(&self, path: &str, hosts: u64, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         let key = |k: &str| format!("{path}.{k}");
         let err = |k: &str, msg: String| Err(ScenarioError::new(key(k), msg));
@@ -1332,6 +1429,7 @@ impl Workload {
                     .into(),
             );
         }
+        self.validate_sites(path, hosts)?;
         if self.pattern == Pattern::FanIn {
             if self.size.0 == 0 {
                 return err("size", "must be positive".into());

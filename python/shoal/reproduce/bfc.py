@@ -49,6 +49,10 @@ __all__ = [
     "FIGURES",
     "SCHEME_NAMES",
     "bin_labels",
+    "gateway_ids",
+    "inter_dc",
+    "inter_dc_figure",
+    "two_dc_topology",
     "harness_packets",
     "harness_p99",
     "harness_size",
@@ -95,12 +99,22 @@ SCHEME_NAMES = {
     "bfc_vfid": "BFC-VFID",
     "sfq_infbuffer": "SFQ+InfBuffer",
     "bfc_no_hpq": "BFC without HPQ",
+    "bfc_pfc_alpha1": "BFC, PFC alpha 1",
     "ideal_fq": "Ideal-FQ",
 }
 #: The scheme every ``p99_bin<i>_vs_ideal`` is relative to.
 IDEAL = "ideal_fq"
 #: The flow sizes the paper calls medium ("100-500KB", section 4.2).
 MEDIUM_BYTES = (100_000, 500_000)
+
+#: Fig. 9's network (:func:`two_dc_topology`): per data center 4 ToRs x 16 hosts and 8
+#: spines; node ids hosts first (data center ``d`` holds hosts ``64 d`` to ``64 d + 63``),
+#: then per data center its ToRs, spines and gateway.
+DC_TORS, DC_HOSTS_PER_TOR, DC_SPINES = 4, 16, 8
+DC_HOSTS = DC_TORS * DC_HOSTS_PER_TOR
+DC_COUNT = 2
+#: Switches of one data center: its ToRs, its spines and its gateway.
+DC_SWITCHES = DC_TORS + DC_SPINES + 1
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -402,5 +416,207 @@ def queue_occupancy(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.Data
     return join_columns(runs, extra)
 
 
-ANALYSES = {"bfc.slowdown_bins": slowdown_bins, "bfc.queue_occupancy": queue_occupancy}
-FIGURES = {"bfc.slowdown_bins": slowdown_figure}
+# ---------------------------------------------------------------- Fig. 9: two data centers
+
+
+def _tor(dc: int, t: int) -> int:
+    return DC_COUNT * DC_HOSTS + DC_SWITCHES * dc + t
+
+
+def _spine(dc: int, s: int) -> int:
+    return DC_COUNT * DC_HOSTS + DC_SWITCHES * dc + DC_TORS + s
+
+
+def gateway_ids() -> tuple[int, ...]:
+    """The node ids of the gateways of :func:`two_dc_topology` (140 and 153)."""
+    return tuple(DC_COUNT * DC_HOSTS + DC_SWITCHES * dc + DC_SWITCHES - 1 for dc in range(DC_COUNT))
+
+
+def two_dc_topology(
+    *,
+    rate: str = "10Gbps",
+    delay: str = "1us",
+    gateway_rate: str = "10Gbps",
+    wan_rate: str = "100Gbps",
+    wan_delay: str = "200us",
+) -> str:
+    """Fig. 9's network as a topology file (HPCC's format, ``kind = "file"``): two T2
+    data centers, each 4 ToRs x 16 hosts and 8 spines with every ToR linked to every
+    spine (2:1 at the ToRs), all at ``rate`` and ``delay``; in each a gateway linked to
+    every spine at ``gateway_rate``; the two gateways joined by one link of ``wan_rate``
+    and ``wan_delay``. Hosts are nodes 0-127 (host ``h`` in data center ``h // 64``, rack
+    ``h // 16``), then each data center's ToRs, spines and gateway (nodes 140 and 153).
+    Each host link is listed before the ToR's uplinks, so a ToR's ports are its hosts'
+    first, as on the built-in leaf-spine."""
+    links: list[tuple[int, int, str, str]] = []
+    for dc in range(DC_COUNT):
+        for h in range(DC_HOSTS):
+            links.append((dc * DC_HOSTS + h, _tor(dc, h // DC_HOSTS_PER_TOR), rate, delay))
+    for dc in range(DC_COUNT):
+        for t in range(DC_TORS):
+            for sp in range(DC_SPINES):
+                links.append((_tor(dc, t), _spine(dc, sp), rate, delay))
+        for sp in range(DC_SPINES):
+            links.append((_spine(dc, sp), gateway_ids()[dc], gateway_rate, delay))
+    links.append((gateway_ids()[0], gateway_ids()[1], wan_rate, wan_delay))
+    hosts = DC_COUNT * DC_HOSTS
+    switches = range(hosts, hosts + DC_COUNT * DC_SWITCHES)
+    lines = [
+        "# BFC paper, Fig. 9: two T2 data centers joined by their gateways, written by",
+        "# shoal.reproduce.bfc.two_dc_topology() (tests/python/test_bfc_fig9.py checks it).",
+        f"# DC links {rate} {delay}, gateway-spine {gateway_rate}, gateway-gateway "
+        f"{wan_rate} {wan_delay}; hosts 0-{hosts - 1}, gateways {gateway_ids()[0]} and "
+        f"{gateway_ids()[1]}.",
+        f"{hosts + len(switches)} {len(switches)} {len(links)}",
+        " ".join(str(s) for s in switches),
+        *(f"{a} {b} {r} {d} 0" for a, b, r, d in links),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _site_of_hosts(scenario: dict[str, Any]) -> npt.NDArray[np.int64]:
+    """Each host's site (its data center) from a resolved scenario's ``workload.sites``:
+    ``"a-b"`` ranges or lists of indices; -1 for hosts in none."""
+    from shoal.reproduce import ExperimentError
+
+    sites = scenario.get("workload", {}).get("sites") or []
+    if len(sites) < 2:
+        raise ExperimentError(
+            f"bfc.inter_dc: workload.sites = {sites!r}: the analysis needs the data "
+            "centers as sites (accepted: two or more host sets)"
+        )
+    hosts = max(_hosts_of(site)[-1] for site in sites) + 1
+    out = np.full(hosts, -1, dtype=np.int64)
+    for i, site in enumerate(sites):
+        out[_hosts_of(site)] = i
+    return out
+
+
+def _hosts_of(site: Any) -> list[int]:
+    """The sorted hosts of a host set as the core reads it ("0-63,70" or a list)."""
+    items = site.split(",") if isinstance(site, str) else list(site)
+    hosts: set[int] = set()
+    for item in items:
+        lo, _, hi = str(item).strip().partition("-")
+        hosts.update(range(int(lo), int(hi or lo) + 1))
+    return sorted(hosts)
+
+
+def _p99(values: Any) -> float:
+    """The harness's p99 (sorted value at ``int(0.99 n)``), NaN for no values."""
+    return harness_p99(values)
+
+
+def _inter_dc_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    site = _site_of_hosts(scenario)
+    flows = pd.read_parquet(
+        run_dir / "flows.parquet", columns=["src", "dst", "bytes", "fct_ns", "slowdown"]
+    )
+    done = flows[flows["fct_ns"].notna()]
+    inter = site[done["src"].to_numpy()] != site[done["dst"].to_numpy()]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    pfc = summary.get("pfc") or {}
+    bfc = (summary.get("counters") or {}).get("bfc") or {}
+    remote = float(scenario.get("workload", {}).get("remote_fraction", 0.0))
+    out: dict[str, Any] = {
+        "variant": "with inter-DC" if remote > 0 else "intra-DC only",
+        "flows": float(len(flows)),
+        "unfinished": float(flows["fct_ns"].isna().sum()),
+        "inter_share": float(inter.mean()) if len(done) else float("nan"),
+        "pauses": float(pfc.get("pause_frames_sent", 0)),
+        "bfc_pauses": float(bfc.get("pauses", 0)),
+    }
+    for name, part in (("intra", done[~inter]), ("inter", done[inter])):
+        out[f"{name}_flows"] = float(len(part))
+        out[f"p99_{name}"] = _p99(part["slowdown"])
+        out[f"p50_{name}"] = float(part["slowdown"].median()) if len(part) else float("nan")
+        out[f"p99_fct_{name}_us"] = _p99(part["fct_ns"]) / 1e3
+        which = size_bins(harness_packets(part["bytes"]), BINS["FB_Hadoop"])
+        for b in range(len(BINS["FB_Hadoop"]) + 1):
+            out[f"p99_{name}_bin{b + 1}"] = _p99(part["slowdown"][which == b])
+        # The first bin (3 harness packets or less): two thirds of FB_Hadoop's flows.
+        out[f"p99_fct_{name}_short_us"] = _p99(part["fct_ns"][which == 0]) / 1e3
+    return out
+
+
+def inter_dc(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 9's columns per run: which flows cross between the data centers (sender and
+    receiver in different ``workload.sites``), the p99 and median of Shoal's own slowdown
+    (FCT over the flow's FCT alone on the idle network, from each link's rate and delay
+    on its path) of intra- and inter-DC flows, overall and per FB_Hadoop harness bin,
+    and their p99 FCTs in us, of all and of the short ones (the first bin, 3 harness
+    packets or less); ``variant`` says whether the run has inter-DC traffic. Then,
+    among the runs of one variant and seed, ``p99_fct_inter_vs_bfc_us`` and
+    ``p99_fct_inter_short_vs_bfc_us``: those p99 FCTs of inter-DC flows less BFC's (the
+    paper's "600 us higher")."""
+    extra = {i: _inter_dc_columns(run_dir, sc) for i, _, run_dir, sc in ok_runs(runs, store)}
+    runs = join_columns(runs, extra)
+    if "variant" not in runs or "scheme" not in runs:
+        return runs
+    keys = ["variant", *(["seed"] if "seed" in runs else [])]
+    for _, group in runs[runs["variant"].notna()].groupby(keys):
+        bfc = group[group["scheme"] == "bfc"]
+        if len(bfc):
+            for column in ("p99_fct_inter_us", "p99_fct_inter_short_us"):
+                base = float(bfc[column].iloc[0])
+                diff = column.removesuffix("_us") + "_vs_bfc_us"
+                runs.loc[group.index, diff] = group[column] - base
+    return runs
+
+
+#: Fig. 9's bars: column -> label.
+FIG9_BARS = {
+    "p99_intra": "intra-DC",
+    "p99_intra_bin1": "intra, <=3 pkts",
+    "p99_inter": "inter-DC",
+    "p99_inter_bin1": "inter, <=3 pkts",
+}
+
+
+def inter_dc_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 9: p99 FCT slowdown of intra- and inter-DC flows, all and of 3 packets or
+    less, one bar per scheme, one panel per variant (with the inter-DC traffic, and
+    without it)."""
+    from shoal import plot
+
+    variants = [v for v in ("with inter-DC", "intra-DC only") if v in set(runs.get("variant", []))]
+    with plot._style():
+        fig = plot._figure(3.4 * max(len(variants), 1), 2.8)
+        axes = fig.subplots(1, max(len(variants), 1), squeeze=False)[0]
+        for k, (ax, variant) in enumerate(zip(axes, variants, strict=False)):
+            part = runs[runs["variant"] == variant]
+            schemes = list(dict.fromkeys(part["scheme"]))
+            width = 0.8 / max(len(schemes), 1)
+            for i, scheme in enumerate(schemes):
+                g = part[part["scheme"] == scheme]
+                y = [float(g[c].mean()) for c in FIG9_BARS]
+                ax.bar(
+                    np.arange(len(FIG9_BARS)) + i * width,
+                    y,
+                    width,
+                    label=SCHEME_NAMES.get(str(scheme), str(scheme)),
+                )
+            ax.set_xticks(
+                np.arange(len(FIG9_BARS)) + width * (len(schemes) - 1) / 2,
+                list(FIG9_BARS.values()),
+                fontsize="x-small",
+            )
+            ax.set_yscale("log")
+            ax.set_ylim(bottom=0.5)  # a slowdown is at least 1: bars near 1 stay visible
+            ax.set_title(variant)
+            ax.set_ylabel("p99 FCT slowdown")
+            if k == 0:
+                ax.legend(frameon=False, fontsize="x-small", loc="upper right")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+ANALYSES = {
+    "bfc.slowdown_bins": slowdown_bins,
+    "bfc.queue_occupancy": queue_occupancy,
+    "bfc.inter_dc": inter_dc,
+}
+FIGURES = {"bfc.slowdown_bins": slowdown_figure, "bfc.inter_dc": inter_dc_figure}

@@ -6,12 +6,13 @@ use crate::budget;
 use crate::host::Nic;
 use crate::net::{self, Effect, Effects, ExtStore, IntFormat, NodeId, Packet, PacketKind, Routes};
 use crate::observe::{DeadlockDetector, NetView, Observer, QueueSampler};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, SwitchConfig};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::{Counters, PauseKey, PauseLog};
 use crate::switch::flow_control::{FlowControlConfig, FlowControlEnv, IngressLink};
 use crate::switch::{Drops, Switch};
 use crate::transport::{AnyTransport, HostAction, HostCx, Stacks, Transport};
+use crate::units::Bytes;
 use crate::workload::{self, FlowSpec};
 use std::collections::VecDeque;
 
@@ -160,32 +161,87 @@ pub struct Simulation {
     delivered_stacks: Vec<(u32, u32, Vec<net::IntHop>)>,
 }
 
+/// A switch's own buffer, set by `switch.buffer_of_node`.
+#[derive(Clone, Debug, PartialEq)]
+struct OwnBuffer {
+    /// The node id that names the switch, as the key gives it.
+    node: String,
+    bytes: Bytes,
+}
+
+/// Each switch's own buffer (`switch.buffer_of_node`), by switch index: every key must
+/// be the node id of a switch of `net` (named by `ids`), each switch named at most once.
+fn switch_buffers(
+    cfg: &SwitchConfig,
+    net: &net::NetworkSpec,
+    ids: &net::NodeIds,
+) -> Result<Vec<Option<OwnBuffer>>, ScenarioError> {
+    let mut buffers: Vec<Option<OwnBuffer>> = vec![None; net.switches as usize];
+    for (node, &bytes) in &cfg.buffer_of_node {
+        let key = format!("switch.buffer_of_node.{node}");
+        let accepted = || {
+            format!(
+                "accepted: the node id of a switch; node ids run from 0 to {}, {}",
+                ids.count().saturating_sub(1),
+                ids.numbering()
+            )
+        };
+        let id = node
+            .parse::<u32>()
+            .map_err(|_| ScenarioError::new(&key, format!("{node:?} is not a node id ({})", accepted())))?;
+        let switch = match ids.node(id) {
+            Some(NodeId::Switch(s)) => s,
+            Some(host @ NodeId::Host(_)) => {
+                return Err(ScenarioError::new(
+                    &key,
+                    format!("node {id} is {}, not a switch ({})", ids.describe(host), accepted()),
+                ))
+            }
+            None => return Err(ScenarioError::new(&key, format!("there is no node {id} ({})", accepted()))),
+        };
+        if let Some(first) = &buffers[switch as usize] {
+            return Err(ScenarioError::new(
+                &key,
+                format!("names the same switch as switch.buffer_of_node.{} (accepted: each switch once)", first.node),
+            ));
+        }
+        buffers[switch as usize] = Some(OwnBuffer { node: node.clone(), bytes });
+    }
+    Ok(buffers)
+}
+
 impl Simulation {
     /// Validates `sc`, builds its network (with `sc.resolved()`'s derived defaults) and
     /// generates its workload.
     pub fn new(sc: &Scenario) -> Result<Simulation, ScenarioError> {
         sc.validate()?;
         let sc = &sc.resolved()?;
-        let spec = net::build(&sc.topology)?;
+        let (spec, ids) = net::build_with_ids(&sc.topology)?;
+        let buffers = switch_buffers(&sc.switch, &spec, &ids)?;
         if let Some(available) = budget::available_memory() {
             budget::MemoryEstimate::of(sc, &spec)?.check(available)?;
         }
         let flows = workload::generate(sc, &spec)?;
-        let sim = Self::with_flows(sc, &spec, flows);
-        sim.check_buffers(sc)?;
+        let sim = Self::with_flows(sc, &spec, &buffers, flows);
+        sim.check_buffers(sc, &buffers)?;
         Ok(sim)
     }
 
-    /// With `switch.buffer`, every pool must keep room for a packet beside its reserves
-    /// and its ports' headroom, which are known only once the switches are built.
-    fn check_buffers(&self, sc: &Scenario) -> Result<(), ScenarioError> {
-        let Some(buffer) = sc.switch.buffer else { return Ok(()) };
+    /// With `switch.buffer` or a switch's `switch.buffer_of_node`, every pool must keep
+    /// room for a packet beside its reserves and its ports' headroom, which are known only
+    /// once the switches are built.
+    fn check_buffers(&self, sc: &Scenario, buffers: &[Option<OwnBuffer>]) -> Result<(), ScenarioError> {
         let packet = sc.largest_packet();
         for (s, switch) in self.switches.iter().enumerate() {
+            let (key, buffer) = match (&buffers[s], sc.switch.buffer) {
+                (Some(own), _) => (format!("switch.buffer_of_node.{}", own.node), own.bytes),
+                (None, Some(buffer)) => ("switch.buffer".to_string(), buffer),
+                (None, None) => continue,
+            };
             for (p, pool) in switch.pools.iter().enumerate() {
                 if pool.size < packet {
                     return Err(ScenarioError::new(
-                        "switch.buffer",
+                        key,
                         format!(
                             "{buffer} leaves {} B shared in pool {p} of switch {s} beside {} B of headroom and the \
                              queues' reserves (switch.reserved = {} per {}); accepted: enough for one packet of \
@@ -205,7 +261,13 @@ impl Simulation {
         Ok(())
     }
 
-    fn with_flows(sc: &Scenario, spec: &net::NetworkSpec, flow_specs: Vec<FlowSpec>) -> Simulation {
+    /// `buffers`: each switch's own buffer (`switch_buffers`), by switch index.
+    fn with_flows(
+        sc: &Scenario,
+        spec: &net::NetworkSpec,
+        buffers: &[Option<OwnBuffer>],
+        flow_specs: Vec<FlowSpec>,
+    ) -> Simulation {
         let seed = sc.run.seed;
         let wiring = net::Wiring::of(spec);
         let mut from_port = vec![0u32; spec.links.len()];
@@ -255,8 +317,16 @@ impl Simulation {
                     queues: sc.switch.queues as usize,
                     seed: mix64(seed ^ mix64(0xbfc ^ i as u64)),
                 };
-                let mut switch =
-                    Switch::with_env(&sc.switch, ports, &rates, &env, salt, stream(seed, "switch", i as u64));
+                // A switch of its own buffer is built from a copy of the settings with it.
+                let own_cfg;
+                let cfg = match &buffers[i] {
+                    Some(own) => {
+                        own_cfg = SwitchConfig { buffer: Some(own.bytes), ..sc.switch.clone() };
+                        &own_cfg
+                    }
+                    None => &sc.switch,
+                };
+                let mut switch = Switch::with_env(cfg, ports, &rates, &env, salt, stream(seed, "switch", i as u64));
                 if sc.rdma.cc.wants_telemetry() {
                     switch.keep_telemetry(
                         &rates,

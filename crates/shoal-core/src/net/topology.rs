@@ -93,15 +93,24 @@ impl NodeIds {
         }
     }
 
-    fn count(&self) -> u32 {
+    /// How many node ids there are (ids run from 0 to this less one).
+    pub fn count(&self) -> u32 {
         match self {
             NodeIds::HostsFirst { hosts, switches } => hosts + switches,
             NodeIds::Listed { nodes, .. } => nodes.len() as u32,
         }
     }
 
+    /// How the ids are given, for messages.
+    pub fn numbering(&self) -> &'static str {
+        match self {
+            NodeIds::HostsFirst { .. } => "hosts first, then switches",
+            NodeIds::Listed { .. } => "as in the topology file",
+        }
+    }
+
     /// `node` as messages name it: "host 3", "switch 2 (node 130)".
-    fn describe(&self, node: NodeId) -> String {
+    pub fn describe(&self, node: NodeId) -> String {
         let id = self.id(node);
         match node {
             NodeId::Host(h) if h == id => format!("host {h}"),
@@ -114,6 +123,12 @@ impl NodeIds {
 /// The network of `t`: built from its keys or read from its file, without its failed
 /// links. Every host reaches every other (a network where not is refused).
 pub fn build(t: &Topology) -> Result<NetworkSpec, ScenarioError> {
+    Ok(build_with_ids(t)?.0)
+}
+
+/// As `build`, with the node ids that name the network's nodes (in a file, in
+/// `topology.failed_links` and in `switch.buffer_of_node`).
+pub fn build_with_ids(t: &Topology) -> Result<(NetworkSpec, NodeIds), ScenarioError> {
     let (mut net, ids) = match t.kind {
         TopologyKind::File => {
             let path = t.path.as_deref().unwrap_or_default();
@@ -136,7 +151,7 @@ pub fn build(t: &Topology) -> Result<NetworkSpec, ScenarioError> {
             err(format!("with these links down, {why} (accepted: failures that leave every host reaching every other)"))
         })?;
     }
-    Ok(net)
+    Ok((net, ids))
 }
 
 /// The network a topology file describes, and its node ids.
@@ -177,10 +192,7 @@ fn fail(net: &mut NetworkSpec, ids: &NodeIds, failed: &[[u32; 2]]) -> Result<(),
                 return Err(format!(
                     "{item}: there is no node {id} (accepted: node ids 0 to {}; {})",
                     ids.count() - 1,
-                    match ids {
-                        NodeIds::HostsFirst { .. } => "hosts first, then switches",
-                        NodeIds::Listed { .. } => "as in the topology file",
-                    }
+                    ids.numbering()
                 ));
             }
         }

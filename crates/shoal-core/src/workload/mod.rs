@@ -159,6 +159,115 @@ struct Plan {
     arrivals_per_s: f64,
     /// The number of flows (expected, for a duration-limited arrival process).
     flows: f64,
+    /// Where receivers are drawn from, with `workload.sites`.
+    sites: Option<Sites>,
+}
+
+/// The sites of a workload (`workload.sites`) and how its receivers are drawn from them.
+///
+/// Invariants: every sender and receiver is in exactly one site; a sender's site holds a
+/// receiver other than the sender when `remote_fraction < 1`, and another site holds a
+/// receiver when `remote_fraction > 0` (so a draw always ends).
+struct Sites {
+    /// Each host's site, `None` for hosts in none (neither senders nor receivers).
+    site_of: Vec<Option<usize>>,
+    /// The receivers in each site.
+    local: Vec<Vec<u32>>,
+    /// The receivers outside each site.
+    remote: Vec<Vec<u32>>,
+    remote_fraction: f64,
+}
+
+impl Sites {
+    /// The sites of `w` over its `senders` and `receivers`, checked (see the invariants);
+    /// `w.sites` resolve and are disjoint (`Workload::validate`).
+    fn new(w: &Workload, senders: &[u32], receivers: &[u32], hosts: u32, path: &str) -> Result<Sites, ScenarioError> {
+        let key = |k: &str| format!("{path}.{k}");
+        let remote_fraction = w.remote_fraction.expect("validated: sites come with remote_fraction");
+        let mut site_of = vec![None; hosts as usize];
+        for (i, site) in w.sites.iter().enumerate() {
+            for h in site.resolve(hosts as u64, &format!("{}[{i}]", key("sites")))? {
+                site_of[h as usize] = Some(i);
+            }
+        }
+        let n = w.sites.len();
+        let mut local: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for &r in receivers {
+            let site = site_of[r as usize].ok_or_else(|| {
+                ScenarioError::new(
+                    key("sites"),
+                    format!("receiver {r} is in no site (accepted: sites that hold every sender and receiver)"),
+                )
+            })?;
+            local[site].push(r);
+        }
+        let remote: Vec<Vec<u32>> = (0..n)
+            .map(|site| receivers.iter().copied().filter(|&r| site_of[r as usize] != Some(site)).collect())
+            .collect();
+        for &s in senders {
+            let site = site_of[s as usize].ok_or_else(|| {
+                ScenarioError::new(
+                    key("sites"),
+                    format!("sender {s} is in no site (accepted: sites that hold every sender and receiver)"),
+                )
+            })?;
+            if remote_fraction < 1.0 && !local[site].iter().any(|&r| r != s) {
+                return Err(ScenarioError::new(
+                    key("sites"),
+                    format!(
+                        "sender {s} has no receiver in its site ({}[{site}]) but itself, and remote_fraction = \
+                         {remote_fraction} keeps some flows there (accepted: another receiver in the site, or \
+                         remote_fraction = 1)",
+                        key("sites")
+                    ),
+                ));
+            }
+            if remote_fraction > 0.0 && remote[site].is_empty() {
+                return Err(ScenarioError::new(
+                    key("sites"),
+                    format!(
+                        "sender {s} has no receiver outside its site ({}[{site}]), and remote_fraction = \
+                         {remote_fraction} sends some flows there (accepted: receivers in another site, or \
+                         remote_fraction = 0)",
+                        key("sites")
+                    ),
+                ));
+            }
+        }
+        Ok(Sites { site_of, local, remote, remote_fraction })
+    }
+
+    /// The site of sender `src` (a sender is in one: `new`).
+    fn site(&self, src: u32) -> usize {
+        self.site_of[src as usize].expect("checked: every sender is in a site")
+    }
+
+    /// A receiver for `src`: `remote_draws` says whether it is in another site, `pairs`
+    /// which one of the candidates (never `src`).
+    fn receiver(&self, src: u32, pairs: &mut Rng, remote_draws: &mut Rng) -> u32 {
+        let site = self.site(src);
+        let candidates =
+            if remote_draws.gen_bool(self.remote_fraction) { &self.remote[site] } else { &self.local[site] };
+        loop {
+            let d = candidates[pairs.gen_range(0..candidates.len())];
+            if d != src {
+                return d;
+            }
+        }
+    }
+
+    /// The fraction of `src`'s flows whose receiver hangs off another switch than it.
+    fn crossing(&self, src: u32, tor: &[u32]) -> f64 {
+        let site = self.site(src);
+        let share = |candidates: &[u32]| {
+            let others: Vec<u32> = candidates.iter().copied().filter(|&r| r != src).collect();
+            match others.len() {
+                0 => 0.0,
+                n => others.iter().filter(|&&r| tor[r as usize] != tor[src as usize]).count() as f64 / n as f64,
+            }
+        };
+        (1.0 - self.remote_fraction) * share(&self.local[site]) + self.remote_fraction * share(&self.remote[site])
+    }
 }
 
 /// What one arrival of a load-driven workload brings.
@@ -206,6 +315,7 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
     if senders.is_empty() {
         return Err(ScenarioError::new(key("receivers"), "the only receiver is the only sender"));
     }
+    let sites = if w.sites.is_empty() { None } else { Some(Sites::new(w, &senders, &receivers, net.hosts, path)?) };
     let fan_in = w.pattern == Pattern::FanIn;
     let (arrival, flows_per_arrival, mean_bits) = if fan_in {
         let tor = host_tor(net);
@@ -248,7 +358,11 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
         LoadOn::Core => {
             let tor = host_tor(net);
             // A fan-in round's senders are all outside the receiver's rack.
-            let crossing = if fan_in { 1.0 } else { crossing_fraction(&senders, &receivers, &tor) };
+            let crossing = match &sites {
+                _ if fan_in => 1.0,
+                Some(sites) => senders.iter().map(|&s| sites.crossing(s, &tor)).sum::<f64>() / senders.len() as f64,
+                None => crossing_fraction(&senders, &receivers, &tor),
+            };
             if crossing == 0.0 {
                 return Err(ScenarioError::new(key("load_on"), "no flow of this pattern crosses the core"));
             }
@@ -290,7 +404,7 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
             ),
         ));
     }
-    Ok(Plan { senders, receivers, arrival, arrivals_per_s, flows: expected })
+    Ok(Plan { senders, receivers, arrival, arrivals_per_s, flows: expected, sites })
 }
 
 /// The flow count of an incast, long-lived or UDP workload with `senders` senders: one
@@ -339,11 +453,13 @@ fn generate_one(
     };
     match w.pattern {
         Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => {
-            let Plan { senders, receivers, arrival, arrivals_per_s, .. } = plan_arrivals(net, w, path)?;
+            let Plan { senders, receivers, arrival, arrivals_per_s, sites, .. } = plan_arrivals(net, w, path)?;
             let mean_gap_s = 1.0 / arrivals_per_s;
             let mut arrivals = stream(seed, "workload.arrivals", index);
             let mut sizes = stream(seed, "workload.sizes", index);
             let mut pairs = stream(seed, "workload.pairs", index);
+            // Its own stream, so that a workload without sites draws as before.
+            let mut remote_draws = stream(seed, "workload.sites", index);
             let gap: Box<dyn Fn(&mut Rng) -> f64> = match w.arrival {
                 Arrival::Poisson => {
                     let exp = Exp::new(1.0 / mean_gap_s).expect("a positive rate");
@@ -395,11 +511,14 @@ fn generate_one(
                     }
                 };
                 let src = senders[pairs.gen_range(0..senders.len())];
-                let dst = loop {
-                    let d = receivers[pairs.gen_range(0..receivers.len())];
-                    if d != src {
-                        break d;
-                    }
+                let dst = match &sites {
+                    Some(sites) => sites.receiver(src, &mut pairs, &mut remote_draws),
+                    None => loop {
+                        let d = receivers[pairs.gen_range(0..receivers.len())];
+                        if d != src {
+                            break d;
+                        }
+                    },
                 };
                 out.push(flow(src, dst, cdf.sample(&mut sizes), start, FlowKind::of(w)));
             }
@@ -689,6 +808,128 @@ mod tests {
             let expected = (k as Ps + 1) * 500_000_000;
             assert!(t.abs_diff(expected) <= 1, "round {k} at {t} ps, expected {expected}");
         }
+    }
+
+    /// Two sites of 64 hosts each (8 leaves of 16), 40,000 all-to-all flows, a fraction
+    /// `remote` of them to the other site.
+    fn two_sites(remote: f64) -> Scenario {
+        let mut sc = small_leaf_spine(LoadOn::CoreNominal, 0.5);
+        sc.topology.leaves = 8;
+        sc.topology.hosts_per_leaf = 16;
+        sc.workload.sites = vec![HostSet::Text("0-63".into()), HostSet::Text("64-127".into())];
+        sc.workload.remote_fraction = Some(remote);
+        sc
+    }
+
+    #[test]
+    fn a_fifth_of_the_flows_go_to_the_other_site_within_binomial_error() {
+        let sc = two_sites(0.2);
+        sc.validate().unwrap();
+        let (flows, _) = offered(&sc);
+        let site = |h: u32| h / 64;
+        let remote: Vec<&FlowSpec> = flows.iter().filter(|f| site(f.src) != site(f.dst)).collect();
+        let n = flows.len() as f64;
+        let share = remote.len() as f64 / n;
+        // 4 sigma of a binomial share of 0.2 over 40,000 flows is 0.008.
+        let sigma = (0.2 * 0.8 / n).sqrt();
+        assert!((share - 0.2).abs() < 4.0 * sigma, "{share} of the flows cross");
+        assert!(flows.iter().all(|f| f.src != f.dst));
+        // Remote receivers are every host of the other site, evenly: each of site 1's 64
+        // hosts takes about 1/64 of site 0's remote flows (5 sigma of a binomial).
+        let from_site_0: Vec<u32> = remote.iter().filter(|f| site(f.src) == 0).map(|f| f.dst).collect();
+        let m = from_site_0.len() as f64;
+        let sigma = (m / 64.0 * 63.0 / 64.0).sqrt();
+        for h in 64..128 {
+            let count = from_site_0.iter().filter(|&&d| d == h).count() as f64;
+            assert!((count - m / 64.0).abs() < 5.0 * sigma, "host {h}: {count} of {m}");
+        }
+        // Senders are drawn as before: uniform over all hosts (both sites alike).
+        let from_site_1 = flows.iter().filter(|f| site(f.src) == 1).count() as f64;
+        assert!((from_site_1 / n - 0.5).abs() < 4.0 * (0.25 / n).sqrt(), "{from_site_1} of {n} from site 1");
+        // The bounds: none or all cross.
+        let (none, _) = offered(&two_sites(0.0));
+        assert!(none.iter().all(|f| site(f.src) == site(f.dst)));
+        let (all, _) = offered(&two_sites(1.0));
+        assert!(all.iter().all(|f| site(f.src) != site(f.dst)));
+    }
+
+    /// With `load_on = "core"`, the arrival rate counts only the flows that cross the
+    /// core; with two sites, a flow crosses when remote (always another leaf) or when
+    /// local to another of its site's 4 leaves (48 of the 63 other hosts).
+    #[test]
+    fn core_load_with_sites_counts_the_flows_that_leave_the_rack() {
+        let mut sc = two_sites(0.2);
+        sc.workload.load_on = LoadOn::Core;
+        let (flows, bps) = offered(&sc);
+        let crossing = |f: &&FlowSpec| f.src / 16 != f.dst / 16;
+        let bits = |pick: &dyn Fn(&&FlowSpec) -> bool| flows.iter().filter(pick).map(|f| f.bytes as f64).sum::<f64>();
+        let share = bits(&crossing) / bits(&|_| true);
+        // 8 leaves x 2 uplinks x 100 Gbps.
+        let load = bps * share / (16.0 * 100e9);
+        assert!((load - 0.5).abs() < 0.05, "core load {load}");
+        let expected = 0.8 * 48.0 / 63.0 + 0.2;
+        let count = flows.iter().filter(crossing).count() as f64 / flows.len() as f64;
+        assert!((count - expected).abs() < 0.01, "{count} of the flows cross, expected {expected}");
+    }
+
+    #[test]
+    fn bad_sites_are_refused_naming_the_key_and_what_is_accepted() {
+        let check = |edit: &dyn Fn(&mut Scenario), path: &str, words: &str| {
+            let mut sc = two_sites(0.2);
+            edit(&mut sc);
+            let e = match sc.validate() {
+                Err(e) => e,
+                Ok(_) => {
+                    let net = crate::net::build(&sc.topology).unwrap();
+                    generate(&sc, &net).unwrap_err()
+                }
+            };
+            assert_eq!(e.path, path, "{e}");
+            assert!(e.message.contains(words), "{e}");
+        };
+        check(&|sc| sc.workload.remote_fraction = None, "workload.sites", "needs workload.remote_fraction");
+        check(&|sc| sc.workload.sites.clear(), "workload.remote_fraction", "needs workload.sites");
+        check(
+            &|sc| sc.workload.remote_fraction = Some(1.5),
+            "workload.remote_fraction",
+            "1.5 is not accepted (accepted: a number from 0 to 1)",
+        );
+        check(
+            &|sc| sc.workload.remote_fraction = Some(f64::NAN),
+            "workload.remote_fraction",
+            "accepted: a number from 0 to 1",
+        );
+        check(&|sc| sc.workload.sites.truncate(1), "workload.sites", "accepted: at least 2 groups of hosts");
+        check(
+            &|sc| sc.workload.sites[1] = HostSet::Text("60-127".into()),
+            "workload.sites[1]",
+            "host 60 is in workload.sites[0] too (accepted: disjoint sites)",
+        );
+        check(&|sc| sc.workload.sites[1] = HostSet::Text("64-200".into()), "workload.sites[1]", "is out of range");
+        check(
+            &|sc| sc.workload.pattern = Pattern::FanIn,
+            "workload.sites",
+            "is not accepted with pattern = \"fan_in\" (accepted: all_to_all, many_to_few)",
+        );
+        check(
+            &|sc| sc.workload.sites[1] = HostSet::Text("64-126".into()),
+            "workload.sites",
+            "receiver 127 is in no site (accepted: sites that hold every sender and receiver)",
+        );
+        check(
+            &|sc| {
+                sc.workload.sites = vec![HostSet::Text("0".into()), HostSet::Text("1-127".into())];
+            },
+            "workload.sites",
+            "sender 0 has no receiver in its site (workload.sites[0]) but itself",
+        );
+        check(
+            &|sc| {
+                sc.workload.receivers = Some(HostSet::Text("0-63".into()));
+            },
+            "workload.sites",
+            "sender 0 has no receiver outside its site (workload.sites[0])",
+        );
     }
 
     #[test]
