@@ -298,6 +298,10 @@ def _run_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
     if bfc:
         placements = bfc.get("placements", 0)
         out["collision_rate"] = bfc["collisions"] / placements if placements else float("nan")
+        joined = placements + bfc.get("overflowed", 0)
+        out["overflow_rate"] = bfc.get("overflowed", 0) / joined if joined else float("nan")
+        shared = bfc.get("shared_vfid", 0)
+        out["shared_vfid_rate"] = shared / placements if placements else float("nan")
         out["bfc_pauses"] = float(bfc["pauses"])
     for b, count, p99 in zip(table["bin"], table["flows"], table["p99"], strict=True):
         out[f"flows_bin{b}"] = float(count)

@@ -302,6 +302,8 @@ impl Simulation {
                 "filter_frames_sent": schemes.iter().map(|b| b.filters_sent).sum::<u64>(),
                 "placements": schemes.iter().map(|b| b.decide().placements).sum::<u64>(),
                 "collisions": schemes.iter().map(|b| b.decide().collisions).sum::<u64>(),
+                "overflowed": schemes.iter().map(|b| b.decide().overflowed).sum::<u64>(),
+                "shared_vfid": schemes.iter().map(|b| b.decide().shared_vfid).sum::<u64>(),
             })
         })
     }

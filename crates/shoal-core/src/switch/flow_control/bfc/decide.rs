@@ -29,9 +29,11 @@ pub struct Setup {
     pub vfids: u32,
     pub overflow_cache: usize,
     pub shape: BloomShape,
-    /// The pause round trip to a neighbour and back, and the time between filters.
-    pub hop_rtt: Ps,
-    pub interval: Ps,
+    /// By port: the round trip of a pause over its link and back, and the time between
+    /// the filters sent on it (§3.3-3.4: a flow's threshold covers the round trip and
+    /// interval of the link it arrived on).
+    pub hop_rtt: Vec<Ps>,
+    pub interval: Vec<Ps>,
     /// By port: its link's rate, bits per second.
     pub rates: Vec<u64>,
     /// Resume every flow due at each interval (BFC-BufferOpt) instead of one per queue.
@@ -39,6 +41,19 @@ pub struct Setup {
     pub assignment: Assignment,
     /// Flows' first packets go to the high-priority queue (§3.7).
     pub first_packet_queue: bool,
+}
+
+impl Setup {
+    /// The switch's tick: the shortest interval of its ports. Resumes are decided each
+    /// tick, and a port sends its filter at the first tick an interval after the last.
+    pub fn tick(&self) -> Ps {
+        self.interval.iter().copied().min().unwrap_or(1).max(1)
+    }
+
+    /// A pause's round trip and interval over the link of `port`.
+    fn window(&self, port: usize) -> Ps {
+        self.hop_rtt[port] + self.interval[port]
+    }
 }
 
 /// How a flow without packets queued gets its physical queue.
@@ -104,6 +119,8 @@ pub struct Decide {
     kept: VecDeque<Kept>,
     /// Intervals ticked.
     ticks: u64,
+    /// The longest round trip and interval of a port.
+    widest_window: Ps,
     /// By port: the filter last received from the neighbour there.
     received: Vec<BloomFilter>,
     rng: Rng,
@@ -114,6 +131,12 @@ pub struct Decide {
     /// packets in it (a collision: head-of-line blocking between flows).
     pub placements: u64,
     pub collisions: u64,
+    /// Packets that joined the overflow queue, the table having no room for their flow
+    /// (§3.8, Fig. 13).
+    pub overflowed: u64,
+    /// Packets that joined a physical queue under another flow's entry: the two share a
+    /// VFID, an ingress and an egress, and with them their queue and their pauses.
+    pub shared_vfid: u64,
 }
 
 impl Decide {
@@ -130,12 +153,15 @@ impl Decide {
             waiting: 0,
             kept: VecDeque::new(),
             ticks: 0,
+            widest_window: (0..setup.rates.len()).map(|p| setup.window(p)).max().unwrap_or(0),
             received: (0..ports).map(|_| BloomFilter::empty(setup.shape)).collect(),
             rng,
             pauses: 0,
             resumes: 0,
             placements: 0,
             collisions: 0,
+            overflowed: 0,
+            shared_vfid: 0,
             setup,
         }
     }
@@ -188,10 +214,12 @@ impl Decide {
     /// threshold. Returns whether it was paused now.
     pub fn buffered(&mut self, pkt: &Packet, q: usize, view: &PortView) -> bool {
         if self.physical & 1 << q == 0 {
+            self.overflowed += u64::from(q == self.overflow());
             return false;
         }
         let vfid = self.vfid(pkt);
-        let fresh = FlowState { queue: q as u16, packets: 0, paused: false, resuming: false, parked: false };
+        let fresh =
+            FlowState { queue: q as u16, packets: 0, paused: false, resuming: false, parked: false, owner: pkt.hash };
         let slot = self
             .table
             .find_or_insert(vfid, pkt.ingress, view.port as u16, fresh)
@@ -200,11 +228,12 @@ impl Decide {
         if state.packets == 0 {
             state.queue = q as u16;
         }
+        self.shared_vfid += u64::from(state.owner != pkt.hash);
         // The queue holds this packet, the flow's earlier ones, and any other flow's.
         self.collisions += u64::from(view.queues[q].packets.len() > state.packets as usize + 1);
         self.placements += 1;
         state.packets += 1;
-        if state.paused || view.queues[q].bytes() <= self.threshold(view) {
+        if state.paused || view.queues[q].bytes() <= self.threshold(view, pkt.ingress as usize) {
             return false;
         }
         self.table.state(slot).paused = true;
@@ -227,8 +256,8 @@ impl Decide {
         };
         let at = view.port * self.setup.queues + q;
         // The threshold is needed only by a paused flow or by flows parked on the queue.
-        let judged = self.table.state(slot).paused || !self.parked[at].is_empty();
-        let below = judged && view.queues[q].bytes() <= self.threshold(view);
+        let below =
+            self.table.state(slot).paused && view.queues[q].bytes() <= self.threshold(view, pkt.ingress as usize);
         let state = self.table.state(slot);
         state.packets -= 1;
         let waiting = Waiting { vfid, ingress: pkt.ingress };
@@ -245,8 +274,8 @@ impl Decide {
                 self.parked[at].push(waiting);
             }
         }
-        if below && !self.parked[at].is_empty() {
-            self.unpark(view.port, at);
+        if !self.parked[at].is_empty() {
+            self.unpark(view, q);
         }
     }
 
@@ -256,16 +285,28 @@ impl Decide {
         self.waiting += 1;
     }
 
-    /// The queue at `at` (of egress `port`) is down to its threshold: its parked flows
-    /// are due, in the order they parked (a flow that since moved on is skipped).
-    fn unpark(&mut self, port: usize, at: usize) {
+    /// Queue `q` of `view`'s port lost a packet: its parked flows for which it is down
+    /// to the threshold are due, in the order they parked (a flow that since moved on is
+    /// dropped from the list).
+    fn unpark(&mut self, view: &PortView, q: usize) {
+        let at = view.port * self.setup.queues + q;
+        let (bytes, serving) = (view.queues[q].bytes(), self.serving(view));
+        let rate = self.setup.rates[view.port];
+        if bytes > pause_threshold(self.widest_window, 0, rate, serving) {
+            return;
+        }
         for waiting in std::mem::take(&mut self.parked[at]) {
-            let Some(slot) = self.table.find(waiting.vfid, waiting.ingress, port as u16) else { continue };
-            let state = self.table.state(slot);
-            if state.parked {
+            let Some(slot) = self.table.find(waiting.vfid, waiting.ingress, view.port as u16) else { continue };
+            if !self.table.state(slot).parked {
+                continue;
+            }
+            if bytes <= pause_threshold(self.setup.window(waiting.ingress as usize), 0, rate, serving) {
+                let state = self.table.state(slot);
                 state.parked = false;
                 state.resuming = true;
                 self.make_due(at, waiting);
+            } else {
+                self.parked[at].push(waiting);
             }
         }
     }
@@ -282,9 +323,7 @@ impl Decide {
         self.release_kept();
         let mut resumed = 0;
         let queues = self.setup.queues;
-        // The resumed flow's first packet comes back within a pause round trip after the
-        // filter that resumes it, which leaves within an interval.
-        let keep = self.ticks + (self.setup.hop_rtt + self.setup.interval).div_ceil(self.setup.interval.max(1));
+        let tick = self.setup.tick();
         for i in 0..self.to_resume.len() {
             if self.to_resume[i].is_empty() {
                 continue;
@@ -294,7 +333,8 @@ impl Decide {
                 self.to_resume[i].len()
             } else {
                 let view = view_of(port);
-                usize::from(view.queues[q].bytes() <= self.threshold(&view))
+                let oldest = self.to_resume[i][0].ingress as usize;
+                usize::from(view.queues[q].bytes() <= self.threshold(&view, oldest))
             };
             for Waiting { vfid, ingress } in self.to_resume[i].drain(..take) {
                 let slot = self.table.find(vfid, ingress, port as u16).expect("a waiting flow has an entry");
@@ -303,7 +343,10 @@ impl Decide {
                 state.paused = false;
                 state.resuming = false;
                 if state.packets == 0 {
-                    self.kept.push_back(Kept { flow: Waiting { vfid, ingress }, port: port as u16, until: keep });
+                    // Its first packet comes back within a pause round trip after the
+                    // filter that resumes it, which leaves within an interval.
+                    let until = self.ticks + self.setup.window(ingress as usize).div_ceil(tick);
+                    self.kept.push_back(Kept { flow: Waiting { vfid, ingress }, port: port as u16, until });
                 }
                 self.paused[ingress as usize].remove(vfid);
                 self.waiting -= 1;
@@ -329,17 +372,22 @@ impl Decide {
         }
     }
 
-    /// The pause threshold at `view`'s port: the bytes a queue drains at its share of
-    /// the link among the physical queues (the overflow queue counted) that hold packets
-    /// and are not held, during a pause round trip and an interval.
-    fn threshold(&self, view: &PortView) -> u64 {
-        let serving = view.active & !view.held & (self.physical | 1 << self.overflow());
+    /// The pause threshold at `view`'s port of a flow from `ingress`: the bytes a queue
+    /// drains at its share of the link during the pause round trip and interval of the
+    /// link the flow came in on.
+    fn threshold(&self, view: &PortView, ingress: usize) -> u64 {
         pause_threshold(
-            self.setup.hop_rtt,
-            self.setup.interval,
+            self.setup.hop_rtt[ingress],
+            self.setup.interval[ingress],
             self.setup.rates[view.port],
-            serving.count_ones() as usize,
+            self.serving(view),
         )
+    }
+
+    /// The physical queues (the overflow queue counted) of `view`'s port that hold
+    /// packets and are not held: those sharing the link.
+    fn serving(&self, view: &PortView) -> usize {
+        (view.active & !view.held & (self.physical | 1 << self.overflow())).count_ones() as usize
     }
 
     /// The filter of the flows paused at `ingress`.
@@ -394,9 +442,9 @@ mod tests {
                 vfids: 4096,
                 overflow_cache: 4,
                 shape: BloomShape::new(128, 4).unwrap(),
-                hop_rtt: 2_000_000,
-                interval: 1_000_000,
-                rates: vec![G100; 3],
+                hop_rtt: vec![2_000_000; 16],
+                interval: vec![1_000_000; 16],
+                rates: vec![G100; 16],
                 resume_all,
                 assignment: Assignment::Dynamic,
                 first_packet_queue: true,
@@ -460,6 +508,25 @@ mod tests {
         let shared = arrive(&mut d, &mut port, &data(4, 1, 0)).0;
         assert!((2..5).contains(&shared), "no free queue: a random physical one, not {shared}");
         assert_eq!(d.flows(), 4);
+    }
+
+    #[test]
+    fn a_flow_pauses_at_the_threshold_of_the_link_it_came_in_on() {
+        // Port 1's link is ten times as long (a 20 us round trip, filters every 10 us):
+        // a flow from it is paused at (20 + 10) us x 100 Gbps = 375 KB, one from port 0
+        // at (2 + 1) us x 100 Gbps = 37.5 KB; the switch ticks at the shorter interval.
+        let mut setup = decide(6, false).setup.clone();
+        setup.hop_rtt[1] = 20_000_000;
+        setup.interval[1] = 10_000_000;
+        assert_eq!(setup.tick(), 1_000_000);
+        for (ingress, packets) in [(0u16, 38), (1, 376)] {
+            let mut d = Decide::new(setup.clone(), stream(1, "t", 0));
+            let mut port = Port::new(6);
+            let crossed: Vec<bool> =
+                (1..=packets).map(|seq| arrive(&mut d, &mut port, &data(7, seq, ingress)).1).collect();
+            let last = packets as usize - 1;
+            assert!(!crossed[..last].contains(&true) && crossed[last], "from port {ingress}: paused at {packets} KB");
+        }
     }
 
     #[test]
@@ -589,6 +656,11 @@ mod tests {
         let qs: Vec<usize> =
             (0..6u32).map(|i| arrive(&mut d, &mut port, &data(i, 1, i as u16 % 3 + 10 * (i as u16 / 3))).0).collect();
         assert_eq!(qs[5], 5, "the sixth flow overflows: {qs:?}");
+        assert_eq!(d.overflowed, 1);
+        // One VFID for every flow: two flows from one ingress share an entry, counted.
+        assert_eq!(d.shared_vfid, 0);
+        arrive(&mut d, &mut port, &data(99, 1, 0));
+        assert_eq!((d.shared_vfid, d.overflowed), (1, 1), "flow 99 joins flow 0's entry");
     }
 
     #[test]

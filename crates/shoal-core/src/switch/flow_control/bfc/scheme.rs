@@ -39,11 +39,12 @@ pub struct BfcConfig {
     /// Bytes of a filter frame besides the filter: Ethernet header and check sequence.
     /// Default 18 B.
     pub frame_header: Bytes,
-    /// The round trip of a pause to a neighbour and back. Default: twice the longest
-    /// delay of the links arriving at the switch (2 us on 1 us links, §4.1).
+    /// The round trip of a pause to a neighbour and back, for every port. Default, by
+    /// port: twice the delay of its link (2 us on 1 us links, §4.1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hop_rtt: Option<Time>,
-    /// Time between filters. Default: half of `hop_rtt` (§3.3).
+    /// Time between the filters sent on a port, for every port. Default, by port: half
+    /// of its hop RTT (§3.3).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<Time>,
     /// Resume every due flow of a queue at each interval (BFC-BufferOpt) instead of one.
@@ -97,6 +98,8 @@ pub struct Bfc {
     ticking: bool,
     /// By port: the last filter sent there held a flow.
     sent_nonempty: Vec<bool>,
+    /// By port: when its next filter is due.
+    next_filter: Vec<Ps>,
     /// Filter frames sent.
     pub filters_sent: u64,
 }
@@ -106,8 +109,9 @@ impl Scheme for Bfc {
     type Env = FlowControlEnv;
 
     fn build(cfg: &BfcConfig, env: &FlowControlEnv) -> Self {
-        let hop_rtt =
-            cfg.hop_rtt.map_or_else(|| 2 * env.ingress_links.iter().map(|l| l.delay).max().unwrap_or(0), |t| t.0);
+        let hop_rtt: Vec<Ps> = env.ingress_links.iter().map(|l| cfg.hop_rtt.map_or(2 * l.delay, |t| t.0)).collect();
+        // A link without delay still needs a filter period.
+        let interval = hop_rtt.iter().map(|&rtt| cfg.interval.map_or(rtt / 2, |t| t.0).max(1)).collect();
         let ports = env.ingress_links.len();
         let setup = Setup {
             queues: env.queues,
@@ -115,7 +119,7 @@ impl Scheme for Bfc {
             overflow_cache: cfg.overflow_cache as usize,
             shape: BloomShape::new(cfg.filter_bytes, cfg.filter_hashes).expect("validated"),
             hop_rtt,
-            interval: cfg.interval.map_or(hop_rtt / 2, |t| t.0),
+            interval,
             rates: env.ingress_links.iter().map(|l| l.rate_bps).collect(),
             resume_all: cfg.resume_all,
             assignment: cfg.assignment,
@@ -127,6 +131,7 @@ impl Scheme for Bfc {
             frame_size: cfg.filter_bytes + cfg.frame_header.0 as u32,
             ticking: false,
             sent_nonempty: vec![false; ports],
+            next_filter: vec![0; ports],
             filters_sent: 0,
         }
     }
@@ -195,15 +200,17 @@ impl Scheme for Bfc {
 
 impl Bfc {
     /// Sends each port with a paused flow its filter, and an empty one to a port whose
-    /// last filter held a flow; then ticks again while anything is paused or due.
+    /// last filter held a flow, when the port's interval has passed since its last;
+    /// then ticks again while anything is paused or due, or an empty filter is owed.
     fn tick(&mut self, cx: &mut FlowCx) {
         let (ports, pauses) = (&cx.ports, &*cx.pauses);
         self.decide.tick(|port| ports.view(port, pauses));
         for port in 0..self.sent_nonempty.len() {
             let nonempty = self.decide.paused_at(port) > 0;
-            if !nonempty && !self.sent_nonempty[port] {
+            if !nonempty && !self.sent_nonempty[port] || cx.now < self.next_filter[port] {
                 continue;
             }
+            self.next_filter[port] = cx.now + self.decide.setup().interval[port];
             self.sent_nonempty[port] = nonempty;
             let ext = cx.exts.insert(Ext::Filter(self.decide.filter(port).clone()));
             let frame = Packet {
@@ -215,9 +222,9 @@ impl Bfc {
             cx.effects.push(Effect::Frame { port: port as u16, frame });
             self.filters_sent += 1;
         }
-        self.ticking = !self.decide.is_idle();
+        self.ticking = !self.decide.is_idle() || self.sent_nonempty.contains(&true);
         if self.ticking {
-            cx.effects.push(Effect::Timer { at: cx.now + self.decide.setup().interval, token: TICK });
+            cx.effects.push(Effect::Timer { at: cx.now + self.decide.setup().tick(), token: TICK });
         }
     }
 
@@ -225,8 +232,8 @@ impl Bfc {
     fn start_ticking(&mut self, now: Ps, cx: &mut StepCx) {
         if !self.ticking {
             self.ticking = true;
-            let interval = self.decide.setup().interval;
-            cx.effects.push(Effect::Timer { at: (now / interval + 1) * interval, token: TICK });
+            let tick = self.decide.setup().tick();
+            cx.effects.push(Effect::Timer { at: (now / tick + 1) * tick, token: TICK });
         }
     }
 

@@ -20,6 +20,9 @@ pub struct FlowState {
     pub resuming: bool,
     /// Paused without packets here, waiting for its queue to drain to the threshold.
     pub parked: bool,
+    /// The 5-tuple hash of the flow that made the entry: another flow with the same VFID,
+    /// ingress and egress shares it (counted, not told apart).
+    pub owner: u32,
 }
 
 /// Where a flow's entry lives: a way of its VFID's bucket, or a slot of the overflow
@@ -130,7 +133,8 @@ impl FlowTable {
 mod tests {
     use super::*;
 
-    const FRESH: FlowState = FlowState { queue: 2, packets: 0, paused: false, resuming: false, parked: false };
+    const FRESH: FlowState =
+        FlowState { queue: 2, packets: 0, paused: false, resuming: false, parked: false, owner: 0 };
 
     #[test]
     fn flows_sharing_a_vfid_fill_its_bucket_then_the_cache_then_overflow() {
