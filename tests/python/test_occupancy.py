@@ -27,6 +27,7 @@ from shoal.reproduce.bfc import (
     paused_ns_by_link,
     pooled_occupancy,
     pooled_quantile,
+    time_at_least,
 )
 
 GBPS = 100
@@ -218,6 +219,9 @@ def test_pooled_occupancy_weighs_switches_equally_and_quantiles_are_bucket_edges
     assert [pooled_quantile(pooled, q) for q in (0.5, 0.51, 0.75, 0.99)] == [0, 64, 64, 1015]
     with pytest.raises(ValueError, match="q must be"):
         pooled_quantile(pooled, 0.0)
+    assert time_at_least(pooled, 64) == pytest.approx(0.5)
+    assert time_at_least(pooled, 65) == time_at_least(pooled, 1000) == pytest.approx(0.25)
+    assert time_at_least(pooled, 1001) == 0.0  # the bucket straddling 1001 is left out
 
 
 def test_directed_links_of_t1_and_t2() -> None:

@@ -39,7 +39,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from shoal.reproduce._runs import join_columns, ok_runs
-from shoal.reproduce._units import rate_bps, time_s
+from shoal.reproduce._units import rate_bps, size_bytes, time_s
 
 if TYPE_CHECKING:
     from shoal.reproduce import Experiment
@@ -57,6 +57,7 @@ __all__ = [
     "paused_ns_by_link",
     "pooled_occupancy",
     "pooled_quantile",
+    "time_at_least",
     "harness_packets",
     "harness_p99",
     "harness_size",
@@ -376,6 +377,10 @@ def slowdown_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None
 
 #: The quantiles of switch buffer occupancy the buffer analysis reports (``occ_p<q>_kb``).
 OCCUPANCY_QUANTILES = (50, 90, 99)
+#: A switch holding at least this fraction of its ``switch.buffer`` counts as full
+#: (``occ_full_pct``): a lossy pool cannot take a packet more without dropping once its
+#: reserves and the shared part are nearly used up.
+FULL_FRACTION = 0.95
 
 
 def pooled_occupancy(occupancy: pd.DataFrame) -> pd.DataFrame:
@@ -401,6 +406,15 @@ def pooled_quantile(pooled: pd.DataFrame, q: float) -> float:
         raise ValueError(f"q must be in (0, 1], got {q}")
     reached = pooled[pooled["cdf"] >= q - 1e-12]
     return float(reached["max_bytes"].iloc[0]) if len(reached) else float("nan")
+
+
+def time_at_least(pooled: pd.DataFrame, nbytes: float) -> float:
+    """The fraction of the time a distribution from :func:`pooled_occupancy` spent in the
+    buckets that start at ``nbytes`` or above: the time at ``nbytes`` or more, less what
+    falls in the one bucket that straddles it (at most 1/64 above ``nbytes``)."""
+    total = float(pooled["time_ns"].sum())
+    above = float(pooled.loc[pooled["min_bytes"] >= nbytes, "time_ns"].sum())
+    return above / total if total > 0 else float("nan")
 
 
 def paused_ns_by_link(events: pd.DataFrame, start_ns: float, end_ns: float) -> pd.Series:
@@ -489,6 +503,12 @@ def _buffer_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
         / pooled["time_ns"].sum()
         / 1e3
     )
+    buffer = (scenario.get("switch") or {}).get("buffer")
+    out["occ_full_pct"] = (
+        100 * time_at_least(pooled, FULL_FRACTION * size_bytes(buffer))
+        if buffer is not None
+        else float("nan")
+    )
     pools = summary.get("pools") or []
     out["occ_max_mb"] = max((float(p["max"]) for p in pools), default=float("nan")) / 1e6
     out["window_ms"] = window / 1e6
@@ -513,8 +533,10 @@ def buffer_and_pauses(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.Da
     ``occ_p90_kb``, ``occ_p99_kb`` (the time-weighted distribution of a switch picked at
     random, over the window ``[0, run.occupancy_until]``; bucket upper edges, within
     1/64), ``occ_mean_kb`` (bucket midpoints), ``occ_max_mb`` (the largest occupancy of
-    any switch during the run, exact); ``paused_pct`` (the time links were paused by
-    PFC, as a percentage of the window summed over every directed link),
+    any switch during the run, exact), ``occ_full_pct`` (the time a switch held at least
+    95% of its ``switch.buffer``, as :func:`time_at_least` counts it); ``paused_pct``
+    (the time links were paused by PFC, as a percentage of the window summed over every
+    directed link),
     ``paused_link_max_pct`` (the most paused link), ``paused_links`` (links paused at
     all), ``pauses`` (PAUSE frames sent in the whole run), ``packets_dropped``,
     ``window_ms`` and ``link_gbps``."""
@@ -575,7 +597,7 @@ def paused_bars_figure(runs: pd.DataFrame, store: Path, *, title: str | None = N
         means = runs.groupby("scheme", sort=False)["paused_pct"].mean()
         names = [SCHEME_NAMES.get(str(s), str(s)) for s in means.index]
         ax.bar(range(len(means)), means.to_numpy(dtype=float))
-        ax.set_xticks(range(len(means)), names, rotation=30, fontsize="x-small")
+        ax.set_xticks(range(len(means)), names, rotation=30, ha="right", fontsize="x-small")
         ax.set_ylabel("time links paused (%)")
         if title:
             fig.suptitle(title)
