@@ -231,3 +231,11 @@ def test_directed_links_of_t1_and_t2() -> None:
     assert directed_links({"topology": t1}) == 128 + 8 * 24 + 8 * 8 == 384
     assert directed_links({"topology": t2}) == 64 + 4 * 24 + 8 * 4
     assert np.isfinite(directed_links({"topology": t2}))
+
+
+def test_the_same_run_writes_the_same_bytes(tmp_path: Path) -> None:
+    scenario, _, _ = _two_to_one(occupancy_until="50us")
+    for name in ("a", "b"):
+        shoal.run(scenario, out=tmp_path / name)
+    first, second = ((tmp_path / n / "occupancy.parquet").read_bytes() for n in ("a", "b"))
+    assert first == second
