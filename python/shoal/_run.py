@@ -11,7 +11,9 @@ A run directory holds:
 * ``ingress.parquet``: the bytes buffered per ingress port and lossless class, and their
   headroom part (:attr:`Result.ingress`), when a class is lossless and the run samples,
 * ``headroom.parquet``: every ended episode of a static headroom (PFC's per ingress port
-  and class) with its peak (:attr:`Result.headroom`), when some headroom was used.
+  and class) with its peak (:attr:`Result.headroom`), when some headroom was used,
+* ``occupancy.parquet``: each switch pool's time-weighted occupancy distribution
+  (:attr:`Result.occupancy`), when ``run.occupancy_cdf`` is set.
 
 The core writes a run's directory itself (tables, summary and scenario; see
 ``shoal_core::results``), so running a scenario into a directory needs neither pandas nor
@@ -79,6 +81,8 @@ PFC_PORT_COLUMNS = (
 INGRESS_COLUMNS = ("time_ns", "switch", "port", "class", "bytes", "headroom_bytes")
 #: Column order of the headroom episodes (``headroom.parquet``).
 HEADROOM_COLUMNS = ("end_ns", "switch", "port", "class", "peak_bytes", "headroom_bytes")
+#: Column order of the pools' occupancy distributions (``occupancy.parquet``).
+OCCUPANCY_COLUMNS = ("switch", "pool", "min_bytes", "max_bytes", "time_ns", "cdf")
 #: Column order of an exported trace.
 TRACE_COLUMNS = ("id", "src", "dst", "bytes", "start_ns", "priority")
 
@@ -147,6 +151,14 @@ class Result:
             class peak_bytes headroom_bytes`` (the most bytes it held, the local maximum
             of its occupancy, and the headroom that class has on that port); else
             ``None``. Episodes still open when the run ended are not listed.
+        occupancy: with ``run.occupancy_cdf``, each switch pool's time-weighted
+            occupancy distribution over ``[0, run.occupancy_until]`` (default: the whole
+            run), one row per (switch, pool) and non-empty bucket, buckets in increasing
+            order: ``switch pool min_bytes max_bytes time_ns cdf``. The pool held between
+            ``min_bytes`` and ``max_bytes`` (inclusive) for ``time_ns``, and at most
+            ``max_bytes`` for the fraction ``cdf`` of the window, exactly: no sampling;
+            buckets are one byte wide below 128 B and at most 1/64 of their lower edge
+            above. Else ``None``.
     """
 
     flows: pd.DataFrame
@@ -159,6 +171,7 @@ class Result:
     pfc_ports: pd.DataFrame | None = None
     ingress: pd.DataFrame | None = None
     headroom: pd.DataFrame | None = None
+    occupancy: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path else ""
@@ -204,8 +217,9 @@ def load(path: str | os.PathLike[str]) -> Result:
     flows = read_parquet(root / "flows.parquet")
     queues = root / "queues.parquet"
     samples = read_parquet(queues) if queues.is_file() else None
-    pfc, pfc_ports, ingress, headroom = (
-        root / f"{name}.parquet" for name in ("pfc", "pfc_ports", "ingress", "headroom")
+    pfc, pfc_ports, ingress, headroom, occupancy = (
+        root / f"{name}.parquet"
+        for name in ("pfc", "pfc_ports", "ingress", "headroom", "occupancy")
     )
     return Result(
         flows=flows,
@@ -218,6 +232,7 @@ def load(path: str | os.PathLike[str]) -> Result:
         pfc_ports=read_parquet(pfc_ports) if pfc_ports.is_file() else None,
         ingress=read_parquet(ingress) if ingress.is_file() else None,
         headroom=read_parquet(headroom) if headroom.is_file() else None,
+        occupancy=read_parquet(occupancy) if occupancy.is_file() else None,
     )
 
 
@@ -285,6 +300,7 @@ def run(
     samples = None if raw_samples is None else _frame(raw_samples, SAMPLE_COLUMNS)
     raw_pfc = sim.pfc()
     raw_ingress, raw_headroom = (None, None) if raw_pfc is None else raw_pfc[2:]
+    raw_occupancy = sim.occupancy()
     return Result(
         flows=flows,
         summary=summary,
@@ -296,6 +312,7 @@ def run(
         pfc_ports=None if raw_pfc is None else _frame(raw_pfc[1], PFC_PORT_COLUMNS),
         ingress=None if raw_ingress is None else _frame(raw_ingress, INGRESS_COLUMNS),
         headroom=None if raw_headroom is None else _frame(raw_headroom, HEADROOM_COLUMNS),
+        occupancy=None if raw_occupancy is None else _frame(raw_occupancy, OCCUPANCY_COLUMNS),
     )
 
 

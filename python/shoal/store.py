@@ -12,6 +12,7 @@ A store is a directory::
         pfc_ports.parquet    (and the frames and paused time per node, port and class)
         ingress.parquet      (and, when sampled, the bytes per ingress port and class)
         headroom.parquet     (and every episode of a static headroom, with its peak)
+        occupancy.parquet    (with run.occupancy_cdf: each pool's occupancy distribution)
         meta.json            {"key", "status": "ok", "params", "wall_time_s", ...}
       runs/<key>/meta.json   a failed run: status "failed" and its error, no results
       sweeps/<name>.json     a sweep: its specification and its runs (key + axis values)
@@ -88,6 +89,7 @@ RUN_FILES = (
     "pfc_ports.parquet",
     "ingress.parquet",
     "headroom.parquet",
+    "occupancy.parquet",
 )
 _KEY_CHARS = 20
 

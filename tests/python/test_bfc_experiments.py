@@ -7,12 +7,14 @@ flows at their ideal."""
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from shoal._sweep import load_sweep, resolve_runs
 from shoal.reproduce import Experiment, find, reproduce
 from shoal.reproduce.bfc import BINS, harness_packets, lower_bound_ratio, slowdown
 from shoal.store import Store
@@ -153,3 +155,61 @@ def test_analysis_refuses_a_workload_without_harness_bins(tmp_path: Path) -> Non
     exp.sweep["schemes"] = {"dcqcn": exp.sweep["schemes"]["dcqcn"]}
     with pytest.raises(ExperimentError, match="workload.cdf 'websearch' has no harness size"):
         reproduce(exp, store=tmp_path, jobs=1, progress=False)
+
+
+def test_fig6_runs_fig5a_under_fig5_s_schemes_with_occupancy_kept() -> None:
+    """Fig. 6 is Fig. 5a's experiment: the same base, the same six schemes (copied, so
+    checked equal here), Google only, and the occupancy window = the arrival window in
+    both modes."""
+    fig5, fig6 = find("bfc/fig5"), find("bfc/fig6")
+    assert fig6.sweep["schemes"] == fig5.sweep["schemes"]
+    assert fig6.sweep["base"] == fig5.sweep["base"] == "t1.toml"
+    assert [Path(c).name for c in fig6.sweep["zip"]["workload.cdf"]] == ["homa_w3.cdf"]
+    for mode in ("quick", "full"):
+        spec = fig6.sweep_spec(mode)
+        runs = resolve_runs(load_sweep(spec))
+        for run in runs:
+            assert run.error is None, run.error
+            resolved = json.loads(run.resolved_json)
+            assert resolved["run"]["occupancy_cdf"] is True
+            assert resolved["run"]["occupancy_until"] == resolved["workload"]["duration"]
+            assert resolved["workload"]["extra"][0]["duration"] == resolved["workload"]["duration"]
+
+
+def test_fig2_scales_the_network_with_its_speed() -> None:
+    """Fig. 2's speeds carry the same flows: arrival windows x speed, DCQCN's timers and
+    the timeout x speed, and its rate steps / speed are the same at every speed, as are
+    RED's thresholds (scaled by the core with the port's rate)."""
+    from shoal.reproduce._units import rate_bps, time_s
+
+    for mode in ("quick", "full"):
+        runs = resolve_runs(load_sweep(find("bfc/fig2").sweep_spec(mode)))
+        scaled: set[tuple[float, ...]] = set()
+        for run in runs:
+            assert run.error is None, run.error
+            sc = json.loads(run.resolved_json)
+            speed = rate_bps(sc["topology"]["link_rate"])
+            assert rate_bps(sc["topology"]["uplink_rate"]) == speed
+            cc = sc["rdma"]["cc"]
+            times = [
+                time_s(v) * speed
+                for v in (
+                    sc["workload"]["duration"],
+                    sc["workload"]["extra"][0]["duration"],
+                    sc["run"]["occupancy_until"],
+                )
+            ]
+            timers = [
+                time_s(cc[k]) * speed
+                for k in ("alpha_interval", "decrease_interval", "increase_interval")
+            ]
+            rates = [rate_bps(cc[k]) / speed for k in ("rate_ai", "rate_hai", "min_rate")]
+            assert times[0] == times[1] == times[2]
+            scaled.add(
+                tuple(
+                    round(v, 6)
+                    for v in [*times, *timers, time_s(sc["rdma"]["rto"]) * speed, *rates]
+                )
+            )
+            assert sc["switch"]["marking"]["red"]["reference_rate"] in ("100Gbps", 100_000_000_000)
+        assert len(runs) == 4 and len(scaled) == 1, scaled

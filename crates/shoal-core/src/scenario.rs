@@ -1019,6 +1019,15 @@ pub struct RunConfig {
     pub sample_interval: Option<Time>,
     pub size_buckets: Vec<Bytes>,
     pub fct_until: FctUntil,
+    /// Writes each switch pool's time-weighted occupancy distribution
+    /// (`occupancy.parquet`). Off by default and then absent from the resolved scenario,
+    /// so runs that do not ask for it keep their bytes.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub occupancy_cdf: bool,
+    /// The end of the window `[0, occupancy_until]` of `occupancy_cdf` (default: the
+    /// whole run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occupancy_until: Option<Time>,
 }
 
 /// Where a TCP flow's completion time ends.
@@ -1041,6 +1050,8 @@ impl Default for RunConfig {
             sample_interval: None,
             size_buckets: vec![Bytes(100_000), Bytes(10_000_000)],
             fct_until: FctUntil::Delivered,
+            occupancy_cdf: false,
+            occupancy_until: None,
         }
     }
 }
@@ -1299,6 +1310,17 @@ impl Scenario {
         }
         if let Some(interval) = r.sample_interval.filter(|i| i.0 < 1_000) {
             return err("run.sample_interval", format!("{interval} is too short (accepted: 1ns or more)"));
+        }
+        if let Some(until) = r.occupancy_until {
+            if !r.occupancy_cdf {
+                return err(
+                    "run.occupancy_until",
+                    format!("{until} is set but run.occupancy_cdf is not (accepted: with occupancy_cdf = true)"),
+                );
+            }
+            if until.0 == 0 {
+                return err("run.occupancy_until", "must be positive (accepted: a time above 0, e.g. \"1ms\")".into());
+            }
         }
         if r.size_buckets.len() != 2 || r.size_buckets[0] >= r.size_buckets[1] {
             return err("run.size_buckets", "must be two increasing sizes, e.g. [\"100KB\", \"10MB\"]".into());

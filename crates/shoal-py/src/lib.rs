@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use shoal_core::results::{
-    check_run_dir_target, Column, FileError, FlowTable, PfcTables, RunFiles, SampleTable, Summary,
+    check_run_dir_target, Column, FileError, FlowTable, OccupancyTable, PfcTables, RunFiles, SampleTable, Summary,
 };
 use shoal_core::{Scenario, ScenarioError};
 use std::path::PathBuf;
@@ -235,6 +235,16 @@ impl Simulation {
             return Ok(None);
         }
         columns_to_dict(py, &s.named_columns()).map(Some)
+    }
+
+    /// Each switch pool's occupancy distribution (`occupancy.parquet`) as NumPy columns,
+    /// or None when the run does not keep them (`run.occupancy_cdf`).
+    fn occupancy(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        let table = OccupancyTable::of_simulation(&mut self.inner);
+        if table.is_empty() {
+            return Ok(None);
+        }
+        columns_to_dict(py, &table.named_columns()).map(Some)
     }
 
     /// PFC's tables (`pfc.parquet`, `pfc_ports.parquet`, `ingress.parquet`,

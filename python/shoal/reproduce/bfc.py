@@ -39,6 +39,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from shoal.reproduce._runs import join_columns, ok_runs
+from shoal.reproduce._units import rate_bps, size_bytes, time_s
 
 if TYPE_CHECKING:
     from shoal.reproduce import Experiment
@@ -53,6 +54,14 @@ __all__ = [
     "inter_dc",
     "inter_dc_figure",
     "two_dc_topology",
+    "buffer_and_pauses",
+    "directed_links",
+    "occupancy_cdf_figure",
+    "paused_bars_figure",
+    "paused_ns_by_link",
+    "pooled_occupancy",
+    "pooled_quantile",
+    "time_at_least",
     "harness_packets",
     "harness_p99",
     "harness_size",
@@ -618,9 +627,246 @@ def inter_dc_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None
     return fig
 
 
+# ---------------------------------------------------------------- Figs. 2 and 6
+
+#: The quantiles of switch buffer occupancy the buffer analysis reports (``occ_p<q>_kb``).
+OCCUPANCY_QUANTILES = (50, 90, 99)
+#: A switch holding at least this fraction of its ``switch.buffer`` counts as full
+#: (``occ_full_pct``): a lossy pool cannot take a packet more without dropping once its
+#: reserves and the shared part are nearly used up.
+FULL_FRACTION = 0.95
+
+
+def pooled_occupancy(occupancy: pd.DataFrame) -> pd.DataFrame:
+    """The time-weighted occupancy distribution of a switch pool picked uniformly at
+    random, from ``occupancy.parquet`` (columns ``switch pool min_bytes max_bytes
+    time_ns``): each bucket's time summed over the pools, and the CDF at its upper edge.
+    Every pool's window has the same length, so summing times weighs the pools equally.
+    Columns ``min_bytes max_bytes time_ns cdf``, buckets in increasing order."""
+    missing = [c for c in ("min_bytes", "max_bytes", "time_ns") if c not in occupancy]
+    if missing:
+        raise ValueError(f"occupancy: no column {missing[0]!r}")
+    pooled = occupancy.groupby(["min_bytes", "max_bytes"], sort=True)["time_ns"].sum().reset_index()
+    total = float(pooled["time_ns"].sum())
+    pooled["cdf"] = pooled["time_ns"].cumsum() / total if total > 0 else np.nan
+    return pooled
+
+
+def pooled_quantile(pooled: pd.DataFrame, q: float) -> float:
+    """The upper edge of the bucket holding the ``q``-quantile (0 < q <= 1) of a
+    distribution from :func:`pooled_occupancy`: the quantile lies within that bucket, at
+    most 1/64 below the edge (NaN for an empty distribution)."""
+    if not 0 < q <= 1:
+        raise ValueError(f"q must be in (0, 1], got {q}")
+    reached = pooled[pooled["cdf"] >= q - 1e-12]
+    return float(reached["max_bytes"].iloc[0]) if len(reached) else float("nan")
+
+
+def time_at_least(pooled: pd.DataFrame, nbytes: float) -> float:
+    """The fraction of the time a distribution from :func:`pooled_occupancy` spent in the
+    buckets that start at ``nbytes`` or above: the time at ``nbytes`` or more, less what
+    falls in the one bucket that straddles it (at most 1/64 above ``nbytes``)."""
+    total = float(pooled["time_ns"].sum())
+    above = float(pooled.loc[pooled["min_bytes"] >= nbytes, "time_ns"].sum())
+    return above / total if total > 0 else float("nan")
+
+
+def paused_ns_by_link(events: pd.DataFrame, start_ns: float, end_ns: float) -> pd.Series:
+    """The time each (node_kind, node, port) link, as the sending side of its egress, was
+    paused by PFC within ``[start_ns, end_ns]``, from the frame log ``pfc.parquet``
+    (``time_ns node_kind node port class pause``, in time order): a link is paused while
+    at least one of its classes is, a class from its first PAUSE until the next RESUME
+    (a repeated frame changes nothing, as at the receiver), a pause still in force at
+    ``end_ns`` counts to ``end_ns``. Timed pauses (``pause_quanta``) are not supported:
+    their expiries are not in the log."""
+    if end_ns < start_ns:
+        raise ValueError(f"window [{start_ns}, {end_ns}] ns ends before it starts")
+    missing = [
+        c for c in ("time_ns", "node_kind", "node", "port", "class", "pause") if c not in events
+    ]
+    if missing:
+        raise ValueError(f"pfc events: no column {missing[0]!r}")
+    out: dict[tuple[Any, ...], float] = {}
+    for link, frames in events.groupby(["node_kind", "node", "port"], sort=True):
+        paused_classes: set[int] = set()
+        since: float | None = None
+        total = 0.0
+        for time_ns, cls, pause in zip(
+            frames["time_ns"], frames["class"], frames["pause"], strict=True
+        ):
+            was_paused = bool(paused_classes)
+            if pause:
+                paused_classes.add(int(cls))
+            else:
+                paused_classes.discard(int(cls))
+            if not was_paused and paused_classes:
+                since = float(time_ns)
+            elif was_paused and not paused_classes and since is not None:
+                total += max(0.0, min(float(time_ns), end_ns) - max(since, start_ns))
+                since = None
+        if since is not None:
+            total += max(0.0, end_ns - max(since, start_ns))
+        out[tuple(link)] = total
+    index = pd.MultiIndex.from_tuples(list(out), names=["node_kind", "node", "port"])
+    return pd.Series(list(out.values()), index=index, dtype=float, name="paused_ns")
+
+
+def directed_links(scenario: dict[str, Any]) -> int:
+    """The egresses (directed links) of a ``leaf_spine`` topology: one per host, and per
+    leaf one per host and spine below or above it, and per spine one per leaf."""
+    from shoal.reproduce import ExperimentError
+
+    topo = scenario.get("topology", {})
+    if topo.get("kind") != "leaf_spine":
+        raise ExperimentError(
+            f'bfc: topology.kind must be "leaf_spine" to count its links, got {topo.get("kind")!r}'
+        )
+    leaves, spines, hosts = (int(topo[k]) for k in ("leaves", "spines", "hosts_per_leaf"))
+    return leaves * hosts + leaves * (hosts + spines) + spines * leaves
+
+
+def _window_ns(run_dir: Path, scenario: dict[str, Any], summary: dict[str, Any]) -> float:
+    """The window the occupancy distribution covers: ``[0, run.occupancy_until]``, or
+    the whole run if that is unset or later than the run's end."""
+    run_ns = float(summary["duration_ps"]) / 1e3
+    until = (scenario.get("run") or {}).get("occupancy_until")
+    return min(run_ns, time_s(until) * 1e9) if until is not None else run_ns
+
+
+def _buffer_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
+    """A run's occupancy quantiles (pooled over the switches), largest occupancy, and
+    the time its links spent paused by PFC, over the occupancy window."""
+    import json
+
+    from shoal.reproduce import ExperimentError
+
+    path = run_dir / "occupancy.parquet"
+    if not path.is_file():
+        raise ExperimentError(
+            f"bfc: {run_dir.name} has no occupancy.parquet; the experiment must set "
+            "run.occupancy_cdf = true"
+        )
+    summary = json.loads((run_dir / "summary.json").read_text())
+    window = _window_ns(run_dir, scenario, summary)
+    pooled = pooled_occupancy(pd.read_parquet(path))
+    out: dict[str, Any] = {
+        f"occ_p{q}_kb": pooled_quantile(pooled, q / 100) / 1e3 for q in OCCUPANCY_QUANTILES
+    }
+    out["occ_mean_kb"] = float(
+        ((pooled["min_bytes"] + pooled["max_bytes"]) / 2 * pooled["time_ns"]).sum()
+        / pooled["time_ns"].sum()
+        / 1e3
+    )
+    buffer = (scenario.get("switch") or {}).get("buffer")
+    out["occ_full_pct"] = (
+        100 * time_at_least(pooled, FULL_FRACTION * size_bytes(buffer))
+        if buffer is not None
+        else float("nan")
+    )
+    pools = summary.get("pools") or []
+    out["occ_max_mb"] = max((float(p["max"]) for p in pools), default=float("nan")) / 1e6
+    out["window_ms"] = window / 1e6
+    out["pauses"] = float((summary.get("pfc") or {}).get("pause_frames_sent", 0))
+    out["packets_dropped"] = float((summary.get("packets") or {}).get("dropped", 0))
+    links = directed_links(scenario)
+    events = run_dir / "pfc.parquet"
+    paused = (
+        paused_ns_by_link(pd.read_parquet(events), 0.0, window)
+        if events.is_file()
+        else pd.Series(dtype=float)
+    )
+    out["paused_pct"] = 100 * float(paused.sum()) / (links * window) if window > 0 else float("nan")
+    out["paused_link_max_pct"] = 100 * float(paused.max()) / window if len(paused) else 0.0
+    out["paused_links"] = float((paused > 0).sum())
+    out["link_gbps"] = rate_bps(scenario.get("topology", {}).get("link_rate", 0)) / 1e9
+    return out
+
+
+def buffer_and_pauses(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Figs. 2 and 6 per run: switch buffer occupancy quantiles ``occ_p50_kb``,
+    ``occ_p90_kb``, ``occ_p99_kb`` (the time-weighted distribution of a switch picked at
+    random, over the window ``[0, run.occupancy_until]``; bucket upper edges, within
+    1/64), ``occ_mean_kb`` (bucket midpoints), ``occ_max_mb`` (the largest occupancy of
+    any switch during the run, exact), ``occ_full_pct`` (the time a switch held at least
+    95% of its ``switch.buffer``, as :func:`time_at_least` counts it); ``paused_pct``
+    (the time links were paused by PFC, as a percentage of the window summed over every
+    directed link),
+    ``paused_link_max_pct`` (the most paused link), ``paused_links`` (links paused at
+    all), ``pauses`` (PAUSE frames sent in the whole run), ``packets_dropped``,
+    ``window_ms`` and ``link_gbps``."""
+    extra = {
+        i: _buffer_columns(run_dir, scenario) for i, _, run_dir, scenario in ok_runs(runs, store)
+    }
+    return join_columns(runs, extra)
+
+
+def _curve_label(row: pd.Series, by: str) -> str:
+    if by == "scheme":
+        return SCHEME_NAMES.get(str(row["scheme"]), str(row["scheme"]))
+    if by == "link_gbps":
+        return f"{row['link_gbps']:g} Gbps"
+    return str(row[by])
+
+
+def occupancy_cdf_figure(
+    runs: pd.DataFrame, store: Path, *, by: str = "scheme", title: str | None = None
+) -> Any:
+    """Figs. 2 and 6a: the CDF of switch buffer occupancy (a switch picked at random, at
+    a random time of the window), one line per ``by`` (``scheme`` or ``link_gbps``),
+    seed 1 or the first seed; x on a log scale from 1 KB (the CDF there includes the time
+    the buffer held less)."""
+    from shoal import plot
+
+    with plot._style():
+        fig = plot._figure(3.6, 2.7)
+        ax = fig.subplots()
+        seen: set[str] = set()
+        for _, row, run_dir, _ in ok_runs(runs, store):
+            label = _curve_label(row, by)
+            if label in seen:  # another seed of the same curve
+                continue
+            seen.add(label)
+            pooled = pooled_occupancy(pd.read_parquet(run_dir / "occupancy.parquet"))
+            x = np.maximum(pooled["max_bytes"].to_numpy(dtype=float) / 1e3, 1.0)
+            ax.step(x, pooled["cdf"].to_numpy(dtype=float), where="post", label=label)
+        ax.set_xscale("log")
+        ax.set_xlim(left=1.0)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("switch buffer occupancy (KB)")
+        ax.set_ylabel("CDF (time)")
+        ax.legend(frameon=False, fontsize="x-small")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def paused_bars_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 6b: the percentage of time links were paused by PFC, one bar per scheme
+    (mean over seeds)."""
+    from shoal import plot
+
+    with plot._style():
+        fig = plot._figure(3.6, 2.5)
+        ax = fig.subplots()
+        means = runs.groupby("scheme", sort=False)["paused_pct"].mean()
+        names = [SCHEME_NAMES.get(str(s), str(s)) for s in means.index]
+        ax.bar(range(len(means)), means.to_numpy(dtype=float))
+        ax.set_xticks(range(len(means)), names, rotation=30, ha="right", fontsize="x-small")
+        ax.set_ylabel("time links paused (%)")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
 ANALYSES = {
     "bfc.slowdown_bins": slowdown_bins,
     "bfc.queue_occupancy": queue_occupancy,
     "bfc.inter_dc": inter_dc,
+    "bfc.buffer_and_pauses": buffer_and_pauses,
 }
-FIGURES = {"bfc.slowdown_bins": slowdown_figure, "bfc.inter_dc": inter_dc_figure}
+FIGURES = {
+    "bfc.slowdown_bins": slowdown_figure,
+    "bfc.inter_dc": inter_dc_figure,
+    "bfc.occupancy_cdf": occupancy_cdf_figure,
+    "bfc.paused_bars": paused_bars_figure,
+}

@@ -406,6 +406,12 @@ impl Simulation {
             #[cfg(test)]
             delivered_stacks: Vec::new(),
         };
+        if sc.run.occupancy_cdf {
+            let until = sc.run.occupancy_until.map(|t| t.0);
+            for pool in sim.switches.iter_mut().flat_map(|s| s.pools.iter_mut()) {
+                pool.occupancy.keep_distribution(until);
+            }
+        }
         if let Some(first) = sim.flows.first() {
             sim.events.push(first.spec.start, Event::FlowStart);
         }

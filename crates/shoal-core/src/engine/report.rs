@@ -6,7 +6,7 @@ use crate::host::Nic;
 use crate::net::{NodeId, PacketKind};
 use crate::observe::{Deadlock, IngressSample, Observer, Sample};
 use crate::sim::Ps;
-use crate::stats::{PauseEvent, PauseKey};
+use crate::stats::{OccupancyDistribution, PauseEvent, PauseKey};
 use crate::switch::flow_control::{AnyFlowControl, Bfc, FlowControl, HeadroomEpisode};
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
@@ -168,6 +168,25 @@ impl Simulation {
                 }
             })
             .collect()
+    }
+
+    /// Each switch pool's occupancy distribution (`run.occupancy_cdf`), accounted up to
+    /// now, as (switch, pool, distribution) in switch and pool order; empty when the run
+    /// does not keep them.
+    pub fn occupancy_distributions(&mut self) -> Vec<(u32, u32, &OccupancyDistribution)> {
+        let now = self.now;
+        for pool in self.switches.iter_mut().flat_map(|s| s.pools.iter_mut()) {
+            pool.occupancy.close(now);
+        }
+        let mut out = Vec::new();
+        for (s, switch) in self.switches.iter().enumerate() {
+            for (p, pool) in switch.pools.iter().enumerate() {
+                if let Some(distribution) = pool.occupancy.distribution() {
+                    out.push((s as u32, p as u32, distribution));
+                }
+            }
+        }
+        out
     }
 
     /// The queue occupancy samples (`run.sample_interval`).

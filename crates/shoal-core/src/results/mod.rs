@@ -4,7 +4,7 @@
 //!
 //! A run directory holds `flows.parquet`, `queues.parquet` (when the run sampled queues),
 //! `pfc.parquet` and `pfc_ports.parquet` (when a class is lossless; with `ingress.parquet`
-//! when it also sampled), `scenario.json` (the
+//! when it also sampled), `occupancy.parquet` (with `run.occupancy_cdf`), `scenario.json` (the
 //! resolved scenario) and `summary.json`. Everything is written into
 //! a hidden temporary directory next to the target, which is renamed into place only
 //! once complete; the same results always give the same bytes.
@@ -23,6 +23,7 @@ pub use summary::{FlowColumns, Summary};
 use crate::engine::{FlowRecord, Simulation};
 use crate::observe::Sample;
 use crate::scenario::Scenario;
+use crate::sim::Ps;
 pub use parquet::Column;
 use std::fs::File;
 use std::path::Path;
@@ -192,10 +193,63 @@ impl SampleTable {
     }
 }
 
+/// Each switch pool's time-weighted occupancy distribution (`occupancy.parquet`, with
+/// `run.occupancy_cdf`): one row per (switch, pool) and non-empty bucket of
+/// `OccupancyDistribution`, buckets in increasing order. The pool held between
+/// `min_bytes` and `max_bytes` (inclusive) for `time_ns` of the window, and at most
+/// `max_bytes` for the fraction `cdf` of it, exactly (the last row of a pool has `cdf` 1).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OccupancyTable {
+    pub switch: Vec<u32>,
+    pub pool: Vec<u32>,
+    pub min_bytes: Vec<u64>,
+    pub max_bytes: Vec<u64>,
+    pub time_ns: Vec<f64>,
+    pub cdf: Vec<f64>,
+}
+
+impl OccupancyTable {
+    pub fn of_simulation(sim: &mut Simulation) -> OccupancyTable {
+        let mut table = OccupancyTable::default();
+        for (switch, pool, distribution) in sim.occupancy_distributions() {
+            let total = distribution.total();
+            let mut below: Ps = 0;
+            for (low, high, time) in distribution.buckets() {
+                below += time;
+                table.switch.push(switch);
+                table.pool.push(pool);
+                table.min_bytes.push(low);
+                table.max_bytes.push(high);
+                table.time_ns.push(ns(time));
+                table.cdf.push(below as f64 / total as f64);
+            }
+        }
+        table
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.switch.is_empty()
+    }
+
+    /// Every column by name, in the order of `occupancy.parquet`.
+    pub fn named_columns(&self) -> Vec<(&'static str, Column<'_>)> {
+        vec![
+            ("switch", Column::U32(&self.switch)),
+            ("pool", Column::U32(&self.pool)),
+            ("min_bytes", Column::U64(&self.min_bytes)),
+            ("max_bytes", Column::U64(&self.max_bytes)),
+            ("time_ns", Column::F64(&self.time_ns)),
+            ("cdf", Column::F64(&self.cdf)),
+        ]
+    }
+}
+
 /// Everything a finished (or stopped) run's directory holds.
 pub struct RunFiles {
     pub flows: FlowTable,
     pub samples: SampleTable,
+    /// Each switch pool's occupancy distribution, when the run kept them.
+    pub occupancy: OccupancyTable,
     /// PFC's frames, their totals per (node, port, class) and the ingress samples, when
     /// a class is lossless.
     pub pfc: Option<PfcTables>,
@@ -219,6 +273,7 @@ impl RunFiles {
         RunFiles {
             samples: SampleTable::from_samples(sim.samples()),
             pfc: PfcTables::of_simulation(sim),
+            occupancy: OccupancyTable::of_simulation(sim),
             summary_json: summary.to_json(),
             scenario_json: json::to_python_json(scenario),
             flows,
@@ -236,6 +291,9 @@ impl RunFiles {
             parquet("flows.parquet", &|f| self.flows.write_parquet(f))?;
             if !self.samples.is_empty() {
                 parquet("queues.parquet", &|f| self.samples.write_parquet(f))?;
+            }
+            if !self.occupancy.is_empty() {
+                parquet("occupancy.parquet", &|f| parquet::write_table(f, &self.occupancy.named_columns()))?;
             }
             if let Some(pfc) = &self.pfc {
                 parquet("pfc.parquet", &|f| parquet::write_table(f, &pfc.events.named_columns()))?;

@@ -3,7 +3,7 @@
 mod occupancy;
 mod pauses;
 
-pub use occupancy::{TimeIntegral, TimeWeighted};
+pub use occupancy::{OccupancyDistribution, TimeIntegral, TimeWeighted};
 pub use pauses::{PauseEvent, PauseKey, PauseLog, PauseTally};
 
 /// Why a packet was dropped.

@@ -13,6 +13,8 @@ pub struct TimeWeighted {
     /// histogram is kept.
     histogram: Vec<Ps>,
     bucket_bytes: u64,
+    /// The finer, opt-in distribution (`run.occupancy_cdf`); `None` costs one branch.
+    distribution: Option<Box<OccupancyDistribution>>,
 }
 
 impl TimeWeighted {
@@ -20,6 +22,24 @@ impl TimeWeighted {
     pub fn with_histogram(capacity: u64, buckets: u64) -> Self {
         let bucket_bytes = (capacity / buckets.max(1)).max(1);
         TimeWeighted { histogram: vec![0; (capacity / bucket_bytes + 2) as usize], bucket_bytes, ..Default::default() }
+    }
+
+    /// Also keep the time-weighted distribution of the value over `[0, until]` (the whole
+    /// run with `None`) on log-linear buckets (`OccupancyDistribution`), from the value
+    /// held since the last change on. The integral, maximum and histogram are unchanged.
+    pub fn keep_distribution(&mut self, until: Option<Ps>) {
+        self.distribution = Some(Box::new(OccupancyDistribution::new(until)));
+    }
+
+    /// The distribution kept since `keep_distribution`, up to the last change (call
+    /// `close(now)` first for one up to `now`).
+    pub fn distribution(&self) -> Option<&OccupancyDistribution> {
+        self.distribution.as_deref()
+    }
+
+    /// Accounts the time up to `now` at the current value (as a change to the same value).
+    pub fn close(&mut self, now: Ps) {
+        self.set(now, self.value);
     }
 
     #[inline]
@@ -35,6 +55,9 @@ impl TimeWeighted {
     pub fn set(&mut self, now: Ps, value: u64) {
         let dt = now - self.since;
         if dt > 0 {
+            if let Some(distribution) = &mut self.distribution {
+                distribution.add(self.value, self.since, now);
+            }
             self.integral += self.value as u128 * dt as u128;
             if !self.histogram.is_empty() {
                 let b = match self.value {
@@ -76,6 +99,88 @@ impl TimeWeighted {
             }
         }
         Some(self.max)
+    }
+}
+
+/// How many buckets split each power of two in `OccupancyDistribution` (2^6 = 64): a
+/// bucket is at most 1/64 of its lower edge wide, and one byte wide below 128 B.
+const SUB_BUCKET_BITS: u32 = 6;
+const SUB_BUCKETS: u64 = 1 << SUB_BUCKET_BITS;
+
+/// The time a byte count spent in each of a fixed set of log-linear buckets over a window
+/// `[0, until]`: every value below 2 x 64 B has its own bucket, and above that each power
+/// of two `[2^e, 2^(e+1))` is split into 64 equal buckets, so a bucket's width is at most
+/// 1/64 (1.6%) of its lower edge, whatever the buffer's size. The buckets are the same
+/// for every run, so distributions of different switches and runs add up bucket by bucket.
+///
+/// Invariant: `time[i]` is the time within the window that the value spent in bucket
+/// `i` (`bucket_bounds(i)`), and the sum of `time` is the part of the window accounted so
+/// far. So the CDF at a bucket's upper edge, `P(value <= hi)`, is exact (no interpolation):
+/// every value counted in an earlier bucket is at most `hi`, every later one above it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OccupancyDistribution {
+    time: Vec<Ps>,
+    until: Option<Ps>,
+}
+
+impl OccupancyDistribution {
+    /// An empty distribution over `[0, until]` (unbounded with `None`).
+    pub fn new(until: Option<Ps>) -> Self {
+        OccupancyDistribution { time: Vec::new(), until }
+    }
+
+    /// The bucket of `value`.
+    pub fn bucket_of(value: u64) -> usize {
+        if value < 2 * SUB_BUCKETS {
+            return value as usize;
+        }
+        let exponent = 63 - value.leading_zeros(); // >= SUB_BUCKET_BITS + 1
+        let shift = exponent - SUB_BUCKET_BITS;
+        let mantissa = (value >> shift) - SUB_BUCKETS; // 0..SUB_BUCKETS
+        ((shift as u64 + 1) * SUB_BUCKETS + mantissa) as usize
+    }
+
+    /// The smallest and largest value (inclusive) of bucket `index`.
+    pub fn bucket_bounds(index: usize) -> (u64, u64) {
+        let index = index as u64;
+        if index < 2 * SUB_BUCKETS {
+            return (index, index);
+        }
+        let shift = index / SUB_BUCKETS - 1;
+        let low = (SUB_BUCKETS + index % SUB_BUCKETS) << shift;
+        (low, low + ((1u64 << shift) - 1))
+    }
+
+    /// The value held `value` over `[from, to)`; only the part inside the window counts.
+    #[inline]
+    pub fn add(&mut self, value: u64, from: Ps, to: Ps) {
+        let to = self.until.map_or(to, |until| to.min(until));
+        if to <= from {
+            return;
+        }
+        let bucket = Self::bucket_of(value);
+        if bucket >= self.time.len() {
+            self.time.resize(bucket + 1, 0);
+        }
+        self.time[bucket] += to - from;
+    }
+
+    /// The window's end (`None`: unbounded).
+    pub fn until(&self) -> Option<Ps> {
+        self.until
+    }
+
+    /// The time accounted so far: the window's length once the run has passed it.
+    pub fn total(&self) -> Ps {
+        self.time.iter().sum()
+    }
+
+    /// The non-empty buckets in increasing order: (smallest value, largest value, time).
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64, Ps)> + '_ {
+        self.time.iter().enumerate().filter(|(_, &t)| t > 0).map(|(i, &t)| {
+            let (low, high) = Self::bucket_bounds(i);
+            (low, high, t)
+        })
     }
 }
 
@@ -161,5 +266,72 @@ mod tests {
             assert_eq!(integral.max(), weighted.max());
         }
         assert_eq!(TimeIntegral::default().mean(0), 0.0);
+    }
+
+    /// The buckets tile the values: each value lies in its bucket's bounds, consecutive
+    /// buckets meet without a gap, and a bucket is at most 1/64 of its lower edge wide
+    /// (one byte below 128 B).
+    #[test]
+    fn buckets_tile_the_values_with_bounded_relative_width() {
+        let last = OccupancyDistribution::bucket_of(u64::MAX);
+        assert_eq!(OccupancyDistribution::bucket_bounds(0), (0, 0));
+        assert_eq!(OccupancyDistribution::bucket_bounds(last).1, u64::MAX);
+        for i in 0..last {
+            let (low, high) = OccupancyDistribution::bucket_bounds(i);
+            assert_eq!(OccupancyDistribution::bucket_bounds(i + 1).0, high + 1, "gap after bucket {i}");
+            assert!(low <= high);
+            assert!(if low < 128 { high == low } else { (high - low + 1) * 64 <= low }, "bucket {i}: {low}..={high}");
+            for v in [low, high, low + (high - low) / 2] {
+                assert_eq!(OccupancyDistribution::bucket_of(v), i, "value {v}");
+            }
+        }
+    }
+
+    /// A staircase that holds each value 0, 1, ..., n-1 for one unit of time spends the
+    /// time uniformly: the CDF at a bucket's upper edge `h` is exactly (h + 1) / n, and a
+    /// bucket holds as much time as it holds values. With a window, only its part counts.
+    #[test]
+    fn a_uniform_staircase_gives_the_uniform_cdf_exactly() {
+        let n = 100_000u64;
+        let unit: Ps = 3;
+        for until in [None, Some(n / 2 * unit)] {
+            let mut t = TimeWeighted::with_histogram(n, 1000);
+            t.keep_distribution(until);
+            for v in 0..n {
+                t.set(v * unit, v);
+            }
+            t.close(n * unit);
+            let d = t.distribution().unwrap();
+            let counted = until.map_or(n, |u| u / unit); // values held inside the window
+            assert_eq!(d.total(), counted * unit);
+            let mut below = 0;
+            for (low, high, time) in d.buckets() {
+                below += time;
+                assert_eq!(time, (high.min(counted - 1) - low + 1) * unit);
+                assert_eq!(below, (high.min(counted - 1) + 1) * unit); // CDF (h + 1) / n
+            }
+            assert!(d.buckets().last().unwrap().1 >= counted - 1);
+        }
+    }
+
+    /// Keeping the distribution changes nothing the summary reads.
+    #[test]
+    fn the_distribution_leaves_mean_quantiles_and_max_alone() {
+        let (mut plain, mut kept) =
+            (TimeWeighted::with_histogram(1 << 20, 1000), TimeWeighted::with_histogram(1 << 20, 1000));
+        kept.keep_distribution(Some(500));
+        let mut now = 0;
+        for step in 0..5_000u64 {
+            now += (step * 7919) % 13;
+            let value = (step * 104_729) % (1 << 20);
+            plain.set(now, value);
+            kept.set(now, value);
+        }
+        assert_eq!(plain.mean(now + 9).to_bits(), kept.mean(now + 9).to_bits());
+        for q in [0.5, 0.9, 0.99] {
+            assert_eq!(plain.quantile(now + 9, q), kept.quantile(now + 9, q));
+        }
+        assert_eq!(plain.max(), kept.max());
+        assert_eq!(kept.distribution().unwrap().total(), 500);
     }
 }
