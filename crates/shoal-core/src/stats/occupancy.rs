@@ -152,7 +152,9 @@ impl OccupancyDistribution {
     }
 
     /// The value held `value` over `[from, to)`; only the part inside the window counts.
-    #[inline]
+    /// Out of line: `TimeWeighted::set` runs on every switch packet, and only runs with
+    /// `run.occupancy_cdf` call this.
+    #[inline(never)]
     pub fn add(&mut self, value: u64, from: Ps, to: Ps) {
         let to = self.until.map_or(to, |until| to.min(until));
         if to <= from {
