@@ -12,7 +12,8 @@ use crate::net::{Packet, PacketKind};
 use crate::sim::{mix_below, Ps, Rng};
 use crate::switch::flow_control::PortView;
 use rand::Rng as _;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// The queue of packets without payload.
 pub const ACK_QUEUE: usize = 0;
@@ -72,20 +73,20 @@ pub enum Assignment {
 const QUEUE_KEY: u64 = 0x63d8_3c1e_95a4_0b77;
 
 /// A paused flow waiting for its turn to resume.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Waiting {
     vfid: u32,
     ingress: u16,
 }
 
 /// A flow resumed with no packets queued, holding its physical queue for the packets
-/// its resume releases upstream.
-#[derive(Clone, Copy, Debug)]
+/// its resume releases upstream. Ordered by `until` first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Kept {
-    flow: Waiting,
-    port: u16,
     /// The tick after which the queue is released if none of them has come.
     until: u64,
+    port: u16,
+    flow: Waiting,
 }
 
 /// BFC's state at one switch.
@@ -115,8 +116,9 @@ pub struct Decide {
     parked: Vec<Vec<Waiting>>,
     /// Flows on the `to_resume` lists.
     waiting: usize,
-    /// Flows resumed with nothing queued, in the order their queues are released.
-    kept: VecDeque<Kept>,
+    /// Flows resumed with nothing queued, the first to be released on top (ports'
+    /// round trips differ, so they are not released in the order they were kept).
+    kept: BinaryHeap<Reverse<Kept>>,
     /// Intervals ticked.
     ticks: u64,
     /// The longest round trip and interval of a port.
@@ -151,7 +153,7 @@ impl Decide {
             to_resume: (0..ports * setup.queues).map(|_| VecDeque::new()).collect(),
             parked: (0..ports * setup.queues).map(|_| Vec::new()).collect(),
             waiting: 0,
-            kept: VecDeque::new(),
+            kept: BinaryHeap::new(),
             ticks: 0,
             widest_window: (0..setup.rates.len()).map(|p| setup.window(p)).max().unwrap_or(0),
             received: (0..ports).map(|_| BloomFilter::empty(setup.shape)).collect(),
@@ -346,7 +348,7 @@ impl Decide {
                     // Its first packet comes back within a pause round trip after the
                     // filter that resumes it, which leaves within an interval.
                     let until = self.ticks + self.setup.window(ingress as usize).div_ceil(tick);
-                    self.kept.push_back(Kept { flow: Waiting { vfid, ingress }, port: port as u16, until });
+                    self.kept.push(Reverse(Kept { until, port: port as u16, flow: Waiting { vfid, ingress } }));
                 }
                 self.paused[ingress as usize].remove(vfid);
                 self.waiting -= 1;
@@ -359,11 +361,11 @@ impl Decide {
 
     /// Releases the queues kept past their time by flows that sent nothing into them.
     fn release_kept(&mut self) {
-        while let Some(&Kept { flow, port, until }) = self.kept.front() {
+        while let Some(&Reverse(Kept { until, port, flow })) = self.kept.peek() {
             if until >= self.ticks {
                 break;
             }
-            self.kept.pop_front();
+            self.kept.pop();
             let Some(slot) = self.table.find(flow.vfid, flow.ingress, port) else { continue };
             let state = self.table.state(slot);
             if state.packets == 0 && !state.paused {
