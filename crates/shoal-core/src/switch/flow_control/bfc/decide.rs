@@ -629,6 +629,32 @@ mod tests {
     }
 
     #[test]
+    fn a_queue_kept_for_a_short_link_is_released_before_one_kept_earlier_for_a_long_link() {
+        // Port 1's link has a 20 us round trip and 10 us filters (kept 30 ticks), port 0's
+        // 2 us and 1 us (kept 3 ticks).
+        let mut setup = decide(6, false).setup.clone();
+        setup.hop_rtt[1] = 20_000_000;
+        setup.interval[1] = 10_000_000;
+        let mut d = Decide::new(setup, stream(1, "t", 0));
+        let mut port = Port::new(6);
+        // Each flow fills its queue past its threshold, drains out of it, and resumes
+        // with nothing queued: first flow 5 from the long link, a tick later flow 6.
+        for (h, ingress, packets) in [(5, 1u16, 376), (6, 0, 38)] {
+            let q = (1..=packets).map(|seq| arrive(&mut d, &mut port, &data(h, seq, ingress)).0).last().unwrap();
+            for _ in 0..packets {
+                port.add(q, -1000);
+                d.sent(&data(h, 0, ingress), q, &port.view(1));
+            }
+            assert_eq!(d.tick(|_| port.view(1)), 1, "flow {h} resumes");
+        }
+        for _ in 0..4 {
+            d.tick(|_| port.view(1));
+        }
+        assert_eq!(d.flows(), 1, "flow 6's queue is released on time, flow 5's is still kept");
+        assert!(d.table.find(vfid(5, 4096), 1, 1).is_some(), "flow 5 keeps its queue");
+    }
+
+    #[test]
     fn hashed_assignment_puts_a_flow_in_the_same_queue_at_every_switch_and_collides() {
         let hashed = Setup { assignment: Assignment::Hash, ..decide(35, false).setup.clone() };
         let (mut a, mut b) = (Decide::new(hashed.clone(), stream(1, "a", 0)), Decide::new(hashed, stream(2, "b", 0)));
