@@ -190,27 +190,24 @@ impl Sites {
                 site_of[h as usize] = Some(i);
             }
         }
+        let site_of_host = |h: u32, role: &str| {
+            site_of[h as usize].ok_or_else(|| {
+                ScenarioError::new(
+                    key("sites"),
+                    format!("{role} {h} is in no site (accepted: sites that hold every sender and receiver)"),
+                )
+            })
+        };
         let n = w.sites.len();
         let mut local: Vec<Vec<u32>> = vec![Vec::new(); n];
         for &r in receivers {
-            let site = site_of[r as usize].ok_or_else(|| {
-                ScenarioError::new(
-                    key("sites"),
-                    format!("receiver {r} is in no site (accepted: sites that hold every sender and receiver)"),
-                )
-            })?;
-            local[site].push(r);
+            local[site_of_host(r, "receiver")?].push(r);
         }
         let remote: Vec<Vec<u32>> = (0..n)
             .map(|site| receivers.iter().copied().filter(|&r| site_of[r as usize] != Some(site)).collect())
             .collect();
         for &s in senders {
-            let site = site_of[s as usize].ok_or_else(|| {
-                ScenarioError::new(
-                    key("sites"),
-                    format!("sender {s} is in no site (accepted: sites that hold every sender and receiver)"),
-                )
-            })?;
+            let site = site_of_host(s, "sender")?;
             if remote_fraction < 1.0 && !local[site].iter().any(|&r| r != s) {
                 return Err(ScenarioError::new(
                     key("sites"),
