@@ -59,6 +59,11 @@ CASES = [
         _sets("switch.flow_control.kind=bfc", "switch.flow_control.vfids=0"),
     ),
     Case(
+        "bfc link without delay",
+        ("switch.flow_control.interval",),
+        _sets("switch.flow_control.kind=bfc", "topology.link_delay=0us"),
+    ),
+    Case(
         "bfc filter hashes",
         ("switch.flow_control.filter_hashes",),
         _sets("switch.flow_control.kind=bfc", "switch.flow_control.filter_hashes=3"),

@@ -153,3 +153,37 @@ fn the_pfc_backstop_makes_bfc_lossless() {
     assert_eq!(lossless.counters().total_dropped(), 0, "{:?}", lossless.counters().dropped);
     assert_eq!(lossless.flows_finished(), 64);
 }
+
+/// A switch ticks at its shortest filter interval, so an interval shorter than a filter
+/// frame takes on its link (a link without delay, by default) is refused, naming the key.
+#[test]
+fn a_filter_interval_shorter_than_a_filter_frame_is_refused() {
+    let build = |delay: &str, bfc: &str| {
+        let sc = shoal_core::Scenario::from_toml(&format!(
+            r#"
+            [topology]
+            kind = "star"
+            hosts = 4
+            link_rate = "100Gbps"
+            link_delay = "{delay}"
+            [switch]
+            queues = 35
+            scheduler = {{ kind = "dwrr", strict_queues = 2 }}
+            flow_control = {{ kind = "bfc" {bfc} }}
+            [workload]
+            transport = "rdma"
+            flows = 10
+            "#
+        ))
+        .unwrap();
+        Simulation::new(&sc).map(|_| ()).map_err(|e| (e.path, e.message))
+    };
+    let (key, message) = build("0us", "").unwrap_err();
+    assert_eq!(key, "switch.flow_control.interval");
+    assert!(message.contains("146 B filter frame") && message.contains("(11.68 ns)"), "{message}");
+    // 146 B at 100 Gbps is 11.68 ns: a 10 ns interval is refused, 12 ns accepted.
+    assert_eq!(build("1us", ", interval = \"10ns\"").unwrap_err().0, "switch.flow_control.interval");
+    assert!(build("1us", ", interval = \"12ns\"").is_ok());
+    assert_eq!(build("1us", ", hop_rtt = \"20ns\"").unwrap_err().0, "switch.flow_control.hop_rtt");
+    assert!(build("0us", ", hop_rtt = \"2us\"").is_ok(), "a hop RTT set for every port needs no link delay");
+}

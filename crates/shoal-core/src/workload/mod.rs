@@ -257,10 +257,13 @@ impl Sites {
     fn crossing(&self, src: u32, tor: &[u32]) -> f64 {
         let site = self.site(src);
         let share = |candidates: &[u32]| {
-            let others: Vec<u32> = candidates.iter().copied().filter(|&r| r != src).collect();
-            match others.len() {
-                0 => 0.0,
-                n => others.iter().filter(|&&r| tor[r as usize] != tor[src as usize]).count() as f64 / n as f64,
+            let others = candidates.iter().filter(|&&r| r != src);
+            let (n, crossing) =
+                others.fold((0, 0), |(n, c), &r| (n + 1, c + usize::from(tor[r as usize] != tor[src as usize])));
+            if n == 0 {
+                0.0
+            } else {
+                crossing as f64 / n as f64
             }
         };
         (1.0 - self.remote_fraction) * share(&self.local[site]) + self.remote_fraction * share(&self.remote[site])

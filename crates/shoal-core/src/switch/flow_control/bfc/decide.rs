@@ -92,7 +92,8 @@ struct Kept {
 /// BFC's state at one switch.
 ///
 /// Invariants: a flow has a table entry while it has packets in a physical queue here, is
-/// paused, or is on `kept`; `paused[i]` holds the VFID of each paused flow from ingress
+/// paused, or has been resumed with nothing queued and sent nothing here since, for the
+/// window of its last such resume (`kept`, `FlowState::kept_until`); `paused[i]` holds the VFID of each paused flow from ingress
 /// `i` once; a flow is on at most one `to_resume` list, and only while paused.
 ///
 /// Why `kept`: the resume limit (one flow per physical queue per interval, §3.5) bounds a
@@ -116,6 +117,8 @@ pub struct Decide {
     parked: Vec<Vec<Waiting>>,
     /// Flows on the `to_resume` lists.
     waiting: usize,
+    /// By (egress port, physical queue): the tick of its last resume, 0 if none.
+    resumed_at: Vec<u64>,
     /// Flows resumed with nothing queued, the first to be released on top (ports'
     /// round trips differ, so they are not released in the order they were kept).
     kept: BinaryHeap<Reverse<Kept>>,
@@ -153,6 +156,7 @@ impl Decide {
             to_resume: (0..ports * setup.queues).map(|_| VecDeque::new()).collect(),
             parked: (0..ports * setup.queues).map(|_| Vec::new()).collect(),
             waiting: 0,
+            resumed_at: vec![0; ports * setup.queues],
             kept: BinaryHeap::new(),
             ticks: 0,
             widest_window: (0..setup.rates.len()).map(|p| setup.window(p)).max().unwrap_or(0),
@@ -220,8 +224,15 @@ impl Decide {
             return false;
         }
         let vfid = self.vfid(pkt);
-        let fresh =
-            FlowState { queue: q as u16, packets: 0, paused: false, resuming: false, parked: false, owner: pkt.hash };
+        let fresh = FlowState {
+            queue: q as u16,
+            packets: 0,
+            paused: false,
+            resuming: false,
+            parked: false,
+            owner: pkt.hash,
+            kept_until: 0,
+        };
         let slot = self
             .table
             .find_or_insert(vfid, pkt.ingress, view.port as u16, fresh)
@@ -313,9 +324,11 @@ impl Decide {
         }
     }
 
-    /// One interval passed: each physical queue down to its threshold resumes the oldest
-    /// flow due; under `resume_all` (BFC-BufferOpt) every queue resumes all its flows
-    /// due. `view_of` shows a port. Returns the flows resumed.
+    /// One tick (the switch's shortest interval) passed: each physical queue down to its
+    /// threshold resumes the oldest flow due, unless it resumed one less than an interval
+    /// of that flow's link ago (so resumes from one link go out in separate filters);
+    /// under `resume_all` (BFC-BufferOpt) every queue resumes all its flows due.
+    /// `view_of` shows a port. Returns the flows resumed.
     ///
     /// A queue above its threshold resumes none: the flow resumed last has refilled it,
     /// and another would add its own burst of a pause round trip at line rate before the
@@ -334,10 +347,17 @@ impl Decide {
             let take = if self.setup.resume_all {
                 self.to_resume[i].len()
             } else {
-                let view = view_of(port);
                 let oldest = self.to_resume[i][0].ingress as usize;
+                let last = self.resumed_at[i];
+                if last != 0 && self.ticks - last < self.setup.interval[oldest].div_ceil(tick) {
+                    continue;
+                }
+                let view = view_of(port);
                 usize::from(view.queues[q].bytes() <= self.threshold(&view, oldest))
             };
+            if take > 0 {
+                self.resumed_at[i] = self.ticks;
+            }
             for Waiting { vfid, ingress } in self.to_resume[i].drain(..take) {
                 let slot = self.table.find(vfid, ingress, port as u16).expect("a waiting flow has an entry");
                 let state = self.table.state(slot);
@@ -348,6 +368,7 @@ impl Decide {
                     // Its first packet comes back within a pause round trip after the
                     // filter that resumes it, which leaves within an interval.
                     let until = self.ticks + self.setup.window(ingress as usize).div_ceil(tick);
+                    state.kept_until = until as u32;
                     self.kept.push(Reverse(Kept { until, port: port as u16, flow: Waiting { vfid, ingress } }));
                 }
                 self.paused[ingress as usize].remove(vfid);
@@ -368,7 +389,8 @@ impl Decide {
             self.kept.pop();
             let Some(slot) = self.table.find(flow.vfid, flow.ingress, port) else { continue };
             let state = self.table.state(slot);
-            if state.packets == 0 && !state.paused {
+            // A flow kept again since, or an entry made afresh, is not this one's to end.
+            if state.kept_until == until as u32 && state.packets == 0 && !state.paused {
                 self.table.remove(slot);
             }
         }
@@ -593,6 +615,33 @@ mod tests {
     }
 
     #[test]
+    fn a_queue_resumes_one_flow_per_interval_of_their_link() {
+        // Two flows from port 1 (20 us round trip, filters every 10 us) share the one
+        // physical queue of a switch that ticks every 1 us (port 0's interval).
+        let mut setup = decide(4, false).setup.clone();
+        setup.hop_rtt[1] = 20_000_000;
+        setup.interval[1] = 10_000_000;
+        let mut d = Decide::new(setup, stream(1, "t", 0));
+        let mut port = Port::new(4);
+        for seq in 1..=300 {
+            for h in [11, 12] {
+                arrive(&mut d, &mut port, &data(h, seq, 1));
+            }
+        }
+        assert_eq!(d.paused_at(1), 2, "600 KB > 375 KB: both paused");
+        for _ in 1..=300 {
+            for h in [11, 12] {
+                port.add(FIRST_PHYSICAL, -1000);
+                d.sent(&data(h, 0, 1), FIRST_PHYSICAL, &port.view(1));
+            }
+        }
+        // One resumes at the first tick, the other ten ticks (one interval of their
+        // link) later: resumed together, both would go out in one filter.
+        let resumed: Vec<u32> = (1..=12).map(|_| d.tick(|_| port.view(1))).collect();
+        assert_eq!(resumed, [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0]);
+    }
+
+    #[test]
     fn a_flow_resumed_without_packets_returns_to_its_queue_for_a_round_trip() {
         let mut d = decide(35, false);
         let mut port = Port::new(35);
@@ -652,6 +701,39 @@ mod tests {
         }
         assert_eq!(d.flows(), 1, "flow 6's queue is released on time, flow 5's is still kept");
         assert!(d.table.find(vfid(5, 4096), 1, 1).is_some(), "flow 5 keeps its queue");
+    }
+
+    #[test]
+    fn a_flow_kept_again_keeps_its_queue_until_the_later_deadline() {
+        // Port 1's link keeps a resumed flow's queue 30 ticks (20 us round trip, 10 us
+        // filters, 1 us ticks).
+        let mut setup = decide(6, false).setup.clone();
+        setup.hop_rtt[1] = 20_000_000;
+        setup.interval[1] = 10_000_000;
+        let mut d = Decide::new(setup, stream(1, "t", 0));
+        let mut port = Port::new(6);
+        // Flow 5 fills its queue past 375 KB, drains and resumes with nothing queued.
+        let pause_and_resume = |d: &mut Decide, port: &mut Port, first_seq: u32| {
+            let q = (first_seq..first_seq + 376).map(|seq| arrive(d, port, &data(5, seq, 1)).0).last().unwrap();
+            for _ in 0..376 {
+                port.add(q, -1000);
+                d.sent(&data(5, 0, 1), q, &port.view(1));
+            }
+            assert_eq!(d.tick(|_| port.view(1)), 1, "flow 5 resumes");
+        };
+        pause_and_resume(&mut d, &mut port, 1); // at tick 1: kept to tick 31
+        for _ in 0..20 {
+            d.tick(|_| port.view(1));
+        }
+        pause_and_resume(&mut d, &mut port, 1000); // at tick 22: kept to tick 52
+        for _ in 0..20 {
+            d.tick(|_| port.view(1));
+        }
+        assert_eq!(d.flows(), 1, "at tick {}, past the first deadline, the queue is still kept", d.ticks);
+        for _ in 0..11 {
+            d.tick(|_| port.view(1));
+        }
+        assert_eq!(d.flows(), 0, "released at the tick after the second deadline (tick {})", d.ticks);
     }
 
     #[test]

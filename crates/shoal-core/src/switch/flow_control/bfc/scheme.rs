@@ -109,9 +109,11 @@ impl Scheme for Bfc {
     type Env = FlowControlEnv;
 
     fn build(cfg: &BfcConfig, env: &FlowControlEnv) -> Self {
-        let hop_rtt: Vec<Ps> = env.ingress_links.iter().map(|l| cfg.hop_rtt.map_or(2 * l.delay, |t| t.0)).collect();
-        // A link without delay still needs a filter period.
-        let interval = hop_rtt.iter().map(|&rtt| cfg.interval.map_or(rtt / 2, |t| t.0).max(1)).collect();
+        let (hop_rtt, interval): (Vec<Ps>, Vec<Ps>) =
+            env.ingress_links.iter().map(|l| Self::hop_rtt_and_interval(cfg, l.delay)).unzip();
+        // Scenarios are refused below a frame's time (`check_intervals`); a switch built
+        // without link delays (`Switch::new`) still needs a filter period.
+        let interval = interval.into_iter().map(|i| i.max(1)).collect();
         let ports = env.ingress_links.len();
         let setup = Setup {
             queues: env.queues,
@@ -163,6 +165,7 @@ impl Scheme for Bfc {
                 return Err(ScenarioError::not_accepted(path, key, t.unwrap(), "a time > 0, such as \"1us\""));
             }
         }
+        Self::check_intervals(cfg, path, sc)?;
         let queues = sc.switch.queues;
         if !(FIRST_PHYSICAL as u32 + 2..=64).contains(&queues) {
             return Err(ScenarioError::new(
@@ -199,6 +202,54 @@ impl Scheme for Bfc {
 }
 
 impl Bfc {
+    /// The hop RTT and filter interval of a port whose link has one-way `delay`:
+    /// `hop_rtt` else twice the delay, and `interval` else half the hop RTT.
+    fn hop_rtt_and_interval(cfg: &BfcConfig, delay: Ps) -> (Ps, Ps) {
+        let hop_rtt = cfg.hop_rtt.map_or(2 * delay, |t| t.0);
+        (hop_rtt, cfg.interval.map_or(hop_rtt / 2, |t| t.0))
+    }
+
+    /// Refuses a filter interval shorter than a filter frame takes on its link: the filters
+    /// alone would fill it, and a switch ticks at its shortest interval (a link without
+    /// delay would make it tick every picosecond).
+    fn check_intervals(cfg: &BfcConfig, path: &str, sc: &Scenario) -> Result<(), ScenarioError> {
+        // An unbuildable topology is reported where the network is built.
+        let Ok(net) = crate::net::build(&sc.topology) else { return Ok(()) };
+        let frame_bits = 8 * (cfg.filter_bytes as u64 + cfg.frame_header.0);
+        for link in net.links.iter().filter(|l| matches!(l.to, crate::net::NodeId::Switch(_))) {
+            let (_, interval) = Self::hop_rtt_and_interval(cfg, link.delay);
+            let frame_time = (frame_bits as u128 * crate::sim::PS_PER_S as u128).div_ceil(link.rate_bps as u128) as Ps;
+            if interval < frame_time {
+                let (key, set) = match (cfg.interval, cfg.hop_rtt) {
+                    (Some(_), _) => ("interval", "as set"),
+                    (None, Some(_)) => ("hop_rtt", "half of hop_rtt"),
+                    (None, None) => ("interval", "by default its link's one-way delay"),
+                };
+                let node = |n: crate::net::NodeId| match n {
+                    crate::net::NodeId::Host(h) => format!("host {h}"),
+                    crate::net::NodeId::Switch(s) => format!("switch {s}"),
+                };
+                let ns = |t: Ps| format!("{} ns", t as f64 / 1e3);
+                return Err(ScenarioError::new(
+                    format!("{path}.{key}"),
+                    format!(
+                        "BFC would send filters every {} ({set}) on the {} Gbps link from {} to {} (delay {}), \
+                         less than one {} B filter frame takes there ({}); accepted: an interval of at least that, \
+                         from a link delay of at least it or {path}.interval",
+                        ns(interval),
+                        link.rate_bps as f64 / 1e9,
+                        node(link.from),
+                        node(link.to),
+                        ns(link.delay),
+                        frame_bits / 8,
+                        ns(frame_time),
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Sends each port with a paused flow its filter, and an empty one to a port whose
     /// last filter held a flow, when the port's interval has passed since its last;
     /// then ticks again while anything is paused or due, or an empty filter is owed.

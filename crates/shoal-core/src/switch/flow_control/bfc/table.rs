@@ -23,6 +23,10 @@ pub struct FlowState {
     /// The 5-tuple hash of the flow that made the entry: another flow with the same VFID,
     /// ingress and egress shares it (counted, not told apart).
     pub owner: u32,
+    /// The low 32 bits of the tick until which its queue is kept since its last resume
+    /// with nothing queued (0 if never): of the flow's `Kept` entries, only the one with
+    /// this deadline releases it.
+    pub kept_until: u32,
 }
 
 /// Where a flow's entry lives: a way of its VFID's bucket, or a slot of the overflow
@@ -134,7 +138,7 @@ mod tests {
     use super::*;
 
     const FRESH: FlowState =
-        FlowState { queue: 2, packets: 0, paused: false, resuming: false, parked: false, owner: 0 };
+        FlowState { queue: 2, packets: 0, paused: false, resuming: false, parked: false, owner: 0, kept_until: 0 };
 
     #[test]
     fn flows_sharing_a_vfid_fill_its_bucket_then_the_cache_then_overflow() {
