@@ -39,6 +39,10 @@ def generate_trace(scenario_json: str) -> dict[str, npt.NDArray[Any]]:
 def memory_estimate(scenario_json: str) -> list[tuple[str, str, int]]:
     """The memory a run of the scenario needs, by part: ``(what, key, bytes)``."""
 
+def available_memory() -> int | None:
+    """Bytes of memory the system can still give a run (Linux's MemAvailable, or
+    ``SHOAL_MEMORY_LIMIT``); ``None`` where it cannot be read."""
+
 def check_output_dir(out: str) -> None:
     """Raise ``OSError`` unless ``out`` may become a run directory: missing, empty, or a
     run directory Shoal wrote."""

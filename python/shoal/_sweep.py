@@ -526,6 +526,13 @@ class _Progress:
         if self._bar is not None:
             self._bar.update(self._task, completed=self.done, running=running, failed=self.failed)
 
+    def note(self, message: str) -> None:
+        """A line about the sweep as a whole, above the bar (or to ``log``)."""
+        if self._bar is not None:
+            self._bar.console.print(message, markup=False, highlight=False)
+        elif self.log is not None:
+            self.log(message)
+
     def finished(self, ok: bool, message: str, running: int) -> None:
         self.done += 1
         if not ok:
@@ -553,6 +560,32 @@ def _local_jobs(jobs: int | None) -> int:
     if jobs < 1:
         raise SweepError(f"jobs must be at least 1, got {jobs}")
     return jobs
+
+
+def _jobs_that_fit(tasks: Sequence[SweepRun], jobs: int, bar: _Progress) -> int:
+    """``jobs``, or fewer when that many of the largest run (by its memory estimate)
+    would not fit in the memory available now: each run checks only its own need when it
+    starts, so parallel runs that fit one at a time could together exhaust the machine."""
+    if jobs <= 1 or len(tasks) <= 1:
+        return jobs
+    available = _core.available_memory()
+    if available is None:
+        return jobs
+    largest = 0
+    for task in tasks:
+        try:
+            parts = _core.memory_estimate(str(task.resolved_json))
+        except ValueError:  # the run reports its own error
+            continue
+        largest = max(largest, sum(b for _, _, b in parts))
+    fit = max(1, available // largest) if largest else jobs
+    if fit >= jobs:
+        return jobs
+    bar.note(
+        f"{fit} run{'s' if fit > 1 else ''} at a time, not {jobs}: the largest needs about "
+        f"{largest / 1e9:.1f} GB and {available / 1e9:.1f} GB is available"
+    )
+    return int(fit)
 
 
 def _run_serial(tasks: Sequence[SweepRun]) -> Outcomes:
@@ -735,10 +768,11 @@ def _execute(
             bar.finished(False, f"failed {run.key} {_describe(run.params)}: {run.error}", 0)
         if cluster is not None:
             outcomes = _run_dask(tasks, cluster)
+            n = len(tasks)
         else:
-            n = _local_jobs(jobs)
+            n = _jobs_that_fit(tasks, _local_jobs(jobs), bar)
             outcomes = _run_serial(tasks) if n == 1 or len(tasks) <= 1 else _run_local(tasks, n)
-        bar.update(min(len(tasks), _local_jobs(jobs) if cluster is None else len(tasks)))
+        bar.update(min(len(tasks), n))
         # Closed on the way out, also on an error or Ctrl-C: that stops the workers now
         # rather than when the traceback (which holds this frame) is dropped.
         with contextlib.closing(outcomes):

@@ -467,3 +467,28 @@ def test_spec_errors_name_the_key_the_value_and_what_is_accepted(
     with pytest.raises(SweepError) as info:
         load_sweep(spec, store=tmp_path)
     assert str(info.value).startswith(message), str(info.value)
+
+
+def test_parallel_runs_are_limited_to_what_memory_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With room for one run of the sweep's largest at a time, jobs=2 runs them one after
+    the other and says why; with room for both, it runs them together."""
+    from shoal import _core
+
+    spec = _write(tmp_path, SWEEP)
+    shoal.sweep(spec, jobs=1, progress=False, store=tmp_path / "serial")
+    largest = max(
+        sum(b for _, _, b in _core.memory_estimate(path.read_text()))
+        for path in (tmp_path / "serial" / "runs").glob("*/scenario.json")
+    )
+    notes: list[str] = []
+    monkeypatch.setenv("SHOAL_MEMORY_LIMIT", str(int(largest * 1.5)))
+    df = shoal.sweep(spec, jobs=2, progress=False, store=tmp_path / "one", log=notes.append)
+    assert (df["status"] == "ok").all()
+    said = [n for n in notes if "at a time" in n]
+    assert len(said) == 1 and said[0].startswith("1 run at a time, not 2"), notes
+    notes.clear()
+    monkeypatch.setenv("SHOAL_MEMORY_LIMIT", str(int(largest * 2.5)))
+    shoal.sweep(spec, jobs=2, progress=False, store=tmp_path / "two", log=notes.append)
+    assert not [n for n in notes if "at a time" in n], notes

@@ -61,6 +61,13 @@ fn memory_estimate(scenario_json: &str) -> PyResult<Vec<(String, String, u64)>> 
     Ok(estimate.parts.into_iter().map(|p| (p.what.to_string(), p.key.to_string(), p.bytes)).collect())
 }
 
+/// Bytes of memory the system can still give a run (Linux's MemAvailable, or
+/// `SHOAL_MEMORY_LIMIT`); None where it cannot be read.
+#[pyfunction]
+fn available_memory() -> Option<u64> {
+    shoal_core::budget::available_memory()
+}
+
 /// Bytes of a size written as the scenario schema accepts it ("720KB", "1MiB", "1500").
 #[pyfunction]
 fn parse_bytes(text: &str) -> PyResult<u64> {
@@ -310,6 +317,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(split_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(check_output_dir, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(available_memory, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())
 }
