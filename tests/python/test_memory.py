@@ -28,6 +28,18 @@ print(json.dumps([estimate, int(re.search(r"VmHWM:\\s+(\\d+) kB", status)[1]) * 
 """
 
 
+def _estimate_and_peak(scenario: dict, tmp_path: Path) -> tuple[int, int]:
+    """The estimate of ``scenario`` and the peak memory of running it, in a fresh process."""
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, json.dumps(scenario), str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    estimate, peak = json.loads(out.stdout)
+    return estimate, peak
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads Linux's VmHWM")
 @pytest.mark.parametrize(
     "scenario",
@@ -46,13 +58,7 @@ print(json.dumps([estimate, int(re.search(r"VmHWM:\\s+(\\d+) kB", status)[1]) * 
     ids=["flows", "ports", "samples"],
 )
 def test_estimate_is_near_the_peak_a_run_reaches(scenario: dict, tmp_path: Path) -> None:
-    out = subprocess.run(
-        [sys.executable, "-c", MEASURE, json.dumps(scenario), str(tmp_path / "run")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    estimate, peak = json.loads(out.stdout)
+    estimate, peak = _estimate_and_peak(scenario, tmp_path)
     assert 0.5 <= estimate / peak <= 2.5, (estimate, peak)
 
 
@@ -65,13 +71,7 @@ def test_estimate_per_flow_holds_where_flows_dominate(tmp_path: Path) -> None:
         "topology": {"kind": "fat_tree", "k": 16},
         "workload": {"flows": 300000, "cdf": "google_rpc"},
     }
-    out = subprocess.run(
-        [sys.executable, "-c", MEASURE, json.dumps(scenario), str(tmp_path / "run")],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    estimate, peak = json.loads(out.stdout)
+    estimate, peak = _estimate_and_peak(scenario, tmp_path)
     assert 0.85 <= estimate / peak <= 1.25, (estimate, peak)
 
 

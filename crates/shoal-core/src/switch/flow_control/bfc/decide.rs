@@ -477,6 +477,15 @@ mod tests {
         )
     }
 
+    /// As `decide`, with port 1's link ten times as long as the others': a 20 us round
+    /// trip and filters every 10 us (the switch still ticks every 1 us).
+    fn setup_with_long_port_1(queues: usize) -> Setup {
+        let mut setup = decide(queues, false).setup.clone();
+        setup.hop_rtt[1] = 20_000_000;
+        setup.interval[1] = 10_000_000;
+        setup
+    }
+
     /// A port of `queues` queues, its queues filled with `bytes`.
     struct Port {
         queues: Vec<PortQueue>,
@@ -539,9 +548,7 @@ mod tests {
         // Port 1's link is ten times as long (a 20 us round trip, filters every 10 us):
         // a flow from it is paused at (20 + 10) us x 100 Gbps = 375 KB, one from port 0
         // at (2 + 1) us x 100 Gbps = 37.5 KB; the switch ticks at the shorter interval.
-        let mut setup = decide(6, false).setup.clone();
-        setup.hop_rtt[1] = 20_000_000;
-        setup.interval[1] = 10_000_000;
+        let setup = setup_with_long_port_1(6);
         assert_eq!(setup.tick(), 1_000_000);
         for (ingress, packets) in [(0u16, 38), (1, 376)] {
             let mut d = Decide::new(setup.clone(), stream(1, "t", 0));
@@ -618,10 +625,7 @@ mod tests {
     fn a_queue_resumes_one_flow_per_interval_of_their_link() {
         // Two flows from port 1 (20 us round trip, filters every 10 us) share the one
         // physical queue of a switch that ticks every 1 us (port 0's interval).
-        let mut setup = decide(4, false).setup.clone();
-        setup.hop_rtt[1] = 20_000_000;
-        setup.interval[1] = 10_000_000;
-        let mut d = Decide::new(setup, stream(1, "t", 0));
+        let mut d = Decide::new(setup_with_long_port_1(4), stream(1, "t", 0));
         let mut port = Port::new(4);
         for seq in 1..=300 {
             for h in [11, 12] {
@@ -681,10 +685,7 @@ mod tests {
     fn a_queue_kept_for_a_short_link_is_released_before_one_kept_earlier_for_a_long_link() {
         // Port 1's link has a 20 us round trip and 10 us filters (kept 30 ticks), port 0's
         // 2 us and 1 us (kept 3 ticks).
-        let mut setup = decide(6, false).setup.clone();
-        setup.hop_rtt[1] = 20_000_000;
-        setup.interval[1] = 10_000_000;
-        let mut d = Decide::new(setup, stream(1, "t", 0));
+        let mut d = Decide::new(setup_with_long_port_1(6), stream(1, "t", 0));
         let mut port = Port::new(6);
         // Each flow fills its queue past its threshold, drains out of it, and resumes
         // with nothing queued: first flow 5 from the long link, a tick later flow 6.
@@ -707,10 +708,7 @@ mod tests {
     fn a_flow_kept_again_keeps_its_queue_until_the_later_deadline() {
         // Port 1's link keeps a resumed flow's queue 30 ticks (20 us round trip, 10 us
         // filters, 1 us ticks).
-        let mut setup = decide(6, false).setup.clone();
-        setup.hop_rtt[1] = 20_000_000;
-        setup.interval[1] = 10_000_000;
-        let mut d = Decide::new(setup, stream(1, "t", 0));
+        let mut d = Decide::new(setup_with_long_port_1(6), stream(1, "t", 0));
         let mut port = Port::new(6);
         // Flow 5 fills its queue past 375 KB, drains and resumes with nothing queued.
         let pause_and_resume = |d: &mut Decide, port: &mut Port, first_seq: u32| {
