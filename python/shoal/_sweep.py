@@ -585,7 +585,7 @@ def _jobs_that_fit(tasks: Sequence[SweepRun], jobs: int, bar: _Progress) -> int:
         f"{fit} run{'s' if fit > 1 else ''} at a time, not {jobs}: the largest needs about "
         f"{largest / 1e9:.1f} GB and {available / 1e9:.1f} GB is available"
     )
-    return int(fit)
+    return fit
 
 
 def _run_serial(tasks: Sequence[SweepRun]) -> Outcomes:

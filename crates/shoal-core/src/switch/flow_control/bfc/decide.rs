@@ -93,8 +93,9 @@ struct Kept {
 ///
 /// Invariants: a flow has a table entry while it has packets in a physical queue here, is
 /// paused, or has been resumed with nothing queued and sent nothing here since, for the
-/// window of its last such resume (`kept`, `FlowState::kept_until`); `paused[i]` holds the VFID of each paused flow from ingress
-/// `i` once; a flow is on at most one `to_resume` list, and only while paused.
+/// window of its last such resume (`kept`, `FlowState::kept_until`); `paused[i]` holds
+/// the VFID of each paused flow from ingress `i` once; a flow is on at most one
+/// `to_resume` list, and only while paused.
 ///
 /// Why `kept`: the resume limit (one flow per physical queue per interval, §3.5) bounds a
 /// queue's growth only if the flows it resumes send into it. A resumed flow whose packets

@@ -214,20 +214,16 @@ impl Bfc {
     /// delay would make it tick every picosecond).
     fn check_intervals(cfg: &BfcConfig, path: &str, sc: &Scenario) -> Result<(), ScenarioError> {
         // An unbuildable topology is reported where the network is built.
-        let Ok(net) = crate::net::build(&sc.topology) else { return Ok(()) };
-        let frame_bits = 8 * (cfg.filter_bytes as u64 + cfg.frame_header.0);
+        let Ok((net, ids)) = crate::net::build_with_ids(&sc.topology) else { return Ok(()) };
+        let frame_bytes = cfg.filter_bytes as u64 + cfg.frame_header.0;
         for link in net.links.iter().filter(|l| matches!(l.to, crate::net::NodeId::Switch(_))) {
             let (_, interval) = Self::hop_rtt_and_interval(cfg, link.delay);
-            let frame_time = (frame_bits as u128 * crate::sim::PS_PER_S as u128).div_ceil(link.rate_bps as u128) as Ps;
+            let frame_time = crate::sim::serialization(frame_bytes, link.rate_bps);
             if interval < frame_time {
                 let (key, set) = match (cfg.interval, cfg.hop_rtt) {
                     (Some(_), _) => ("interval", "as set"),
                     (None, Some(_)) => ("hop_rtt", "half of hop_rtt"),
                     (None, None) => ("interval", "by default its link's one-way delay"),
-                };
-                let node = |n: crate::net::NodeId| match n {
-                    crate::net::NodeId::Host(h) => format!("host {h}"),
-                    crate::net::NodeId::Switch(s) => format!("switch {s}"),
                 };
                 let ns = |t: Ps| format!("{} ns", t as f64 / 1e3);
                 return Err(ScenarioError::new(
@@ -238,10 +234,10 @@ impl Bfc {
                          from a link delay of at least it or {path}.interval",
                         ns(interval),
                         link.rate_bps as f64 / 1e9,
-                        node(link.from),
-                        node(link.to),
+                        ids.describe(link.from),
+                        ids.describe(link.to),
                         ns(link.delay),
-                        frame_bits / 8,
+                        frame_bytes,
                         ns(frame_time),
                     ),
                 ));
