@@ -22,7 +22,8 @@
 //! * **ECN mark rate** = ECN-marked packets / data packets sent.
 
 use crate::engine::{PfcPortRecord, Simulation};
-use crate::observe::PortClass;
+use crate::net::NodeId;
+use crate::observe::{Deadlock, PortClass};
 use crate::scenario::Scenario;
 use crate::workload::ENDLESS;
 use serde::ser::SerializeMap;
@@ -109,26 +110,46 @@ pub struct PfcSummary {
 }
 
 /// A deadlock: when its last pause began, when it was found, and its cycle of waiting
-/// (switch, port, class), each waiting for the next.
+/// (switch, port, class), each waiting for the next. `frozen`: found when the network
+/// had come to rest holding packets (no event left), whatever `deadlock_after` says.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct DeadlockSummary {
     pub onset_ns: f64,
     pub detected_ns: f64,
     pub cycle: Vec<PortClass>,
+    pub frozen: bool,
+    /// The warning that names the cycle's nodes as the topology numbers them.
+    #[serde(skip)]
+    warning: String,
 }
 
 impl DeadlockSummary {
-    /// The run's warning about it.
-    fn warning(&self) -> String {
-        let cycle: Vec<String> =
-            self.cycle.iter().map(|n| format!("switch {} port {} class {}", n.switch, n.port, n.class)).collect();
-        format!(
-            "PFC deadlock from {} ns (found at {} ns): {} each paused while holding packets that wait for the next: {}",
-            self.onset_ns,
-            self.detected_ns,
-            cycle.len(),
-            cycle.join(" -> ")
-        )
+    fn of(d: &Deadlock, sim: &Simulation) -> DeadlockSummary {
+        let hops: Vec<String> = d
+            .cycle
+            .iter()
+            .map(|n| {
+                let peer = sim.describe(sim.port_peer(n.switch, n.port));
+                format!("{} port {} (to {peer}) class {}", sim.describe(NodeId::Switch(n.switch)), n.port, n.class)
+            })
+            .collect();
+        let (onset_ns, detected_ns) = (d.onset as f64 / 1e3, d.detected as f64 / 1e3);
+        let found = if d.frozen {
+            format!(
+                "the network froze: at {detected_ns} ns no event was left and it still held {} packets, so the run \
+                 ended there",
+                sim.packets_in_network()
+            )
+        } else {
+            format!("found at {detected_ns} ns")
+        };
+        let warning = format!(
+            "deadlock from {onset_ns} ns ({found}): {} egress queues, each paused while holding packets that wait for \
+             the next: {}",
+            hops.len(),
+            hops.join(" -> ")
+        );
+        DeadlockSummary { onset_ns, detected_ns, cycle: d.cycle.clone(), frozen: d.frozen, warning }
     }
 }
 
@@ -146,15 +167,7 @@ impl PfcSummary {
             paused_ns: paused.clone().sum::<u64>() as f64 / 1e3,
             max_paused_ns: paused.max().unwrap_or(0) as f64 / 1e3,
             lossless_drops: sim.counters().lossless_drops,
-            deadlocks: sim
-                .deadlocks()
-                .iter()
-                .map(|d| DeadlockSummary {
-                    onset_ns: d.onset as f64 / 1e3,
-                    detected_ns: d.detected as f64 / 1e3,
-                    cycle: d.cycle.clone(),
-                })
-                .collect(),
+            deadlocks: sim.deadlocks().iter().map(|d| DeadlockSummary::of(d, sim)).collect(),
         }
     }
 }
@@ -271,7 +284,7 @@ impl<'a> Summary<'a> {
             ));
         }
         let pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
-        warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(DeadlockSummary::warning)));
+        warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(|d| d.warning.clone())));
         let mut summary =
             Summary::new(table.columns(), sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s);
         summary.pfc = pfc;
