@@ -489,6 +489,12 @@ impl Simulation {
         self.finished
     }
 
+    /// Whether nothing is left to happen but observations: the network holds what it
+    /// holds for good.
+    pub fn came_to_rest(&self) -> bool {
+        self.events.len() == self.observations_pending
+    }
+
     /// Whether the run stopped because its next event lay beyond `TIME_LIMIT`: nothing
     /// was left but traffic that could not make progress in any reasonable time.
     pub fn reached_time_limit(&self) -> bool {
@@ -544,7 +550,7 @@ impl Simulation {
                 continue;
             }
             self.dispatch(event);
-            if self.events.len() == self.observations_pending && self.come_to_rest() {
+            if self.came_to_rest() && self.tell_observers_at_rest() {
                 // Nothing but observations is left, and a deadlock was found in what the
                 // network holds for good: the run ends at the deadlock, as asked.
                 self.stop_time = Some(self.now);
@@ -968,7 +974,7 @@ impl Simulation {
     /// The network has no event left but observations, so nothing in it will change
     /// again: tells every observer (once: only a dispatched event can lead here). Returns
     /// whether one wants the run to end now.
-    fn come_to_rest(&mut self) -> bool {
+    fn tell_observers_at_rest(&mut self) -> bool {
         let links = &self.links;
         let net = NetView { now: self.now, switches: &self.switches, link_tx_bytes: &|l| links[l as usize].tx_bytes };
         let mut stop = false;

@@ -285,8 +285,16 @@ impl<'a> Summary<'a> {
         }
         let pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
         warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(|d| d.warning.clone())));
-        let mut summary =
-            Summary::new(table.columns(), sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s);
+        let at_rest = sim.came_to_rest();
+        let mut summary = Summary::new(
+            table.columns(),
+            sim.counters_json(),
+            scenario,
+            crate::VERSION,
+            warnings,
+            wall_time_s,
+            at_rest,
+        );
         summary.pfc = pfc;
         summary
     }
@@ -297,7 +305,8 @@ impl<'a> Summary<'a> {
     }
 
     /// The summary of a run from its flow columns and its counters (`counters_json`).
-    /// The unfinished-flows warning is appended to `warnings`.
+    /// The unfinished-flows warning is appended to `warnings`; `at_rest`: the run ended
+    /// with nothing left to happen, so its unfinished flows stalled for good.
     fn new(
         flows: FlowColumns<'_>,
         counters: Value,
@@ -305,6 +314,7 @@ impl<'a> Summary<'a> {
         version: &str,
         mut warnings: Vec<String>,
         wall_time_s: Option<f64>,
+        at_rest: bool,
     ) -> Summary<'a> {
         let n = flows.finished.len();
         let bounds: Vec<u64> = scenario.run.size_buckets.iter().map(|b| b.0).collect();
@@ -352,10 +362,24 @@ impl<'a> Summary<'a> {
                 (0, _) => "RDMA",
                 _ => "TCP and RDMA",
             };
-            warnings.push(format!(
-                "{unfinished} of {reliable} {which} flows did not finish before the run stopped; \
-                 they are excluded from FCT statistics"
-            ));
+            warnings.push(if at_rest {
+                let no_timeout = if rdma > 0 && scenario.rdma.rto == crate::scenario::Rto::None {
+                    " (an RDMA connection has no retransmission timeout unless rdma.rto is set, so one that \
+                     loses its last packets waits for good)"
+                } else {
+                    ""
+                };
+                format!(
+                    "{unfinished} of {reliable} {which} flows did not finish: they stalled, the network having come \
+                     to rest with no packet moving and no timer left{no_timeout}; they are excluded from FCT \
+                     statistics"
+                )
+            } else {
+                format!(
+                    "{unfinished} of {reliable} {which} flows did not finish before the run stopped; \
+                     they are excluded from FCT statistics"
+                )
+            });
         }
         // Endless flows (long-lived TCP, UDP) have no size: their bytes do not count.
         let finite = |v: &[u64]| {
