@@ -1141,6 +1141,28 @@ impl Scenario {
         Ok(sc)
     }
 
+    /// Why the scenario's RDMA flows (if any) are not kept lossless: no flow control, or
+    /// RDMA classes outside PFC's or DSH's `classes`; `None` when they are (BFC guards
+    /// its flows by its own backpressure).
+    pub fn rdma_not_lossless(&self) -> Option<String> {
+        let lossless = self.switch.flow_control.paused_classes()?;
+        let mut exposed: Vec<u8> = self
+            .workloads()
+            .filter(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp)
+            .flat_map(|w| w.classes().iter().map(|&p| class_of(p)))
+            .filter(|c| !lossless.contains(c))
+            .collect();
+        exposed.sort_unstable();
+        exposed.dedup();
+        match (exposed.is_empty(), lossless.is_empty()) {
+            (true, _) => None,
+            (false, true) => Some("switch.flow_control.kind = \"lossy\": nothing keeps the fabric lossless".into()),
+            (false, false) => {
+                Some(format!("their classes {exposed:?} are not in switch.flow_control.classes = {lossless:?}"))
+            }
+        }
+    }
+
     /// Checks every value against its accepted range; returns warnings for legal but
     /// suspicious settings.
     pub fn validate(&self) -> Result<Warnings, ScenarioError> {
@@ -1246,28 +1268,6 @@ impl Scenario {
                  retransmission timeout); set non_ect = \"pass\": ns3-datacenter's switches mark, never drop"
                     .into(),
             );
-        }
-        if let Some(lossless) = s.flow_control.paused_classes().filter(|_| rdma_flows) {
-            let mut exposed: Vec<u8> = self
-                .workloads()
-                .filter(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp)
-                .flat_map(|w| w.classes().iter().map(|&p| class_of(p)))
-                .filter(|c| !lossless.contains(c))
-                .collect();
-            exposed.sort_unstable();
-            exposed.dedup();
-            if !exposed.is_empty() {
-                let what = if lossless.is_empty() {
-                    "switch.flow_control.kind = \"lossy\": nothing keeps the fabric lossless".to_string()
-                } else {
-                    format!("their classes {exposed:?} are not in switch.flow_control.classes = {lossless:?}")
-                };
-                warnings.push(format!(
-                    "RDMA flows run lossy ({what}): each drop costs a go-back-N resend of everything sent after it, \
-                     and without rdma.rto a connection that loses its last packets stalls for good; RoCE needs \
-                     [switch.flow_control] kind = \"pfc\" (or \"dsh\") covering the RDMA classes"
-                ));
-            }
         }
         if rdma_flows
             && (self.host.nic_buffer < rdma_packet

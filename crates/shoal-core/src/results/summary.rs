@@ -283,6 +283,21 @@ impl<'a> Summary<'a> {
                 crate::sim::TIME_LIMIT / crate::sim::PS_PER_S
             ));
         }
+        if let Some(why) = scenario.rdma_not_lossless() {
+            let records = sim.flow_records();
+            let rdma = || records.iter().filter(|r| r.kind == "rdma");
+            let hurt = rdma().filter(|r| r.retransmits > 0 || r.finish.is_none()).count();
+            let (drops, sent) = (sim.counters().total_dropped(), sim.counters().created);
+            if drops > 0 && hurt > 0 {
+                warnings.push(format!(
+                    "RDMA flows ran lossy ({why}): {drops} of {sent} packets ({:.3}%) were dropped, and {hurt} of {} \
+                     RDMA connections resent after a loss (go-back-N resends everything after it) or stalled; \
+                     RoCE needs [switch.flow_control] kind = \"pfc\" (or \"dsh\") covering the RDMA classes",
+                    100.0 * drops as f64 / sent.max(1) as f64,
+                    rdma().count()
+                ));
+            }
+        }
         let pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
         warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(|d| d.warning.clone())));
         let at_rest = sim.came_to_rest();
