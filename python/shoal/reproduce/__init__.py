@@ -227,10 +227,20 @@ def find(exp_id: str, root: Path | None = None) -> Experiment:
     root = root or experiments_root()
     parts = exp_id.strip("/").split("/")
     path = root / parts[0] / f"{parts[-1]}.toml" if len(parts) == 2 else None
-    if path is None or not path.is_file() or parts[-1].startswith("."):
+    if path is None or not _is_file(path) or any(p.startswith(".") for p in parts):
         known = ", ".join(e.id for e in list_experiments(root))
-        raise ExperimentError(f"unknown experiment {exp_id!r}; known: {known}")
+        shown = exp_id if len(exp_id) <= 60 else exp_id[:57] + "..."
+        raise ExperimentError(f"unknown experiment {shown!r}; known: {known}")
     return load_experiment(path, exp_id)
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file; False for a path no file can have (a name longer
+    than the file system allows, a NUL byte), which ``Path.is_file`` raises on."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 # ---------------------------------------------------------------- claims
@@ -480,10 +490,17 @@ def reproduce(
 
     The store defaults to ``results/reproduce/<paper>/<name>/<mode>``, the figures go to
     ``out`` (default: ``<store>/figures``). ``jobs`` local workers run the sweep, or a
-    dask.distributed ``cluster`` (as :func:`shoal.sweep`'s).
-    """
-    from shoal._sweep import sweep
+    dask.distributed ``cluster`` (as :func:`shoal.sweep`'s); both are checked for every
+    experiment, also one computed without a simulation.
 
+    Raises:
+        ExperimentError: an unknown experiment or a malformed experiment file.
+        SweepError: ``jobs`` below 1, a ``cluster`` that is no scheduler address or
+            without dask.distributed installed, or a sweep that cannot run.
+    """
+    from shoal._sweep import check_execution, sweep
+
+    check_execution(jobs, cluster)
     exp = experiment if isinstance(experiment, Experiment) else find(experiment)
     store_path = Path(store) if store is not None else default_store(exp, mode)
     out_path = Path(out) if out is not None else store_path / "figures"
