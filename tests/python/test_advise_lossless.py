@@ -108,7 +108,7 @@ def test_headroom_below_eta_is_flagged(kind: str) -> None:
     report = advise.check(_with(switch=switch))
     found = [f for f in report.findings if f.rule == "pfc-headroom-below-eta"]
     assert len(found) == 1, report.findings
-    assert f"switch.flow_control.headroom = 10,000 B" in found[0].message
+    assert "switch.flow_control.headroom = 10,000 B" in found[0].message
     assert f"{ETA:,} B" in found[0].message
     assert found[0].severity == "warning"
 

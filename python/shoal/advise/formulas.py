@@ -493,8 +493,13 @@ class HeadroomAdvice(Advice):
     TITLE: ClassVar[str] = "PFC headroom"
     OUTPUTS: ClassVar[tuple[tuple[str, str, str, str], ...]] = (
         ("eta", "headroom per queue (eta)", "bytes", "eta = 2 * (C * D_prop + MTU) + 3840 B"),
-        ("static_total", "static headroom (per queue)", "bytes", "h = N_p * N_q * eta"),
-        ("dsh_total", "DSH insurance headroom (per port)", "bytes", "B_i = N_p * eta"),
+        (
+            "static_total",
+            "static headroom, total (eta per port and queue)",
+            "bytes",
+            "h = N_p * N_q * eta",
+        ),
+        ("dsh_total", "DSH insurance headroom, total (eta per port)", "bytes", "B_i = N_p * eta"),
         ("static_fraction", "static headroom / buffer", "ratio", "h / B"),
         ("dsh_fraction", "DSH headroom / buffer", "ratio", "B_i / B"),
     )
