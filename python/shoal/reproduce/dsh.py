@@ -79,7 +79,8 @@ def first_pause_theorem(
     dsh: bool,
 ) -> float:
     """Total bytes the ``bursting`` queues receive before the first PAUSE, by DSH's
-    Theorem 1 (``dsh``) or 2 in dimensional form (lossless-facts 2.1): ``congested``
+    Theorem 1 (``dsh``) or 2 (section IV-C, Eq. 16 and 19) in dimensional form, each
+    queue's arrival and drain rates kept apart (experiments/dsh/README.md): ``congested``
     queues sit at their pause threshold, each draining at up to ``congested_drain``
     (B/s); each bursting queue receives at ``rate`` and drains at ``burst_drain``.
     ``shared`` is the shared segment B_s (private and headroom already taken out)."""
