@@ -54,6 +54,9 @@ _AXIS_LABELS = {
     "switch.alpha": "Dynamic threshold α",
     "switch.pool_size": "Shared buffer size",
     "workload.flows": "Flows",
+    "workload.size": "Flow size",
+    "switch.buffer": "Switch buffer",
+    "topology.link_rate": "Link rate",
 }
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 _RC = {
@@ -168,6 +171,27 @@ def _time_unit(values: np.ndarray) -> tuple[float, str]:
     return 1.0, "ns"
 
 
+def _quantity_order(values: pd.Series) -> list[Any] | None:
+    """The distinct values of an x column in the order of what they measure, when every
+    one is a quantity written as text with a unit of one kind (sizes ``"64KB"``, times
+    ``"10us"``, rates ``"100Gbps"``): text sorts "1MB" before "64KB". ``None`` for other
+    columns (numbers sort as numbers; other text keeps its order)."""
+    from shoal import _core
+
+    distinct = list(dict.fromkeys(values.dropna()))
+    if not distinct or not all(isinstance(v, str) for v in distinct):
+        return None
+    for parse in (_core.parse_bytes, _core.parse_time_ps, _core.parse_rate_bps):
+        try:
+            measured = {v: float(parse(v)) for v in distinct}
+        except ValueError:
+            continue
+        if any(not v.strip()[-1:].isalpha() for v in distinct):
+            return None  # plain numbers: not all of one unit kind
+        return sorted(distinct, key=lambda v: measured[v])
+    return None
+
+
 def _ok(runs: pd.DataFrame) -> pd.DataFrame:
     return runs[runs["status"] == "ok"] if "status" in runs else runs
 
@@ -217,7 +241,18 @@ def fct_vs_load(
     if data.empty:
         raise PlotError("fct_vs_load: no finished runs")
     _check_fixed(data, [x, *by_cols])
+    # A bucket no run has a flow of (sizes on the x axis put each in one bucket) would
+    # be a column of empty panels: draw the others.
+    buckets = [
+        b for b in buckets if data[[f"{b}_{s}_{suffix}" for s in stats]].notna().any(axis=None)
+    ]
+    if not buckets:
+        raise PlotError("fct_vs_load: no finished flows in the size buckets asked for")
+    ycols = [f"{b}_{s}_{suffix}" for s in stats for b in buckets]
+    order = _quantity_order(data[x])
     groups = [(label, g.groupby(x, sort=True)[ycols].mean()) for label, g in _groups(data, by_cols)]
+    if order is not None:  # quantities as text: in the order of what they measure
+        groups = [(label, g.reindex(order)) for label, g in groups]
     if normalize_to is not None:
         base = [g for label, g in groups if label == str(normalize_to)]
         if not base:
@@ -237,11 +272,13 @@ def fct_vs_load(
                 col = f"{bucket}_{stat}_{suffix}"
                 for i, (label, g) in enumerate(groups):
                     ax.plot(
-                        g.index,
+                        g.index if order is None else range(len(order)),
                         g[col] / scale,
                         marker=_MARKERS[i % len(_MARKERS)],
                         label=label or None,
                     )
+                if order is not None:
+                    ax.set_xticks(range(len(order)), [str(v) for v in order])
                 if normalize_to is not None:
                     ax.axhline(1.0, color="0.4", linewidth=0.8, linestyle="--")
                 ax.set_title(f"{bucket} flows: {_STAT_NAMES.get(stat, stat)}")
@@ -278,14 +315,19 @@ def loss_vs_load(
     with _style():
         fig = _figure(3.4, 2.6)
         ax = fig.subplots()
+        order = _quantity_order(data[x])
         for i, (label, g) in enumerate(_groups(data, by_cols)):
             series = g.groupby(x, sort=True)["loss_rate"].mean() * 100
+            if order is not None:
+                series = series.reindex(order)
             ax.plot(
-                series.index,
+                series.index if order is None else range(len(order)),
                 series.to_numpy(),
                 marker=_MARKERS[i % len(_MARKERS)],
                 label=label or None,
             )
+        if order is not None:
+            ax.set_xticks(range(len(order)), [str(v) for v in order])
         ax.set_xlabel(_AXIS_LABELS.get(x, x))
         ax.set_ylabel("Packet loss rate (%)")
         ax.set_ylim(bottom=0)
