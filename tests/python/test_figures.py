@@ -103,3 +103,69 @@ def test_numbers_on_the_x_axis_stay_numbers() -> None:
     xs = np.asarray(fig.axes[0].get_lines()[0].get_xdata(), float)
     assert list(xs) == [0.3, 0.6, 0.9]
     assert math.isclose(fig.axes[0].get_lines()[0].get_ydata()[0], 1.0)
+
+
+# -- rdma/burst -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def burst(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]:
+    from shoal.reproduce import reproduce
+
+    store = tmp_path_factory.mktemp("burst") / "store"
+    result = reproduce("rdma/burst", mode="quick", store=store, progress=False, jobs=2)
+    return store, result.runs
+
+
+def _burst_figure(burst: tuple[Path, pd.DataFrame]) -> object:
+    from shoal.reproduce.rdma import burst_figure
+
+    store, runs = burst
+    return burst_figure(runs[runs["status"] == "ok"], store)
+
+
+def test_burst_panels_are_titled_by_name(burst: tuple[Path, pd.DataFrame]) -> None:
+    fig = _burst_figure(burst)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]  # type: ignore[attr-defined]
+    assert titles == [
+        "DCQCN",
+        "DCQCN + window",
+        "TIMELY",
+        "DCTCP",
+        "θ-PowerTCP",
+        "HPCC",
+        "PowerTCP",
+    ], titles
+
+
+def test_burst_panels_share_one_queue_scale(burst: tuple[Path, pd.DataFrame]) -> None:
+    fig = _burst_figure(burst)
+    queues = [ax for ax in fig.axes if ax.get_ylabel().startswith("queue")]  # type: ignore[attr-defined]
+    assert len(queues) == 7
+    limits = {ax.get_ylim() for ax in queues}
+    assert len(limits) == 1, limits
+    # The scale holds the highest queue of all.
+    top = max(float(np.nanmax(line.get_ydata())) for ax in queues for line in ax.get_lines())
+    assert next(iter(limits))[1] >= top
+
+
+def test_burst_throughput_is_a_line_not_a_band(burst: tuple[Path, pd.DataFrame]) -> None:
+    """Sampled every 6.96 us, a 25 Gbps link sends 20 or 21 packets an interval: the raw
+    throughput swings by 5% from sample to sample and draws a solid band. The figure
+    averages it over 50 us: before the burst, the lone connection's line is flat."""
+    from shoal.reproduce.rdma import bottleneck_series
+
+    fig = _burst_figure(burst)
+    ax = [a for a in fig.axes if a.get_title() == "DCQCN"][0]  # type: ignore[attr-defined]
+    line = ax.get_lines()[0]
+    t, gbps = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+    before = gbps[(t < -0.1) & np.isfinite(gbps)]
+    assert before.size > 10 and float(np.std(before)) < 0.1, np.std(before)
+    assert "50 µs" in ax.get_ylabel()
+    # The raw samples swing far more: the test would catch a band.
+    store, runs = burst
+    run_dir = shoal.Store(store).run_dir(runs.set_index("scheme").loc["dcqcn", "key"])
+    raw = bottleneck_series(run_dir)
+    start = float(pd.read_parquet(run_dir / "flows.parquet")["start_ns"].max())
+    early = raw[(raw["time_ns"] < start - 0.1e6) & (raw["time_ns"] > start - 0.5e6)]
+    assert float(np.std(early["throughput_gbps"])) > 0.3
