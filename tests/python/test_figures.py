@@ -169,3 +169,23 @@ def test_burst_throughput_is_a_line_not_a_band(burst: tuple[Path, pd.DataFrame])
     start = float(pd.read_parquet(run_dir / "flows.parquet")["start_ns"].max())
     early = raw[(raw["time_ns"] < start - 0.1e6) & (raw["time_ns"] > start - 0.5e6)]
     assert float(np.std(early["throughput_gbps"])) > 0.3
+
+
+# -- dsh/fig11 ------------------------------------------------------------------------------
+
+
+def test_fig11_legend_stays_clear_of_the_data(tmp_path: Path) -> None:
+    """The theorems' first-PAUSE bursts are vertical lines across the whole axes (SIH's at
+    about 10%): a legend inside the axes is crossed by one, whatever its corner."""
+    from shoal.reproduce import reproduce
+    from shoal.reproduce.dsh import pause_figure
+
+    result = reproduce("dsh/fig11", mode="quick", store=tmp_path / "store", progress=False)
+    fig = pause_figure(result.runs[result.runs["status"] == "ok"], tmp_path / "store")
+    fig.draw_without_rendering()
+    (ax,) = fig.axes
+    assert ax.get_legend() is None and len(fig.legends) == 1
+    legend = fig.legends[0].get_window_extent()
+    assert not legend.overlaps(ax.get_window_extent()), (legend, ax.get_window_extent())
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["SIH", "DSH", "SIH: theorem", "DSH: theorem"], labels
