@@ -13,6 +13,7 @@ pyplot state, safe in scripts and servers); :func:`save` writes it as PNG and/or
 * :func:`buffer_cdf`: CDF of shared-buffer (pool) occupancy per group, from the queue
   samples of runs with ``run.sample_interval`` set. Input: samples (:func:`sweep_samples`).
 * :func:`loss_vs_load`: packet loss rate against load. Input: a sweep table.
+* :func:`pfc_vs_load`: PFC's paused time against load. Input: a sweep table.
 
 ``by`` names the column(s) that make the lines (``"scheme"``, an axis key, or a list of
 them); axis columns not in ``by``, the x axis or ``seed`` must not vary (filter first),
@@ -39,6 +40,7 @@ __all__ = [
     "fct_cdf",
     "buffer_cdf",
     "loss_vs_load",
+    "pfc_vs_load",
     "save",
     "sweep_flows",
     "sweep_samples",
@@ -331,6 +333,49 @@ def loss_vs_load(
         ax.set_xlabel(_AXIS_LABELS.get(x, x))
         ax.set_ylabel("Packet loss rate (%)")
         ax.set_ylim(bottom=0)
+        _legend(fig, ax, 0)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def pfc_vs_load(
+    runs: pd.DataFrame,
+    *,
+    x: str = "workload.load",
+    by: str | Sequence[str] | None = "scheme",
+    title: str | None = None,
+) -> Any:
+    """PFC's paused time (summed over every paused port class, mean over seeds) vs load,
+    one line per group; the runs of a sweep with a lossless class."""
+    by_cols = _by_list(by) if by is not None and (not isinstance(by, str) or by in runs) else []
+    _need(runs, [x, "pfc_paused_ns"], "pfc_vs_load")
+    data = _ok(runs)
+    if data.empty or not data["pfc_paused_ns"].notna().any():
+        raise PlotError("pfc_vs_load: no finished run with a lossless class")
+    _check_fixed(data, [x, *by_cols])
+    paused = pd.to_numeric(data["pfc_paused_ns"], errors="coerce")
+    scale, unit = _time_unit(paused.to_numpy(dtype=float))
+    with _style():
+        fig = _figure(3.4, 2.6)
+        ax = fig.subplots()
+        order = _quantity_order(data[x])
+        for i, (label, g) in enumerate(_groups(data.assign(pfc_paused_ns=paused), by_cols)):
+            series = g.groupby(x, sort=True)["pfc_paused_ns"].mean() / scale
+            if order is not None:
+                series = series.reindex(order)
+            ax.plot(
+                series.index if order is None else range(len(order)),
+                series.to_numpy(),
+                marker=_MARKERS[i % len(_MARKERS)],
+                label=label or None,
+            )
+        if order is not None:
+            ax.set_xticks(range(len(order)), [str(v) for v in order])
+        ax.set_xlabel(_AXIS_LABELS.get(x, x))
+        ax.set_ylabel(f"PFC paused time ({unit})")
+        top = float(np.nanmax(paused.to_numpy(dtype=float))) / scale
+        ax.set_ylim(0, top * 1.08 if top > 0 else 1.0)  # from 0, the top markers whole
         _legend(fig, ax, 0)
         if title:
             fig.suptitle(title)

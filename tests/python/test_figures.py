@@ -189,3 +189,53 @@ def test_fig11_legend_stays_clear_of_the_data(tmp_path: Path) -> None:
     assert not legend.overlaps(ax.get_window_extent()), (legend, ax.get_window_extent())
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels == ["SIH", "DSH", "SIH: theorem", "DSH: theorem"], labels
+
+
+# -- the report of a PFC sweep --------------------------------------------------------------
+
+#: Eight RDMA senders at line rate into host 0 through a 200 KB pool under PFC, at two
+#: pause thresholds: PFC pauses every sender.
+PFC_SWEEP = {
+    "name": "pfc",
+    "scenario": {
+        "topology": {"kind": "star", "hosts": 9, "link_rate": "100Gbps", "link_delay": "1us"},
+        "switch": {"pool_size": "200KB", "reserved": "0B", "flow_control": {"kind": "pfc"}},
+        "rdma": {"cc": {"kind": "none"}},
+        "workload": {"pattern": "incast", "receiver": 0, "size": "200KB", "transport": "rdma"},
+    },
+    "axes": {"switch.flow_control.alpha": [0.125, 0.5]},
+}
+
+
+@pytest.fixture(scope="module")
+def pfc_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]:
+    from shoal.report import write_report
+
+    store = tmp_path_factory.mktemp("pfc") / "store"
+    runs = shoal.sweep(PFC_SWEEP, jobs=1, progress=False, store=store)
+    return write_report(store), runs
+
+
+def test_the_report_of_a_pfc_sweep_shows_its_pauses(
+    pfc_report: tuple[Path, pd.DataFrame],
+) -> None:
+    report, runs = pfc_report
+    assert (runs["pfc_pause_frames"] > 0).all()
+    text = report.read_text()
+    for header in ("PAUSE frames", "paused (µs)", "lossless drops"):
+        assert f"<th>{header}</th>" in text, header
+    for frames in runs["pfc_pause_frames"]:
+        assert f"<td>{int(frames)}</td>" in text
+    assert (report.parent / "pfc_vs_load.png").is_file()
+    assert "PFC paused time vs switch.flow_control.alpha" in text
+
+
+def test_the_report_of_a_lossy_sweep_has_no_pfc_columns(tmp_path: Path) -> None:
+    from shoal.report import write_report
+
+    store = tmp_path / "store"
+    shoal.sweep(
+        {**SIZE_SWEEP, "axes": {"workload.size": ["64KB"]}}, jobs=1, progress=False, store=store
+    )
+    text = write_report(store).read_text()
+    assert "PAUSE frames" not in text and "PFC" not in text
