@@ -239,3 +239,72 @@ def test_the_report_of_a_lossy_sweep_has_no_pfc_columns(tmp_path: Path) -> None:
     )
     text = write_report(store).read_text()
     assert "PAUSE frames" not in text and "PFC" not in text
+
+
+# -- redrawing a cached experiment ----------------------------------------------------------
+
+
+def test_saving_both_formats_lays_the_figure_out_once(
+    sized: tuple[Path, pd.DataFrame], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Constrained layout measures every text of the figure: a third of a save. PNG and
+    PDF share one layout."""
+    import matplotlib.layout_engine as engines
+
+    calls = []
+    real = engines.do_constrained_layout
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engines, "do_constrained_layout", counted)
+    _, df = sized
+    fig = plot.fct_vs_load(df, x="workload.size")
+    engine = fig.get_layout_engine()
+    png, pdf = plot.save(fig, tmp_path / "fct")
+    assert png.suffix == ".png" and pdf.suffix == ".pdf"
+    assert len(calls) == 1, len(calls)
+    assert fig.get_layout_engine() is engine  # the figure is as it was
+
+
+def test_reproducing_again_keeps_figures_of_the_same_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every run is in the store and the figures are the ones its data make: nothing is
+    drawn again. A figure whose file is gone, or whose data changed, is."""
+    from matplotlib.figure import Figure
+
+    from shoal.reproduce import reproduce
+
+    store = tmp_path / "store"
+    first = reproduce("dsh/fig11", mode="quick", store=store, progress=False)
+    assert first.figures
+    before = {p: p.stat().st_mtime_ns for p in first.figures}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("drew a figure whose file is up to date")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Figure, "savefig", refuse)
+        again = reproduce("dsh/fig11", mode="quick", store=store, progress=False)
+    assert again.figures == first.figures
+    assert {p: p.stat().st_mtime_ns for p in again.figures} == before
+    # A missing file is drawn again.
+    png = next(p for p in first.figures if p.suffix == ".png")
+    png.unlink()
+    third = reproduce("dsh/fig11", mode="quick", store=store, progress=False)
+    assert png.is_file() and third.figures == first.figures
+
+
+def test_a_figure_of_other_data_is_drawn_again(
+    sized: tuple[Path, pd.DataFrame], tmp_path: Path
+) -> None:
+    _, df = sized
+    stem = tmp_path / "fct"
+    stamp = plot.stamp(df, "fct_vs_load")
+    plot.save(plot.fct_vs_load(df, x="workload.size"), stem, stamp=stamp)
+    assert plot.saved(stem, stamp) == [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
+    other = plot.stamp(df.iloc[:-1], "fct_vs_load")
+    assert other != stamp and plot.saved(stem, other) is None
+    assert plot.saved(stem, plot.stamp(df, "loss_vs_load")) is None

@@ -396,13 +396,23 @@ def _draw(exp: Experiment, runs: pd.DataFrame, out: Path, store: Path) -> list[P
         )
         for stem, frame, suffix in parts:
             title = spec.pop("title", None) or f"{exp.figure}{suffix}"
+            # The figure is already there, drawn from these runs by this code: drawing
+            # it again (its layout and its save are most of a cached redraw) gives
+            # the same file.
+            stamp = plot.stamp(
+                frame.drop(columns="cached", errors="ignore"), exp.id, kind, spec, title
+            )
+            existing = plot.saved(out / stem, stamp)
+            if existing is not None:
+                written += existing
+                continue
             if kind == "metric_vs":
                 fig = _metric_vs(frame, title=title, **spec)
             elif kind in _figures():
                 fig = _figures()[kind](frame, store, title=title, **spec)
             else:
                 fig = getattr(plot, kind)(frame, title=title, **spec)
-            written += plot.save(fig, out / stem)
+            written += plot.save(fig, out / stem, stamp=stamp)
             import matplotlib.pyplot as plt
 
             plt.close(fig)
