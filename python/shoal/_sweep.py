@@ -291,6 +291,7 @@ def load_sweep(
         SweepError: on a malformed specification.
         ScenarioError: when the base scenario cannot be read.
     """
+    _check_store_arg(store)
     source: Path | None = None
     if isinstance(spec, Mapping):
         raw = _plain(spec, SweepError, "sweep")
@@ -580,6 +581,12 @@ _ADDRESS = re.compile(
 )
 
 
+def _check_store_arg(store: str | os.PathLike[str] | None) -> None:
+    """Refuse a store path no directory can have (a NUL byte)."""
+    if store is not None and "\0" in os.fspath(store):
+        raise SweepError(f"store: a path cannot hold a NUL byte: {os.fspath(store)!r}")
+
+
 def check_execution(jobs: int | None, cluster: Any) -> None:
     """Refuse, before anything runs or is written, a ``jobs`` below 1 and a ``cluster``
     that cannot be used: an address that is not one, or any cluster without
@@ -761,6 +768,7 @@ def sweep(
             finished are kept in the store.
     """
     check_execution(jobs, cluster)
+    _check_store_arg(store)
     if not isinstance(spec, SweepSpec):
         spec = load_sweep(spec, store=store)
     elif store is not None:

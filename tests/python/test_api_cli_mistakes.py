@@ -193,3 +193,25 @@ def test_api_sweep_checks_jobs_and_cluster_before_writing_a_store(
     with pytest.raises(SweepError, match="jobs|cluster"):
         shoal.sweep(ONE_RUN, store=tmp_path / "st", progress=False, **kwargs)  # type: ignore[arg-type]
     assert not (tmp_path / "st").exists()
+
+
+# -- paths no file can have, and modes that do not exist -------------------------------------
+
+
+def test_a_sweep_store_argument_with_a_nul_is_a_sweep_error(tmp_path: Path) -> None:
+    with pytest.raises(SweepError, match="store"):
+        shoal.sweep(ONE_RUN, store=tmp_path / "st\x00re", progress=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("key", ["store", "out"])
+def test_a_reproduce_path_with_a_nul_is_an_experiment_error(key: str, tmp_path: Path) -> None:
+    with pytest.raises(ExperimentError, match=key):
+        paths = {"store": tmp_path / "st", key: tmp_path / "a\x00b"}
+        reproduce("dsh/fig4", progress=False, **paths)  # type: ignore[arg-type]
+
+
+def test_an_unknown_mode_is_refused_for_every_experiment(tmp_path: Path) -> None:
+    with pytest.raises(ExperimentError, match="mode"):
+        reproduce("dsh/fig4", mode="fast", store=tmp_path / "st", progress=False)
+    assert not (tmp_path / "st").exists()

@@ -504,12 +504,18 @@ def reproduce(
     experiment, also one computed without a simulation.
 
     Raises:
-        ExperimentError: an unknown experiment or a malformed experiment file.
+        ExperimentError: an unknown experiment or mode, a malformed experiment file, or a
+            ``store`` or ``out`` path with a NUL byte.
         SweepError: ``jobs`` below 1, a ``cluster`` that is no scheduler address or
             without dask.distributed installed, or a sweep that cannot run.
     """
     from shoal._sweep import check_execution, sweep
 
+    if mode not in MODES:
+        raise ExperimentError(f"unknown mode {mode!r}; expected quick or full")
+    for name, path in (("store", store), ("out", out)):
+        if path is not None and "\0" in os.fspath(path):
+            raise ExperimentError(f"{name}: a path cannot hold a NUL byte: {os.fspath(path)!r}")
     check_execution(jobs, cluster)
     exp = experiment if isinstance(experiment, Experiment) else find(experiment)
     store_path = Path(store) if store is not None else default_store(exp, mode)
