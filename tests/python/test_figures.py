@@ -230,6 +230,24 @@ def test_the_report_of_a_pfc_sweep_shows_its_pauses(
     assert "PFC paused time vs switch.flow_control.alpha" in text
 
 
+def test_shoal_plot_pfc_vs_load(
+    pfc_report: tuple[Path, pd.DataFrame], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report, runs = pfc_report
+    store = report.parents[2]
+    out = tmp_path / "pfc.png"
+    args = ("plot", "pfc-vs-load", store, "--x", "switch.flow_control.alpha", "--out", out)
+    code, _, err = run_cli(capsys, *args)
+    assert code == 0, err
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    fig = plot.pfc_vs_load(runs, x="switch.flow_control.alpha")
+    ys = np.asarray(fig.axes[0].get_lines()[0].get_ydata(), float)
+    unit = fig.axes[0].get_ylabel().removeprefix("PFC paused time (").removesuffix(")")
+    scale = {"ns": 1.0, "µs": 1e3, "ms": 1e6}[unit]
+    expected = runs.sort_values("switch.flow_control.alpha")["pfc_paused_ns"] / scale
+    np.testing.assert_allclose(ys, expected.to_numpy())
+
+
 def test_the_report_of_a_lossy_sweep_has_no_pfc_columns(tmp_path: Path) -> None:
     from shoal.report import write_report
 
