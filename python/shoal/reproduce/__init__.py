@@ -7,7 +7,7 @@ there)::
 
     [experiment]
     title = "..."
-    paper = "bcc-shared-buffer-ecn.md"      # the paper's file under papers/
+    paper = "bcc-shared-buffer-ecn.md"      # the paper's short name
     figure = "Fig. 3 (section III-C)"
     description = "..."
     analysis = "bcc.goodput"                 # optional: extra columns (see ANALYSES)
