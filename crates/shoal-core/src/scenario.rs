@@ -6,6 +6,7 @@ use crate::switch::admission::AdmissionConfig;
 use crate::switch::classify::ClassifierConfig;
 use crate::switch::flow_control::FlowControlConfig;
 use crate::switch::marking::{CutoffConfig, MarkerConfig, MarkingConfig};
+use crate::switch::mmu::class_of;
 use crate::switch::scheduler::SchedulerConfig;
 use crate::transport::cc::{CcConfig, RdmaCcConfig};
 use crate::units::{Bytes, Rate, Time};
@@ -1245,6 +1246,28 @@ impl Scenario {
                  retransmission timeout); set non_ect = \"pass\": ns3-datacenter's switches mark, never drop"
                     .into(),
             );
+        }
+        if let Some(lossless) = s.flow_control.paused_classes().filter(|_| rdma_flows) {
+            let mut exposed: Vec<u8> = self
+                .workloads()
+                .filter(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp)
+                .flat_map(|w| w.classes().iter().map(|&p| class_of(p)))
+                .filter(|c| !lossless.contains(c))
+                .collect();
+            exposed.sort_unstable();
+            exposed.dedup();
+            if !exposed.is_empty() {
+                let what = if lossless.is_empty() {
+                    "switch.flow_control.kind = \"lossy\": nothing keeps the fabric lossless".to_string()
+                } else {
+                    format!("their classes {exposed:?} are not in switch.flow_control.classes = {lossless:?}")
+                };
+                warnings.push(format!(
+                    "RDMA flows run lossy ({what}): each drop costs a go-back-N resend of everything sent after it, \
+                     and without rdma.rto a connection that loses its last packets stalls for good; RoCE needs \
+                     [switch.flow_control] kind = \"pfc\" (or \"dsh\") covering the RDMA classes"
+                ));
+            }
         }
         if rdma_flows
             && (self.host.nic_buffer < rdma_packet

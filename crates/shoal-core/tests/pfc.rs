@@ -383,8 +383,9 @@ fn deadlock_fabric(failed: bool, seed: u64) -> Simulation {
     deadlock_fabric_with(failed, seed, "")
 }
 
-/// `deadlock_fabric` with PFC keys `pfc`.
+/// `deadlock_fabric` with PFC keys `pfc` (`deadlock_after` is 200 us unless they set it).
 fn deadlock_fabric_with(failed: bool, seed: u64, pfc: &str) -> Simulation {
+    let watch = if pfc.contains("deadlock_after") { "" } else { "deadlock_after = \"200us\"" };
     let failed_links = if failed { "failed_links = [[20, 19], [21, 16]]" } else { "" };
     let flows = |senders: &str, receivers: &str| {
         format!(
@@ -396,7 +397,7 @@ fn deadlock_fabric_with(failed: bool, seed: u64, pfc: &str) -> Simulation {
         "[topology]\nkind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\nlink_rate = \"100Gbps\"\n\
          uplink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n{failed_links}\n\
          [switch]\npool_size = \"300KB\"\nreserved = \"0B\"\nqueues = 8\nscheduler = \"strict_priority\"\n\
-         [switch.flow_control]\nkind = \"pfc\"\ndeadlock_after = \"200us\"\nstop_at_deadlock = true\n{pfc}\n\
+         [switch.flow_control]\nkind = \"pfc\"\n{watch}\nstop_at_deadlock = true\n{pfc}\n\
          [rdma.cc]\nkind = \"none\"\n[run]\nseed = {seed}\n\
          [workload]\n{}\n[[workload.extra]]\n{}\n[[workload.extra]]\n{}\n[[workload.extra]]\n{}",
         flows("0-3", "12-15"),
@@ -404,6 +405,7 @@ fn deadlock_fabric_with(failed: bool, seed: u64, pfc: &str) -> Simulation {
         flows("4-7", "8-11"),
         flows("8-11", "4-7"),
         pfc = pfc,
+        watch = watch,
     ));
     let mut sim = Simulation::new(&sc.resolved().unwrap()).unwrap();
     sim.run();
@@ -431,6 +433,22 @@ fn a_cyclic_buffer_dependency_deadlocks_and_is_reported() {
         let next = d.cycle[(i + 1) % d.cycle.len()];
         assert_eq!(sim.port_peer(n.switch, n.port), NodeId::Switch(next.switch), "each waits for the next: {d:?}");
     }
+}
+
+/// A `deadlock_after` longer than the run could last: the fabric freezes (ON/OFF pauses
+/// send no more frames, and nothing slows or times out the flows), the network comes to
+/// rest holding packets, and the deadlock is reported there with the same cycle.
+#[test]
+fn a_fabric_that_freezes_before_deadlock_after_is_reported_at_rest() {
+    let sim = deadlock_fabric_with(true, 1, "deadlock_after = \"10s\"");
+    let deadlocks = sim.deadlocks();
+    assert!(!deadlocks.is_empty(), "no deadlock found");
+    let d = &deadlocks[0];
+    assert!(d.frozen && d.detected < 10_000_000_000_000, "{d:?}");
+    assert_eq!(sim.now(), d.detected, "the run ended where the deadlock was found");
+    let switches: std::collections::BTreeSet<u32> = d.cycle.iter().map(|n| n.switch).collect();
+    assert_eq!(switches.into_iter().collect::<Vec<_>>(), [1, 2, 4, 5], "L1 L2 S0 S1: {d:?}");
+    assert!(sim.check_invariants().is_empty(), "{:?}", sim.check_invariants());
 }
 
 /// With timed pauses refreshed while held, a deadlock's pauses never lapse, and the

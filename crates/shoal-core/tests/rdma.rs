@@ -4,6 +4,7 @@
 
 mod common;
 use common::star_100g;
+use shoal_core::results::{FlowTable, Summary};
 use shoal_core::{Scenario, ScenarioError, Simulation};
 
 /// A star of 100 Gbps links of 1 us carrying the RDMA workloads `workloads`.
@@ -153,6 +154,44 @@ fn a_timeout_completes_the_connections_whose_tail_was_lost() {
     let timeouts: u32 = records.iter().map(|r| r.timeouts).sum();
     assert!(timeouts > 0);
     assert!(records.iter().all(|r| r.finish.is_some() && r.delivered_bytes == r.bytes), "{stalled} stalled before");
+}
+
+/// The same lossy run as a user sees it: the scenario warns that nothing keeps its RDMA
+/// flows lossless, and the summary says that the unfinished connections stalled (the
+/// network came to rest), not that the run stopped early, and points to `rdma.rto`. A run
+/// cut short by its stop time says that instead; under PFC (all classes by default)
+/// there is nothing to warn of.
+#[test]
+fn lossy_rdma_is_warned_of_and_its_stalled_connections_named() {
+    let stalled_run = "[switch]\npool_size = \"100KB\"\nreserved = \"0B\"\n[workload]\npattern = \"all_to_all\"\n\
+                       load = 0.9\nflows = 300\ntransport = \"rdma\"\n";
+    let summary_warnings = |toml: &str| {
+        let sc = common::scenario(&format!(
+            "[topology]\nkind = \"star\"\nhosts = 8\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n{toml}"
+        ));
+        let scenario_warnings = sc.validate().unwrap();
+        let mut sim = Simulation::new(&sc).unwrap();
+        sim.run();
+        let table = FlowTable::from_records(&sim.flow_records());
+        (scenario_warnings, Summary::of_simulation(&mut sim, &sc, &table, Vec::new(), None).warnings)
+    };
+    let (scenario, summary) = summary_warnings(stalled_run);
+    assert!(scenario.iter().any(|w| w.starts_with("RDMA flows run lossy") && w.contains("\"lossy\"")), "{scenario:?}");
+    let stalled = summary.iter().find(|w| w.contains("did not finish")).unwrap_or_else(|| panic!("{summary:?}"));
+    assert!(stalled.contains("stalled") && stalled.contains("rdma.rto"), "{stalled}");
+
+    let (_, cut_short) = summary_warnings(&format!("{stalled_run}[run]\nstop_time = \"20us\"\n"));
+    let early = cut_short.iter().find(|w| w.contains("did not finish")).unwrap_or_else(|| panic!("{cut_short:?}"));
+    assert!(early.contains("before the run stopped") && !early.contains("stalled"), "{early}");
+
+    let (outside, _) =
+        summary_warnings(&format!("{stalled_run}priority = 2\n[switch.flow_control]\nkind = \"pfc\"\nclasses = [3]\n"));
+    assert!(
+        outside.iter().any(|w| w.contains("classes [2] are not in switch.flow_control.classes = [3]")),
+        "{outside:?}"
+    );
+    let (covered, _) = summary_warnings(&format!("{stalled_run}[switch.flow_control]\nkind = \"pfc\"\n"));
+    assert!(!covered.iter().any(|w| w.contains("RDMA flows run lossy")), "{covered:?}");
 }
 
 /// DCQCN against ns3-datacenter (6ddb4a4, `powertcp-evaluation-burst`, cc mode 1 with the

@@ -153,6 +153,8 @@ pub struct Simulation {
     pauses: PauseLog,
     /// `Observe` events in the event queue.
     observations_pending: usize,
+    /// How messages name the nodes (as the topology file numbers them); set by `new`.
+    node_ids: Option<net::NodeIds>,
     /// Tests only: every data packet gets a side-table payload as it enters its NIC.
     #[cfg(test)]
     attach_exts: bool,
@@ -222,8 +224,9 @@ impl Simulation {
             budget::MemoryEstimate::of(sc, &spec)?.check(available)?;
         }
         let flows = workload::generate(sc, &spec)?;
-        let sim = Self::with_flows(sc, &spec, &buffers, flows);
+        let mut sim = Self::with_flows(sc, &spec, &buffers, flows);
         sim.check_buffers(sc, &buffers)?;
+        sim.node_ids = Some(ids);
         Ok(sim)
     }
 
@@ -401,6 +404,7 @@ impl Simulation {
             exts: ExtStore::default(),
             pauses: PauseLog::default(),
             observations_pending: 0,
+            node_ids: None,
             #[cfg(test)]
             attach_exts: false,
             #[cfg(test)]
@@ -445,6 +449,15 @@ impl Simulation {
         self.links[self.switches[switch as usize].ports[port as usize].link as usize].to
     }
 
+    /// `node` as messages name it: "switch 2 (node 130)", with the topology file's ids.
+    pub fn describe(&self, node: NodeId) -> String {
+        match (&self.node_ids, node) {
+            (Some(ids), _) => ids.describe(node),
+            (None, NodeId::Host(h)) => format!("host {h}"),
+            (None, NodeId::Switch(s)) => format!("switch {s}"),
+        }
+    }
+
     pub fn now(&self) -> Ps {
         self.now
     }
@@ -474,6 +487,12 @@ impl Simulation {
 
     pub fn is_finished(&self) -> bool {
         self.finished
+    }
+
+    /// Whether nothing is left to happen but observations: the network holds what it
+    /// holds for good.
+    pub fn came_to_rest(&self) -> bool {
+        self.events.len() == self.observations_pending
     }
 
     /// Whether the run stopped because its next event lay beyond `TIME_LIMIT`: nothing
@@ -531,6 +550,13 @@ impl Simulation {
                 continue;
             }
             self.dispatch(event);
+            if self.came_to_rest() && self.tell_observers_at_rest() {
+                // Nothing but observations is left, and a deadlock was found in what the
+                // network holds for good: the run ends at the deadlock, as asked.
+                self.stop_time = Some(self.now);
+                self.finished = true;
+                return true;
+            }
         }
         if self.events.is_empty() {
             self.finished = true;
@@ -945,6 +971,20 @@ impl Simulation {
     }
 
     /// Runs observer `i`; returns whether it asks to end the run now.
+    /// The network has no event left but observations, so nothing in it will change
+    /// again: tells every observer (once: only a dispatched event can lead here). Returns
+    /// whether one wants the run to end now.
+    fn tell_observers_at_rest(&mut self) -> bool {
+        let links = &self.links;
+        let net = NetView { now: self.now, switches: &self.switches, link_tx_bytes: &|l| links[l as usize].tx_bytes };
+        let mut stop = false;
+        for observer in &mut self.observers {
+            observer.at_rest(&net);
+            stop |= observer.wants_stop();
+        }
+        stop
+    }
+
     fn on_observe(&mut self, i: u16) -> bool {
         let links = &self.links;
         let net = NetView { now: self.now, switches: &self.switches, link_tx_bytes: &|l| links[l as usize].tx_bytes };

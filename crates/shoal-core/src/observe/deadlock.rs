@@ -9,6 +9,11 @@
 //! leave. A cycle of waiting nodes can never drain: a deadlock. Looked for every
 //! `after / 4`, so a deadlock is reported at most `after / 4` late; a congested fabric
 //! whose pauses come and go is not reported, because no pause on its cycles lasts `after`.
+//!
+//! A network at rest (no event left: with ON/OFF pauses, a deadlock sends no more frames
+//! and needs no timer) that still holds packets can never move them again, however short
+//! its pauses are: then every paused node that holds packets is stalled, whatever
+//! `after` says, and the cycles among them are reported as `frozen`.
 
 use super::{NetView, Observer};
 use crate::sim::Ps;
@@ -27,11 +32,14 @@ pub struct PortClass {
 
 /// A deadlock: the cycle of waiting (switch, port, class), each waiting for the next and
 /// the last for the first; when its last pause began (`onset`), and when it was found.
+/// `frozen`: found when the network had come to rest holding packets, rather than by its
+/// pauses lasting `deadlock_after`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Deadlock {
     pub onset: Ps,
     pub detected: Ps,
     pub cycle: Vec<PortClass>,
+    pub frozen: bool,
 }
 
 /// How deadlocks are watched for (`[switch.flow_control]`'s `deadlock_after` and
@@ -60,14 +68,15 @@ impl DeadlockDetector {
         DeadlockDetector { watch, peers, found: Vec::new(), reported: FxHashSet::default() }
     }
 
-    /// The stalled nodes at `now`, each with when its pause began.
-    fn stalled(&self, switches: &[Switch], now: Ps) -> FxHashMap<PortClass, Ps> {
+    /// The stalled nodes at `now`, each with when its pause began: those paused for
+    /// `after` or more that hold packets.
+    fn stalled(&self, switches: &[Switch], now: Ps, after: Ps) -> FxHashMap<PortClass, Ps> {
         let mut stalled = FxHashMap::default();
         for (s, switch) in switches.iter().enumerate().filter(|(_, sw)| sw.pauses().any()) {
             for port in 0..switch.ports.len() {
                 for class in 0..CLASSES {
                     let Some(since) = switch.pauses().paused_since(port, class) else { continue };
-                    if now - since >= self.watch.after && holds(switch, port, class, None) {
+                    if now - since >= after && holds(switch, port, class, None) {
                         stalled.insert(PortClass { switch: s as u32, port: port as u16, class: class as u8 }, since);
                     }
                 }
@@ -105,10 +114,30 @@ impl Observer for DeadlockDetector {
     }
 
     fn observe(&mut self, net: &NetView) {
+        self.look(net, self.watch.after, false);
+    }
+
+    fn at_rest(&mut self, net: &NetView) {
+        self.look(net, 0, true);
+    }
+
+    fn deadlocks(&self) -> &[Deadlock] {
+        &self.found
+    }
+
+    fn wants_stop(&self) -> bool {
+        self.watch.stop && !self.found.is_empty()
+    }
+}
+
+impl DeadlockDetector {
+    /// Reports the cycles among the nodes stalled for `after` or more that were not
+    /// reported before.
+    fn look(&mut self, net: &NetView, after: Ps, frozen: bool) {
         if !net.switches.iter().any(|s| s.pauses().any()) {
             return;
         }
-        let stalled = self.stalled(net.switches, net.now);
+        let stalled = self.stalled(net.switches, net.now, after);
         let mut nodes: Vec<PortClass> = stalled.keys().copied().collect();
         nodes.sort_unstable();
         let edges: FxHashMap<PortClass, Vec<PortClass>> =
@@ -118,17 +147,9 @@ impl Observer for DeadlockDetector {
             key.sort_unstable();
             if self.reported.insert(key) {
                 let onset = cycle.iter().map(|n| stalled[n]).max().expect("a cycle has nodes");
-                self.found.push(Deadlock { onset, detected: net.now, cycle });
+                self.found.push(Deadlock { onset, detected: net.now, cycle, frozen });
             }
         }
-    }
-
-    fn deadlocks(&self) -> &[Deadlock] {
-        &self.found
-    }
-
-    fn wants_stop(&self) -> bool {
-        self.watch.stop && !self.found.is_empty()
     }
 }
 

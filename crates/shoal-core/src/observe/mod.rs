@@ -23,6 +23,9 @@ pub trait Observer: Send {
     /// Time between two observations.
     fn interval(&self) -> Ps;
     fn observe(&mut self, net: &NetView);
+    /// Called once when the network has come to rest: no event is left, so nothing in
+    /// it will ever change again.
+    fn at_rest(&mut self, _net: &NetView) {}
     /// The queue samples it took, if it takes any.
     fn samples(&self) -> &[Sample] {
         &[]

@@ -22,7 +22,8 @@
 //! * **ECN mark rate** = ECN-marked packets / data packets sent.
 
 use crate::engine::{PfcPortRecord, Simulation};
-use crate::observe::PortClass;
+use crate::net::NodeId;
+use crate::observe::{Deadlock, PortClass};
 use crate::scenario::Scenario;
 use crate::workload::ENDLESS;
 use serde::ser::SerializeMap;
@@ -112,26 +113,46 @@ pub struct PfcSummary {
 }
 
 /// A deadlock: when its last pause began, when it was found, and its cycle of waiting
-/// (switch, port, class), each waiting for the next.
+/// (switch, port, class), each waiting for the next. `frozen`: found when the network
+/// had come to rest holding packets (no event left), whatever `deadlock_after` says.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct DeadlockSummary {
     pub onset_ns: f64,
     pub detected_ns: f64,
     pub cycle: Vec<PortClass>,
+    pub frozen: bool,
+    /// The warning that names the cycle's nodes as the topology numbers them.
+    #[serde(skip)]
+    warning: String,
 }
 
 impl DeadlockSummary {
-    /// The run's warning about it.
-    fn warning(&self) -> String {
-        let cycle: Vec<String> =
-            self.cycle.iter().map(|n| format!("switch {} port {} class {}", n.switch, n.port, n.class)).collect();
-        format!(
-            "PFC deadlock from {} ns (found at {} ns): {} each paused while holding packets that wait for the next: {}",
-            self.onset_ns,
-            self.detected_ns,
-            cycle.len(),
-            cycle.join(" -> ")
-        )
+    fn of(d: &Deadlock, sim: &Simulation) -> DeadlockSummary {
+        let hops: Vec<String> = d
+            .cycle
+            .iter()
+            .map(|n| {
+                let peer = sim.describe(sim.port_peer(n.switch, n.port));
+                format!("{} port {} (to {peer}) class {}", sim.describe(NodeId::Switch(n.switch)), n.port, n.class)
+            })
+            .collect();
+        let (onset_ns, detected_ns) = (d.onset as f64 / 1e3, d.detected as f64 / 1e3);
+        let found = if d.frozen {
+            format!(
+                "the network froze: at {detected_ns} ns no event was left and it still held {} packets, so the run \
+                 ended there",
+                sim.packets_in_network()
+            )
+        } else {
+            format!("found at {detected_ns} ns")
+        };
+        let warning = format!(
+            "deadlock from {onset_ns} ns ({found}): {} egress queues, each paused while holding packets that wait for \
+             the next: {}",
+            hops.len(),
+            hops.join(" -> ")
+        );
+        DeadlockSummary { onset_ns, detected_ns, cycle: d.cycle.clone(), frozen: d.frozen, warning }
     }
 }
 
@@ -150,15 +171,7 @@ impl PfcSummary {
             max_paused_ns: paused.max().unwrap_or(0) as f64 / 1e3,
             longest_pause_ns: rows.values().map(|r| r.longest_pause).max().unwrap_or(0) as f64 / 1e3,
             lossless_drops: sim.counters().lossless_drops,
-            deadlocks: sim
-                .deadlocks()
-                .iter()
-                .map(|d| DeadlockSummary {
-                    onset_ns: d.onset as f64 / 1e3,
-                    detected_ns: d.detected as f64 / 1e3,
-                    cycle: d.cycle.clone(),
-                })
-                .collect(),
+            deadlocks: sim.deadlocks().iter().map(|d| DeadlockSummary::of(d, sim)).collect(),
         }
     }
 }
@@ -275,9 +288,17 @@ impl<'a> Summary<'a> {
             ));
         }
         let pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
-        warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(DeadlockSummary::warning)));
-        let mut summary =
-            Summary::new(table.columns(), sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s);
+        warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(|d| d.warning.clone())));
+        let at_rest = sim.came_to_rest();
+        let mut summary = Summary::new(
+            table.columns(),
+            sim.counters_json(),
+            scenario,
+            crate::VERSION,
+            warnings,
+            wall_time_s,
+            at_rest,
+        );
         summary.pfc = pfc;
         summary
     }
@@ -288,7 +309,8 @@ impl<'a> Summary<'a> {
     }
 
     /// The summary of a run from its flow columns and its counters (`counters_json`).
-    /// The unfinished-flows warning is appended to `warnings`.
+    /// The unfinished-flows warning is appended to `warnings`; `at_rest`: the run ended
+    /// with nothing left to happen, so its unfinished flows stalled for good.
     fn new(
         flows: FlowColumns<'_>,
         counters: Value,
@@ -296,6 +318,7 @@ impl<'a> Summary<'a> {
         version: &str,
         mut warnings: Vec<String>,
         wall_time_s: Option<f64>,
+        at_rest: bool,
     ) -> Summary<'a> {
         let n = flows.finished.len();
         let bounds: Vec<u64> = scenario.run.size_buckets.iter().map(|b| b.0).collect();
@@ -343,10 +366,24 @@ impl<'a> Summary<'a> {
                 (0, _) => "RDMA",
                 _ => "TCP and RDMA",
             };
-            warnings.push(format!(
-                "{unfinished} of {reliable} {which} flows did not finish before the run stopped; \
-                 they are excluded from FCT statistics"
-            ));
+            warnings.push(if at_rest {
+                let no_timeout = if rdma > 0 && scenario.rdma.rto == crate::scenario::Rto::None {
+                    " (an RDMA connection has no retransmission timeout unless rdma.rto is set, so one that \
+                     loses its last packets waits for good)"
+                } else {
+                    ""
+                };
+                format!(
+                    "{unfinished} of {reliable} {which} flows did not finish: they stalled, the network having come \
+                     to rest with no packet moving and no timer left{no_timeout}; they are excluded from FCT \
+                     statistics"
+                )
+            } else {
+                format!(
+                    "{unfinished} of {reliable} {which} flows did not finish before the run stopped; \
+                     they are excluded from FCT statistics"
+                )
+            });
         }
         // Endless flows (long-lived TCP, UDP) have no size: their bytes do not count.
         let finite = |v: &[u64]| {

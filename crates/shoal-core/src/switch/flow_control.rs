@@ -492,6 +492,17 @@ impl FlowControlConfig {
         !matches!(self, FlowControlConfig::Lossy(_))
     }
 
+    /// The classes that pausing keeps lossless (PFC's and DSH's `classes`, none without
+    /// flow control); `None` under BFC, which guards its flows by its own backpressure.
+    pub fn paused_classes(&self) -> Option<&[u8]> {
+        match self {
+            FlowControlConfig::Lossy(_) => Some(&[]),
+            FlowControlConfig::Pfc(cfg) => Some(&cfg.classes),
+            FlowControlConfig::Dsh(cfg) => Some(&cfg.classes),
+            FlowControlConfig::Bfc(_) => None,
+        }
+    }
+
     /// How the run watches for deadlocks: only under a flow control that pauses.
     pub fn deadlock_watch(&self) -> Option<crate::observe::DeadlockWatch> {
         match self {
