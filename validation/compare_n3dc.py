@@ -6,7 +6,7 @@
         [--pfc [--buffer-mib N]] [--n3dc-program PATH]
 
 ns3-datacenter (inet-tub/ns3-datacenter, commit 6ddb4a4) is built outside this
-repository, as ../shared/design/lossless-facts.md section 6a says, with the target
+repository, as validation/README.md ("Building ns3-datacenter") says, with the target
 ``powertcp-evaluation-burst``. Steps: generate a web-search many-to-few trace with
 ``shoal trace`` from ``star_rdma_dcqcn.toml`` (12 senders, 4 receivers), write the same
 topology and flows as ns3-datacenter's input files and its configuration (its

@@ -158,8 +158,13 @@ def apply_overrides(data: dict[str, Any], overrides: Overrides) -> dict[str, Any
         pairs = [(str(k), v) for k, v in overrides.items()]
     elif isinstance(overrides, str):
         pairs = [parse_override(overrides)]
+    elif isinstance(overrides, Iterable) and not isinstance(overrides, bytes | bytearray):
+        pairs = [parse_override(_override_text(item)) for item in overrides]
     else:
-        pairs = [parse_override(item) for item in overrides]
+        raise ScenarioError(
+            f"set: expected a list of 'key.path=value' strings or a mapping of key paths "
+            f"to values, got {_shown(overrides)}"
+        )
     for key, value in pairs:
         parts = [p.strip() for p in key.split(".")]
         table: dict[str, Any] = data
@@ -175,6 +180,22 @@ def apply_overrides(data: dict[str, Any], overrides: Overrides) -> dict[str, Any
             table = child
         table[parts[-1]] = value
     return data
+
+
+def _override_text(item: Any) -> str:
+    """An override of a list, which must be a ``key.path=value`` string."""
+    if not isinstance(item, str):
+        raise ScenarioError(
+            f"set: each override is a 'key.path=value' string, e.g. run.seed=2; got {_shown(item)}"
+        )
+    return item
+
+
+def _shown(value: Any) -> str:
+    """A value and its type for a message, cut to a readable length."""
+    text = repr(value)
+    text = text if len(text) <= 40 else text[:37] + "..."
+    return f"{text} ({type(value).__name__})"
 
 
 #: A key path's step into an array of tables: ``extra[0]``.

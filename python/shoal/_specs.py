@@ -32,12 +32,18 @@ class SweepFile(BaseModel):
 
     model_config = _STRICT
 
-    name: Annotated[str, Field(pattern=r"^([^./][^/]*)?$")] | None = Field(
-        None, description="text without '/' that does not start with '.'"
+    # The name is a file name in the store (sweeps/<name>.json): no '/' or NUL, and
+    # short enough for any file system (255 bytes, less ".json").
+    name: Annotated[str, Field(pattern=r"^([^./\x00][^/\x00]*)?$", max_length=200)] | None = Field(
+        None,
+        description="text without '/' or NUL, of at most 200 characters, that does not "
+        "start with '.'",
     )
     base: str | dict[str, Any] | None = Field(None, description="a scenario file path or a table")
     scenario: dict[str, Any] | None = Field(None, description="a table (the base scenario)")
-    store: str | None = Field(None, description="a directory path")
+    store: Annotated[str, Field(pattern=r"^[^\x00]+$")] | None = Field(
+        None, description="a directory path"
+    )
     set: dict[str, Any] = Field({}, description="a table of overrides")
     schemes: dict[str, dict[str, Any]] = Field(
         {}, description="a table of overrides for each scheme"

@@ -62,7 +62,7 @@ _SECTIONS = {
             ),
             _COUNT,
         ),
-        **dict.fromkeys(("paused_ns", "max_paused_ns"), _NUMBER),
+        **dict.fromkeys(("paused_ns", "max_paused_ns", "longest_pause_ns"), _NUMBER),
     },
 }
 #: The statistics of each size bucket of ``summary.json``'s ``fct``, in order.
@@ -228,7 +228,7 @@ def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], li
         f"({_fmt_count(packets.get('dropped'))}/{_fmt_count(packets.get('sent'))} packets)"
         f" · timeouts {_fmt_count(summary.get('timeouts'))}"
         f" · retransmits {_fmt_count(summary.get('retransmits'))}"
-        + (f" · CNPs {_fmt_count(summary.get('cnps'))}" if summary.get("cnps") else ""),
+        + (f" · CNPs {summary['cnps']:,}" if summary.get("cnps") and _uses_cnps(summary) else ""),
         f"ECN marks {_fmt_pct(summary.get('ecn_mark_rate'))} of data packets"
         f" · downlink utilization mean {_fmt_pct(links.get('mean'))}"
         f", max {_fmt_pct(links.get('max'))}",
@@ -240,15 +240,32 @@ def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], li
     return title, rows, lines, int(flows.get("unfinished") or 0)
 
 
+def _uses_cnps(summary: Mapping[str, Any]) -> bool:
+    """Whether the run's RDMA congestion control is told of congestion by CNPs: DCQCN.
+    The others' senders count marked ACKs too, but they have no CNP to show. A summary
+    without its scenario is taken at its word."""
+    scenario = summary.get("scenario")
+    if not isinstance(scenario, Mapping):
+        return True
+    rdma = scenario.get("rdma")
+    cc = rdma.get("cc", "dcqcn") if isinstance(rdma, Mapping) else "dcqcn"
+    kind = cc.get("kind", "dcqcn") if isinstance(cc, Mapping) else cc
+    return kind == "dcqcn"
+
+
 def _pfc_lines(pfc: Mapping[str, Any] | None) -> list[str]:
-    """PFC's headline (runs with a lossless class): frames, paused time, lossless drops."""
+    """PFC's headline (runs with a lossless class): frames, paused time (in all, the
+    longest single pause, and the most paused port class's sum), lossless drops."""
     if not pfc:
         return []
+    longest = pfc.get("longest_pause_ns")  # not in summaries written before it
     return [
         f"PFC: {_fmt_count(pfc.get('pause_frames_sent'))} PAUSE"
         f" / {_fmt_count(pfc.get('resume_frames_sent'))} RESUME frames sent"
         f" · {_fmt_count(pfc.get('paused_queues'))} port classes paused,"
-        f" {fmt_time(pfc.get('paused_ns'))} in all, longest {fmt_time(pfc.get('max_paused_ns'))}"
+        f" {fmt_time(pfc.get('paused_ns'))} in all"
+        + ("" if longest is None else f", longest pause {fmt_time(longest)}")
+        + f", most paused port class {fmt_time(pfc.get('max_paused_ns'))} in all"
         f" · lossless drops {_fmt_count(pfc.get('lossless_drops'))}"
     ]
 

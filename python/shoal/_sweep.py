@@ -62,7 +62,9 @@ import copy
 import itertools
 import json
 import math
+import numbers
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Generator, Mapping, Sequence
@@ -289,6 +291,7 @@ def load_sweep(
         SweepError: on a malformed specification.
         ScenarioError: when the base scenario cannot be read.
     """
+    _check_store_arg(store)
     source: Path | None = None
     if isinstance(spec, Mapping):
         raw = _plain(spec, SweepError, "sweep")
@@ -306,6 +309,8 @@ def load_sweep(
         raise SweepError(f"{where}: {problem(exc, SweepFile, raw)}") from None
     root = source.parent.resolve() if source else Path.cwd()
     name = spec.name or (source.stem if source else "sweep")
+    if len(name.encode()) > 200:  # sweeps/<name>.json must be a file name anywhere
+        raise SweepError(f"{where}: name: {len(name.encode())} bytes; accepted: at most 200")
 
     # The base scenario: a file (relative to the sweep file) or an inline table.
     base_source: Path | None = None
@@ -557,9 +562,62 @@ def _local_jobs(jobs: int | None) -> int:
             if hasattr(os, "sched_getaffinity")
             else os.cpu_count() or 1,
         )
-    if jobs < 1:
-        raise SweepError(f"jobs must be at least 1, got {jobs}")
-    return jobs
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs < 1:
+        raise SweepError(f"jobs must be at least 1, got {jobs!r}")
+    return int(jobs)
+
+
+#: What installs dask.distributed: Shoal is not on a package index, so its extra is
+#: installed from the source tree.
+DASK_INSTALL = (
+    'pip install "dask[distributed]" (or, in Shoal\'s source tree, pip install ".[cluster]")'
+)
+
+#: A scheduler address as dask.distributed reads one: an optional ``scheme://``, a host
+#: (a name, an IPv4 address or a bracketed IPv6 one), an optional port and, for
+#: ``inproc://``, a path.
+_ADDRESS = re.compile(
+    r"(?:[A-Za-z][A-Za-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+)(?::\d+)?(?:/\S*)?"
+)
+
+
+def _check_store_arg(store: str | os.PathLike[str] | None) -> None:
+    """Refuse a store path no directory can have (a NUL byte)."""
+    if store is not None and "\0" in os.fspath(store):
+        raise SweepError(f"store: a path cannot hold a NUL byte: {os.fspath(store)!r}")
+
+
+def check_execution(jobs: int | None, cluster: Any) -> None:
+    """Refuse, before anything runs or is written, a ``jobs`` below 1 and a ``cluster``
+    that cannot be used: an address that is not one, or any cluster without
+    dask.distributed installed.
+
+    Raises:
+        SweepError: naming the argument, what was given and what is accepted.
+    """
+    if cluster is None:
+        _local_jobs(jobs)
+        return
+    if isinstance(cluster, str) and not _ADDRESS.fullmatch(cluster.strip()):
+        raise SweepError(
+            f"cluster {cluster!r} is not a dask scheduler address; expected one such as "
+            "tcp://scheduler:8786"
+        )
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise SweepError(
+            f"running on a cluster needs dask.distributed, which is not installed: {DASK_INSTALL}"
+        ) from None
+    if isinstance(cluster, str) and "://" in cluster:
+        from distributed.comm.registry import backends
+
+        scheme = cluster.strip().split("://", 1)[0]
+        if scheme not in backends:
+            raise SweepError(
+                f"cluster {cluster!r}: unknown protocol {scheme!r} (accepted: "
+                f"{', '.join(f'{b}://' for b in sorted(backends))}, e.g. tcp://scheduler:8786)"
+            )
 
 
 def _jobs_that_fit(tasks: Sequence[SweepRun], jobs: int, bar: _Progress) -> int:
@@ -601,27 +659,24 @@ def _run_local(tasks: Sequence[SweepRun], jobs: int) -> Outcomes:
 
 
 def _dask_client(cluster: Any) -> tuple[Any, bool]:
-    try:
-        from distributed import Client
-    except ImportError:
-        raise SweepError(
-            "running on a cluster needs dask.distributed: pip install 'shoal[cluster]'"
-        ) from None
+    check_execution(None, cluster)
+    from distributed import Client
+
     if isinstance(cluster, Client):
         return cluster, False
     if isinstance(cluster, str):
         try:
             return Client(cluster, timeout=f"{CONNECT_TIMEOUT_S}s"), True  # type: ignore[no-untyped-call]
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:
             raise SweepError(f"cannot connect to the dask scheduler {cluster}: {exc}") from None
     # A cluster object: LocalCluster, SLURMCluster, ...
     return Client(cluster), True  # type: ignore[no-untyped-call]
 
 
 def _run_dask(tasks: Sequence[SweepRun], cluster: Any) -> Outcomes:
+    client, owned = _dask_client(cluster)
     from distributed import as_completed
 
-    client, owned = _dask_client(cluster)
     futures: dict[Any, SweepRun] = {}
     try:
         for task in tasks:
@@ -706,11 +761,14 @@ def sweep(
         ``df.attrs["store"]`` the store path.
 
     Raises:
-        SweepError: a malformed sweep, or a first run whose scenario is invalid.
+        SweepError: a malformed sweep, a first run whose scenario is invalid, ``jobs``
+            below 1, or a ``cluster`` that is no address or without dask.distributed.
         StoreError: the store cannot be used.
         SweepInterrupted: Ctrl-C (a :class:`KeyboardInterrupt`); the runs that
             finished are kept in the store.
     """
+    check_execution(jobs, cluster)
+    _check_store_arg(store)
     if not isinstance(spec, SweepSpec):
         spec = load_sweep(spec, store=store)
     elif store is not None:

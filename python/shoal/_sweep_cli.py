@@ -458,6 +458,24 @@ def plot_loss_vs_load(
         _save(loss_vs_load(frame, x=x, by=_by(by, frame), title=title), out)
 
 
+@plot_app.command("pfc-vs-load")
+def plot_pfc_vs_load(
+    store: StoreArg,
+    out: OutOpt,
+    x: Annotated[str, typer.Option(help="x axis column.")] = "workload.load",
+    by: ByOpt = None,
+    sweep: SweepOpt = None,
+    where: WhereOpt = None,
+    title: TitleOpt = None,
+) -> None:
+    """PFC paused time (summed over the paused port classes) vs load, one line per scheme."""
+    from shoal.plot import pfc_vs_load
+
+    with _errors():
+        _, frame = _runs(store, sweep, where)
+        _save(pfc_vs_load(frame, x=x, by=_by(by, frame), title=title), out)
+
+
 @plot_app.command("slowdown-vs-size")
 def plot_slowdown_vs_size(
     store: StoreArg,

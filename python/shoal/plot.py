@@ -13,6 +13,7 @@ pyplot state, safe in scripts and servers); :func:`save` writes it as PNG and/or
 * :func:`buffer_cdf`: CDF of shared-buffer (pool) occupancy per group, from the queue
   samples of runs with ``run.sample_interval`` set. Input: samples (:func:`sweep_samples`).
 * :func:`loss_vs_load`: packet loss rate against load. Input: a sweep table.
+* :func:`pfc_vs_load`: PFC's paused time against load. Input: a sweep table.
 
 ``by`` names the column(s) that make the lines (``"scheme"``, an axis key, or a list of
 them); axis columns not in ``by``, the x axis or ``seed`` must not vary (filter first),
@@ -39,7 +40,10 @@ __all__ = [
     "fct_cdf",
     "buffer_cdf",
     "loss_vs_load",
+    "pfc_vs_load",
     "save",
+    "saved",
+    "stamp",
     "sweep_flows",
     "sweep_samples",
     "PlotError",
@@ -54,6 +58,9 @@ _AXIS_LABELS = {
     "switch.alpha": "Dynamic threshold α",
     "switch.pool_size": "Shared buffer size",
     "workload.flows": "Flows",
+    "workload.size": "Flow size",
+    "switch.buffer": "Switch buffer",
+    "topology.link_rate": "Link rate",
 }
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 _RC = {
@@ -168,6 +175,27 @@ def _time_unit(values: np.ndarray) -> tuple[float, str]:
     return 1.0, "ns"
 
 
+def _quantity_order(values: pd.Series) -> list[Any] | None:
+    """The distinct values of an x column in the order of what they measure, when every
+    one is a quantity written as text with a unit of one kind (sizes ``"64KB"``, times
+    ``"10us"``, rates ``"100Gbps"``): text sorts "1MB" before "64KB". ``None`` for other
+    columns (numbers sort as numbers; other text keeps its order)."""
+    from shoal import _core
+
+    distinct = list(dict.fromkeys(values.dropna()))
+    if not distinct or not all(isinstance(v, str) for v in distinct):
+        return None
+    for parse in (_core.parse_bytes, _core.parse_time_ps, _core.parse_rate_bps):
+        try:
+            measured = {v: float(parse(v)) for v in distinct}
+        except ValueError:
+            continue
+        if any(not v.strip()[-1:].isalpha() for v in distinct):
+            return None  # plain numbers: not all of one unit kind
+        return sorted(distinct, key=lambda v: measured[v])
+    return None
+
+
 def _ok(runs: pd.DataFrame) -> pd.DataFrame:
     return runs[runs["status"] == "ok"] if "status" in runs else runs
 
@@ -217,7 +245,18 @@ def fct_vs_load(
     if data.empty:
         raise PlotError("fct_vs_load: no finished runs")
     _check_fixed(data, [x, *by_cols])
+    # A bucket no run has a flow of (sizes on the x axis put each in one bucket) would
+    # be a column of empty panels: draw the others.
+    buckets = [
+        b for b in buckets if data[[f"{b}_{s}_{suffix}" for s in stats]].notna().any(axis=None)
+    ]
+    if not buckets:
+        raise PlotError("fct_vs_load: no finished flows in the size buckets asked for")
+    ycols = [f"{b}_{s}_{suffix}" for s in stats for b in buckets]
+    order = _quantity_order(data[x])
     groups = [(label, g.groupby(x, sort=True)[ycols].mean()) for label, g in _groups(data, by_cols)]
+    if order is not None:  # quantities as text: in the order of what they measure
+        groups = [(label, g.reindex(order)) for label, g in groups]
     if normalize_to is not None:
         base = [g for label, g in groups if label == str(normalize_to)]
         if not base:
@@ -237,11 +276,13 @@ def fct_vs_load(
                 col = f"{bucket}_{stat}_{suffix}"
                 for i, (label, g) in enumerate(groups):
                     ax.plot(
-                        g.index,
+                        g.index if order is None else range(len(order)),
                         g[col] / scale,
                         marker=_MARKERS[i % len(_MARKERS)],
                         label=label or None,
                     )
+                if order is not None:
+                    ax.set_xticks(range(len(order)), [str(v) for v in order])
                 if normalize_to is not None:
                     ax.axhline(1.0, color="0.4", linewidth=0.8, linestyle="--")
                 ax.set_title(f"{bucket} flows: {_STAT_NAMES.get(stat, stat)}")
@@ -278,17 +319,65 @@ def loss_vs_load(
     with _style():
         fig = _figure(3.4, 2.6)
         ax = fig.subplots()
+        order = _quantity_order(data[x])
         for i, (label, g) in enumerate(_groups(data, by_cols)):
             series = g.groupby(x, sort=True)["loss_rate"].mean() * 100
+            if order is not None:
+                series = series.reindex(order)
             ax.plot(
-                series.index,
+                series.index if order is None else range(len(order)),
                 series.to_numpy(),
                 marker=_MARKERS[i % len(_MARKERS)],
                 label=label or None,
             )
+        if order is not None:
+            ax.set_xticks(range(len(order)), [str(v) for v in order])
         ax.set_xlabel(_AXIS_LABELS.get(x, x))
         ax.set_ylabel("Packet loss rate (%)")
         ax.set_ylim(bottom=0)
+        _legend(fig, ax, 0)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def pfc_vs_load(
+    runs: pd.DataFrame,
+    *,
+    x: str = "workload.load",
+    by: str | Sequence[str] | None = "scheme",
+    title: str | None = None,
+) -> Any:
+    """PFC's paused time (summed over every paused port class, mean over seeds) vs load,
+    one line per group; the runs of a sweep with a lossless class."""
+    by_cols = _by_list(by) if by is not None and (not isinstance(by, str) or by in runs) else []
+    _need(runs, [x, "pfc_paused_ns"], "pfc_vs_load")
+    data = _ok(runs)
+    if data.empty or not data["pfc_paused_ns"].notna().any():
+        raise PlotError("pfc_vs_load: no finished run with a lossless class")
+    _check_fixed(data, [x, *by_cols])
+    paused = pd.to_numeric(data["pfc_paused_ns"], errors="coerce")
+    scale, unit = _time_unit(paused.to_numpy(dtype=float))
+    with _style():
+        fig = _figure(3.4, 2.6)
+        ax = fig.subplots()
+        order = _quantity_order(data[x])
+        for i, (label, g) in enumerate(_groups(data.assign(pfc_paused_ns=paused), by_cols)):
+            series = g.groupby(x, sort=True)["pfc_paused_ns"].mean() / scale
+            if order is not None:
+                series = series.reindex(order)
+            ax.plot(
+                series.index if order is None else range(len(order)),
+                series.to_numpy(),
+                marker=_MARKERS[i % len(_MARKERS)],
+                label=label or None,
+            )
+        if order is not None:
+            ax.set_xticks(range(len(order)), [str(v) for v in order])
+        ax.set_xlabel(_AXIS_LABELS.get(x, x))
+        ax.set_ylabel(f"PFC paused time ({unit})")
+        top = float(np.nanmax(paused.to_numpy(dtype=float))) / scale
+        ax.set_ylim(0, top * 1.08 if top > 0 else 1.0)  # from 0, the top markers whole
         _legend(fig, ax, 0)
         if title:
             fig.suptitle(title)
@@ -460,26 +549,98 @@ def buffer_cdf(
     return fig
 
 
-def save(
-    fig: Any, out: str | os.PathLike[str], *, formats: Sequence[str] | None = None
-) -> list[Path]:
-    """Write a figure; ``out`` with a ``.png``/``.pdf`` suffix writes that format,
-    without one (or with ``formats``) writes ``out.png`` and ``out.pdf``. PNG at 300 dpi.
-    """
+def _targets(out: str | os.PathLike[str], formats: Sequence[str] | None) -> list[Path]:
+    """The files :func:`save` writes for ``out`` and ``formats``."""
     path = Path(out)
     suffix = path.suffix.lower().lstrip(".")
     if formats is None:
         formats = [suffix] if suffix in ("png", "pdf", "svg") else ["png", "pdf"]
     stem = path.with_suffix("") if suffix in ("png", "pdf", "svg") else path
+    return [stem.with_name(f"{stem.name}.{fmt}") for fmt in formats]
+
+
+def save(
+    fig: Any,
+    out: str | os.PathLike[str],
+    *,
+    formats: Sequence[str] | None = None,
+    stamp: str | None = None,
+) -> list[Path]:
+    """Write a figure; ``out`` with a ``.png``/``.pdf`` suffix writes that format,
+    without one (or with ``formats``) writes ``out.png`` and ``out.pdf``. PNG at 300 dpi.
+
+    The formats share one layout: constrained layout measures every text of the figure,
+    a third of the time of a save, so it runs for the first format only. ``stamp``
+    (from :func:`stamp`) goes into the files' metadata, for :func:`saved`.
+    """
     written = []
-    for fmt in formats:
-        target = stem.with_name(f"{stem.name}.{fmt}")
+    engine = fig.get_layout_engine()
+    try:
+        for i, target in enumerate(_targets(out, formats)):
+            fmt = target.suffix.lstrip(".")
+            metadata = dict(_METADATA[fmt])
+            if stamp is not None:
+                metadata[_STAMP_KEY[fmt]] = _STAMP_PREFIX + stamp
 
-        def draw(tmp: Path, fmt: str = fmt) -> None:
-            fig.savefig(tmp, format=fmt, dpi=300 if fmt == "png" else None, metadata=_METADATA[fmt])
+            def draw(tmp: Path, fmt: str = fmt, metadata: dict[str, Any] = metadata) -> None:
+                fig.savefig(tmp, format=fmt, dpi=300 if fmt == "png" else None, metadata=metadata)
 
-        written.append(replace_file(target, draw, _is_figure, "figure"))
+            written.append(replace_file(target, draw, _is_figure, "figure"))
+            if i == 0 and engine is not None:
+                fig.set_layout_engine("none")  # keep the layout just made
+    finally:
+        if fig.get_layout_engine() is not engine:
+            fig.set_layout_engine(engine)
     return written
+
+
+def stamp(data: pd.DataFrame, *parts: Any) -> str:
+    """A digest of what a figure is drawn from: ``data``, ``parts`` (its kind, keys,
+    title) and the code that draws it (Shoal's version and the source of its plotting
+    modules, matplotlib's version). The same stamp means the same figure."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256(_code_digest().encode())
+    digest.update(json.dumps(parts, sort_keys=True, default=str).encode())
+    digest.update(data.to_json(orient="split", default_handler=str).encode())
+    return digest.hexdigest()[:32]
+
+
+def saved(
+    out: str | os.PathLike[str], stamp: str, *, formats: Sequence[str] | None = None
+) -> list[Path] | None:
+    """The files :func:`save` wrote for ``out`` with ``stamp``, when every one of them
+    is there; ``None`` when one is missing or was drawn from something else."""
+    mark = (_STAMP_PREFIX + stamp).encode()
+    targets = _targets(out, formats)
+    for target in targets:
+        if not target.is_file() or target.is_symlink():
+            return None
+        if not (_is_figure(target) and has_mark(target, mark)):
+            return None
+    return targets
+
+
+_CODE_DIGEST: list[str] = []
+
+
+def _code_digest() -> str:
+    """Shoal's version, matplotlib's, and a digest of the modules that draw figures
+    (computed once a process)."""
+    if not _CODE_DIGEST:
+        import hashlib
+
+        import matplotlib
+
+        from shoal import _core
+
+        here = Path(__file__).parent
+        digest = hashlib.sha256(f"{_core.__version__} {matplotlib.__version__}".encode())
+        for source in sorted([here / "plot.py", *(here / "reproduce").glob("*.py")]):
+            digest.update(source.read_bytes())
+        _CODE_DIGEST.append(digest.hexdigest())
+    return _CODE_DIGEST[0]
 
 
 #: Figure metadata: Shoal's mark (so a later save may replace the file), no timestamps
@@ -489,6 +650,9 @@ _METADATA: dict[str, dict[str, Any]] = {
     "pdf": {"Creator": SHOAL_MARK, "Producer": SHOAL_MARK, "CreationDate": None},
     "svg": {"Creator": SHOAL_MARK, "Date": None},
 }
+#: Where a figure's stamp goes, by format (keys each format's metadata accepts).
+_STAMP_KEY = {"png": "Description", "pdf": "Subject", "svg": "Description"}
+_STAMP_PREFIX = "shoal-figure "
 
 
 def _is_figure(path: Path) -> bool:

@@ -32,8 +32,13 @@ _TABLE_METRICS = (
     ("loss_rate", "loss (%)", 0.01),
     ("ecn_mark_rate", "ECN marked (%)", 0.01),
     ("unfinished", "unfinished", 1.0),
+    ("pfc_pause_frames", "PAUSE frames", 1.0),
+    ("pfc_paused_ns", "paused (µs)", 1e3),
+    ("lossless_drops", "lossless drops", 1.0),
     ("wall_time_s", "wall (s)", 1.0),
 )
+#: Columns shown only when some run has them (runs with a lossless class).
+_IF_ANY = {"pfc_pause_frames", "pfc_paused_ns", "lossless_drops"}
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px;
@@ -94,12 +99,18 @@ def _cell(value: Any, scale: float) -> str:
     if value is None or (isinstance(value, float) and value != value):
         return "—"
     if isinstance(value, int | float) and not isinstance(value, bool):
+        if scale == 1.0 and float(value).is_integer():
+            return f"{int(value)}"  # a count, whole
         return f"{value / scale:.4g}"
     return html.escape(str(value))
 
 
 def _results_table(runs: pd.DataFrame, axes: Sequence[str]) -> str:
-    metrics = [(c, h, s) for c, h, s in _TABLE_METRICS if c in runs]
+    metrics = [
+        (c, h, s)
+        for c, h, s in _TABLE_METRICS
+        if c in runs and (c not in _IF_ANY or runs[c].notna().any())
+    ]
     head = "".join(f"<th>{html.escape(c)}</th>" for c in axes)
     head += "<th>status</th>" + "".join(f"<th>{html.escape(h)}</th>" for _, h, _ in metrics)
     head += "<th>key</th>"
@@ -151,6 +162,14 @@ def _figures(store: Store, runs: pd.DataFrame, outdir: Path) -> list[tuple[str, 
             lambda: plot.loss_vs_load(ok, x=x, by=by),
             f"Packet loss rate (dropped / sent packets); lines: {by_text}.",
         )
+        if "pfc_paused_ns" in ok and ok["pfc_paused_ns"].notna().any():
+            draw(
+                "PFC paused time vs " + x,
+                "pfc_vs_load",
+                lambda: plot.pfc_vs_load(ok, x=x, by=by),
+                "Time the paused port classes spent paused, summed over them (mean over "
+                f"seeds); lines: {by_text}. PAUSE frames and lossless drops are in the table.",
+            )
     # Flow-level figures at one x value (the largest), all seeds pooled.
     subset, at = ok, ""
     if x is not None and not ok.empty:

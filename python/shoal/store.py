@@ -557,13 +557,25 @@ class Store:
         )
 
     def query(self, sql: str) -> pd.DataFrame:
-        """Run SQL over the ``runs`` and ``flows`` views and return the result."""
+        """Run SQL over the ``runs`` and ``flows`` views and return the result.
+
+        Raises:
+            StoreError: ``sql`` is not text, or gives no table (empty, only a comment).
+        """
+        if not isinstance(sql, str) or not sql.strip():
+            raise StoreError(f"query: {_NO_TABLE}, got {sql!r}")
         con = self.connect()
         try:
-            result: pd.DataFrame = con.execute(sql).df()
+            cursor = con.execute(sql)
+            if cursor is None or cursor.description is None:
+                raise StoreError(f"query: {sql.strip()!r} gives no table; {_NO_TABLE}")
+            result: pd.DataFrame = cursor.df()
         finally:
             con.close()
         return result
+
+
+_NO_TABLE = "expected a SQL query over the views runs and flows, e.g. select * from runs"
 
 
 def _why(exc: BaseException, path: Path) -> str:

@@ -373,15 +373,20 @@ def test_an_ecn_transport_without_marking_gets_the_advisors_k(cc: str) -> None:
     assert advise.check(scenario).warnings == []
 
 
-def test_pfc_rule_plugs_in_when_the_schema_has_pfc() -> None:
+def test_pfc_rule_reads_the_flow_control_table() -> None:
+    """The rule reads the schema's `[switch.flow_control] kind = "pfc"`, not the
+    `switch.pfc` of a schema that never was."""
     assert pfc_headroom in RULES
     resolved = json.loads(_core.resolve(load_scenario(BCC_STAR).to_json())[0])
     ctx = build_context(resolved)
-    assert pfc_headroom(ctx) == []  # no PFC table today
+    assert pfc_headroom(ctx) == []  # lossy
     resolved["switch"]["pfc"] = {"headroom": "20KB"}
+    assert pfc_headroom(build_context(resolved)) == []  # not a key of the schema
+    scenario = BCC_STAR + '[switch.flow_control]\nkind = "pfc"\nheadroom = "20KB"\n'
+    resolved = json.loads(_core.resolve(load_scenario(scenario).to_json())[0])
     found = pfc_headroom(build_context(resolved))
     assert [f.rule for f in found] == ["pfc-headroom-below-eta"]
     # 100Gbps, 10us, 1514B: eta = 2*(125000 + 1514) + 3840.
     assert "256,868 B" in found[0].message
-    resolved["switch"]["pfc"] = {"headroom": "300KB"}
-    assert pfc_headroom(build_context(resolved)) == []
+    scenario = scenario.replace('"20KB"', '"300KB"')
+    assert "pfc-headroom-below-eta" not in {f.rule for f in advise.check(scenario).findings}

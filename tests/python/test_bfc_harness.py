@@ -1,5 +1,5 @@
 """The BFC harness's metric (shoal.reproduce.bfc) against the authors' formula worked by
-hand (lossless-facts 4.2; script_updated.py): the ideal FCT, the packetization, the size
+hand (experiments/bfc/README.md; script_updated.py): the ideal FCT, the packetization, the size
 bins, the p99 and the per-bin table on synthetic flows. Nothing here simulates."""
 
 from __future__ import annotations

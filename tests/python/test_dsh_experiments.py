@@ -1,6 +1,6 @@
 """The DSH paper's experiments (``shoal reproduce dsh/...``) against what the paper's
 theory forces, with every expected number derived here from the paper's equations and
-its switch (section V-A; lossless-facts 2.3-2.4), not from Shoal's output."""
+its switch (section V-A; experiments/dsh/README.md), not from Shoal's output."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ TOLERANCE = 0.05
 
 def test_theorem_reproduces_the_papers_numbers() -> None:
     """The theorem in Fig. 11's geometry gives the paper's claims: DSH avoids PAUSE up
-    to about 40% of the buffer, over 4x SIH (lossless-facts 2.4: 39.1% and 9.8%)."""
+    to about 40% of the buffer, over 4x SIH (experiments/dsh/README.md: 39.1% and 9.8%)."""
     dsh, sih = theorem_fraction(True), theorem_fraction(False)
     assert ETA == 56_840
     assert 0.38 < dsh < 0.41 and 0.09 < sih < 0.11

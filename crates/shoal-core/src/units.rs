@@ -4,9 +4,10 @@
 //! plain non-negative integer in its base unit or a string with a unit suffix
 //! ("100Gbps", "2us", "720KB"). KB/MB/GB are powers of 1000; KiB/MiB/GiB powers of 1024.
 //!
-//! Units are read without regard to case ("100gbps", "3mb", "2US"), with one exception:
-//! a capital B always means bytes, so a rate (bits per second) refuses "GBps". Rates may
-//! also be written with "/s" ("2.5 Gb/s"). This is the one grammar of quantities: the
+//! Units are read without regard to case ("100gbps", "3kB", "2US"), with one exception:
+//! a capital B always means bytes and a small b bits, so a rate (bits per second)
+//! refuses "GBps" and a size (bytes) refuses "3Mb", which a networking reader takes for
+//! megabits (say "3MB"). Rates may also be written with "/s" ("2.5 Gb/s"). This is the one grammar of quantities: the
 //! Python package (the advisor, analyses of stored scenarios) reads them through the
 //! binding.
 
@@ -82,10 +83,11 @@ fn accepted(units: &[(&str, f64)]) -> String {
 }
 
 /// Whether `unit` as written is `spelling`: equal without regard to ASCII case, except
-/// that a capital B (bytes) is never a lowercase b (bits).
+/// that a capital B (bytes) and a small b (bits) are never each other.
 fn spells(unit: &str, spelling: &str) -> bool {
+    let b = |c: char| c.eq_ignore_ascii_case(&'b');
     unit.len() == spelling.len()
-        && unit.chars().zip(spelling.chars()).all(|(u, s)| u == s || (u != 'B' && u.eq_ignore_ascii_case(&s)))
+        && unit.chars().zip(spelling.chars()).all(|(u, s)| u == s || (!b(u) && u.eq_ignore_ascii_case(&s)))
 }
 
 /// Splits `text` into its number and its unit, read with `units` (see [`Quantity`]).
@@ -98,8 +100,16 @@ fn split_quantity<'a>(text: &'a str, units: &[(&str, f64)]) -> Result<Quantity<'
     if unit.is_empty() {
         return Ok(Quantity { number, factor: None });
     }
+    // A size in bits ("3Mb"): the unit of bytes that was meant.
+    let in_bytes = units.iter().find(|(u, _)| u.contains('B') && u.eq_ignore_ascii_case(unit));
     match units.iter().find(|(u, _)| spells(unit, u)) {
         Some((_, f)) => Ok(Quantity { number, factor: Some(*f as u64) }),
+        None if in_bytes.is_some() => Err(format!(
+            "unknown unit {unit:?} in {text:?}: a small b is bits, and sizes are bytes (a capital B): \
+             write \"{number}{}\" (accepted: {})",
+            in_bytes.map_or("", |(u, _)| u),
+            accepted(units)
+        )),
         None if units.iter().any(|(u, _)| u.eq_ignore_ascii_case(unit)) => Err(format!(
             "unknown unit {unit:?} in {text:?}: a capital B is bytes, and rates are bits per second \
              (accepted: {})",
@@ -260,9 +270,13 @@ mod tests {
         assert_eq!(Rate::parse("10 kb/s").unwrap().0, 10_000);
         assert_eq!(Time::parse("2US").unwrap().0, 2_000_000);
         assert_eq!(Time::parse("3Ms").unwrap().0, 3_000_000_000);
-        assert_eq!(Bytes::parse("3mb").unwrap().0, 3_000_000);
-        assert_eq!(Bytes::parse("1500b").unwrap().0, 1500);
-        assert_eq!(Bytes::parse("128kib").unwrap().0, 131_072);
+        assert_eq!(Bytes::parse("3mB").unwrap().0, 3_000_000);
+        assert_eq!(Bytes::parse("128kiB").unwrap().0, 131_072);
+        // A small b is bits, which a size refuses, saying which unit of bytes to write.
+        for (text, says) in [("3mb", "\"3MB\""), ("3Mb", "\"3MB\""), ("1500b", "\"1500B\""), ("128kib", "\"128KiB\"")] {
+            let e = Bytes::parse(text).unwrap_err();
+            assert!(e.contains("a small b is bits") && e.contains(says), "{text}: {e}");
+        }
         // A capital B is bytes: a rate refuses it and says why.
         let e = Rate::parse("100GBps").unwrap_err();
         assert!(e.contains("capital B is bytes") && e.contains("accepted: bps, Kbps, Mbps, Gbps, Tbps"), "{e}");

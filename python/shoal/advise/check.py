@@ -3,9 +3,12 @@
 The scenario is read with :func:`shoal.load_scenario` and resolved by the core
 (:func:`shoal._core.resolve`), so defaults and ``--set`` overrides apply exactly as for
 ``shoal run``. Each rule is a function ``rule(ctx) -> list[Finding]`` registered in
-:data:`RULES`; a rule cites the paper it comes from. Rules for keys the schema does not
-have yet (PFC) look for their table and return nothing when it is absent, so they start
-working when the key appears.
+:data:`RULES`; a rule cites the paper it comes from.
+
+Lossless classes (``[switch.flow_control]`` ``pfc`` or ``dsh``, or BFC's PFC
+``backstop``) are paused, not dropped: the rules about queues that overflow or drop
+apply to the traffic of lossy classes only, TCP's rules to TCP traffic only, and the
+PFC headroom rule checks the headroom of the lossless classes against eta.
 """
 
 from __future__ import annotations
@@ -71,6 +74,15 @@ class CheckContext:
     k: Fraction | None
     kmin: Fraction | None
     kmax: Fraction | None
+    #: ``switch.flow_control``'s kind, and the classes it makes lossless (priority p is
+    #: class min(p, 7)).
+    flow_control: str = "lossy"
+    lossless_classes: frozenset[int] = frozenset()
+    #: Whether some TCP traffic runs, whether some of it is in a lossy class, and whether
+    #: any reliable traffic (TCP or RDMA) is: the drop rules are about that traffic only.
+    tcp: bool = True
+    lossy_tcp: bool = True
+    lossy_traffic: bool = True
     derived: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -199,6 +211,50 @@ def _switch_ports(topo: dict[str, Any], receivers: set[int]) -> tuple[int, list[
     return hosts, edges + aggs + cores
 
 
+#: Every class; PFC's default lossless classes.
+_ALL_CLASSES = tuple(range(8))
+#: DSH's default lossless classes (the eighth carries ACKs and control frames).
+_DSH_CLASSES = tuple(range(7))
+
+
+def _flow_control(sw: dict[str, Any]) -> tuple[str, dict[str, Any], str, frozenset[int]]:
+    """``switch.flow_control`` as (kind, the table whose keys are PFC's, its key path,
+    the lossless classes): PFC's and DSH's own table, BFC's ``backstop`` (PFC beneath
+    it; no lossless class without one)."""
+    fc = sw.get("flow_control", "lossy")
+    table = fc if isinstance(fc, dict) else {}
+    kind = str(table.get("kind", fc if isinstance(fc, str) else "lossy"))
+    path = "switch.flow_control"
+    if kind == "bfc":
+        backstop = table.get("backstop")
+        if not isinstance(backstop, dict):
+            return kind, {}, path, frozenset()
+        table, path = backstop, f"{path}.backstop"
+    if kind not in ("pfc", "dsh", "bfc"):
+        return kind, {}, path, frozenset()
+    default = _DSH_CLASSES if kind == "dsh" else _ALL_CLASSES
+    classes = table.get("classes", default)
+    return kind, table, path, frozenset(int(c) for c in classes)
+
+
+def _traffic(wl: dict[str, Any], lossless: frozenset[int]) -> tuple[bool, bool, bool]:
+    """(some TCP traffic, some TCP traffic in a lossy class, some reliable traffic in a
+    lossy class) of the workload and its extra workloads; UDP is neither."""
+    tables = [wl, *[t for t in wl.get("extra", []) or [] if isinstance(t, dict)]]
+    tcp = lossy_tcp = lossy = False
+    for t in tables:
+        if t.get("pattern", wl.get("pattern")) == "udp":
+            continue
+        transport = str(t.get("transport", "tcp"))
+        priorities = t.get("priorities") or [t.get("priority", 0)]
+        in_lossy = any(min(int(p), 7) not in lossless for p in priorities)
+        lossy = lossy or in_lossy
+        if transport != "rdma":
+            tcp = True
+            lossy_tcp = lossy_tcp or in_lossy
+    return tcp, lossy_tcp, lossy
+
+
 def _path(topo: dict[str, Any]) -> list[str]:
     """Link classes on the longest host-to-host path: "host" or "up"."""
     kind = topo["kind"]
@@ -239,6 +295,8 @@ def build_context(resolved: dict[str, Any]) -> CheckContext:
     mode = str(tr.get("ecn", "auto"))
     ecn_capable = mode == "on" or (mode == "auto" and cc in ("dctcp", "ecn_star"))
     bdp = host_rate * rtt / 8
+    fc_kind, _, _, lossless = _flow_control(sw)
+    tcp, lossy_tcp, lossy = _traffic(wl, lossless)
     ctx = CheckContext(
         scenario=resolved,
         link_rate=host_rate,
@@ -257,6 +315,11 @@ def build_context(resolved: dict[str, Any]) -> CheckContext:
         k=_size(cutoff["k"]) if "k" in cutoff else None,
         kmin=_size(red["kmin"]) if "kmin" in red else None,
         kmax=_size(red["kmax"]) if "kmax" in red else None,
+        flow_control=fc_kind,
+        lossless_classes=lossless,
+        tcp=tcp,
+        lossy_tcp=lossy_tcp,
+        lossy_traffic=lossy,
     )
     ctx.derived = {
         "link_rate": as_number(host_rate),
@@ -274,6 +337,9 @@ def build_context(resolved: dict[str, Any]) -> CheckContext:
         "ecn_capable": ecn_capable,
         "dt_share_one_queue": as_number(ctx.dt_share(1)),
         "dt_share_congested": as_number(ctx.dt_share(ctx.congested_per_pool)),
+        "flow_control": fc_kind,
+        "lossless_classes": sorted(lossless),
+        "lossy_traffic": lossy,
     }
     return ctx
 
@@ -291,9 +357,10 @@ def _b(v: Fraction) -> str:
 
 @rule
 def ecn_sum_over_pool(ctx: CheckContext) -> list[Finding]:
-    """Sum of K over ports congested together must fit in their pool."""
+    """Sum of K over ports congested together must fit in their pool (traffic of lossy
+    classes: lossless ones pause rather than drop)."""
     k = ctx.k_high
-    if k is None:
+    if k is None or not ctx.lossy_traffic:
         return []
     m = ctx.congested_per_pool
     need, have = m * k, ctx.pool + m * ctx.reserved
@@ -315,9 +382,10 @@ def ecn_sum_over_pool(ctx: CheckContext) -> list[Finding]:
 
 @rule
 def ecn_above_dt_share(ctx: CheckContext) -> list[Finding]:
-    """K above the dynamic-threshold share of M congested queues."""
+    """K above the dynamic-threshold share of M congested queues (traffic of lossy
+    classes: lossless ones pause rather than drop)."""
     k = ctx.k_high
-    if k is None:
+    if k is None or not ctx.lossy_traffic:
         return []
     m = ctx.congested_per_pool
     share = ctx.dt_share(m)
@@ -348,9 +416,10 @@ def _unit(text: str) -> str:
 
 @rule
 def k_below_transport_minimum(ctx: CheckContext) -> list[Finding]:
-    """K below what the transport needs to keep the link busy."""
+    """K below what the transport needs to keep the link busy (TCP traffic, lossy or not:
+    the link underflows either way)."""
     k, tp = ctx.k_low, ctx.transport
-    if k is None or tp is None or not ctx.ecn_capable:
+    if k is None or tp is None or not ctx.ecn_capable or not ctx.tcp:
         return []
     what = "K" if ctx.k is not None else "Kmin"
     minimum = tp.k_min_bdp * ctx.bdp
@@ -370,9 +439,10 @@ def k_below_transport_minimum(ctx: CheckContext) -> list[Finding]:
 
 @rule
 def drop_threshold_below_bdp(ctx: CheckContext) -> list[Finding]:
-    """For traffic that is not ECN-capable, K is a drop threshold: below 1 BDP loses throughput."""
+    """For TCP traffic that is not ECN-capable, K is a drop threshold: below 1 BDP loses
+    throughput (lossy classes: lossless packets are never dropped for a marking rule)."""
     k = ctx.k_low
-    if k is None or ctx.ecn_capable or k >= ctx.bdp:
+    if k is None or ctx.ecn_capable or k >= ctx.bdp or not ctx.lossy_tcp:
         return []
     return [
         Finding(
@@ -389,7 +459,10 @@ def drop_threshold_below_bdp(ctx: CheckContext) -> list[Finding]:
 
 @rule
 def buffer_for_marking(ctx: CheckContext) -> list[Finding]:
-    """The buffer one congested queue can get must hold the slow-start overshoot."""
+    """The buffer one congested queue can get must hold the slow-start overshoot (TCP
+    traffic of lossy classes: a lossless queue pauses its upstream instead)."""
+    if not ctx.lossy_tcp:
+        return []
     share = ctx.dt_share(1)
     k = ctx.k_high
     if k is None or not ctx.ecn_capable:
@@ -422,27 +495,61 @@ def buffer_for_marking(ctx: CheckContext) -> list[Finding]:
 
 @rule
 def pfc_headroom(ctx: CheckContext) -> list[Finding]:
-    """PFC headroom per lossless queue must be at least eta (inert until PFC is in the schema)."""
-    pfc = ctx.scenario.get("switch", {}).get("pfc")
-    if not isinstance(pfc, dict) or pfc.get("enabled") is False:
+    """PFC headroom per (ingress port, lossless class), or DSH's insurance per port, must
+    be at least eta for the link that feeds it (its rate and delay, the largest packet)."""
+    sw = ctx.scenario.get("switch", {})
+    kind, table, path, lossless = _flow_control(sw)
+    if not lossless:
         return []
-    raw = pfc.get("headroom")
-    if raw is None or raw == "auto":
+    rule_ = table.get("headroom", "eta")
+    if rule_ == "eta":
         return []
-    have = _size(raw)
-    eta = eta_bytes(ctx.link_rate, ctx.link_delay, ctx.mtu)
-    if have >= eta:
+    packet = _largest_packet(ctx.scenario)
+    worst: tuple[Fraction, Fraction, Fraction, str] | None = None
+    for name, rate, delay in _link_kinds(ctx.scenario["topology"]):
+        have = 3 * rate * delay / 8 if rule_ == "3cd" else _size(rule_)
+        eta = eta_bytes(rate, delay, packet)
+        if have < eta and (worst is None or eta - have > worst[1] - worst[0]):
+            worst = (have, eta, rate, name)
+    if worst is None:
         return []
+    have, eta, rate, name = worst
+    what = "insurance headroom per port" if kind == "dsh" else "headroom per port and class"
+    given = f'"3cd" = 3 x C x D = {_whole(have)}' if rule_ == "3cd" else _whole(have)
     return [
         Finding(
             "pfc-headroom-below-eta",
             "warning",
-            f"switch.pfc.headroom = {_b(have)} is below eta = 2*(C*D_prop + MTU) + 3840 B = "
-            f"{_b(eta)}: packets in flight after a PAUSE can overflow it and lossless "
-            "traffic drops.",
+            f"{path}.headroom = {given} ({what}) is below eta = 2 x (C x D_prop + MTU) + "
+            f"3840 B = {_whole(eta)} on the {name} ({float(rate) / 1e9:g} Gbps, largest "
+            f"packet {_whole(packet)}): packets in flight after a PAUSE can overflow it "
+            'and lossless traffic drops. Use headroom = "eta".',
             f"{DSH}, section II-C, Eq. (1)",
         )
     ]
+
+
+def _largest_packet(resolved: dict[str, Any]) -> Fraction:
+    """The largest packet on the wire, as the core sizes headroom by it: a TCP segment or
+    ACK, an RDMA packet or ACK."""
+    tr, rdma = resolved["transport"], resolved.get("rdma", {})
+    sizes = [
+        int(tr["mss"]) + int(tr["header"]),
+        int(tr["ack_size"]),
+        int(rdma.get("mtu", 0)) + int(rdma.get("header", 0)),
+        int(rdma.get("ack_size", 0)),
+    ]
+    return Fraction(max(sizes))
+
+
+def _link_kinds(topo: dict[str, Any]) -> list[tuple[str, Fraction, Fraction]]:
+    """(name, rate, one-way delay) of each kind of link into a switch: host links, and
+    uplinks where the topology has them."""
+    links = [("host links", _rate(topo["link_rate"]), _time(topo["link_delay"]))]
+    if topo["kind"] != "star":
+        delay = topo.get("uplink_delay", topo["link_delay"])
+        links.append(("uplinks", _rate(topo["uplink_rate"]), _time(delay)))
+    return links
 
 
 # ------------------------------------------------------------------------------- entry

@@ -19,7 +19,7 @@ __all__ = ["CHIPS", "Chip", "chip_names", "get_chip"]
 MiB = 2**20
 
 BCC_TABLE_I = (
-    "BCC paper (Shoal papers/bcc-shared-buffer-ecn.md), Table I 'Buffer and capacity "
+    "BCC paper (Bai et al., IEEE/ACM ToN 2020), Table I 'Buffer and capacity "
     "information of commodity datacenter switching chips'"
 )
 BCC_TH_MMU = (

@@ -59,14 +59,13 @@ PFC_RESPONSE_BYTES = 3840
 WP = "Buffer white paper (Huawei 2018)"
 DSH = "DSH paper (Shan et al.)"
 BCC = "BCC paper (Bai et al.)"
-DCTCP = "DCTCP paper (Alizadeh et al., SIGCOMM 2010), section 3.3 (not in papers/)"
+DCTCP = "DCTCP paper (Alizadeh et al., SIGCOMM 2010), section 3.3"
 REFERENCES = {
-    WP: "White Paper on Buffering Requirements for Data Center Switches, Huawei, 2018 "
-    "(papers/buffer-requirements-whitepaper.md)",
+    WP: "White Paper on Buffering Requirements for Data Center Switches, Huawei, 2018",
     DSH: "Less is More: Dynamic and Shared Headroom Allocation in PFC-enabled Datacenter "
-    "Networks (papers/dsh-dynamic-shared-headroom.md)",
+    "Networks, Shan et al.",
     BCC: "One More Config Is Enough: Saving (DC)TCP for High-Speed Extremely "
-    "Shallow-Buffered Datacenters (papers/bcc-shared-buffer-ecn.md)",
+    "Shallow-Buffered Datacenters, W. Bai et al., IEEE/ACM ToN 2020",
     DCTCP: "Data Center TCP (DCTCP), M. Alizadeh et al., ACM SIGCOMM 2010",
 }
 
@@ -493,8 +492,13 @@ class HeadroomAdvice(Advice):
     TITLE: ClassVar[str] = "PFC headroom"
     OUTPUTS: ClassVar[tuple[tuple[str, str, str, str], ...]] = (
         ("eta", "headroom per queue (eta)", "bytes", "eta = 2 * (C * D_prop + MTU) + 3840 B"),
-        ("static_total", "static headroom (per queue)", "bytes", "h = N_p * N_q * eta"),
-        ("dsh_total", "DSH insurance headroom (per port)", "bytes", "B_i = N_p * eta"),
+        (
+            "static_total",
+            "static headroom, total (eta per port and queue)",
+            "bytes",
+            "h = N_p * N_q * eta",
+        ),
+        ("dsh_total", "DSH insurance headroom, total (eta per port)", "bytes", "B_i = N_p * eta"),
         ("static_fraction", "static headroom / buffer", "ratio", "h / B"),
         ("dsh_fraction", "DSH headroom / buffer", "ratio", "B_i / B"),
     )

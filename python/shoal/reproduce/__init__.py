@@ -7,7 +7,7 @@ there)::
 
     [experiment]
     title = "..."
-    paper = "bcc-shared-buffer-ecn.md"      # the paper's file under papers/
+    paper = "bcc-shared-buffer-ecn.md"      # the paper's short name
     figure = "Fig. 3 (section III-C)"
     description = "..."
     analysis = "bcc.goodput"                 # optional: extra columns (see ANALYSES)
@@ -227,10 +227,20 @@ def find(exp_id: str, root: Path | None = None) -> Experiment:
     root = root or experiments_root()
     parts = exp_id.strip("/").split("/")
     path = root / parts[0] / f"{parts[-1]}.toml" if len(parts) == 2 else None
-    if path is None or not path.is_file() or parts[-1].startswith("."):
+    if path is None or not _is_file(path) or any(p.startswith(".") for p in parts):
         known = ", ".join(e.id for e in list_experiments(root))
-        raise ExperimentError(f"unknown experiment {exp_id!r}; known: {known}")
+        shown = exp_id if len(exp_id) <= 60 else exp_id[:57] + "..."
+        raise ExperimentError(f"unknown experiment {shown!r}; known: {known}")
     return load_experiment(path, exp_id)
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file; False for a path no file can have (a name longer
+    than the file system allows, a NUL byte), which ``Path.is_file`` raises on."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 # ---------------------------------------------------------------- claims
@@ -386,13 +396,23 @@ def _draw(exp: Experiment, runs: pd.DataFrame, out: Path, store: Path) -> list[P
         )
         for stem, frame, suffix in parts:
             title = spec.pop("title", None) or f"{exp.figure}{suffix}"
+            # The figure is already there, drawn from these runs by this code: drawing
+            # it again (its layout and its save are most of a cached redraw) gives
+            # the same file.
+            stamp = plot.stamp(
+                frame.drop(columns="cached", errors="ignore"), exp.id, kind, spec, title
+            )
+            existing = plot.saved(out / stem, stamp)
+            if existing is not None:
+                written += existing
+                continue
             if kind == "metric_vs":
                 fig = _metric_vs(frame, title=title, **spec)
             elif kind in _figures():
                 fig = _figures()[kind](frame, store, title=title, **spec)
             else:
                 fig = getattr(plot, kind)(frame, title=title, **spec)
-            written += plot.save(fig, out / stem)
+            written += plot.save(fig, out / stem, stamp=stamp)
             import matplotlib.pyplot as plt
 
             plt.close(fig)
@@ -480,10 +500,23 @@ def reproduce(
 
     The store defaults to ``results/reproduce/<paper>/<name>/<mode>``, the figures go to
     ``out`` (default: ``<store>/figures``). ``jobs`` local workers run the sweep, or a
-    dask.distributed ``cluster`` (as :func:`shoal.sweep`'s).
-    """
-    from shoal._sweep import sweep
+    dask.distributed ``cluster`` (as :func:`shoal.sweep`'s); both are checked for every
+    experiment, also one computed without a simulation.
 
+    Raises:
+        ExperimentError: an unknown experiment or mode, a malformed experiment file, or a
+            ``store`` or ``out`` path with a NUL byte.
+        SweepError: ``jobs`` below 1, a ``cluster`` that is no scheduler address or
+            without dask.distributed installed, or a sweep that cannot run.
+    """
+    from shoal._sweep import check_execution, sweep
+
+    if mode not in MODES:
+        raise ExperimentError(f"unknown mode {mode!r}; expected quick or full")
+    for name, path in (("store", store), ("out", out)):
+        if path is not None and "\0" in os.fspath(path):
+            raise ExperimentError(f"{name}: a path cannot hold a NUL byte: {os.fspath(path)!r}")
+    check_execution(jobs, cluster)
     exp = experiment if isinstance(experiment, Experiment) else find(experiment)
     store_path = Path(store) if store is not None else default_store(exp, mode)
     out_path = Path(out) if out is not None else store_path / "figures"

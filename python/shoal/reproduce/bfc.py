@@ -2,7 +2,7 @@
 the size bins of the authors' scripts, per-bin p99 slowdowns with the incast flows left
 out, and the comparisons Fig. 5's text makes between the schemes.
 
-The harness (lossless-facts 4.2) is the BFC authors' fork of HPCC's simulator
+The harness (experiments/bfc/README.md, "Traffic") is the BFC authors' fork of HPCC's simulator
 (preeyshah/High-Precision-Congestion-Control, "PSHAH"). Its generator carries a flow of
 ``s`` bytes as one packet of ``s`` bytes when ``s <= 1000`` and otherwise as
 ``s // 1000 + 1`` packets of 1,000 B (``scratch/simple.cc:1250-1258``; an exact multiple

@@ -22,7 +22,8 @@ def reproduce_cmd(
         bool,
         typer.Option(
             "--full/--quick",
-            help="The paper's scale (long), or small runs of minutes at most.",
+            help="The paper's scale (minutes to hours), or small runs (seconds to about a "
+            "minute on two cores).",
             show_default="--quick",
         ),
     ] = False,

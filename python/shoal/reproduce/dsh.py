@@ -79,7 +79,8 @@ def first_pause_theorem(
     dsh: bool,
 ) -> float:
     """Total bytes the ``bursting`` queues receive before the first PAUSE, by DSH's
-    Theorem 1 (``dsh``) or 2 in dimensional form (lossless-facts 2.1): ``congested``
+    Theorem 1 (``dsh``) or 2 (section IV-C, Eq. 16 and 19) in dimensional form, each
+    queue's arrival and drain rates kept apart (experiments/dsh/README.md): ``congested``
     queues sit at their pause threshold, each draining at up to ``congested_drain``
     (B/s); each bursting queue receives at ``rate`` and drains at ``burst_drain``.
     ``shared`` is the shared segment B_s (private and headroom already taken out)."""
@@ -184,8 +185,9 @@ def pause_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
     from shoal import plot
 
     with plot._style():
-        fig = plot._figure(3.6, 2.6)
+        fig = plot._figure(3.6, 3.0)
         ax = fig.subplots()
+        measured, theorems = [], []
         for i, (scheme, g) in enumerate(runs.groupby("scheme", sort=False)):
             g = g.sort_values("burst_fraction")
             line = ax.plot(
@@ -194,14 +196,30 @@ def pause_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
                 marker=plot._MARKERS[i % len(plot._MARKERS)],
                 label=str(scheme).upper(),
             )[0]
+            measured.append(line)
             theorem = g["theorem_first_pause_payload_fraction"].dropna()  # as x: flow bytes
             if len(theorem):
-                ax.axvline(float(theorem.iloc[0]) * 100, ls=":", color=line.get_color())
+                theorems.append(
+                    ax.axvline(
+                        float(theorem.iloc[0]) * 100,
+                        ls=":",
+                        color=line.get_color(),
+                        label=f"{str(scheme).upper()}: theorem",
+                    )
+                )
         ax.set_xlabel("burst size (% of the 16 MiB buffer)")
         ax.set_ylabel("fan-in pause duration (ms)")
         ax.set_ylim(bottom=0)
-        ax.legend(
-            frameon=False, fontsize="small", title="dotted: theorem", title_fontsize="x-small"
+        # Below the axes: the theorems' lines cross the whole height of the axes, so a
+        # legend inside them is crossed by one wherever it goes.
+        handles = measured + theorems
+        fig.legend(
+            handles,
+            [h.get_label() for h in handles],
+            loc="outside lower center",
+            ncols=2,
+            frameon=False,
+            fontsize="small",
         )
         if title:
             fig.suptitle(title)

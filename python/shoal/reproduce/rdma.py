@@ -28,6 +28,7 @@ __all__ = [
     "burst",
     "burst_figure",
     "burst_metrics",
+    "windowed_throughput_gbps",
     "slowdown_figure",
     "slowdown_percentiles",
 ]
@@ -105,16 +106,69 @@ def _burst_start(run_dir: Path) -> float:
     return float(flows["start_ns"].max())
 
 
-def burst_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
-    """Queue and throughput at the bottleneck from 0.5 ms before the burst to the end of
-    its window (``BURST_NS``), one panel per scheme (its first run), four to a row."""
+#: The congestion controls' names in figures, by the experiments' scheme keys.
+SCHEME_NAMES = {
+    "dcqcn": "DCQCN",
+    "dcqcn_win": "DCQCN + window",
+    "timely": "TIMELY",
+    "dctcp": "DCTCP",
+    "theta_powertcp": "θ-PowerTCP",
+    "hpcc": "HPCC",
+    "powertcp": "PowerTCP",
+}
+
+#: The window of the throughput a burst figure draws: at one sample every 6.96 us, a
+#: 25 Gbps link sends 20 or 21 packets a sample, and the raw rate swings by 5% from one
+#: sample to the next (a solid band at the figure's scale).
+THROUGHPUT_WINDOW_NS = 50e3
+
+
+def windowed_throughput_gbps(series: pd.DataFrame, window_ns: float) -> pd.Series:
+    """The rate a series (``time_ns``, ``tx_bytes``) sent at over the last ``window_ns``
+    up to each sample (over the samples there are, at the start)."""
+    t = series["time_ns"].to_numpy(dtype=float)
+    sent = series["tx_bytes"].to_numpy(dtype=float)
+    start = np.searchsorted(t, t - window_ns, side="left")
+    span = t - t[start]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gbps = np.where(span > 0, (sent - sent[start]) * 8 / span, np.nan)
+    return pd.Series(gbps, index=series.index)
+
+
+def burst_figure(
+    runs: pd.DataFrame,
+    store: Path,
+    *,
+    title: str | None = None,
+    names: dict[str, str] | None = None,
+) -> Any:
+    """Queue and throughput (a 50 us mean, :data:`THROUGHPUT_WINDOW_NS`) at the
+    bottleneck from 0.5 ms before the burst to the end of its window (``BURST_NS``), one
+    panel per scheme (its first run, titled by ``names``, default
+    :data:`SCHEME_NAMES`), four to a row; every panel has the same scales, so that the
+    queues compare at a glance."""
     from shoal import plot
 
+    names = {**SCHEME_NAMES, **(names or {})}
     curves: dict[str, tuple[pd.DataFrame, float]] = {}
     for _, row, run_dir, _ in ok_runs(runs, store):
         scheme = str(row.get("scheme", ""))
         if scheme not in curves:
-            curves[scheme] = (bottleneck_series(run_dir), _burst_start(run_dir))
+            series, burst_ns = bottleneck_series(run_dir), _burst_start(run_dir)
+            series = series.assign(
+                windowed_gbps=windowed_throughput_gbps(series, THROUGHPUT_WINDOW_NS)
+            )
+            shown = series[
+                (series["time_ns"] >= burst_ns - 0.5e6)
+                & (series["time_ns"] <= burst_ns + BURST_NS[1])
+            ]
+            curves[scheme] = (shown, burst_ns)
+    peak_kb = max(
+        [float(shown["bytes"].max()) / 1e3 for shown, _ in curves.values() if len(shown)] or [1.0]
+    )
+    peak_gbps = max(
+        [float(shown["windowed_gbps"].max()) for shown, _ in curves.values() if len(shown)] or [1.0]
+    )
     columns = min(max(len(curves), 1), 4)
     rows = -(-max(len(curves), 1) // columns)
     with plot._style():
@@ -122,21 +176,17 @@ def burst_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
         axes = fig.subplots(rows, columns, squeeze=False).ravel()
         for ax in axes[len(curves) :]:
             ax.set_axis_off()
-        for ax, (name, (series, burst_ns)) in zip(axes, curves.items(), strict=False):
-            shown = series[
-                (series["time_ns"] >= burst_ns - 0.5e6)
-                & (series["time_ns"] <= burst_ns + BURST_NS[1])
-            ]
+        for ax, (name, (shown, burst_ns)) in zip(axes, curves.items(), strict=False):
             ms = (shown["time_ns"] - burst_ns) / 1e6
-            ax.plot(ms, shown["throughput_gbps"], color="tab:blue", linewidth=1)
-            ax.set_ylabel("throughput (Gbps)", color="tab:blue")
+            ax.plot(ms, shown["windowed_gbps"], color="tab:blue", linewidth=1)
+            ax.set_ylabel("throughput (Gbps, 50 µs mean)", color="tab:blue")
             ax.set_xlabel("time since the burst (ms)")
-            ax.set_ylim(bottom=0)
+            ax.set_ylim(0, peak_gbps * 1.05)
             queue = ax.twinx()
             queue.plot(ms, shown["bytes"] / 1e3, color="tab:red", linewidth=1)
             queue.set_ylabel("queue (KB)", color="tab:red")
-            queue.set_ylim(bottom=0)
-            ax.set_title(name)
+            queue.set_ylim(0, peak_kb * 1.05)
+            ax.set_title(names.get(name, name))
         if title:
             fig.suptitle(title)
     return fig
@@ -247,7 +297,7 @@ def slowdown_figure(runs: pd.DataFrame, store: Path, **keys: Any) -> Any:
 
     frames = [
         reference_slowdown(pd.read_parquet(run_dir / "flows.parquet"), scenario).assign(
-            scheme=str(row.get("scheme", ""))
+            scheme=SCHEME_NAMES.get(str(row.get("scheme", "")), str(row.get("scheme", "")))
         )
         for _, row, run_dir, scenario in ok_runs(runs, store)
     ]

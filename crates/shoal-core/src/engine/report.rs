@@ -12,6 +12,7 @@ use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Switch;
 use crate::transport::{PathInfo, Transport};
+use crate::workload::FlowKind;
 use crate::workload::FlowSpec;
 use std::collections::BTreeMap;
 
@@ -270,6 +271,20 @@ impl Simulation {
         let outcomes = || self.flows.iter().filter_map(|f| f.transport.as_ref()).map(|t| t.outcome(&self.stacks));
         let timeouts: u64 = outcomes().map(|o| o.timeouts as u64).sum();
         let cnps: u64 = outcomes().map(|o| o.cnps as u64).sum();
+        // Flows of each transport, and those of them that finished (`tcp` was every
+        // completing flow, RDMA's too, before RDMA had a key of its own).
+        let of = |rdma: bool| {
+            self.flows.iter().filter(move |f| match f.spec.kind {
+                FlowKind::Tcp => !rdma,
+                FlowKind::Rdma => rdma,
+                _ => false,
+            })
+        };
+        let finished = |rdma: bool| {
+            of(rdma)
+                .filter(|f| f.transport.as_ref().is_some_and(|t| t.outcome(&self.stacks).finished_at.is_some()))
+                .count()
+        };
         let c = &self.counters;
         let mut counters = json!({
             "packets": {
@@ -295,7 +310,11 @@ impl Simulation {
             "links": {"host_downlinks": stats(down), "core": stats(core), "core_links": core_links},
             "duration_ps": self.now,
             "events": self.events_processed,
-            "flows": {"tcp": self.completing_flows, "tcp_finished": self.flows_finished, "total": self.flows.len()},
+            "flows": {
+                "tcp": of(false).count(), "tcp_finished": finished(false),
+                "rdma": of(true).count(), "rdma_finished": finished(true),
+                "total": self.flows.len(),
+            },
         });
         if let Some(bfc) = self.bfc_counts() {
             counters["bfc"] = bfc;
@@ -341,6 +360,9 @@ pub struct PfcPortRecord {
     pub pauses_expired: u64,
     /// Up to the end of the run, counting a pause still in force.
     pub paused: Ps,
+    /// The longest single pause (from a PAUSE to its RESUME or expiry, or to the end of
+    /// the run).
+    pub longest_pause: Ps,
 }
 
 impl Simulation {
@@ -364,6 +386,7 @@ impl Simulation {
             row.resumes_received = tally.resumes;
             row.pauses_expired = tally.expiries;
             row.paused = tally.paused_until(self.now);
+            row.longest_pause = tally.longest_until(self.now);
         }
         for (s, switch) in self.switches.iter().enumerate() {
             let flow_control = switch.flow_control();

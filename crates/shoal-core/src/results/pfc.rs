@@ -93,7 +93,8 @@ impl PfcPortTable {
     pub fn of_simulation(sim: &Simulation) -> PfcPortTable {
         let mut table = PfcPortTable::default();
         for (key, row) in sim.pfc_ports() {
-            // Expiries are not a column, so that the file of an ON/OFF run is what it was.
+            // Expiries and the longest pause are not columns, so that the file is what it
+            // was (the summary has the longest pause).
             let PfcPortRecord {
                 pauses_sent,
                 resumes_sent,
@@ -101,6 +102,7 @@ impl PfcPortTable {
                 resumes_received,
                 pauses_expired: _,
                 paused,
+                longest_pause: _,
             } = row;
             table.key.push(&key);
             table.pauses_sent.push(pauses_sent);

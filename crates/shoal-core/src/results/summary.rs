@@ -100,9 +100,12 @@ pub struct PfcSummary {
     pub resume_frames_received: u64,
     /// (node, port, class) triples whose egress queues were ever paused.
     pub paused_queues: usize,
-    /// Paused time summed over those triples, and the longest of one.
+    /// Paused time summed over those triples, and the most of one (the most paused
+    /// port class: the sum of its pauses, not one pause).
     pub paused_ns: f64,
     pub max_paused_ns: f64,
+    /// The longest single pause of any of them (from a PAUSE to its RESUME or expiry).
+    pub longest_pause_ns: f64,
     /// Packets of lossless classes dropped, for any reason (0 is PFC's promise).
     pub lossless_drops: u64,
     /// Cycles of paused queues found (`observe::DeadlockDetector`), in the order found.
@@ -166,6 +169,7 @@ impl PfcSummary {
             paused_queues: paused.clone().count(),
             paused_ns: paused.clone().sum::<u64>() as f64 / 1e3,
             max_paused_ns: paused.max().unwrap_or(0) as f64 / 1e3,
+            longest_pause_ns: rows.values().map(|r| r.longest_pause).max().unwrap_or(0) as f64 / 1e3,
             lossless_drops: sim.counters().lossless_drops,
             deadlocks: sim.deadlocks().iter().map(|d| DeadlockSummary::of(d, sim)).collect(),
         }

@@ -37,6 +37,8 @@ pub struct PauseTally {
     /// Pauses that ended by their timer rather than a RESUME.
     pub expiries: u64,
     pub paused_ps: Ps,
+    /// The longest closed pause.
+    pub longest_ps: Ps,
     paused_since: Option<Ps>,
 }
 
@@ -44,6 +46,19 @@ impl PauseTally {
     /// Time paused up to `now`, counting a pause still in force.
     pub fn paused_until(&self, now: Ps) -> Ps {
         self.paused_ps + self.paused_since.map_or(0, |since| now - since)
+    }
+
+    /// The longest single pause up to `now`, counting a pause still in force.
+    pub fn longest_until(&self, now: Ps) -> Ps {
+        self.longest_ps.max(self.paused_since.map_or(0, |since| now - since))
+    }
+
+    /// The pause in force, if any, ends at `time`.
+    fn close(&mut self, time: Ps) {
+        if let Some(since) = self.paused_since.take() {
+            self.paused_ps += time - since;
+            self.longest_ps = self.longest_ps.max(time - since);
+        }
     }
 }
 
@@ -64,10 +79,9 @@ impl PauseLog {
                 tally.pauses += 1;
                 tally.paused_since = since.or(Some(time));
             }
-            (false, since) => {
+            (false, _) => {
                 tally.resumes += 1;
-                tally.paused_ps += since.map_or(0, |since| time - since);
-                tally.paused_since = None;
+                tally.close(time);
             }
         }
     }
@@ -78,8 +92,7 @@ impl PauseLog {
         let tally = self.tallies.entry(key).or_default();
         debug_assert!(tally.paused_since.is_some(), "only a pause in force runs out");
         tally.expiries += 1;
-        tally.paused_ps += tally.paused_since.map_or(0, |since| time - since);
-        tally.paused_since = None;
+        tally.close(time);
     }
 
     pub fn events(&self) -> &[PauseEvent] {
@@ -107,6 +120,8 @@ mod tests {
         assert_eq!((tally.pauses, tally.resumes), (3, 2));
         assert_eq!(tally.paused_ps, 30, "10 to 40; the PAUSE at 15 and the RESUME at 45 repeat");
         assert_eq!(tally.paused_until(130), 60, "and 100 to 130, still paused");
+        assert_eq!(tally.longest_until(130), 30, "the longest single pause, not the sum");
+        assert_eq!(tally.longest_until(150), 50, "the pause still in force, once it is longer");
         assert_eq!(log.events().len(), 5);
     }
 
@@ -124,6 +139,7 @@ mod tests {
         let (_, tally) = log.tallies().next().unwrap();
         assert_eq!((tally.pauses, tally.resumes, tally.expiries), (3, 1, 1));
         assert_eq!(tally.paused_ps, 60 + 30);
+        assert_eq!(tally.longest_ps, 60, "an expiry closes a pause too");
         assert_eq!(log.events().len(), 4, "the expiry is no frame");
     }
 }

@@ -537,9 +537,12 @@ fn refresh_checks(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut War
 }
 
 /// The kinds of link of a topology, (name, rate, delay): a built-in kind's host links and
-/// uplinks; each (rate, delay) of a topology file's links (none when the file cannot be
-/// read: validation reports why).
+/// uplinks (a star has none); each (rate, delay) of a topology file's links (none when the
+/// file cannot be read: validation reports why).
 fn link_classes(t: &Topology) -> Vec<(String, u64, u64)> {
+    if t.kind == TopologyKind::Star {
+        return vec![("host links".into(), t.link_rate.0, t.link_delay.0)];
+    }
     if t.kind != TopologyKind::File {
         return vec![
             ("host links".into(), t.link_rate.0, t.link_delay.0),
@@ -835,7 +838,9 @@ mod tests {
         // 3*C*D covers 2(C*D + MTU) only for C*D >= 2 MTU: at 100 Gbps, not on 0.1 us.
         assert_eq!(check("headroom = \"3cd\"", "1us", ""), Ok(vec![]));
         let short = check("headroom = \"3cd\"", "100ns", "").unwrap();
-        assert!(short.len() == 2 && short[0].contains("3750 B per port and class is below"), "{short:?}");
+        // One warning, for the star's host links: a star has no uplinks.
+        assert!(short.len() == 1 && short[0].contains("3750 B per port and class is below"), "{short:?}");
+        assert!(short[0].contains("on the host links"), "{short:?}");
         let huge = check("headroom = \"2MB\"", "1us", "").unwrap();
         assert!(huge.len() == 1 && huge[0].contains("more than the whole shared pool"), "{huge:?}");
         let two_classes = "[workload]\npriority = 1\n[[workload.extra]]\npriority = 2\n";
