@@ -451,6 +451,7 @@ impl TcpSender {
             self.backoff = 0;
             let acked_bytes = cfg.payload_between(self.bytes, self.snd_una, ackno);
             self.snd_una = ackno;
+            self.scoreboard.forget_below(ackno);
             self.snd_nxt = self.snd_nxt.max(ackno);
             let mut restart_timer = true;
             if self.in_recovery {
