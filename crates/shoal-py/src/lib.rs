@@ -58,14 +58,15 @@ fn memory_estimate(scenario_json: &str) -> PyResult<Vec<(String, String, u64)>> 
     let sc = sc.resolved().map_err(to_py)?;
     let net = shoal_core::net::build(&sc.topology).map_err(to_py)?;
     let estimate = shoal_core::budget::MemoryEstimate::of(&sc, &net).map_err(to_py)?;
-    Ok(estimate.parts.into_iter().map(|p| (p.what.to_string(), p.key.to_string(), p.bytes)).collect())
+    Ok(estimate.parts.into_iter().map(|p| (p.what.to_string(), p.key, p.bytes)).collect())
 }
 
-/// Bytes of memory the system can still give a run (Linux's MemAvailable, or
-/// `SHOAL_MEMORY_LIMIT`); None where it cannot be read.
+/// Bytes of memory the system can still give a run (the tightest of Linux's
+/// MemAvailable, the address-space limit and the cgroup's memory limit, or
+/// `SHOAL_MEMORY_LIMIT`); None where none can be read.
 #[pyfunction]
 fn available_memory() -> Option<u64> {
-    shoal_core::budget::available_memory()
+    shoal_core::budget::available_memory().map(|a| a.bytes)
 }
 
 /// Bytes of a size written as the scenario schema accepts it ("720KB", "1MiB", "1500").
@@ -113,6 +114,10 @@ fn generate_trace(py: Python<'_>, scenario_json: &str) -> PyResult<PyObject> {
     let sc = parse(scenario_json)?;
     sc.validate().map_err(to_py)?;
     let net = shoal_core::net::build(&sc.topology).map_err(to_py)?;
+    if let Some(available) = shoal_core::budget::available_memory() {
+        let estimate = shoal_core::budget::MemoryEstimate::of_trace(&sc, &net).map_err(to_py)?;
+        estimate.check(&available).map_err(to_py)?;
+    }
     let flows = shoal_core::workload::generate(&sc, &net).map_err(to_py)?;
     let d = PyDict::new_bound(py);
     d.set_item("id", flows.iter().map(|f| f.id).collect::<Vec<_>>().into_pyarray_bound(py))?;

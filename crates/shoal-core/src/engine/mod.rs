@@ -221,7 +221,7 @@ impl Simulation {
         let (spec, ids) = net::build_with_ids(&sc.topology)?;
         let buffers = switch_buffers(&sc.switch, &spec, &ids)?;
         if let Some(available) = budget::available_memory() {
-            budget::MemoryEstimate::of(sc, &spec)?.check(available)?;
+            budget::MemoryEstimate::of(sc, &spec)?.check(&available)?;
         }
         let flows = workload::generate(sc, &spec)?;
         let mut sim = Self::with_flows(sc, &spec, &buffers, flows);

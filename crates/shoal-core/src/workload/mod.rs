@@ -283,9 +283,15 @@ enum ArrivalFlows {
 /// The flow count a workload will generate (expected, for a duration), without
 /// generating it: what the memory estimate needs before anything big is built.
 pub fn planned_flows(sc: &Scenario, net: &NetworkSpec) -> Result<u64, ScenarioError> {
-    let mut total = 0.0f64;
+    Ok(planned_flows_by_workload(sc, net)?.iter().map(|(_, flows)| flows).sum::<f64>().round() as u64)
+}
+
+/// The planned flow count of each workload (as `planned_flows`), with the key that sets
+/// it (`flow_count_key`).
+pub fn planned_flows_by_workload(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<(String, f64)>, ScenarioError> {
+    let mut counts = Vec::new();
     for (path, w) in sc.workload_paths() {
-        total += match w.pattern {
+        let flows = match w.pattern {
             Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => plan_arrivals(net, w, &path)?.flows,
             Pattern::Incast | Pattern::LongLived | Pattern::Udp => {
                 let (senders, _) = fixed_pairs(net, w, &path)?;
@@ -296,8 +302,29 @@ pub fn planned_flows(sc: &Scenario, net: &NetworkSpec) -> Result<u64, ScenarioEr
                 trace::count_rows(file).map_err(|e| ScenarioError::new(format!("{path}.trace"), e))? as f64
             }
         };
+        counts.push((flow_count_key(w, &path), flows));
     }
-    Ok(total.round() as u64)
+    Ok(counts)
+}
+
+/// The key to change for fewer flows of workload `w` (at `path`): what sets its count.
+pub fn flow_count_key(w: &Workload, path: &str) -> String {
+    let key = match w.pattern {
+        Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn if w.duration.is_some() => "duration",
+        // A round brings its whole fan-in, so rounds wider than `flows` set the count.
+        Pattern::FanIn if (w.fan_in as u64 + w.fan_in_max.unwrap_or(w.fan_in) as u64) / 2 > w.flows => {
+            if w.fan_in_max.is_some() {
+                "fan_in_max"
+            } else {
+                "fan_in"
+            }
+        }
+        Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => "flows",
+        Pattern::Incast if w.repeats > 1 => "repeats",
+        Pattern::Incast | Pattern::LongLived | Pattern::Udp => "senders",
+        Pattern::Trace => "trace",
+    };
+    format!("{path}.{key}")
 }
 
 /// The senders, receivers, arrival rate and flow count of an all-to-all, many-to-few or

@@ -3,7 +3,7 @@
 //! holds queue heads by the filters received, and hands PFC frames to the PFC backstop.
 
 use super::decide::{Assignment, Decide, Setup, FIRST_PHYSICAL};
-use super::{BloomFilter, BloomShape};
+use super::{BloomFilter, BloomShape, FlowTable};
 use crate::net::{Effect, Ext, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
@@ -81,6 +81,20 @@ impl Default for BfcConfig {
 }
 
 impl BfcConfig {
+    /// The bytes BFC keeps at a switch of `ports` ports of `queues` queues each: the flow
+    /// table (`vfids` buckets and the overflow cache, the bulk), and by port a counting
+    /// filter of its paused flows, the filter last received and each queue's lists of
+    /// flows to resume.
+    pub fn switch_bytes(&self, ports: u64, queues: u64) -> u64 {
+        let filter_bits = self.filter_bytes as u64 * 8;
+        let counting = filter_bits * std::mem::size_of::<u32>() as u64 + self.filter_bytes as u64;
+        let per_queue = (std::mem::size_of::<std::collections::VecDeque<u32>>()
+            + std::mem::size_of::<Vec<u32>>()
+            + std::mem::size_of::<Ps>()) as u64;
+        FlowTable::bytes(self.vfids, self.overflow_cache as usize)
+            + ports * (counting + self.filter_bytes as u64 + queues * per_queue)
+    }
+
     /// How the run watches for deadlocks: only with the PFC backstop.
     pub fn deadlock_watch(&self) -> Option<DeadlockWatch> {
         self.backstop.as_ref().map(PfcConfig::deadlock_watch)
@@ -139,7 +153,8 @@ impl Scheme for Bfc {
     }
 
     fn validate(cfg: &BfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
-        // A switch's table holds 4 entries of 16 B per VFID: 64 MiB at the most.
+        // The table is sized by these (`BfcConfig::switch_bytes`), and the memory estimate
+        // counts it at every switch.
         if !(1..=1 << 20).contains(&cfg.vfids) {
             return Err(ScenarioError::not_accepted(path, "vfids", cfg.vfids, "1 to 1,048,576"));
         }

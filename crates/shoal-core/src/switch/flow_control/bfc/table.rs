@@ -64,6 +64,12 @@ impl FlowTable {
         FlowTable { buckets: vec![None; vfids as usize * WAYS].into(), cache: vec![None; cache], len: 0 }
     }
 
+    /// The bytes `new(vfids, cache)` allocates.
+    pub fn bytes(vfids: u32, cache: usize) -> u64 {
+        (vfids as usize * WAYS * std::mem::size_of::<Option<Entry>>()
+            + cache * std::mem::size_of::<Option<(u32, Entry)>>()) as u64
+    }
+
     /// The flows with an entry.
     pub fn len(&self) -> usize {
         self.len
