@@ -117,6 +117,130 @@ pub(crate) fn keys<T: DeserializeOwned>(rest: Map<String, Value>) -> Result<T, S
     })
 }
 
+/// The keys a configuration type accepts: the fields its derived `Deserialize` asks for
+/// (empty for a type that does not deserialize as a struct).
+pub(crate) fn key_names<T: DeserializeOwned>() -> &'static [&'static str] {
+    use serde::de::{Error, Visitor};
+    /// A deserializer that stops at the first request, keeping a struct's field names.
+    struct Fields(&'static [&'static str]);
+    #[derive(Debug)]
+    struct Stop;
+    impl std::fmt::Display for Stop {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("stop")
+        }
+    }
+    impl std::error::Error for Stop {}
+    impl Error for Stop {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Stop
+        }
+    }
+    impl<'de> serde::Deserializer<'de> for &mut Fields {
+        type Error = Stop;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Stop> {
+            Err(Stop)
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Stop> {
+            self.0 = fields;
+            Err(Stop)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+            unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut fields = Fields(&[]);
+    let _ = T::deserialize(&mut fields);
+    fields.0
+}
+
+/// A scheme's section as written: which kind it names (or gets by default) and whether
+/// it names one, for the messages about keys it does not accept.
+pub(crate) struct Section<'a> {
+    pub kind: &'a str,
+    pub kind_given: bool,
+    pub kinds: &'a [&'a str],
+    /// The keys of each kind.
+    pub keys_of: &'a dyn Fn(&str) -> &'static [&'static str],
+}
+
+/// `message`, an error from deserializing the keys of `section`'s kind, or, for a key the
+/// kind does not have, a message that says what was meant: `kind` for a misspelling of
+/// it, the kinds that have the key when the section names none (the default kind has
+/// few keys, often none), else the keys the kind accepts, `kind` among them.
+pub(crate) fn explain_unknown_key(message: String, section: &Section) -> String {
+    let Some((key, inner)) = split_nested(&message) else { return message };
+    let known = (section.keys_of)(section.kind);
+    if key.contains('.') || key.contains('[') || !inner.starts_with("unknown field") || known.contains(&key) {
+        return message;
+    }
+    let kinds = listed(section.kinds);
+    let of_kind = if section.kind_given {
+        format!("kind \"{}\"", section.kind)
+    } else {
+        format!("kind \"{}\" (the default when `kind` is not set)", section.kind)
+    };
+    let owners: Vec<&str> = section.kinds.iter().copied().filter(|k| (section.keys_of)(k).contains(&key)).collect();
+    let owned_by = owners.iter().map(|k| format!("kind \"{k}\"")).collect::<Vec<_>>().join(" or ");
+    let explained = if !section.kind_given && is_misspelled_kind(key) {
+        format!("unknown key `{key}`; did you mean `kind`? (accepted kinds: {kinds})")
+    } else if !section.kind_given && !owners.is_empty() {
+        format!(
+            "unknown key `{key}` for {of_kind}; it is a key of {owned_by}: set kind = \"{}\" (accepted kinds: {kinds})",
+            owners[0]
+        )
+    } else {
+        let mut explained = if known.is_empty() {
+            format!("unknown key `{key}`: {of_kind} has no keys besides `kind` (accepted kinds: {kinds})")
+        } else {
+            let accepted: Vec<String> =
+                std::iter::once("kind").chain(known.iter().copied()).map(|k| format!("`{k}`")).collect();
+            format!("unknown key `{key}` for {of_kind} (accepted: {})", accepted.join(", "))
+        };
+        if !owners.is_empty() {
+            explained.push_str(&format!("; `{key}` is a key of {owned_by}"));
+        }
+        explained
+    };
+    nested(key, &explained)
+}
+
+/// Whether `key` reads as a misspelling of `kind`: at most two edits (a swap of
+/// neighbours is one) from it, ignoring case, and not too short to tell.
+fn is_misspelled_kind(key: &str) -> bool {
+    let key: Vec<char> = key.to_lowercase().chars().collect();
+    let kind: Vec<char> = "kind".chars().collect();
+    key.len() >= 3 && edit_distance(&key, &kind) <= 2
+}
+
+/// The optimal string alignment distance: insertions, deletions, substitutions and swaps
+/// of adjacent characters.
+fn edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 /// Generates a registry; see the module documentation. The methods listed after the
 /// schemes are the decision-point trait's, forwarded by `match`. Its `@impl` form alone,
 /// `registry!(@impl Trait for AnyX [Variant ...] { methods })`, forwards a trait over an
@@ -179,6 +303,14 @@ macro_rules! registry {
                 }
             }
 
+            /// The keys scheme `kind` accepts besides `kind` (none for an unknown kind).
+            pub fn keys_of(kind: &str) -> &'static [&'static str] {
+                match kind {
+                    $( $kind => $crate::registry::key_names::<<$Scheme as $crate::registry::Scheme>::Config>(), )+
+                    _ => &[],
+                }
+            }
+
             /// The scheme's keys without `kind`.
             pub fn keys_value(&self) -> serde_json::Value {
                 match self {
@@ -196,8 +328,19 @@ macro_rules! registry {
         impl<'de> serde::Deserialize<'de> for $Config {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let value = <serde_json::Value as serde::Deserialize>::deserialize(d)?;
+                let kind_given = value.is_string() || value.get("kind").is_some();
                 $crate::registry::split_kind(value, Self::KINDS, Self::default().kind())
-                    .and_then(|(kind, rest)| Self::from_keys(&kind, rest))
+                    .and_then(|(kind, rest)| {
+                        Self::from_keys(&kind, rest).map_err(|message| {
+                            let section = $crate::registry::Section {
+                                kind: &kind,
+                                kind_given,
+                                kinds: Self::KINDS,
+                                keys_of: &Self::keys_of,
+                            };
+                            $crate::registry::explain_unknown_key(message, &section)
+                        })
+                    })
                     .map_err(<D::Error as serde::de::Error>::custom)
             }
         }

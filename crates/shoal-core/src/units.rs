@@ -31,8 +31,21 @@ const RATE_UNITS: &[(&str, f64)] = &[
     ("Gb/s", 1e9),
     ("Tb/s", 1e12),
 ];
-const SIZE_UNITS: &[(&str, f64)] =
-    &[("B", 1.0), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0), ("MiB", 1048576.0), ("GiB", 1073741824.0)];
+const SIZE_UNITS: &[(&str, f64)] = &[
+    ("B", 1.0),
+    ("KB", 1e3),
+    ("MB", 1e6),
+    ("GB", 1e9),
+    ("TB", 1e12),
+    ("PB", 1e15),
+    ("KiB", 1024.0),
+    ("MiB", 1048576.0),
+    ("GiB", 1073741824.0),
+    ("TiB", 1099511627776.0),
+];
+/// The units a size is written back in (resolved scenarios, results): up to GB, as
+/// before TB and PB were read, so that every stored scenario reads the same.
+const SHOWN_SIZE_UNITS: &[(&str, f64)] = &[("B", 1.0), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9)];
 
 /// The largest time a scenario may name: 10^6 s (11.6 days), far beyond any experiment,
 /// and small enough that sums of a few times cannot overflow the u64 picosecond clock
@@ -168,6 +181,10 @@ fn format_with_units(value: u64, units: &[(&str, f64)]) -> String {
 
 macro_rules! unit_type {
     ($name:ident, $units:expr, $max:expr, $what:literal) => {
+        unit_type!($name, $units, $units, $max, $what);
+    };
+    // `$shown`: the units `Display` writes a value in.
+    ($name:ident, $units:expr, $shown:expr, $max:expr, $what:literal) => {
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
         pub struct $name(pub u64);
 
@@ -188,7 +205,7 @@ macro_rules! unit_type {
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&format_with_units(self.0, $units))
+                f.write_str(&format_with_units(self.0, $shown))
             }
         }
 
@@ -208,7 +225,8 @@ macro_rules! unit_type {
                     }
                     fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
                         if v > $max {
-                            return Err(E::custom(format!("{v} is too large (accepted: up to {})", $name::MAX)));
+                            let max = format_with_units($max, $units);
+                            return Err(E::custom(format!("{v} is too large (accepted: up to {max})")));
                         }
                         Ok($name(v))
                     }
@@ -234,7 +252,7 @@ macro_rules! unit_type {
 
 unit_type!(Rate, RATE_UNITS, MAX_RATE, "a rate such as \"100Gbps\" (bits per second)");
 unit_type!(Time, TIME_UNITS, MAX_TIME, "a time such as \"2us\" (picoseconds)");
-unit_type!(Bytes, SIZE_UNITS, MAX_BYTES, "a size such as \"720KB\" (bytes)");
+unit_type!(Bytes, SIZE_UNITS, SHOWN_SIZE_UNITS, MAX_BYTES, "a size such as \"720KB\" (bytes)");
 
 #[cfg(test)]
 mod tests {

@@ -489,11 +489,12 @@ fn refresh_checks(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut War
         (PauseQuanta::Quanta(q), _) => q as u64,
     };
     let refresh = cfg.refresh().expect("a timer has a refresh");
-    if quanta == 1 && cfg.refresh_quanta.is_none() {
+    // No refresh lies below a 1-quantum timer, whether refresh_quanta is set or not.
+    if quanta == 1 {
         return Err(ScenarioError::new(
             format!("{path}.pause_quanta"),
-            "1 leaves no refresh interval below it (refresh_quanta defaults to half of pause_quanta; \
-             accepted: 2 to 65535, or \"none\")",
+            "1 leaves no refresh interval below it (refresh_quanta must be below pause_quanta and \
+             defaults to half of it; accepted: 2 to 65535, or \"none\")",
         ));
     }
     if refresh == 0 || refresh >= quanta {
