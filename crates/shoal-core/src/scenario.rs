@@ -1068,6 +1068,25 @@ impl Scenario {
         [tr.mss + tr.header, tr.ack_size, rdma.mtu + rdma.header, rdma.ack_size].into_iter().max().unwrap_or(0) as u64
     }
 
+    /// The largest packet the scenario's workloads send, headers included, and the keys
+    /// that size it: TCP's segments and ACKs for TCP flows, TCP's segments for UDP
+    /// (which sends them), RDMA's packets and ACKs for RDMA flows. The least a buffer
+    /// must hold.
+    pub fn largest_packet_sent(&self) -> (u64, &'static str) {
+        let (tr, rdma) = (&self.transport, &self.rdma);
+        let tcp_data = (tr.mss + tr.header, "transport.mss + transport.header");
+        self.workloads()
+            .flat_map(|w| match (w.pattern, w.transport) {
+                (Pattern::Udp, _) => vec![tcp_data],
+                (_, FlowTransport::Tcp) => vec![tcp_data, (tr.ack_size, "transport.ack_size")],
+                (_, FlowTransport::Rdma) => {
+                    vec![(rdma.mtu + rdma.header, "rdma.mtu + rdma.header"), (rdma.ack_size, "rdma.ack_size")]
+                }
+            })
+            .max_by_key(|&(bytes, _)| bytes)
+            .map_or((0, ""), |(bytes, keys)| (bytes as u64, keys))
+    }
+
     /// Parses a scenario from TOML text; errors name the key path.
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         let value: toml::Value = serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|e| {
@@ -1253,10 +1272,11 @@ impl Scenario {
                     format!("{node:?} is not a node id (accepted: a whole number, the id of a switch as topology.failed_links names nodes)"),
                 );
             }
-            if *buffer < packet {
+            let (sent, keys) = self.largest_packet_sent();
+            if buffer.0 < sent {
                 return err(
                     &key,
-                    format!("{buffer} cannot hold one data packet of {packet}; accepted: at least {packet}"),
+                    format!("{buffer} cannot hold one data packet of {sent} B ({keys}); accepted: at least {sent} B"),
                 );
             }
         }
@@ -1269,6 +1289,7 @@ impl Scenario {
                 ),
             );
         }
+        warnings.extend(crate::switch::mmu::unused_reserve_warning(self));
         let rdma = &self.rdma;
         sizes(&[
             ("transport.ack_size", tr.ack_size, 1, 10_000),

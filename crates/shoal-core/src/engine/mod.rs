@@ -225,16 +225,18 @@ impl Simulation {
         }
         let flows = workload::generate(sc, &spec)?;
         let mut sim = Self::with_flows(sc, &spec, &buffers, flows);
-        sim.check_buffers(sc, &buffers)?;
         sim.node_ids = Some(ids);
+        sim.check_buffers(sc, &buffers)?;
         Ok(sim)
     }
 
     /// With `switch.buffer` or a switch's `switch.buffer_of_node`, every pool must keep
     /// room for a packet beside its reserves and its ports' headroom, which are known only
-    /// once the switches are built.
+    /// once the switches are built. The packet is the largest the workloads send.
     fn check_buffers(&self, sc: &Scenario, buffers: &[Option<OwnBuffer>]) -> Result<(), ScenarioError> {
-        let packet = sc.largest_packet();
+        let (packet, packet_keys) = sc.largest_packet_sent();
+        let reserve = crate::switch::mmu::Reserve { bytes: sc.switch.reserved.0, per: sc.switch.reserve_per };
+        let queues = sc.switch.queues as usize;
         for (s, switch) in self.switches.iter().enumerate() {
             let (key, buffer) = match (&buffers[s], sc.switch.buffer) {
                 (Some(own), _) => (format!("switch.buffer_of_node.{}", own.node), own.bytes),
@@ -242,23 +244,30 @@ impl Simulation {
                 (None, None) => continue,
             };
             for (p, pool) in switch.pools.iter().enumerate() {
-                if pool.size < packet {
-                    return Err(ScenarioError::new(
-                        key,
-                        format!(
-                            "{buffer} leaves {} B shared in pool {p} of switch {s} beside {} B of headroom and the \
-                             queues' reserves (switch.reserved = {} per {}); accepted: enough for one packet of \
-                             {packet} B more",
-                            pool.size,
-                            pool.headroom,
-                            sc.switch.reserved,
-                            match sc.switch.reserve_per {
-                                crate::scenario::ReservePer::Queue => "queue",
-                                crate::scenario::ReservePer::Port => "port",
-                            }
-                        ),
-                    ));
+                if pool.size >= packet {
+                    continue;
                 }
+                let ports = switch.ports.iter().filter(|port| port.pool as usize == p).count();
+                let reserved = reserve.total(ports, queues);
+                let needed = reserved + pool.headroom + packet;
+                let reserves = match sc.switch.reserve_per {
+                    crate::scenario::ReservePer::Queue => {
+                        format!("{} per queue x {queues} queues x {ports} ports", sc.switch.reserved)
+                    }
+                    crate::scenario::ReservePer::Port => format!("{} per port x {ports} ports", sc.switch.reserved),
+                };
+                return Err(ScenarioError::new(
+                    key,
+                    format!(
+                        "{buffer} is too small for pool {p} of {}, which needs at least {needed} B ({:.2} MB): \
+                         {reserved} B of reserves (switch.reserved = {reserves}), {} B of headroom (switch.flow_control) \
+                         and one packet of {packet} B ({packet_keys}); accepted: at least {needed} B, or smaller \
+                         reserves (switch.reserved, switch.queues, switch.reserve_per = \"port\")",
+                        self.describe(NodeId::Switch(s as u32)),
+                        needed as f64 / 1e6,
+                        pool.headroom,
+                    ),
+                ));
             }
         }
         Ok(())
