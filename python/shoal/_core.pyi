@@ -40,8 +40,10 @@ def memory_estimate(scenario_json: str) -> list[tuple[str, str, int]]:
     """The memory a run of the scenario needs, by part: ``(what, key, bytes)``."""
 
 def available_memory() -> int | None:
-    """Bytes of memory the system can still give a run (Linux's MemAvailable, or
-    ``SHOAL_MEMORY_LIMIT``); ``None`` where it cannot be read."""
+    """Bytes of memory the system can still give a run: the least of Linux's
+    MemAvailable, the address-space limit less what the process maps, and its cgroups'
+    memory limits less their usage (or ``SHOAL_MEMORY_LIMIT``); ``None`` where none can
+    be read."""
 
 def check_output_dir(out: str) -> None:
     """Raise ``OSError`` unless ``out`` may become a run directory: missing, empty, or a

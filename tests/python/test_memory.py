@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -79,7 +80,7 @@ def test_estimate_per_flow_holds_where_flows_dominate(tmp_path: Path) -> None:
     ("overrides", "key"),
     [
         (["topology.kind=fat_tree", "topology.k=64"], "topology"),
-        (["workload.flows=10000000"], "workload"),
+        (["workload.flows=10000000"], "workload.flows"),
         (["run.sample_interval=1ns", "run.stop_time=1s"], "run.sample_interval"),
     ],
 )
@@ -101,3 +102,151 @@ def test_what_cannot_fit_is_refused_with_the_key(
     assert "1.0 GB is available" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "r").exists()
+
+
+def _address_space_limit(limit: int) -> Callable[[], None]:
+    """A ``preexec_fn`` that caps the child's address space (``ulimit -v``) at ``limit``."""
+
+    def cap() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return cap
+
+
+def _shoal_capped(tmp_path: Path, limit: int, *args: str) -> subprocess.CompletedProcess[str]:
+    """``shoal ARGS`` in ``tmp_path`` under an address-space limit of ``limit`` bytes,
+    with no SHOAL_MEMORY_LIMIT (the limits are read from the system)."""
+    env = {k: v for k, v in os.environ.items() if k != "SHOAL_MEMORY_LIMIT"}
+    return subprocess.run(
+        [sys.executable, "-m", "shoal", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=_address_space_limit(limit),
+    )
+
+
+def _assert_refused_cleanly(proc: subprocess.CompletedProcess[str], key: str) -> None:
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output
+    assert f"\nerror: {key}: this run needs about" in f"\n{proc.stderr}", output
+    assert "address-space limit" in proc.stderr, output
+    for abort in ("memory allocation of", "Traceback", "stack backtrace"):
+        assert abort not in output, output
+
+
+#: 4 GB of address space: far more than any scenario below needs once refused, far less
+#: than 10^7 flows (11 GB).
+CAP = 4_000_000_000
+
+#: whitepaper/sec2's run: 120 long-lived NewReno flows (with SACK) through one bottleneck.
+LONG_FLOWS = """\
+[topology]
+kind = "dumbbell"
+hosts = 120
+hosts_right = 1
+link_rate = "40Gbps"
+uplink_rate = "10Gbps"
+link_delay = "1us"
+uplink_delay = "496us"
+[switch]
+queues = 1
+ports_per_pool = 1
+reserved = "0B"
+alpha = 1000.0
+pool_size = "1250KB"
+[transport]
+cc = "newreno"
+rto_min = "200ms"
+rto_init = "5ms"
+[workload]
+pattern = "long_lived"
+senders = "0-119"
+receivers = [120]
+[run]
+stop_time = "20ms"
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux's RLIMIT_AS")
+def test_long_flows_run_under_an_address_space_limit(tmp_path: Path) -> None:
+    """Each flow's SACK scoreboard once held a bit per segment of the flow: 512 MB of
+    address space for a long-lived flow, 61 GB for these 120 (an allocation abort under
+    a 12 GB limit). It spans the window now."""
+    (tmp_path / "s.toml").write_text(LONG_FLOWS)
+    proc = _shoal_capped(tmp_path, CAP, "run", "s.toml", "--quiet", "--out", "r")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["retransmits"] > 0, "no loss: SACK was not exercised"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux's RLIMIT_AS")
+def test_ten_million_flows_are_refused_under_an_address_space_limit(tmp_path: Path) -> None:
+    (tmp_path / "s.toml").write_text(TINY)
+    proc = _shoal_capped(
+        tmp_path, CAP, "run", "s.toml", "--quiet", "--out", "r", "--set", "workload.flows=10000000"
+    )
+    _assert_refused_cleanly(proc, "workload.flows")
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux's RLIMIT_AS")
+def test_a_trace_of_a_hundred_million_flows_is_refused_under_an_address_space_limit(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "s.toml").write_text(TINY)
+    proc = _shoal_capped(
+        tmp_path, CAP, "trace", "s.toml", "--out", "t.csv", "--set", "workload.flows=100000000"
+    )
+    _assert_refused_cleanly(proc, "workload.flows")
+    assert not (tmp_path / "t.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [
+        # BFC's flow tables: 130 MB a switch at the largest, 80 switches.
+        (
+            [
+                "topology.kind=fat_tree",
+                "topology.k=8",
+                "switch.queues=35",
+                "switch.scheduler.kind=dwrr",
+                "switch.scheduler.strict_queues=2",
+                "switch.flow_control.kind=bfc",
+                "switch.flow_control.vfids=1048576",
+                "switch.flow_control.overflow_cache=1048576",
+            ],
+            "switch.flow_control.vfids",
+        ),
+        # Rounds of 10^8 senders: the fan-in, not `flows`, sets the count.
+        (
+            [
+                "topology.kind=leaf_spine",
+                "workload.pattern=fan_in",
+                "workload.fan_in=100000000",
+                "workload.flows=1000",
+            ],
+            "workload.fan_in",
+        ),
+    ],
+    ids=["bfc_tables", "fan_in"],
+)
+def test_what_sets_the_size_is_named(tmp_path: Path, overrides: list[str], key: str) -> None:
+    (tmp_path / "s.toml").write_text(TINY)
+    sets = [arg for o in overrides for arg in ("--set", o)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "shoal", "run", "s.toml", "--quiet", "--out", "r", *sets],
+        cwd=tmp_path,
+        env=dict(os.environ, SHOAL_MEMORY_LIMIT=str(3_500_000_000)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert f"\nerror: {key}: this run needs about" in f"\n{proc.stderr}", proc.stderr
+    assert "Traceback" not in proc.stderr
