@@ -117,12 +117,12 @@ pub(crate) fn keys<T: DeserializeOwned>(rest: Map<String, Value>) -> Result<T, S
     })
 }
 
-/// The keys a configuration type accepts: the fields its derived `Deserialize` asks for
-/// (empty for a type that does not deserialize as a struct).
-pub(crate) fn key_names<T: DeserializeOwned>() -> &'static [&'static str] {
+/// The keys a configuration type accepts: the fields its derived `Deserialize` asks for;
+/// None for a type that does not deserialize as a struct (one read by hand).
+pub(crate) fn key_names<T: DeserializeOwned>() -> Option<&'static [&'static str]> {
     use serde::de::{Error, Visitor};
     /// A deserializer that stops at the first request, keeping a struct's field names.
-    struct Fields(&'static [&'static str]);
+    struct Fields(Option<&'static [&'static str]>);
     #[derive(Debug)]
     struct Stop;
     impl std::fmt::Display for Stop {
@@ -147,7 +147,7 @@ pub(crate) fn key_names<T: DeserializeOwned>() -> &'static [&'static str] {
             fields: &'static [&'static str],
             _: V,
         ) -> Result<V::Value, Stop> {
-            self.0 = fields;
+            self.0 = Some(fields);
             Err(Stop)
         }
         serde::forward_to_deserialize_any! {
@@ -155,7 +155,7 @@ pub(crate) fn key_names<T: DeserializeOwned>() -> &'static [&'static str] {
             unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
         }
     }
-    let mut fields = Fields(&[]);
+    let mut fields = Fields(None);
     let _ = T::deserialize(&mut fields);
     fields.0
 }
@@ -166,8 +166,8 @@ pub(crate) struct Section<'a> {
     pub kind: &'a str,
     pub kind_given: bool,
     pub kinds: &'a [&'a str],
-    /// The keys of each kind.
-    pub keys_of: &'a dyn Fn(&str) -> &'static [&'static str],
+    /// The keys of each kind (None where they cannot be told).
+    pub keys_of: &'a dyn Fn(&str) -> Option<&'static [&'static str]>,
 }
 
 /// `message`, an error from deserializing the keys of `section`'s kind, or, for a key the
@@ -177,7 +177,11 @@ pub(crate) struct Section<'a> {
 pub(crate) fn explain_unknown_key(message: String, section: &Section) -> String {
     let Some((key, inner)) = split_nested(&message) else { return message };
     let known = (section.keys_of)(section.kind);
-    if key.contains('.') || key.contains('[') || !inner.starts_with("unknown field") || known.contains(&key) {
+    if key.contains('.')
+        || key.contains('[')
+        || !inner.starts_with("unknown field")
+        || known.is_some_and(|k| k.contains(&key))
+    {
         return message;
     }
     let kinds = listed(section.kinds);
@@ -186,7 +190,12 @@ pub(crate) fn explain_unknown_key(message: String, section: &Section) -> String 
     } else {
         format!("kind \"{}\" (the default when `kind` is not set)", section.kind)
     };
-    let owners: Vec<&str> = section.kinds.iter().copied().filter(|k| (section.keys_of)(k).contains(&key)).collect();
+    let owners: Vec<&str> = section
+        .kinds
+        .iter()
+        .copied()
+        .filter(|k| (section.keys_of)(k).is_some_and(|keys| keys.contains(&key)))
+        .collect();
     let owned_by = owners.iter().map(|k| format!("kind \"{k}\"")).collect::<Vec<_>>().join(" or ");
     let explained = if !section.kind_given && is_misspelled_kind(key) {
         format!("unknown key `{key}`; did you mean `kind`? (accepted kinds: {kinds})")
@@ -196,12 +205,15 @@ pub(crate) fn explain_unknown_key(message: String, section: &Section) -> String 
             owners[0]
         )
     } else {
-        let mut explained = if known.is_empty() {
-            format!("unknown key `{key}`: {of_kind} has no keys besides `kind` (accepted kinds: {kinds})")
-        } else {
-            let accepted: Vec<String> =
-                std::iter::once("kind").chain(known.iter().copied()).map(|k| format!("`{k}`")).collect();
-            format!("unknown key `{key}` for {of_kind} (accepted: {})", accepted.join(", "))
+        let mut explained = match known {
+            // Keys read by hand: their own message, which cannot know of `kind`.
+            None => format!("{}; and `kind` (accepted kinds: {kinds})", clean_serde_message(inner)),
+            Some([]) => format!("unknown key `{key}`: {of_kind} has no keys besides `kind` (accepted kinds: {kinds})"),
+            Some(known) => {
+                let accepted: Vec<String> =
+                    std::iter::once("kind").chain(known.iter().copied()).map(|k| format!("`{k}`")).collect();
+                format!("unknown key `{key}` for {of_kind} (accepted: {})", accepted.join(", "))
+            }
         };
         if !owners.is_empty() {
             explained.push_str(&format!("; `{key}` is a key of {owned_by}"));
@@ -209,6 +221,11 @@ pub(crate) fn explain_unknown_key(message: String, section: &Section) -> String 
         explained
     };
     nested(key, &explained)
+}
+
+/// serde's "unknown field" as the scenario's messages say it.
+fn clean_serde_message(message: &str) -> String {
+    message.replace("unknown field", "unknown key")
 }
 
 /// Whether `key` reads as a misspelling of `kind`: at most two edits (a swap of
@@ -303,11 +320,12 @@ macro_rules! registry {
                 }
             }
 
-            /// The keys scheme `kind` accepts besides `kind` (none for an unknown kind).
-            pub fn keys_of(kind: &str) -> &'static [&'static str] {
+            /// The keys scheme `kind` accepts besides `kind` (None for an unknown kind, or
+            /// keys read by hand).
+            pub fn keys_of(kind: &str) -> Option<&'static [&'static str]> {
                 match kind {
                     $( $kind => $crate::registry::key_names::<<$Scheme as $crate::registry::Scheme>::Config>(), )+
-                    _ => &[],
+                    _ => None,
                 }
             }
 
@@ -398,3 +416,32 @@ macro_rules! keyless_scheme {
 }
 
 pub(crate) use keyless_scheme;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_names_are_a_structs_fields_or_none() {
+        #[derive(serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Two {
+            alpha: u32,
+            beta: bool,
+        }
+        assert_eq!(key_names::<Two>(), Some(&["alpha", "beta"][..]));
+        assert_eq!(key_names::<NoKeys>(), Some(&[][..]));
+        assert_eq!(key_names::<serde_json::Value>(), None);
+        assert_eq!(key_names::<u32>(), None);
+    }
+
+    #[test]
+    fn misspellings_of_kind_are_near_it() {
+        for key in ["knd", "kidn", "Kind", "kinds", "kin", "KIND"] {
+            assert!(is_misspelled_kind(key), "{key}");
+        }
+        for key in ["k", "id", "classes", "alpha", "quantum", "kindness"] {
+            assert!(!is_misspelled_kind(key), "{key}");
+        }
+    }
+}

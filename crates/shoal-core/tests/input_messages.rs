@@ -142,3 +142,12 @@ fn a_congestion_control_of_the_other_transport_points_to_its_section() {
     let e = refused("[transport]\ncc = \"cubic\"\n");
     assert!(!e.message.contains("set it in"), "{e}");
 }
+
+#[test]
+fn a_scheme_whose_keys_are_read_by_hand_keeps_its_list_and_adds_kind() {
+    // DCQCN reads its keys by model: its own message lists them.
+    let e = refused("[rdma.cc]\nkind = \"dcqcn\"\nfoo = 1\n");
+    assert_eq!(e.path, "rdma.cc.foo");
+    assert!(e.message.starts_with("unknown key `foo`, expected one of "), "{e}");
+    assert!(e.message.contains("`rate_ai`") && e.message.contains("; and `kind` (accepted kinds: "), "{e}");
+}
