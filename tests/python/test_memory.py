@@ -130,10 +130,12 @@ def _shoal_capped(tmp_path: Path, limit: int, *args: str) -> subprocess.Complete
     )
 
 
-def _assert_refused_cleanly(proc: subprocess.CompletedProcess[str], key: str) -> None:
+def _assert_refused_cleanly(
+    proc: subprocess.CompletedProcess[str], key: str, what: str = "this run"
+) -> None:
     output = proc.stdout + proc.stderr
     assert proc.returncode == 2, output
-    assert f"\nerror: {key}: this run needs about" in f"\n{proc.stderr}", output
+    assert f"\nerror: {key}: {what} needs about" in f"\n{proc.stderr}", output
     assert "address-space limit" in proc.stderr, output
     for abort in ("memory allocation of", "Traceback", "stack backtrace"):
         assert abort not in output, output
@@ -202,7 +204,7 @@ def test_a_trace_of_a_hundred_million_flows_is_refused_under_an_address_space_li
     proc = _shoal_capped(
         tmp_path, CAP, "trace", "s.toml", "--out", "t.csv", "--set", "workload.flows=100000000"
     )
-    _assert_refused_cleanly(proc, "workload.flows")
+    _assert_refused_cleanly(proc, "workload.flows", "this trace")
     assert not (tmp_path / "t.csv").exists()
 
 

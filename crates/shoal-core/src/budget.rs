@@ -48,6 +48,8 @@ impl Part {
 /// The memory a run needs, by part.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryEstimate {
+    /// What needs the memory, for messages: "this run", "this trace".
+    pub of: &'static str,
     pub parts: Vec<Part>,
 }
 
@@ -93,7 +95,7 @@ impl MemoryEstimate {
             let rows = samples.saturating_mul(ports * classes);
             parts.push(Part::new("queue samples", "run.sample_interval", rows.saturating_mul(SAMPLE_BYTES)));
         }
-        MemoryEstimate { parts }
+        MemoryEstimate { of: "this run", parts }
     }
 
     /// The estimate for the (resolved) scenario `sc` on its network `net`, its flows
@@ -112,6 +114,7 @@ impl MemoryEstimate {
         let (key, flows) = planned_flows(sc, net)?;
         let network = (net.links.len() as u64).saturating_mul(PORT_BYTES);
         Ok(MemoryEstimate {
+            of: "this trace",
             parts: vec![
                 Part::new("the process", "", BASE_BYTES),
                 Part::new("the network", "topology", network),
@@ -136,7 +139,8 @@ impl MemoryEstimate {
         Err(ScenarioError::new(
             largest.key.clone(),
             format!(
-                "this run needs about {} of memory ({}) but {} is available ({}); reduce the {} (the largest part)",
+                "{} needs about {} of memory ({}) but {} is available ({}); reduce the {} (the largest part)",
+                self.of,
                 gb(self.total()),
                 parts.join(", "),
                 gb(available.bytes),
@@ -414,6 +418,16 @@ mod tests {
         let e = planned(&format!("{fan_in}fan_in = 100000000\n"));
         let err = e.check(&available(4_000_000_000)).unwrap_err();
         assert_eq!(err.path, "workload.fan_in", "{err}");
+    }
+
+    #[test]
+    fn a_trace_counts_its_flows_as_generated_and_handed_over() {
+        let sc = Scenario::from_toml("[workload]\nflows = 100000000\n").unwrap().resolved().unwrap();
+        let e = MemoryEstimate::of_trace(&sc, &crate::net::build(&sc.topology).unwrap()).unwrap();
+        assert_eq!(part(&e, "flows"), 100_000_000 * TRACE_FLOW_BYTES);
+        let err = e.check(&available(4_000_000_000)).unwrap_err();
+        assert_eq!(err.path, "workload.flows");
+        assert!(err.message.starts_with("this trace needs about 22.1 GB"), "{err}");
     }
 
     #[test]
