@@ -10,7 +10,6 @@
 use crate::net::{NetworkSpec, NodeId};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::PS_PER_S;
-use crate::switch::flow_control::bfc::FlowTable;
 use crate::switch::flow_control::FlowControlConfig;
 
 /// A switch port with its link, its share of the host behind it and its statistics.
@@ -82,11 +81,16 @@ impl MemoryEstimate {
             Part::new("flows", "workload", flows * FLOW_BYTES),
         ];
         if let FlowControlConfig::Bfc(bfc) = &sc.switch.flow_control {
-            // Every switch has its own flow table, whatever its traffic.
-            let bytes = ports_of_switch.iter().map(|&p| bfc.switch_bytes(p, queues)).sum();
-            let table = FlowTable::bytes(bfc.vfids, 0) >= FlowTable::bytes(0, bfc.overflow_cache as usize);
-            let key = if table { "switch.flow_control.vfids" } else { "switch.flow_control.overflow_cache" };
-            parts.push(Part::new("BFC's flow tables", key, bytes));
+            // Every switch has its own flow table and filters, whatever its traffic.
+            let mut by_key = [("", 0u64); 3];
+            for &p in &ports_of_switch {
+                for (total, (key, bytes)) in by_key.iter_mut().zip(bfc.switch_bytes(p, queues)) {
+                    *total = (key, total.1.saturating_add(bytes));
+                }
+            }
+            let bytes = by_key.iter().fold(0u64, |a, (_, b)| a.saturating_add(*b));
+            let (largest, _) = by_key.iter().max_by_key(|(_, b)| *b).expect("three parts");
+            parts.push(Part::new("BFC's flow tables and filters", format!("switch.flow_control.{largest}"), bytes));
         }
         if let Some(interval) = sc.run.sample_interval {
             let classes = if sc.switch.scheduler.single_queue() { 1 } else { queues };
@@ -438,7 +442,7 @@ mod tests {
                     scheduler = { kind = \"dwrr\", strict_queues = 2 }\n\
                     [switch.flow_control]\nkind = \"bfc\"\nvfids = 1048576\noverflow_cache = 1048576\n";
         let e = estimate(toml, 1000);
-        let tables = e.parts.iter().find(|p| p.what == "BFC's flow tables").expect("a part for BFC");
+        let tables = e.parts.iter().find(|p| p.what == "BFC's flow tables and filters").expect("a part for BFC");
         assert_eq!(tables.key, "switch.flow_control.vfids");
         let one = crate::switch::flow_control::bfc::FlowTable::bytes(1 << 20, 1 << 20);
         assert!(one >= (1 << 20) * 4 * 16, "{one} B a table");
@@ -447,11 +451,23 @@ mod tests {
         // A large cache with the fewest VFIDs names the cache.
         let e = estimate(&toml.replace("vfids = 1048576", "vfids = 1"), 1000);
         assert_eq!(
-            e.parts.iter().find(|p| p.what == "BFC's flow tables").unwrap().key,
+            e.parts.iter().find(|p| p.what == "BFC's flow tables and filters").unwrap().key,
             "switch.flow_control.overflow_cache"
         );
+        // The largest filters with the smallest table: the filters' counters (4 B a bit
+        // of a 4,096 B filter, 128 KiB a port) are the bulk, named by filter_bytes.
+        let e = estimate(
+            &toml.replace(
+                "vfids = 1048576\noverflow_cache = 1048576",
+                "vfids = 1\noverflow_cache = 0\nfilter_bytes = 4096",
+            ),
+            1000,
+        );
+        let filters = e.parts.iter().find(|p| p.what == "BFC's flow tables and filters").unwrap();
+        assert_eq!(filters.key, "switch.flow_control.filter_bytes");
+        assert!(filters.bytes >= 80 * 8 * 4096 * 8 * 4, "{}", filters.bytes);
         // Without BFC, no such part.
-        assert!(estimate("", 1000).parts.iter().all(|p| p.what != "BFC's flow tables"));
+        assert!(estimate("", 1000).parts.iter().all(|p| p.what != "BFC's flow tables and filters"));
     }
 
     /// `MemoryLimits::read` over fake files, by absolute path.

@@ -81,18 +81,21 @@ impl Default for BfcConfig {
 }
 
 impl BfcConfig {
-    /// The bytes BFC keeps at a switch of `ports` ports of `queues` queues each: the flow
-    /// table (`vfids` buckets and the overflow cache, the bulk), and by port a counting
-    /// filter of its paused flows, the filter last received and each queue's lists of
-    /// flows to resume.
-    pub fn switch_bytes(&self, ports: u64, queues: u64) -> u64 {
+    /// The bytes BFC keeps at a switch of `ports` ports of `queues` queues each, by the
+    /// key that sizes them: the flow table's buckets (`vfids`) and overflow cache
+    /// (`overflow_cache`), and by port a counting filter of its paused flows, the filter
+    /// last received and each queue's lists of flows to resume (`filter_bytes`).
+    pub fn switch_bytes(&self, ports: u64, queues: u64) -> [(&'static str, u64); 3] {
         let filter_bits = self.filter_bytes as u64 * 8;
         let counting = filter_bits * std::mem::size_of::<u32>() as u64 + self.filter_bytes as u64;
         let per_queue = (std::mem::size_of::<std::collections::VecDeque<u32>>()
             + std::mem::size_of::<Vec<u32>>()
             + std::mem::size_of::<Ps>()) as u64;
-        FlowTable::bytes(self.vfids, self.overflow_cache as usize)
-            + ports * (counting + self.filter_bytes as u64 + queues * per_queue)
+        [
+            ("vfids", FlowTable::bytes(self.vfids, 0)),
+            ("overflow_cache", FlowTable::bytes(0, self.overflow_cache as usize)),
+            ("filter_bytes", ports * (counting + self.filter_bytes as u64 + queues * per_queue)),
+        ]
     }
 
     /// How the run watches for deadlocks: only with the PFC backstop.
