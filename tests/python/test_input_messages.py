@@ -81,5 +81,5 @@ def test_an_impossible_buffer_gives_the_total_and_its_parts(
     scenario = write_scenario(TINY)
     message = _error(shoal_cli("run", scenario, "--quiet", "--out", "r", "--set", "switch.buffer=100KB"))
     # A star of 4 hosts: one pool of 4 ports, 4 x 8 x 128 KB reserved.
-    assert "error: switch.buffer: 100KB is too small" in message, message
+    assert "error: switch.buffer: 100KB is too small: it leaves 0 B shared" in message, message
     assert "needs at least 4097514 B" in message and "4096000 B of reserves" in message, message

@@ -1074,17 +1074,20 @@ impl Scenario {
     /// must hold.
     pub fn largest_packet_sent(&self) -> (u64, &'static str) {
         let (tr, rdma) = (&self.transport, &self.rdma);
-        let tcp_data = (tr.mss + tr.header, "transport.mss + transport.header");
+        let tcp_data = (tr.mss as u64 + tr.header as u64, "transport.mss + transport.header");
         self.workloads()
             .flat_map(|w| match (w.pattern, w.transport) {
                 (Pattern::Udp, _) => vec![tcp_data],
-                (_, FlowTransport::Tcp) => vec![tcp_data, (tr.ack_size, "transport.ack_size")],
+                (_, FlowTransport::Tcp) => vec![tcp_data, (tr.ack_size as u64, "transport.ack_size")],
                 (_, FlowTransport::Rdma) => {
-                    vec![(rdma.mtu + rdma.header, "rdma.mtu + rdma.header"), (rdma.ack_size, "rdma.ack_size")]
+                    vec![
+                        (rdma.mtu as u64 + rdma.header as u64, "rdma.mtu + rdma.header"),
+                        (rdma.ack_size as u64, "rdma.ack_size"),
+                    ]
                 }
             })
             .max_by_key(|&(bytes, _)| bytes)
-            .map_or((0, ""), |(bytes, keys)| (bytes as u64, keys))
+            .unwrap_or((0, ""))
     }
 
     /// Parses a scenario from TOML text; errors name the key path.
@@ -1249,14 +1252,22 @@ impl Scenario {
         };
         let tr = &self.transport;
         sizes(&[("transport.mss", tr.mss, 1, 65_000), ("transport.header", tr.header, 0, 1000)])?;
-        // Buffers that cannot hold one data packet drop every packet: the run could never
-        // finish.
-        let packet = Bytes(tr.mss as u64 + tr.header as u64);
+        let rdma = &self.rdma;
+        sizes(&[
+            ("transport.ack_size", tr.ack_size, 1, 10_000),
+            ("rdma.mtu", rdma.mtu, 1, 65_000),
+            ("rdma.header", rdma.header, 0, 1000),
+            ("rdma.ack_size", rdma.ack_size, 1, 10_000),
+        ])?;
+        // Buffers that cannot hold one packet of those the workloads send drop every one:
+        // the run could never finish.
+        let (sent, sent_keys) = self.largest_packet_sent();
+        let packet = Bytes(sent);
         if self.host.nic_buffer < packet {
             return err(
                 "host.nic_buffer",
                 format!(
-                    "{} cannot hold one data packet of {packet} (transport.mss + transport.header); accepted: at least {packet}",
+                    "{} cannot hold one data packet of {packet} ({sent_keys}); accepted: at least {packet}",
                     self.host.nic_buffer
                 ),
             );
@@ -1272,11 +1283,12 @@ impl Scenario {
                     format!("{node:?} is not a node id (accepted: a whole number, the id of a switch as topology.failed_links names nodes)"),
                 );
             }
-            let (sent, keys) = self.largest_packet_sent();
-            if buffer.0 < sent {
+            if *buffer < packet {
                 return err(
                     &key,
-                    format!("{buffer} cannot hold one data packet of {sent} B ({keys}); accepted: at least {sent} B"),
+                    format!(
+                        "{buffer} cannot hold one data packet of {packet} ({sent_keys}); accepted: at least {packet}"
+                    ),
                 );
             }
         }
@@ -1284,22 +1296,15 @@ impl Scenario {
             return err(
                 "switch.pool_size",
                 format!(
-                    "{} plus switch.reserved = {} cannot hold one data packet of {packet}; accepted: together at least {packet}",
+                    "{} plus switch.reserved = {} cannot hold one data packet of {packet} ({sent_keys}); accepted: \
+                     together at least {packet}",
                     s.pool_size, s.reserved
                 ),
             );
         }
         warnings.extend(crate::switch::mmu::unused_reserve_warning(self));
-        let rdma = &self.rdma;
-        sizes(&[
-            ("transport.ack_size", tr.ack_size, 1, 10_000),
-            ("rdma.mtu", rdma.mtu, 1, 65_000),
-            ("rdma.header", rdma.header, 0, 1000),
-            ("rdma.ack_size", rdma.ack_size, 1, 10_000),
-        ])?;
         rdma.cc.validate("rdma.cc", self, &mut warnings)?;
         rdma.validate(&mut warnings)?;
-        let rdma_packet = Bytes(rdma.mtu as u64 + rdma.header as u64);
         let rdma_flows = self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp);
         if rdma_flows && s.ecn.non_ect == NonEct::Drop && !s.marking.rules().is_empty() {
             warnings.push(
@@ -1307,15 +1312,6 @@ impl Scenario {
                  would mark them, and a connection that loses its last ACK never completes (RDMA has no \
                  retransmission timeout); set non_ect = \"pass\": ns3-datacenter's switches mark, never drop"
                     .into(),
-            );
-        }
-        if rdma_flows
-            && (self.host.nic_buffer < rdma_packet
-                || (s.buffer.is_none() && Bytes(s.pool_size.0 + s.reserved.0) < rdma_packet))
-        {
-            return err(
-                "rdma.mtu",
-                format!("a packet of {rdma_packet} (rdma.mtu + rdma.header) does not fit host.nic_buffer or switch.pool_size + switch.reserved"),
             );
         }
         if tr.init_cwnd == 0 {

@@ -102,3 +102,26 @@ fn the_least_buffer_is_that_of_the_packets_the_scenario_sends() {
     let e = refused(&rdma.replace("transport = \"rdma\"", "transport = \"tcp\""));
     assert!(e.message.contains("one packet of 1514 B (transport.mss + transport.header)"), "{e}");
 }
+
+/// Without `switch.buffer`, the pool and reserve, and the NIC's buffer, must hold one
+/// packet the scenario sends: RDMA's in an RDMA-only scenario.
+#[test]
+fn pools_and_nic_buffers_hold_the_packets_the_scenario_sends() {
+    let rdma = "[topology]\nhosts = 4\n[host]\nnic_buffer = \"1100B\"\n[switch]\nqueues = 1\nreserved = \"0B\"\n\
+                pool_size = \"1100B\"\n[rdma.cc]\nkind = \"none\"\n[workload]\npattern = \"incast\"\n\
+                senders = \"0\"\nreceiver = 1\nsize = \"5KB\"\ntransport = \"rdma\"\n";
+    let sc = Scenario::from_toml(rdma).unwrap();
+    let mut sim = Simulation::new(&sc).expect("1,100 B hold a 1,036 B packet");
+    sim.run();
+    assert!(sim.flow_records().iter().all(|f| f.finish.is_some()));
+    let tcp = rdma.replace("transport = \"rdma\"", "transport = \"tcp\"");
+    let e = Scenario::from_toml(&tcp).unwrap().validate().unwrap_err();
+    assert_eq!(e.path, "host.nic_buffer");
+    assert!(e.message.contains("1514B (transport.mss + transport.header)"), "{e}");
+    let e = Scenario::from_toml(&tcp.replace("nic_buffer = \"1100B\"", "nic_buffer = \"10MB\""))
+        .unwrap()
+        .validate()
+        .unwrap_err();
+    assert_eq!(e.path, "switch.pool_size");
+    assert!(e.message.contains("1514B (transport.mss + transport.header)"), "{e}");
+}

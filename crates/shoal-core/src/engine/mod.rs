@@ -259,10 +259,12 @@ impl Simulation {
                 return Err(ScenarioError::new(
                     key,
                     format!(
-                        "{buffer} is too small for pool {p} of {}, which needs at least {needed} B ({:.2} MB): \
-                         {reserved} B of reserves (switch.reserved = {reserves}), {} B of headroom (switch.flow_control) \
-                         and one packet of {packet} B ({packet_keys}); accepted: at least {needed} B, or smaller \
-                         reserves (switch.reserved, switch.queues, switch.reserve_per = \"port\")",
+                        "{buffer} is too small: it leaves {} B shared in pool {p} of {}, which needs at least \
+                         {needed} B ({:.2} MB): {reserved} B of reserves (switch.reserved = {reserves}), {} B of \
+                         headroom (switch.flow_control) and one packet of {packet} B ({packet_keys}); accepted: at \
+                         least {needed} B, or smaller reserves (switch.reserved, switch.queues, \
+                         switch.reserve_per = \"port\")",
+                        pool.size,
                         self.describe(NodeId::Switch(s as u32)),
                         needed as f64 / 1e6,
                         pool.headroom,
