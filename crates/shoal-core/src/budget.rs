@@ -192,6 +192,7 @@ fn address_space_limit() -> Option<u64> {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit writes one rlimit through a valid pointer.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+    #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 on every target
     (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
 }
 
@@ -293,8 +294,8 @@ fn memory_hierarchies(membership: &str, mounts: &str) -> Vec<MemoryHierarchy> {
                 fstype == "cgroup" && options.split(',').any(|o| o == "memory")
             }
         });
-        if (v2 || controllers.split(',').any(|c| c == "memory")) && mount.is_some() {
-            let &(root, mount_point, _, _) = mount.expect("checked");
+        let accounts_memory = v2 || controllers.split(',').any(|c| c == "memory");
+        if let Some(&(root, mount_point, _, _)) = mount.filter(|_| accounts_memory) {
             found.push(MemoryHierarchy {
                 mount_point: unescape_mount_path(mount_point),
                 mount_root: unescape_mount_path(root),

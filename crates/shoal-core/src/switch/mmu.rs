@@ -157,6 +157,7 @@ pub fn unused_reserve_warning(sc: &Scenario) -> Option<String> {
         "set switch.reserve_per = \"port\", or a smaller switch.reserved".to_string()
     };
     let classifier = s.classifier();
+    let lost_mb = format!("{:.2} MB", lost as f64 / 1e6);
     Some(format!(
         "switch.reserved: {} is reserved per queue, but the workloads' packets join {only} of every port \
          (classifier \"{}\", scheduler \"{}\"): the reserves of the other {unused} of switch.queues = {} queues, \
@@ -166,7 +167,7 @@ pub fn unused_reserve_warning(sc: &Scenario) -> Option<String> {
         classifier.kind(),
         s.scheduler.kind(),
         s.queues,
-        format!("{:.2} MB", lost as f64 / 1e6),
+        lost_mb,
         s.reserved,
     ))
 }
