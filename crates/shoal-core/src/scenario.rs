@@ -1235,6 +1235,7 @@ impl Scenario {
             ("rdma.ack_size", rdma.ack_size, 1, 10_000),
         ])?;
         rdma.cc.validate("rdma.cc", self, &mut warnings)?;
+        rdma.cc.line_rate_warnings("rdma.cc", self, &mut warnings);
         rdma.validate(&mut warnings)?;
         let rdma_packet = Bytes(rdma.mtu as u64 + rdma.header as u64);
         let rdma_flows = self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp);

@@ -56,7 +56,8 @@ pub struct MellanoxConfig {
     /// Set the target to the rate at every cut (`CLAMP_TARGET_RATE` 0: only after an
     /// increase).
     pub clamp_target: bool,
-    /// The rate becomes this fraction of itself at the first notification (1.0).
+    /// The rate becomes this fraction of itself at the first notification (1.0), but
+    /// not less than `min_rate`.
     pub rate_on_first_cnp: Probability,
 }
 
@@ -128,7 +129,7 @@ impl Mellanox {
         if self.cfg.clamp_target || self.stage != 0 {
             self.target_bps = s.rate_bps;
         }
-        s.rate_bps = (s.rate_bps * (1.0 - self.alpha / 2.0)).max(self.cfg.min_rate.0 as f64);
+        s.rate_bps = s.bounded_rate(s.rate_bps * (1.0 - self.alpha / 2.0), self.cfg.min_rate);
         self.stage = 0;
         self.decrease_notified = false;
         self.next_increase = Some(now + self.cfg.increase_interval.0);
@@ -160,7 +161,9 @@ impl CongestionControl for Mellanox {
             self.alpha_notified = false;
             self.next_alpha = Some(now + self.cfg.alpha_interval.0);
             self.next_decrease = Some(now + self.cfg.decrease_interval.0 + DECREASE_AFTER_ALPHA);
-            s.rate_bps *= self.cfg.rate_on_first_cnp.get();
+            // Floored at min_rate as every cut is: a fraction of 0 would stop the
+            // connection for good (its increases move halfway to a target of 0).
+            s.rate_bps = s.bounded_rate(s.rate_bps * self.cfg.rate_on_first_cnp.get(), self.cfg.min_rate);
             self.target_bps = s.rate_bps;
         }
     }

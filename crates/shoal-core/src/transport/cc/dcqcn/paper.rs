@@ -179,7 +179,7 @@ impl CongestionControl for Paper {
     fn on_cnp(&mut self, s: &mut SendState, now: Ps) {
         self.run_ticks(s, now, false);
         self.target_bps = s.rate_bps;
-        s.rate_bps = (s.rate_bps * (1.0 - self.alpha / 2.0)).max(self.cfg.min_rate.0 as f64);
+        s.rate_bps = s.bounded_rate(s.rate_bps * (1.0 - self.alpha / 2.0), self.cfg.min_rate);
         self.alpha = (1.0 - self.cfg.g) * self.alpha + self.cfg.g;
         self.timer_count = 0;
         self.byte_count = 0;
