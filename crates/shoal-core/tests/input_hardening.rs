@@ -89,14 +89,25 @@ fn a_huge_fan_in_is_refused_by_its_key() {
         let sc = scenario(&fan_in(keys));
         let net = shoal_core::net::build(&sc.topology).unwrap();
         let e = shoal_core::workload::planned_flows(&sc, &net).expect_err(keys);
-        assert!(e.path == "workload.fan_in" || e.path == "workload.duration", "{keys}: {e}");
+        assert!(
+            ["workload.fan_in", "workload.fan_in_max", "workload.duration"].contains(&e.path.as_str()),
+            "{keys}: {e}"
+        );
         assert!(e.message.contains("at most 100000000"), "{keys}: {e}");
         let e = Simulation::new(&sc).err().expect(keys);
         assert!(e.path.starts_with("workload."), "{keys}: {e}");
     }
-    // One round of 2^31 + 2^31 senders' mean is 2^31 flows, not 0.
+    // Generation says the same, by the key that makes the round too wide.
     let sc = scenario(&fan_in("fan_in = 2147483648\nfan_in_max = 2147483648\n"));
-    assert_eq!(refused_at_generation(&sc).path, "workload.fan_in");
+    assert_eq!(refused_at_generation(&sc).path, "workload.fan_in_max");
+    // Rounds of 60 to 100 million senders, 80 million on average, are within the limit
+    // one by one, but the 2 rounds that 80,000,001 flows take are not.
+    let sc = scenario(
+        &fan_in("fan_in = 60000000\nfan_in_max = 100000000\n").replace("flows = 1000\n", "flows = 80000001\n"),
+    );
+    let e = refused_at_generation(&sc);
+    assert_eq!(e.path, "workload.fan_in", "{e}");
+    assert!(e.message.contains("1.600e8 flows"), "{e}");
 }
 
 fn refused_at_generation(sc: &Scenario) -> ScenarioError {
