@@ -597,7 +597,7 @@ impl Default for RdmaConfig {
             ack_priority: None,
             int_values: IntValues::Exact,
             int_multi: 1,
-            cc: RdmaCcConfig::of_kind("dcqcn").expect("a registered controller"),
+            cc: RdmaCcConfig::default(),
         }
     }
 }
@@ -691,6 +691,10 @@ impl RdmaConfig {
         }
         if self.int_multi == 0 {
             return Err(ScenarioError::new("rdma.int_multi", "0 is not accepted (accepted: 1 or more)"));
+        }
+        // The classes a workload's priority may name (`Workload::validate`).
+        if let Some(p) = self.ack_priority.filter(|&p| p >= 64) {
+            return Err(ScenarioError::not_accepted("rdma", "ack_priority", p, "0 to 63"));
         }
         if self.rto == Rto::After(Time(0)) {
             return Err(ScenarioError::new("rdma.rto", "0ps is not accepted (accepted: \"none\" or a positive time)"));
@@ -1254,6 +1258,15 @@ impl Scenario {
             return err(
                 "rdma.mtu",
                 format!("a packet of {rdma_packet} (rdma.mtu + rdma.header) does not fit host.nic_buffer or switch.pool_size + switch.reserved"),
+            );
+        }
+        if rdma_flows && self.host.nic_buffer.0 < rdma.ack_size as u64 {
+            return err(
+                "rdma.ack_size",
+                format!(
+                    "{} B does not fit host.nic_buffer = {}: every ACK would be dropped (accepted: at most the NIC buffer)",
+                    rdma.ack_size, self.host.nic_buffer
+                ),
             );
         }
         if tr.init_cwnd == 0 {

@@ -235,6 +235,15 @@ fn an_ack_priority_beyond_the_classes_is_refused() {
     scenario(&rdma_incast("[rdma]\nack_priority = 63\n"));
 }
 
+/// An ACK larger than the NIC buffer would be dropped every time.
+#[test]
+fn an_ack_larger_than_the_nic_buffer_is_refused() {
+    let e = refused(&rdma_incast("[host]\nnic_buffer = \"3KB\"\n[rdma]\nack_size = 10000\n"));
+    assert_eq!(e.path, "rdma.ack_size");
+    assert!(e.message.contains("does not fit host.nic_buffer = 3KB"), "{e}");
+    scenario(&rdma_incast("[host]\nnic_buffer = \"3KB\"\n[rdma]\nack_size = 3000\n"));
+}
+
 /// NIC drops of lossless-class packets are lossless drops: 10 KB ACKs of an incast
 /// overflow the receiver's 20 KB NIC. Every class is lossless under PFC's defaults, so
 /// every drop is a lossless one.

@@ -153,6 +153,9 @@ pub struct Simulation {
     pauses: PauseLog,
     /// `Observe` events in the event queue.
     observations_pending: usize,
+    /// Bit c set: class c is lossless at some switch, so a NIC's drop of one of its
+    /// packets breaks the lossless promise too (`Counters::lossless_drops`).
+    lossless_classes: u8,
     /// Tests only: every data packet gets a side-table payload as it enters its NIC.
     #[cfg(test)]
     attach_exts: bool,
@@ -297,7 +300,7 @@ impl Simulation {
             links[i].to_port = links[net::reverse(i as u32) as usize].from_port;
         }
         let routes = Routes::compute(spec, &wiring);
-        let switches = wiring
+        let switches: Vec<Switch> = wiring
             .switch_ports
             .iter()
             .enumerate()
@@ -373,6 +376,7 @@ impl Simulation {
             })
             .collect();
         let completing_flows = flows.iter().filter(|f| f.spec.kind.completes()).count();
+        let lossless_classes = switches.iter().fold(0, |mask, s| mask | s.lossless_classes());
         let mut sim = Simulation {
             now: 0,
             events: EventQueue::new(),
@@ -401,6 +405,7 @@ impl Simulation {
             exts: ExtStore::default(),
             pauses: PauseLog::default(),
             observations_pending: 0,
+            lossless_classes,
             #[cfg(test)]
             attach_exts: false,
             #[cfg(test)]
@@ -785,7 +790,11 @@ impl Simulation {
             pkt.ext = Some(self.exts.insert(net::Ext::Telemetry(Default::default())));
         }
         self.count_created(&pkt);
+        let class = crate::switch::mmu::class_of(pkt.priority);
         if !self.nics[h as usize].push(pkt, &mut Drops { counters: &mut self.counters, exts: &mut self.exts }) {
+            if self.lossless_classes & (1 << class) != 0 {
+                self.counters.lossless_drops += 1;
+            }
             return;
         }
         if pkt.kind == PacketKind::Data {

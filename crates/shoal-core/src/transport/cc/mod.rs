@@ -161,10 +161,11 @@ cc_registry! {
 }
 
 cc_registry! {
-    /// The congestion control of RDMA connections (`rdma.cc`).
+    /// The congestion control of RDMA connections (`rdma.cc`). DCQCN comes first: it is
+    /// the default, also of a table without `kind`.
     pub enum RdmaCcConfig => AnyRdmaCc: CongestionControl, env RdmaCcEnv;
-    "none" => LineRate(LineRate),
     "dcqcn" => Dcqcn(Dcqcn),
+    "none" => LineRate(LineRate),
     "timely" => Timely(Timely),
     "dctcp" => RdmaDctcp(RdmaDctcp),
     "theta_powertcp" => ThetaPowerTcp(ThetaPowerTcp),
