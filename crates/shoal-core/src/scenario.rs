@@ -696,9 +696,6 @@ impl RdmaConfig {
         if let Some(p) = self.ack_priority.filter(|&p| p >= 64) {
             return Err(ScenarioError::not_accepted("rdma", "ack_priority", p, "0 to 63"));
         }
-        if self.rto == Rto::After(Time(0)) {
-            return Err(ScenarioError::new("rdma.rto", "0ps is not accepted (accepted: \"none\" or a positive time)"));
-        }
         let no_window = self.window == RdmaWindow::Bytes(Bytes(0));
         if self.window_scales_with_rate && no_window {
             warnings.push("rdma.window_scales_with_rate: has no effect without rdma.window".into());
@@ -1071,6 +1068,55 @@ impl Scenario {
         [tr.mss + tr.header, tr.ack_size, rdma.mtu + rdma.header, rdma.ack_size].into_iter().max().unwrap_or(0) as u64
     }
 
+    /// The least time a timer or interval key may take: `bytes` serialized on the
+    /// topology's fastest link, or 1 us where that is longer (every default timer is 1 us
+    /// or more, so they hold on slow links too). Nothing on the network happens faster:
+    /// a shorter timer fires several times between two packets it could act on, and one
+    /// of 1 ps made hundreds of millions of events per simulated millisecond. Timeouts
+    /// and `deadlock_after` take one largest packet (`largest_packet`): a shorter one runs
+    /// out before the packet it guards has left, a pause shorter than that has held back
+    /// no packet. The rate controllers' timers take one minimum frame
+    /// (`MIN_FRAME_BYTES`): a rate is read once a packet, and no packet is shorter.
+    pub fn timer_floor(&self, bytes: u64) -> Time {
+        let fastest = self.fastest_link().0;
+        let cap = Time(1_000_000);
+        if fastest == 0 {
+            return cap;
+        }
+        Time(crate::sim::serialization(bytes, fastest)).min(cap)
+    }
+
+    /// The rate of the fastest link (a star has no uplinks, whatever `uplink_rate` says).
+    /// 0 for a topology that cannot be built, which validation refuses first.
+    fn fastest_link(&self) -> Rate {
+        match self.topology.kind {
+            TopologyKind::Star => self.topology.link_rate,
+            _ => self.topology.fastest_rate().unwrap_or_default(),
+        }
+    }
+
+    /// Refuses the timer `key` (a full key path) set to `value` below `timer_floor(bytes)`,
+    /// `what` saying what the floor is.
+    pub fn check_timer(&self, key: &str, value: Time, bytes: u64, what: &str) -> Result<(), ScenarioError> {
+        let floor = self.timer_floor(bytes);
+        if value >= floor {
+            return Ok(());
+        }
+        Err(ScenarioError::new(
+            key,
+            format!(
+                "{value} is too short (accepted: at least {floor}, {what} of {bytes} B on the fastest link, {}, or 1us if \
+                 that is longer; a plain number is picoseconds)",
+                self.fastest_link()
+            ),
+        ))
+    }
+
+    /// Refuses a timeout or `deadlock_after` below one largest packet's time (`timer_floor`).
+    pub fn check_timeout(&self, key: &str, value: Time) -> Result<(), ScenarioError> {
+        self.check_timer(key, value, self.largest_packet(), "the time of the largest packet")
+    }
+
     /// Parses a scenario from TOML text; errors name the key path.
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         let value = serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|e| {
@@ -1272,11 +1318,10 @@ impl Scenario {
         if tr.init_cwnd == 0 {
             return err("transport.init_cwnd", "must be at least 1 packet".into());
         }
-        if tr.rto_min.0 == 0 {
-            return err("transport.rto_min", "must be positive".into());
-        }
-        if tr.rto_init.0 == 0 {
-            return err("transport.rto_init", "must be positive".into());
+        self.check_timeout("transport.rto_min", tr.rto_min)?;
+        self.check_timeout("transport.rto_init", tr.rto_init)?;
+        if let Rto::After(rto) = rdma.rto {
+            self.check_timeout("rdma.rto", rto)?;
         }
         if tr.rto_max < tr.rto_min {
             return err("transport.rto_max", format!("{} is below transport.rto_min = {}", tr.rto_max, tr.rto_min));

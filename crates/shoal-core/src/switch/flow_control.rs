@@ -351,9 +351,7 @@ pub fn check_pausing_keys(
     if !(1..=9000).contains(&frame_size.0) {
         return Err(ScenarioError::not_accepted(path, "frame_size", frame_size, "1 B to 9000 B"));
     }
-    if deadlock_after.0 == 0 {
-        return Err(ScenarioError::not_accepted(path, "deadlock_after", deadlock_after, "a time > 0, such as \"1ms\""));
-    }
+    sc.check_timeout(&format!("{path}.deadlock_after"), deadlock_after)?;
     if sc.switch.queues > 64 {
         return Err(ScenarioError::new(
             "switch.queues",

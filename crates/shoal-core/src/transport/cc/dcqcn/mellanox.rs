@@ -1,5 +1,5 @@
-use super::{check_gain, check_positive};
-use crate::scenario::{Probability, ScenarioError};
+use super::{check_gain, check_timers};
+use crate::scenario::{Probability, Scenario, ScenarioError};
 use crate::sim::Ps;
 use crate::transport::cc::{CongestionControl, Feedback, SendState};
 use crate::units::{Rate, Time};
@@ -80,9 +80,9 @@ impl Default for MellanoxConfig {
 
 impl MellanoxConfig {
     /// Checks the keys; `path` is their section.
-    pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+    pub fn validate(&self, path: &str, sc: &Scenario) -> Result<(), ScenarioError> {
         check_gain(path, self.g)?;
-        check_positive(
+        check_timers(
             path,
             &[
                 ("alpha_interval", self.alpha_interval),
@@ -90,6 +90,7 @@ impl MellanoxConfig {
                 ("increase_interval", self.increase_interval),
             ],
             self.min_rate,
+            sc,
         )
     }
 }

@@ -1,5 +1,5 @@
-use super::{check_gain, check_positive};
-use crate::scenario::ScenarioError;
+use super::{check_gain, check_timers};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::Ps;
 use crate::transport::cc::{CongestionControl, Feedback, SendState};
 use crate::units::{Bytes, Rate, Time};
@@ -90,9 +90,9 @@ impl Default for PaperConfig {
 
 impl PaperConfig {
     /// Checks the keys; `path` is their section.
-    pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+    pub fn validate(&self, path: &str, sc: &Scenario) -> Result<(), ScenarioError> {
         check_gain(path, self.g)?;
-        check_positive(
+        check_timers(
             path,
             &[
                 ("alpha_interval", self.alpha_interval),
@@ -100,6 +100,7 @@ impl PaperConfig {
                 ("cnp_interval", self.cnp_interval),
             ],
             self.min_rate,
+            sc,
         )?;
         if self.byte_counter.0 == 0 {
             return Err(ScenarioError::new(format!("{path}.byte_counter"), "must be positive"));
