@@ -181,6 +181,27 @@ fn a_first_cut_to_zero_stops_at_min_rate() {
     }
 }
 
+/// BFC's overflow cache only holds flows whose bucket is full: a large one changes no
+/// result of 50 flows spread over 16,384 buckets, and costs no time per packet (each
+/// packet of a flow without a bucket entry scanned the whole cache, minutes of run).
+#[test]
+fn a_large_bfc_overflow_cache_changes_nothing_and_costs_nothing() {
+    let run = |cache: u32| {
+        let sim = common::run(&scenario(&format!(
+            "[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 4\n\
+             [switch]\nqueues = 35\nscheduler = {{ kind = \"dwrr\", strict_queues = 2 }}\n\
+             flow_control = {{ kind = \"bfc\", overflow_cache = {cache} }}\n[rdma.cc]\nkind = \"none\"\n\
+             [workload]\npattern = \"all_to_all\"\ncdf = \"websearch\"\nflows = 50\nload = 0.5\ntransport = \"rdma\"\n"
+        )));
+        sim.flow_records().into_iter().map(|r| (r.id, r.finish)).collect::<Vec<_>>()
+    };
+    let started = std::time::Instant::now();
+    let large = run(100_000);
+    assert!(started.elapsed().as_secs() < 60, "took {:?}", started.elapsed());
+    assert_eq!(large, run(100));
+    assert!(large.iter().all(|(_, finish)| finish.is_some()));
+}
+
 /// Topology files with a link that takes seconds per packet, or a delay of seconds, are
 /// warned of by line: datacenter runs last micro- to milliseconds.
 #[test]
