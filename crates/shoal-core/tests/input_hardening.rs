@@ -181,6 +181,25 @@ fn a_first_cut_to_zero_stops_at_min_rate() {
     }
 }
 
+/// 10 KB ACKs overload a lossy fabric and are dropped; connections without a
+/// retransmission timeout whose last packets or ACKs were lost can never complete
+/// (`rto = "none"`, as the reference), but the run ends once the network is empty:
+/// their DCQCN timers kept the event queue from ever emptying.
+#[test]
+fn stalled_rdma_connections_let_the_run_end() {
+    let mut sim = Simulation::new(&scenario(
+        "[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 4\n\
+         [rdma]\nack_size = 10000\n[switch.ecn]\nnon_ect = \"pass\"\n\
+         [switch.marking.red]\nkmin = \"40KB\"\nkmax = \"160KB\"\npmax = 0.2\n\
+         [workload]\npattern = \"all_to_all\"\nflows = 100\nload = 0.5\ntransport = \"rdma\"\n",
+    ))
+    .unwrap();
+    assert!(run_at_most(&mut sim, 5_000_000), "the run ends (at {} ps)", sim.now());
+    assert_eq!(sim.pending_events(), 0);
+    assert!(sim.flows_finished() < sim.flows_total(), "the test needs stalled connections");
+    assert_eq!(sim.packets_in_network(), 0);
+}
+
 /// BFC's overflow cache only holds flows whose bucket is full: a large one changes no
 /// result of 50 flows spread over 16,384 buckets, and costs no time per packet (each
 /// packet of a flow without a bucket entry scanned the whole cache, minutes of run).

@@ -843,6 +843,8 @@ impl Simulation {
             exts: &mut self.exts,
             nic_bytes: flow.nic_bytes,
             finished: false,
+            // Conservation: every packet created is delivered, dropped or in the network.
+            network_idle: self.counters.created == self.counters.delivered + self.counters.total_dropped(),
         };
         f(flow, &mut cx);
         if cx.finished {
