@@ -1298,6 +1298,15 @@ impl Scenario {
                     .into(),
             );
         }
+        if rdma_flows && rdma.cc.reacts_to_marks() && s.marking.is_empty() && self.host.ecn_k.0 == 0 {
+            warnings.push(format!(
+                "rdma.cc: {} reacts to ECN marks, and no switch.marking rule (nor host.ecn_k) marks any: its \
+                 connections run at line rate as with kind = \"none\" (TCP's ECN controllers get a default \
+                 cut-off, RDMA's do not; ns3-datacenter's at 100 Gbps: [switch.marking.red] kmin = \"400KB\", \
+                 kmax = \"1600KB\", pmax = 0.2, with [switch.ecn] non_ect = \"pass\")",
+                rdma.cc.kind()
+            ));
+        }
         if rdma_flows
             && (self.host.nic_buffer < rdma_packet
                 || (s.buffer.is_none() && Bytes(s.pool_size.0 + s.reserved.0) < rdma_packet))

@@ -220,6 +220,12 @@ impl RdmaCcConfig {
         matches!(self, RdmaCcConfig::Hpcc(_) | RdmaCcConfig::PowerTcp(_))
     }
 
+    /// Whether its controllers steer by ECN marks (echoed in ACKs or as CNPs): without a
+    /// marking rule they never slow down.
+    pub fn reacts_to_marks(&self) -> bool {
+        matches!(self, RdmaCcConfig::Dcqcn(_) | RdmaCcConfig::RdmaDctcp(_))
+    }
+
     /// Whether its controllers need the connection's base RTT (`RdmaCcEnv::base_rtt`).
     pub fn needs_base_rtt(&self) -> bool {
         matches!(self, RdmaCcConfig::ThetaPowerTcp(_) | RdmaCcConfig::Hpcc(_) | RdmaCcConfig::PowerTcp(_))
