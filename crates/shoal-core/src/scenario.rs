@@ -1298,6 +1298,20 @@ impl Scenario {
                     .into(),
             );
         }
+        if let (true, Rto::After(rto)) = (rdma_flows, rdma.rto) {
+            // One data packet out and its ACK back over every link of the longest route.
+            let (data, ack) = (rdma_packet.0, rdma.ack_size as u64);
+            let link = |rate: Rate, delay: Time| -> u64 { 2 * delay.0 + crate::sim::serialization(data + ack, rate.0) };
+            let rtt: u64 = self.topology.longest_path(link)?.iter().map(|&(rate, delay)| link(rate, delay)).sum();
+            if rto.0 < rtt {
+                warnings.push(format!(
+                    "rdma.rto: {rto} is shorter than the base round trip of the longest route ({:.3} us for a \
+                     packet and its ACK): its senders go back to their first unacknowledged packet before an ACK \
+                     can return, and resend what is on its way",
+                    rtt as f64 / 1e6
+                ));
+            }
+        }
         if rdma_flows && rdma.cc.reacts_to_marks() && s.marking.is_empty() && self.host.ecn_k.0 == 0 {
             warnings.push(format!(
                 "rdma.cc: {} reacts to ECN marks, and no switch.marking rule (nor host.ecn_k) marks any: its \

@@ -356,6 +356,18 @@ fn dcqcn_without_a_marking_rule_is_warned_of() {
     assert!(!warned(&warnings(&rdma_incast("[rdma.cc]\nkind = \"timely\"\n")), "rdma.cc"));
 }
 
+/// A star of 100 Gbps links of 1 us: a 1,036 B packet and its 48 B ACK take 2 x (2 us +
+/// 86.72 ns) = 4.17344 us over both links.
+#[test]
+fn an_rdma_timeout_below_the_round_trip_is_warned_of() {
+    let all = warnings(&rdma_incast("[rdma]\nrto = \"4173ns\"\n"));
+    assert!(
+        warned(&all, "rdma.rto: 4173ns is shorter than the base round trip of the longest route (4.173 us"),
+        "{all:?}"
+    );
+    assert!(!warned(&warnings(&rdma_incast("[rdma]\nrto = \"4174ns\"\n")), "rdma.rto"));
+}
+
 #[test]
 fn a_pool_size_beside_a_whole_buffer_is_warned_of() {
     let all = warnings(&star(4, "[switch]\nbuffer = \"12MB\"\npool_size = \"4MB\"\n"));
