@@ -1062,10 +1062,15 @@ pub type Warnings = Vec<String>;
 
 impl Scenario {
     /// The largest packet any transport of the scenario sends, headers included: the MTU
-    /// in PFC's headroom (lossless-facts §1.3).
+    /// in PFC's headroom (lossless-facts §1.3). Summed in u64: validation asks for it
+    /// before it has checked the sizes.
     pub fn largest_packet(&self) -> u64 {
         let (tr, rdma) = (&self.transport, &self.rdma);
-        [tr.mss + tr.header, tr.ack_size, rdma.mtu + rdma.header, rdma.ack_size].into_iter().max().unwrap_or(0) as u64
+        let wide = |a: u32, b: u32| a as u64 + b as u64;
+        [wide(tr.mss, tr.header), tr.ack_size as u64, wide(rdma.mtu, rdma.header), rdma.ack_size as u64]
+            .into_iter()
+            .max()
+            .unwrap_or(0)
     }
 
     /// The least time a timer or interval key may take: `bytes` serialized on the
