@@ -1110,8 +1110,8 @@ impl Scenario {
         Err(ScenarioError::new(
             key,
             format!(
-                "{value} is too short (accepted: at least {floor}, {what} of {bytes} B on the fastest link, {}, or 1us if \
-                 that is longer; a plain number is picoseconds)",
+                "{value} is too short (accepted: at least {floor}: {what} of {bytes} B on the fastest link, {}, \
+                 and never more than 1us; a plain number is picoseconds)",
                 self.fastest_link()
             ),
         ))

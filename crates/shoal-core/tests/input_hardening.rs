@@ -315,6 +315,7 @@ fn pausing_keys_that_cannot_work_as_meant_are_warned_of() {
         assert!(warned(&all, "switch.flow_control.alpha: "), "{all:?}");
     }
     assert!(!warned(&pfc("alpha = 1900\n"), "switch.flow_control.alpha"));
+    assert!(warned(&pfc("alpha = 1e30\n"), "switch.flow_control.alpha: 1e30 puts the threshold"));
     assert!(warned(&pfc("xon_offset = \"4MB\"\n"), "switch.flow_control.xon_offset: "));
     assert!(warned(&pfc("xon_floor = \"4MB\"\n"), "switch.flow_control.xon_floor: "));
     assert!(warned(&dsh("queue_resume_offset = \"4MB\"\n"), "switch.flow_control.queue_resume_offset: "));

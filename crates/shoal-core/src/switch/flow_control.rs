@@ -380,6 +380,8 @@ pub fn pausing_warnings(path: &str, scheme: &str, classes: &[u8], alpha: f64, sc
     }
     let (pool, packet) = (largest_pool(sc), sc.largest_packet());
     if alpha * packet as f64 >= pool as f64 {
+        // 1e30, not thirty-one digits.
+        let alpha = if alpha >= 1e6 { format!("{alpha:e}") } else { alpha.to_string() };
         warnings.push(format!(
             "{path}.alpha: {alpha} puts the threshold (alpha x free shared bytes) above the whole {} pool while \
              one {packet} B packet's room is free (alpha >= {:.0}): queues pause only when the pool is all but \
