@@ -102,8 +102,7 @@ pub struct PfcSummary {
     /// Paused time summed over those triples, and the longest of one.
     pub paused_ns: f64,
     pub max_paused_ns: f64,
-    /// Packets of lossless classes dropped, for any reason, at a switch or a NIC (0 is
-    /// PFC's promise).
+    /// Packets of lossless classes dropped, for any reason (0 is PFC's promise).
     pub lossless_drops: u64,
     /// Cycles of paused queues found (`observe::DeadlockDetector`), in the order found.
     pub deadlocks: Vec<DeadlockSummary>,
