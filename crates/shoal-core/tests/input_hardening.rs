@@ -112,7 +112,7 @@ fn a_huge_fan_in_is_refused_by_its_key() {
 
 fn refused_at_generation(sc: &Scenario) -> ScenarioError {
     let net = shoal_core::net::build(&sc.topology).unwrap();
-    shoal_core::workload::generate(sc, &net).err().expect("refused")
+    shoal_core::workload::generate(sc, &net).expect_err("refused")
 }
 
 // ---- item 4: runs that cannot progress or end ----------------------------------------
