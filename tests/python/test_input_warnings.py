@@ -104,3 +104,53 @@ def test_a_run_that_cannot_progress_ends_at_the_time_limit() -> None:
     }
     found = _warnings(scenario)
     assert any("simulated-time limit (4000000 s)" in m for m in found), found
+
+
+#: An RDMA incast of 3 x 20 KB into host 0 of the tiny star.
+RDMA_INCAST = TINY.replace(
+    'pattern = "all_to_all"\ncdf = "google_rpc"\nload = 0.3\nflows = 20',
+    'pattern = "incast"\nsenders = "1-3"\nreceiver = 0\nsize = "20KB"\ntransport = "rdma"',
+)
+
+
+def test_lossless_mistakes_are_warned_of_by_key() -> None:
+    """Issue 30, item 8: legal lossless settings that are almost surely a mistake."""
+    found = _warnings(
+        RDMA_INCAST
+        + '[switch]\nbuffer = "12MB"\npool_size = "4MB"\n'
+        + '[switch.flow_control]\nkind = "pfc"\nalpha = 1e30\nclasses = []\n'
+        + '[rdma.cc]\nmin_rate = "200Gbps"\n'
+    )
+    for prefix in (
+        "switch.flow_control.alpha: 1e30",
+        "switch.flow_control.classes: [] makes no class lossless",
+        "switch.pool_size: has no effect with switch.buffer",
+        "rdma.cc.min_rate: 200Gbps is above the line rate",
+        "rdma.cc: dcqcn reacts to ECN marks, and no switch.marking rule",
+    ):
+        assert any(m.startswith(prefix) for m in found), (prefix, found)
+    tcp = _warnings(TINY + "[rdma]\nmtu = 4000\n")
+    assert any(m.startswith("rdma.mtu: has no effect") for m in tcp), tcp
+
+
+@pytest.mark.parametrize(
+    ("keys", "path", "words"),
+    [
+        ('[rdma]\nrto = "1ps"\n', "rdma.rto", "at least 121120ps"),
+        ("[switch.flow_control]\nkind = \"pfc\"\ndeadlock_after = 5\n", "switch.flow_control.deadlock_after", "at least 121120ps"),
+        ("[rdma.cc]\nincrease_interval = \"1ps\"\n", "rdma.cc.increase_interval", "at least 5120ps"),
+        ("[rdma]\nack_priority = 64\n", "rdma.ack_priority", "accepted: 0 to 63"),
+    ],
+)
+def test_lossless_inputs_that_cannot_run_are_refused_by_key(keys: str, path: str, words: str) -> None:
+    """Issue 30, items 4 and 5: a timer below its floor, a class beyond 63."""
+    with pytest.raises(shoal.ScenarioError, match=rf"^{path}: .*{words}"):
+        shoal.run(RDMA_INCAST + keys)
+
+
+def test_an_rdma_cc_table_without_kind_runs_dcqcn() -> None:
+    """Issue 30, item 5: the documented default, not line rate."""
+    marking = '[switch.ecn]\nnon_ect = "pass"\n[switch.marking.cutoff]\nk = "10KB"\n'
+    without_kind = shoal.run(RDMA_INCAST + marking + "[rdma.cc]\ng = 0.5\n")
+    dcqcn = shoal.run(RDMA_INCAST + marking + '[rdma.cc]\nkind = "dcqcn"\ng = 0.5\n')
+    assert without_kind.flows.equals(dcqcn.flows)

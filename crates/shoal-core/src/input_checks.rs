@@ -4,7 +4,9 @@
 //! topology or workload pattern, and plain numbers that are almost surely a unit mistake
 //! (`link_delay = 10` is 10 ps).
 
-use crate::scenario::{FanInSizes, Pattern, Probability, Scenario, ScenarioError, TopologyKind, Warnings};
+use crate::scenario::{
+    FanInSizes, FlowTransport, Pattern, Probability, Scenario, ScenarioError, TopologyKind, Warnings,
+};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -103,6 +105,22 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
         if !everywhere.contains(&key.as_str()) && !used.contains(&key.as_str()) {
             warnings.push(format!("topology.{key}: has no effect on a {kind} topology (it uses {})", used.join(", ")));
         }
+    }
+    // RDMA's keys act only on RDMA connections (a UDP workload has no transport).
+    let rdma = sc.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp);
+    if !rdma {
+        for key in given("rdma") {
+            warnings.push(format!(
+                "rdma.{key}: has no effect: no workload runs RDMA connections (workload.transport = \"rdma\")"
+            ));
+        }
+    }
+    if sc.switch.buffer.is_some() && given("switch").iter().any(|k| k == "pool_size") {
+        warnings.push(
+            "switch.pool_size: has no effect with switch.buffer (each pool's shared part is what the buffer \
+             leaves beside the reserves and the headroom)"
+                .into(),
+        );
     }
     for (path, w) in sc.workload_paths() {
         let pattern = serde_json::to_value(w.pattern).expect("an enum serializes");

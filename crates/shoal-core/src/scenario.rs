@@ -598,7 +598,7 @@ impl Default for RdmaConfig {
             ack_priority: None,
             int_values: IntValues::Exact,
             int_multi: 1,
-            cc: RdmaCcConfig::of_kind("dcqcn").expect("a registered controller"),
+            cc: RdmaCcConfig::default(),
         }
     }
 }
@@ -693,8 +693,9 @@ impl RdmaConfig {
         if self.int_multi == 0 {
             return Err(ScenarioError::new("rdma.int_multi", "0 is not accepted (accepted: 1 or more)"));
         }
-        if self.rto == Rto::After(Time(0)) {
-            return Err(ScenarioError::new("rdma.rto", "0ps is not accepted (accepted: \"none\" or a positive time)"));
+        // The classes a workload's priority may name (`Workload::validate`).
+        if let Some(p) = self.ack_priority.filter(|&p| p >= 64) {
+            return Err(ScenarioError::not_accepted("rdma", "ack_priority", p, "0 to 63"));
         }
         let no_window = self.window == RdmaWindow::Bytes(Bytes(0));
         if self.window_scales_with_rate && no_window {
@@ -1062,10 +1063,64 @@ pub type Warnings = Vec<String>;
 
 impl Scenario {
     /// The largest packet any transport of the scenario sends, headers included: the MTU
-    /// in PFC's headroom (lossless-facts §1.3).
+    /// in PFC's headroom (lossless-facts §1.3). Summed in u64: validation asks for it
+    /// before it has checked the sizes.
     pub fn largest_packet(&self) -> u64 {
         let (tr, rdma) = (&self.transport, &self.rdma);
-        [tr.mss + tr.header, tr.ack_size, rdma.mtu + rdma.header, rdma.ack_size].into_iter().max().unwrap_or(0) as u64
+        let wide = |a: u32, b: u32| a as u64 + b as u64;
+        [wide(tr.mss, tr.header), tr.ack_size as u64, wide(rdma.mtu, rdma.header), rdma.ack_size as u64]
+            .into_iter()
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The least time a timer or interval key may take: `bytes` serialized on the
+    /// topology's fastest link, or 1 us where that is longer (every default timer is 1 us
+    /// or more, so they hold on slow links too). Nothing on the network happens faster:
+    /// a shorter timer fires several times between two packets it could act on, and one
+    /// of 1 ps made hundreds of millions of events per simulated millisecond. Timeouts
+    /// and `deadlock_after` take one largest packet (`largest_packet`): a shorter one runs
+    /// out before the packet it guards has left, a pause shorter than that has held back
+    /// no packet. The rate controllers' timers take one minimum frame
+    /// (`MIN_FRAME_BYTES`): a rate is read once a packet, and no packet is shorter.
+    pub fn timer_floor(&self, bytes: u64) -> Time {
+        let fastest = self.fastest_link().0;
+        let cap = Time(1_000_000);
+        if fastest == 0 {
+            return cap;
+        }
+        Time(crate::sim::serialization(bytes, fastest)).min(cap)
+    }
+
+    /// The rate of the fastest link (a star has no uplinks, whatever `uplink_rate` says).
+    /// 0 for a topology that cannot be built, which validation refuses first.
+    fn fastest_link(&self) -> Rate {
+        match self.topology.kind {
+            TopologyKind::Star => self.topology.link_rate,
+            _ => self.topology.fastest_rate().unwrap_or_default(),
+        }
+    }
+
+    /// Refuses the timer `key` (a full key path) set to `value` below `timer_floor(bytes)`,
+    /// `what` saying what the floor is.
+    pub fn check_timer(&self, key: &str, value: Time, bytes: u64, what: &str) -> Result<(), ScenarioError> {
+        let floor = self.timer_floor(bytes);
+        if value >= floor {
+            return Ok(());
+        }
+        Err(ScenarioError::new(
+            key,
+            format!(
+                "{value} is too short (accepted: at least {floor}: {what} of {bytes} B on the fastest link, {}, \
+                 and never more than 1us; a plain number is picoseconds)",
+                self.fastest_link()
+            ),
+        ))
+    }
+
+    /// Refuses a timeout or `deadlock_after` below one largest packet's time (`timer_floor`).
+    pub fn check_timeout(&self, key: &str, value: Time) -> Result<(), ScenarioError> {
+        self.check_timer(key, value, self.largest_packet(), "the time of the largest packet")
     }
 
     /// The largest packet the scenario's workloads send, headers included, and the keys
@@ -1210,6 +1265,7 @@ impl Scenario {
         let mut warnings = Vec::new();
         let err = |path: &str, msg: String| Err(ScenarioError::new(path, msg));
         let hosts = self.topology.check()?;
+        self.check_round_trip(&mut warnings)?;
         let s = &self.switch;
         if s.queues == 0 || s.queues > MAX_QUEUES {
             return err("switch.queues", format!("{} is not accepted (accepted: 1 to {MAX_QUEUES})", s.queues));
@@ -1304,6 +1360,7 @@ impl Scenario {
         }
         warnings.extend(crate::switch::mmu::unused_reserve_warning(self));
         rdma.cc.validate("rdma.cc", self, &mut warnings)?;
+        rdma.cc.line_rate_warnings("rdma.cc", self, &mut warnings);
         rdma.validate(&mut warnings)?;
         let rdma_flows = self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp);
         if rdma_flows && s.ecn.non_ect == NonEct::Drop && !s.marking.rules().is_empty() {
@@ -1314,14 +1371,45 @@ impl Scenario {
                     .into(),
             );
         }
+        if let (true, Rto::After(rto)) = (rdma_flows, rdma.rto) {
+            // One data packet out and its ACK back over every link of the longest route.
+            let (data, ack) = (rdma.mtu as u64 + rdma.header as u64, rdma.ack_size as u64);
+            let link = |rate: Rate, delay: Time| -> u64 { 2 * delay.0 + crate::sim::serialization(data + ack, rate.0) };
+            let rtt: u64 = self.topology.longest_path(link)?.iter().map(|&(rate, delay)| link(rate, delay)).sum();
+            if rto.0 < rtt {
+                warnings.push(format!(
+                    "rdma.rto: {rto} is shorter than the base round trip of the longest route ({:.3} us for a \
+                     packet and its ACK): its senders go back to their first unacknowledged packet before an ACK \
+                     can return, and resend what is on its way",
+                    rtt as f64 / 1e6
+                ));
+            }
+        }
+        if rdma_flows && rdma.cc.reacts_to_marks() && s.marking.is_empty() && self.host.ecn_k.0 == 0 {
+            warnings.push(format!(
+                "rdma.cc: {} reacts to ECN marks, and no switch.marking rule (nor host.ecn_k) marks any: its \
+                 connections run at line rate as with kind = \"none\" (TCP's ECN controllers get a default \
+                 cut-off, RDMA's do not; ns3-datacenter's at 100 Gbps: [switch.marking.red] kmin = \"400KB\", \
+                 kmax = \"1600KB\", pmax = 0.2, with [switch.ecn] non_ect = \"pass\")",
+                rdma.cc.kind()
+            ));
+        }
+        if rdma_flows && self.host.nic_buffer.0 < rdma.ack_size as u64 {
+            return err(
+                "rdma.ack_size",
+                format!(
+                    "{} B does not fit host.nic_buffer = {}: every ACK would be dropped (accepted: at most the NIC buffer)",
+                    rdma.ack_size, self.host.nic_buffer
+                ),
+            );
+        }
         if tr.init_cwnd == 0 {
             return err("transport.init_cwnd", "must be at least 1 packet".into());
         }
-        if tr.rto_min.0 == 0 {
-            return err("transport.rto_min", "must be positive".into());
-        }
-        if tr.rto_init.0 == 0 {
-            return err("transport.rto_init", "must be positive".into());
+        self.check_timeout("transport.rto_min", tr.rto_min)?;
+        self.check_timeout("transport.rto_init", tr.rto_init)?;
+        if let Rto::After(rto) = rdma.rto {
+            self.check_timeout("rdma.rto", rto)?;
         }
         if tr.rto_max < tr.rto_min {
             return err("transport.rto_max", format!("{} is below transport.rto_min = {}", tr.rto_max, tr.rto_min));
@@ -1391,6 +1479,79 @@ impl Scenario {
             return err("run.stop_time", "is required with long_lived traffic or udp without workload.stop".into());
         }
         Ok(warnings)
+    }
+
+    /// Refuses a topology whose longest route one packet and its ACK cannot cross and
+    /// come back within Shoal's time limit (no flow could finish: a run would only reach
+    /// the limit, hours later), and warns of one whose round trip is a second or more
+    /// (datacenter round trips are microseconds: a unit mistake). The key named is the
+    /// one that adds the most. A built-in kind's longest route is known without building
+    /// the network (so a million hosts are refused at once); a file's links are judged
+    /// one by one (a route's sum would need the routes).
+    fn check_round_trip(&self, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+        const SECOND: u128 = crate::sim::PS_PER_S as u128;
+        let packet = self.largest_packet();
+        let link_round_trip =
+            |rate: u64, delay: u64| 2 * (delay as u128 + crate::sim::serialization(packet, rate) as u128);
+        let t = &self.topology;
+        let (key, value, round_trip, what) = if t.kind == TopologyKind::File {
+            let (net, ids) = crate::net::build_with_ids(t)?;
+            let Some(slowest) = net.links.iter().max_by_key(|l| link_round_trip(l.rate_bps, l.delay)) else {
+                return Ok(());
+            };
+            // The lower node id first, as a file line may give it.
+            let mut ends = [slowest.from, slowest.to];
+            ends.sort_by_key(|&n| ids.id(n));
+            let value = format!(
+                "{}: the link between {} and {} ({}, {})",
+                t.path.as_deref().unwrap_or_default(),
+                ids.describe(ends[0]),
+                ids.describe(ends[1]),
+                Rate(slowest.rate_bps),
+                Time(slowest.delay)
+            );
+            ("topology.path".to_string(), value, link_round_trip(slowest.rate_bps, slowest.delay), "over it alone")
+        } else {
+            // The route as if no link had failed: failures only lengthen it.
+            let whole = Topology { failed_links: Vec::new(), ..t.clone() };
+            let route = whole.longest_path(|rate, delay| (link_round_trip(rate.0, delay.0) / 2) as u64)?;
+            let uplinks = route.len().saturating_sub(2) as u128;
+            let ser = |rate: Rate| crate::sim::serialization(packet, rate.0) as u128;
+            // Each key's part of the round trip: 2 ways over the route's links of it (the
+            // uplinks take link_delay unless uplink_delay is set).
+            let (host_delay_links, uplink_delay) = match t.uplink_delay {
+                Some(d) => (2, d),
+                None => (2 + uplinks, Time(0)),
+            };
+            let parts = [
+                ("topology.link_delay", t.link_delay.to_string(), 2 * host_delay_links * t.link_delay.0 as u128),
+                ("topology.link_rate", t.link_rate.to_string(), 4 * ser(t.link_rate)),
+                ("topology.uplink_delay", uplink_delay.to_string(), 2 * uplinks * uplink_delay.0 as u128),
+                ("topology.uplink_rate", t.uplink_rate.to_string(), 2 * uplinks * ser(t.uplink_rate)),
+            ];
+            let round_trip = parts.iter().map(|p| p.2).sum();
+            let (key, value, _) = parts.into_iter().max_by_key(|p| p.2).expect("four parts");
+            (key.to_string(), value, round_trip, "over the longest route")
+        };
+        let seconds = round_trip as f64 / SECOND as f64;
+        let journey = format!("a round trip of {seconds:.3} s {what} for one {packet} B packet and its answer");
+        if round_trip > crate::sim::TIME_LIMIT as u128 {
+            return Err(ScenarioError::new(
+                key,
+                format!(
+                    "{value} makes {journey}, beyond Shoal's time limit of {} s: no flow could finish (accepted: \
+                     links whose round trips fit the limit; datacenter links take nanoseconds to microseconds)",
+                    crate::sim::TIME_LIMIT / crate::sim::PS_PER_S
+                ),
+            ));
+        }
+        if round_trip >= SECOND {
+            warnings.push(format!(
+                "{key}: {value} makes {journey}; every flow takes at least that, where datacenter round trips \
+                 take microseconds (check the units: a plain rate is bits per second)"
+            ));
+        }
+        Ok(())
     }
 
     /// The primary workload followed by the extra ones.

@@ -155,6 +155,9 @@ pub struct Simulation {
     observations_pending: usize,
     /// How messages name the nodes (as the topology file numbers them); set by `new`.
     node_ids: Option<net::NodeIds>,
+    /// Bit c set: class c is lossless at some switch, so a NIC's drop of one of its
+    /// packets breaks the lossless promise too (`Counters::lossless_drops`).
+    lossless_classes: u8,
     /// Tests only: every data packet gets a side-table payload as it enters its NIC.
     #[cfg(test)]
     attach_exts: bool,
@@ -311,7 +314,7 @@ impl Simulation {
             links[i].to_port = links[net::reverse(i as u32) as usize].from_port;
         }
         let routes = Routes::compute(spec, &wiring);
-        let switches = wiring
+        let switches: Vec<Switch> = wiring
             .switch_ports
             .iter()
             .enumerate()
@@ -387,6 +390,7 @@ impl Simulation {
             })
             .collect();
         let completing_flows = flows.iter().filter(|f| f.spec.kind.completes()).count();
+        let lossless_classes = switches.iter().fold(0, |mask, s| mask | s.lossless_classes());
         let mut sim = Simulation {
             now: 0,
             events: EventQueue::new(),
@@ -416,6 +420,7 @@ impl Simulation {
             pauses: PauseLog::default(),
             observations_pending: 0,
             node_ids: None,
+            lossless_classes,
             #[cfg(test)]
             attach_exts: false,
             #[cfg(test)]
@@ -822,7 +827,11 @@ impl Simulation {
             pkt.ext = Some(self.exts.insert(net::Ext::Telemetry(Default::default())));
         }
         self.count_created(&pkt);
+        let class = crate::switch::mmu::class_of(pkt.priority);
         if !self.nics[h as usize].push(pkt, &mut Drops { counters: &mut self.counters, exts: &mut self.exts }) {
+            if self.lossless_classes & (1 << class) != 0 {
+                self.counters.lossless_drops += 1;
+            }
             return;
         }
         if pkt.kind == PacketKind::Data {
@@ -871,6 +880,8 @@ impl Simulation {
             exts: &mut self.exts,
             nic_bytes: flow.nic_bytes,
             finished: false,
+            // Conservation: every packet created is delivered, dropped or in the network.
+            network_idle: self.counters.created == self.counters.delivered + self.counters.total_dropped(),
         };
         f(flow, &mut cx);
         if cx.finished {

@@ -60,7 +60,9 @@ pub struct Counters {
     /// end. They are not packets: `created` and `delivered` leave them out.
     pub frames_sent: u64,
     pub frames_received: u64,
-    /// Packets of a lossless class dropped (for any reason): 0 is PFC's promise.
+    /// Packets of a lossless class dropped, for any reason, at a switch or at a NIC
+    /// (whose buffer is lossless too when a switch holds the class lossless): 0 is PFC's
+    /// promise.
     pub lossless_drops: u64,
     pub data_packets_sent: u64,
     /// Packets marked CE (each once).

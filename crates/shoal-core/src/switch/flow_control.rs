@@ -25,7 +25,7 @@ use super::mmu::{Charge, IngressAccounts, CLASSES};
 use super::{PortQueue, Ports};
 use crate::net::{Effect, Effects, ExtStore, Packet};
 use crate::registry::{keyless_scheme, registry};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, Warnings};
 use crate::sim::Ps;
 use crate::units::{Bytes, Time};
 
@@ -351,9 +351,7 @@ pub fn check_pausing_keys(
     if !(1..=9000).contains(&frame_size.0) {
         return Err(ScenarioError::not_accepted(path, "frame_size", frame_size, "1 B to 9000 B"));
     }
-    if deadlock_after.0 == 0 {
-        return Err(ScenarioError::not_accepted(path, "deadlock_after", deadlock_after, "a time > 0, such as \"1ms\""));
-    }
+    sc.check_timeout(&format!("{path}.deadlock_after"), deadlock_after)?;
     if sc.switch.queues > 64 {
         return Err(ScenarioError::new(
             "switch.queues",
@@ -361,6 +359,56 @@ pub fn check_pausing_keys(
         ));
     }
     Ok(())
+}
+
+/// The largest shared pool a switch of `sc` may have: `switch.buffer` when set (its
+/// shared part is less), else `switch.pool_size`.
+pub(crate) fn largest_pool(sc: &Scenario) -> u64 {
+    sc.switch.buffer.unwrap_or(sc.switch.pool_size).0
+}
+
+/// Warnings for the keys PFC and DSH share that are legal but almost surely a mistake:
+/// no lossless class, or an alpha that puts the dynamic threshold T = alpha x free
+/// shared bytes above the whole pool while one packet's room is free (the threshold
+/// then stops nothing before the pool is full).
+pub fn pausing_warnings(path: &str, scheme: &str, classes: &[u8], alpha: f64, sc: &Scenario, warnings: &mut Warnings) {
+    if classes.is_empty() {
+        warnings.push(format!(
+            "{path}.classes: [] makes no class lossless: {scheme} pauses nothing, and every packet is left to \
+             switch.admission as on a lossy fabric"
+        ));
+    }
+    let (pool, packet) = (largest_pool(sc), sc.largest_packet());
+    if alpha * packet as f64 >= pool as f64 {
+        // 1e30, not thirty-one digits.
+        let alpha = if alpha >= 1e6 { format!("{alpha:e}") } else { alpha.to_string() };
+        warnings.push(format!(
+            "{path}.alpha: {alpha} puts the threshold (alpha x free shared bytes) above the whole {} pool while \
+             one {packet} B packet's room is free (alpha >= {:.0}): queues pause only when the pool is all but \
+             full, as with no dynamic threshold (1/16 to 8 are usual)",
+            Bytes(pool),
+            pool as f64 / packet as f64
+        ));
+    }
+}
+
+/// Warns of a resume offset `key` (a full key path) of `offset` bytes that is at least
+/// `limit`, the largest threshold it is taken from (`what`): the offset's condition
+/// never holds, and a paused queue resumes only `otherwise`.
+pub fn resume_offset_warning(
+    key: &str,
+    offset: Bytes,
+    limit: f64,
+    what: &str,
+    otherwise: &str,
+    warnings: &mut Warnings,
+) {
+    if offset.0 as f64 >= limit && offset.0 > 0 {
+        warnings.push(format!(
+            "{key}: {offset} is at least {what} ({} B at most): a paused queue resumes only {otherwise}",
+            limit.floor()
+        ));
+    }
 }
 
 /// One headroom episode of an (ingress port, lossless class): from its first byte in

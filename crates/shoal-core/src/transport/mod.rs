@@ -70,6 +70,9 @@ pub struct HostCx<'a> {
     pub nic_bytes: u64,
     /// Set by the transport when the flow completes (by its kind's completion rule).
     pub finished: bool,
+    /// No packet is anywhere in the network (queued or on a wire): nothing reaches a
+    /// host again until some host sends.
+    pub network_idle: bool,
 }
 
 impl HostCx<'_> {

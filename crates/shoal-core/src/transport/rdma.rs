@@ -485,13 +485,27 @@ impl RdmaFlow {
     }
 
     /// Asks for the earlier of the congestion controller's next tick and the
-    /// retransmission timeout while the sender has work (the engine keeps one timer per
-    /// flow: the earliest asked for; `on_timer` asks again for what is left).
+    /// retransmission timeout while the sender has work it can still do (the engine
+    /// keeps one timer per flow: the earliest asked for; `on_timer` asks again for what
+    /// is left).
     fn ask_for_timer(&self, cx: &mut HostCx) {
         let next = [self.cc.next_timer(), self.rto_at].into_iter().flatten().min();
-        if let Some(at) = next.filter(|_| !self.sender_done()) {
+        if let Some(at) = next.filter(|_| !self.sender_done() && !self.stalled(cx)) {
             cx.set_timer(at);
         }
+    }
+
+    /// Whether the sender waits for ACKs that can never come: it has no retransmission
+    /// timeout, it can send nothing (every packet is sent, or a window that no rate
+    /// change widens is full), and no packet is left in the network to answer it (its
+    /// last packets or their ACKs were dropped). Its controller's ticks would only move a
+    /// rate no packet reads, forever: DCQCN's increase timer kept a run whose every flow
+    /// had finished from ever ending (with 10 KB ACKs overflowing a lossy fabric).
+    fn stalled(&self, cx: &HostCx) -> bool {
+        let rdma = &cx.stacks.rdma;
+        let in_flight = (self.snd_nxt - self.snd_una) as u64 * rdma.mtu as u64;
+        let window_stuck = !self.window.scales_with_rate && self.window.is_full(in_flight, &self.send, None);
+        rdma.rto.is_none() && cx.network_idle && (self.snd_nxt >= self.packets || window_stuck)
     }
 
     /// Progress at `cx.now`: the retransmission timer (if there is one) runs `rto` from
@@ -616,6 +630,7 @@ mod tests {
                 exts: &mut self.exts,
                 nic_bytes: 0,
                 finished: false,
+                network_idle: false,
             };
             let out = f(&mut cx);
             let finished = cx.finished;

@@ -361,7 +361,19 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
                 ));
             }
         }
-        let mean_fan_in = (w.fan_in + w.fan_in_max.unwrap_or(w.fan_in)) as f64 / 2.0;
+        // One round alone may not exceed the run's flows, however short the run.
+        let (widest_key, widest) = match w.fan_in_max {
+            Some(max) => ("fan_in_max", max),
+            None => ("fan_in", w.fan_in),
+        };
+        if widest as u64 > MAX_FLOWS {
+            return Err(ScenarioError::new(
+                key(widest_key),
+                format!("{widest} senders in one round is too many (accepted: at most {MAX_FLOWS} flows a round)"),
+            ));
+        }
+        // In f64: the two counts may each be near u32::MAX.
+        let mean_fan_in = (w.fan_in as f64 + w.fan_in_max.unwrap_or(w.fan_in) as f64) / 2.0;
         let (sizes, mean_size) = match w.fan_in_sizes {
             FanInSizes::Size => (None, w.size.0 as f64),
             FanInSizes::Cdf => {
@@ -407,13 +419,27 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
         }
     };
     if expected > MAX_FLOWS as f64 {
-        return Err(ScenarioError::new(
-            key("duration"),
-            format!(
-                "{} at this load starts about {expected:.3e} flows (accepted: at most {MAX_FLOWS}); shorten it or lower workload.load",
-                w.duration.expect("flows is at most MAX_FLOWS")
+        return Err(match w.duration {
+            Some(duration) => ScenarioError::new(
+                key("duration"),
+                format!(
+                    "{duration} at this load starts about {expected:.3e} flows (accepted: at most {MAX_FLOWS}); shorten it or lower workload.load"
+                ),
             ),
-        ));
+            // `flows` is at most MAX_FLOWS (validated): whole fan-in rounds exceed it.
+            None => ScenarioError::new(
+                key("fan_in"),
+                format!(
+                    "{} senders a round{} make {expected:.3e} flows for {} = {} in whole rounds (accepted: at most {MAX_FLOWS} flows; lower {} or {})",
+                    w.fan_in,
+                    w.fan_in_max.map_or(String::new(), |max| format!(" (up to fan_in_max = {max})")),
+                    key("flows"),
+                    w.flows,
+                    key("fan_in"),
+                    key("fan_in_max"),
+                ),
+            ),
+        });
     }
     // The last arrival of a flow count lies near flows x the mean gap; a start beyond
     // the time limit means a unit mistake in the load or the link rate.

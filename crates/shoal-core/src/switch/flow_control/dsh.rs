@@ -29,7 +29,8 @@
 //! (`switch.reserved`), which the paper's theorems set to 0.
 
 use super::{
-    check_pausing_keys, class_mask, FlowControl, FlowControlEnv, IngressCx, LosslessArrival, PoolState, PORT_LEVEL,
+    check_pausing_keys, class_mask, largest_pool, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
+    IngressCx, LosslessArrival, PoolState, PORT_LEVEL,
 };
 use crate::net::{Effect, Effects, Packet};
 use crate::observe::DeadlockWatch;
@@ -147,8 +148,28 @@ impl Scheme for Dsh {
         }
     }
 
-    fn validate(cfg: &DshConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &DshConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         check_pausing_keys(path, "DSH", &cfg.classes, cfg.alpha, cfg.frame_size, cfg.deadlock_after, sc)?;
+        pausing_warnings(path, "DSH", &cfg.classes, cfg.alpha, sc, warnings);
+        // X_qoff = T - eta and X_poff = N_q x T, T at most alpha x the pool.
+        let largest_threshold = cfg.alpha * largest_pool(sc) as f64;
+        resume_offset_warning(
+            &format!("{path}.queue_resume_offset"),
+            cfg.queue_resume_offset,
+            largest_threshold,
+            "the largest queue threshold X_qoff, below alpha x the shared pool",
+            "once it holds no shared byte",
+            warnings,
+        );
+        resume_offset_warning(
+            &format!("{path}.port_resume_offset"),
+            cfg.port_resume_offset,
+            cfg.lossless_queues as f64 * largest_threshold,
+            "the largest port threshold X_poff, lossless_queues x alpha x the shared pool",
+            "once it holds no shared byte",
+            warnings,
+        );
+        insurance_warning(cfg, path, sc, warnings);
         if cfg.lossless_queues == 0 || cfg.lossless_queues as usize > CLASSES {
             return Err(ScenarioError::not_accepted(path, "lossless_queues", cfg.lossless_queues, "1 to 8"));
         }
@@ -182,6 +203,25 @@ impl Scheme for Dsh {
             }
         }
         Ok(())
+    }
+}
+
+/// Warns of an insurance headroom below eta (DSH Eq. 1, 2(C*D + MTU) + 3840 B) on some
+/// kind of link: a port-level PAUSE there may not stop the bytes already in flight.
+fn insurance_warning(cfg: &DshConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) {
+    if cfg.classes.is_empty() {
+        return;
+    }
+    let mtu = sc.largest_packet();
+    let short = super::pfc::link_classes(&sc.topology).into_iter().find_map(|(name, rate, delay)| {
+        let (insurance, eta) = (cfg.headroom.bytes(rate, delay, mtu), HeadroomRule::Eta.bytes(rate, delay, mtu));
+        (insurance < eta).then_some((name, insurance, eta))
+    });
+    if let Some((name, insurance, eta)) = short {
+        warnings.push(format!(
+            "{path}.headroom: {insurance} B of insurance per port is below eta = {eta} B on the {name} (Eq. 1, \
+             what a port-level PAUSE must absorb): lossless packets may be dropped (\"eta\" covers it)"
+        ));
     }
 }
 

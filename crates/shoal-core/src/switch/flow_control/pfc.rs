@@ -22,7 +22,8 @@
 //! §1.1, "Pause semantics"; §1.2).
 
 use super::{
-    check_pausing_keys, class_mask, FlowControl, FlowControlEnv, HeadroomEpisode, IngressCx, LosslessArrival, PoolState,
+    check_pausing_keys, class_mask, largest_pool, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
+    HeadroomEpisode, IngressCx, LosslessArrival, PoolState,
 };
 use crate::net::{Effect, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
@@ -467,6 +468,21 @@ impl Scheme for Pfc {
                 "0 B leaves lossless packets in flight when a PAUSE leaves nowhere to go (accepted: \"eta\", \"3cd\" or a size > 0)",
             ));
         }
+        pausing_warnings(path, "PFC", &cfg.classes, cfg.alpha, sc, warnings);
+        // RESUME needs the bytes outside headroom plus xon_offset at most T, or below
+        // xon_floor; T is at most alpha x the pool.
+        let largest_threshold = cfg.alpha * largest_pool(sc) as f64;
+        let threshold = "the largest pause threshold, alpha x the shared pool";
+        let (offset, floor) = (format!("{path}.xon_offset"), format!("{path}.xon_floor"));
+        resume_offset_warning(&offset, cfg.xon_offset, largest_threshold, threshold, "below xon_floor", warnings);
+        resume_offset_warning(
+            &floor,
+            cfg.xon_floor,
+            largest_threshold,
+            threshold,
+            "as it pauses: every departure finds it below xon_floor, so pauses hold a packet at most",
+            warnings,
+        );
         headroom_warnings(cfg, path, sc, warnings);
         refresh_checks(cfg, path, sc, warnings)
     }
@@ -540,7 +556,7 @@ fn refresh_checks(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut War
 /// The kinds of link of a topology, (name, rate, delay): a built-in kind's host links and
 /// uplinks (a star has none); each (rate, delay) of a topology file's links (none when the
 /// file cannot be read: validation reports why).
-fn link_classes(t: &Topology) -> Vec<(String, u64, u64)> {
+pub(super) fn link_classes(t: &Topology) -> Vec<(String, u64, u64)> {
     if t.kind == TopologyKind::Star {
         return vec![("host links".into(), t.link_rate.0, t.link_delay.0)];
     }

@@ -153,7 +153,7 @@ impl CongestionControl for Hpcc {
                 } else {
                     (self.committed_bps + ai, self.inc_stage + 1)
                 };
-                s.rate_bps = rate.clamp(self.cfg.min_rate.0 as f64, s.line_rate_bps);
+                s.rate_bps = s.bounded_rate(rate, self.cfg.min_rate);
                 if full {
                     self.committed_bps = s.rate_bps;
                     self.inc_stage = stage;

@@ -30,7 +30,10 @@ pub use timely::{Timely, TimelyConfig};
 use super::TcpConfig;
 use crate::net::{IntFormat, IntHop};
 use crate::registry::registry;
+use crate::scenario::Warnings;
 use crate::sim::Ps;
+use crate::units::Rate;
+use serde::Deserialize;
 
 /// What a controller adjusts. Window-based senders pace nothing: their `rate_bps` and
 /// `line_rate_bps` are 0.
@@ -52,6 +55,13 @@ impl SendState {
     /// The state of a window-based sender.
     pub fn window(cwnd: f64, ssthresh: f64, mss: f64) -> Self {
         SendState { cwnd, ssthresh, rate_bps: 0.0, line_rate_bps: 0.0, mss }
+    }
+
+    /// `rate` held at `min_rate` or more and at the line rate or less. A floor above the
+    /// line rate (which validation warns of) leaves the line rate: no sender is paced
+    /// faster than its link, and `f64::clamp` would panic on the inverted bounds.
+    pub fn bounded_rate(&self, rate: f64, min_rate: Rate) -> f64 {
+        rate.max(min_rate.0 as f64).min(self.line_rate_bps)
     }
 
     /// Reno growth for `acked` new bytes: slow start below ssthresh, then one MSS per
@@ -151,10 +161,11 @@ cc_registry! {
 }
 
 cc_registry! {
-    /// The congestion control of RDMA connections (`rdma.cc`).
+    /// The congestion control of RDMA connections (`rdma.cc`). DCQCN comes first: it is
+    /// the default, also of a table without `kind`.
     pub enum RdmaCcConfig => AnyRdmaCc: CongestionControl, env RdmaCcEnv;
-    "none" => LineRate(LineRate),
     "dcqcn" => Dcqcn(Dcqcn),
+    "none" => LineRate(LineRate),
     "timely" => Timely(Timely),
     "dctcp" => RdmaDctcp(RdmaDctcp),
     "theta_powertcp" => ThetaPowerTcp(ThetaPowerTcp),
@@ -209,9 +220,38 @@ impl RdmaCcConfig {
         matches!(self, RdmaCcConfig::Hpcc(_) | RdmaCcConfig::PowerTcp(_))
     }
 
+    /// Whether its controllers steer by ECN marks (echoed in ACKs or as CNPs): without a
+    /// marking rule they never slow down.
+    pub fn reacts_to_marks(&self) -> bool {
+        matches!(self, RdmaCcConfig::Dcqcn(_) | RdmaCcConfig::RdmaDctcp(_))
+    }
+
     /// Whether its controllers need the connection's base RTT (`RdmaCcEnv::base_rtt`).
     pub fn needs_base_rtt(&self) -> bool {
         matches!(self, RdmaCcConfig::ThetaPowerTcp(_) | RdmaCcConfig::Hpcc(_) | RdmaCcConfig::PowerTcp(_))
+    }
+}
+
+impl RdmaCcConfig {
+    /// Warns of each rate key (`min_rate`, `rate_ai`, `rate_hai`) above the line rate of
+    /// the fastest host link, `section` being the controller's (`rdma.cc`): a floor there
+    /// holds every connection at its line rate, as if it had no congestion control, and
+    /// one step of such an increase takes a connection back to its line rate.
+    pub fn line_rate_warnings(&self, section: &str, sc: &crate::scenario::Scenario, warnings: &mut Warnings) {
+        let Ok(line) = sc.topology.host_rate() else { return };
+        let keys = self.keys_value();
+        for (key, effect) in [
+            ("min_rate", "no cut takes a connection below its line rate, as if it had no congestion control"),
+            ("rate_ai", "one increase takes a connection back to its line rate"),
+            ("rate_hai", "one increase takes a connection back to its line rate"),
+        ] {
+            let Some(rate) = keys.get(key).and_then(|v| Rate::deserialize(v).ok()) else { continue };
+            if rate > line {
+                warnings.push(format!(
+                    "{section}.{key}: {rate} is above the line rate ({line}, the fastest host link): {effect}"
+                ));
+            }
+        }
     }
 }
 

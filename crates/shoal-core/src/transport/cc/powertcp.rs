@@ -168,7 +168,7 @@ impl CongestionControl for PowerTcp {
                 let max_c = self.u / self.cfg.eta;
                 let rate = gamma * (self.committed_bps / max_c + self.cfg.rate_ai.0 as f64)
                     + (1.0 - gamma) * self.committed_bps;
-                s.rate_bps = rate.clamp(self.cfg.min_rate.0 as f64, s.line_rate_bps);
+                s.rate_bps = s.bounded_rate(rate, self.cfg.min_rate);
                 if full {
                     self.committed_bps = s.rate_bps;
                 }

@@ -103,7 +103,7 @@ impl CongestionControl for RdmaDctcp {
             self.reducing_until = None;
         }
         if f.ece && self.reducing_until.is_none() {
-            s.rate_bps = (s.rate_bps * (1.0 - self.alpha / 2.0)).max(self.cfg.min_rate.0 as f64);
+            s.rate_bps = s.bounded_rate(s.rate_bps * (1.0 - self.alpha / 2.0), self.cfg.min_rate);
             self.reducing_until = Some(f.snd_nxt);
         }
         if self.reducing_until.is_none() && new_window {

@@ -153,7 +153,7 @@ impl CongestionControl for ThetaPowerTcp {
         let gamma = self.cfg.gamma.get();
         let rate =
             gamma * (self.committed_bps / self.u + self.cfg.rate_ai.0 as f64) + (1.0 - gamma) * self.committed_bps;
-        s.rate_bps = rate.clamp(self.cfg.min_rate.0 as f64, s.line_rate_bps);
+        s.rate_bps = s.bounded_rate(rate, self.cfg.min_rate);
         if self.commit_after.is_none_or(|seq| f.snd_una > seq) {
             self.committed_bps = s.rate_bps;
             self.commit_after = Some(f.snd_nxt.max(self.commit_after.unwrap_or(0)));

@@ -144,7 +144,7 @@ impl CongestionControl for Timely {
             let (rate, increased) = self.next_rate(s.rate_bps, rtt, gradient);
             // The reference caps an increase at line rate and a decrease at the minimum
             // (`rdma-hw.cc:1144-1150`); neither can cross the other bound.
-            s.rate_bps = if increased { rate.min(s.line_rate_bps) } else { rate.max(self.cfg.min_rate.0 as f64) };
+            s.rate_bps = if increased { rate.min(s.line_rate_bps) } else { s.bounded_rate(rate, self.cfg.min_rate) };
             self.increases = if increased { self.increases + 1 } else { 0 };
         }
         self.last_update_seq = Some(f.snd_nxt);

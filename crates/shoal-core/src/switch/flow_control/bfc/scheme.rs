@@ -183,7 +183,7 @@ impl Scheme for Bfc {
                 return Err(ScenarioError::not_accepted(path, key, t.unwrap(), "a time > 0, such as \"1us\""));
             }
         }
-        Self::check_intervals(cfg, path, sc)?;
+        Self::check_intervals(cfg, path, sc, warnings)?;
         let queues = sc.switch.queues;
         if !(FIRST_PHYSICAL as u32 + 2..=64).contains(&queues) {
             return Err(ScenarioError::new(
@@ -230,12 +230,35 @@ impl Bfc {
     /// Refuses a filter interval shorter than a filter frame takes on its link: the filters
     /// alone would fill it, and a switch ticks at its shortest interval (a link without
     /// delay would make it tick every picosecond).
-    fn check_intervals(cfg: &BfcConfig, path: &str, sc: &Scenario) -> Result<(), ScenarioError> {
+    ///
+    /// Warns of an interval set longer than a port's hop RTT: a flow's pause reaches the
+    /// upstream a whole interval late, more than a round trip, where §3.3 sends filters
+    /// every half hop RTT.
+    fn check_intervals(
+        cfg: &BfcConfig,
+        path: &str,
+        sc: &Scenario,
+        warnings: &mut Warnings,
+    ) -> Result<(), ScenarioError> {
         // An unbuildable topology is reported where the network is built.
         let Ok((net, ids)) = crate::net::build_with_ids(&sc.topology) else { return Ok(()) };
         let frame_bytes = cfg.filter_bytes as u64 + cfg.frame_header.0;
+        let mut warned = false;
         for link in net.links.iter().filter(|l| matches!(l.to, crate::net::NodeId::Switch(_))) {
-            let (_, interval) = Self::hop_rtt_and_interval(cfg, link.delay);
+            let (hop_rtt, interval) = Self::hop_rtt_and_interval(cfg, link.delay);
+            if interval > hop_rtt && !warned {
+                warned = true;
+                let set = if cfg.hop_rtt.is_some() { "hop_rtt" } else { "twice its link's delay" };
+                warnings.push(format!(
+                    "{path}.interval: {} is longer than the hop RTT ({}, {set}) of the link from {} to {}: a \
+                     pause reaches the upstream a whole interval late, more than a round trip (§3.3 sends \
+                     filters every half hop RTT, the default)",
+                    Time(interval),
+                    Time(hop_rtt),
+                    ids.describe(link.from),
+                    ids.describe(link.to),
+                ));
+            }
             let frame_time = crate::sim::serialization(frame_bytes, link.rate_bps);
             if interval < frame_time {
                 let (key, set) = match (cfg.interval, cfg.hop_rtt) {

@@ -7,6 +7,10 @@
 //! spills into a small associative overflow cache; when that is full too, the flow has
 //! no entry and its packets go to the egress's overflow queue.
 
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 /// The state a switch keeps for one virtual flow while it holds its packets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowState {
@@ -30,11 +34,11 @@ pub struct FlowState {
 }
 
 /// Where a flow's entry lives: a way of its VFID's bucket, or a slot of the overflow
-/// cache. Valid until the entry is removed.
+/// cache (up to 2^20 of them). Valid until the entry is removed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Slot {
     Bucket { vfid: u32, way: u8 },
-    Cache(u16),
+    Cache(u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -47,13 +51,21 @@ struct Entry {
 /// Ways per bucket (§3.8).
 pub const WAYS: usize = 4;
 
+/// A flow as the overflow cache is searched by: (VFID, ingress, egress).
+type CacheKey = (u32, u16, u16);
+
 /// The flow table of one switch.
 ///
 /// Invariant: a (VFID, ingress, egress) has at most one entry, in its bucket or in the
-/// cache; `len` counts the entries.
+/// cache; `len` counts the entries. `cache_index` maps the key of each cache entry to its
+/// slot, and `free_slots` holds every empty slot, the lowest on top: a lookup costs the
+/// same whatever the cache's size, an insertion or removal its logarithm (scanning it made every packet of a flow
+/// without a bucket entry cost `overflow_cache` steps).
 pub struct FlowTable {
     buckets: Box<[Option<Entry>]>,
     cache: Vec<Option<(u32, Entry)>>,
+    cache_index: FxHashMap<CacheKey, u32>,
+    free_slots: BinaryHeap<Reverse<u32>>,
     len: usize,
 }
 
@@ -61,7 +73,13 @@ impl FlowTable {
     /// A table for `vfids` VFIDs (one bucket of `WAYS` entries each) and an overflow
     /// cache of `cache` entries.
     pub fn new(vfids: u32, cache: usize) -> Self {
-        FlowTable { buckets: vec![None; vfids as usize * WAYS].into(), cache: vec![None; cache], len: 0 }
+        FlowTable {
+            buckets: vec![None; vfids as usize * WAYS].into(),
+            cache: vec![None; cache],
+            cache_index: FxHashMap::default(),
+            free_slots: (0..cache as u32).map(Reverse).collect(),
+            len: 0,
+        }
     }
 
     /// The bytes `new(vfids, cache)` allocates.
@@ -86,17 +104,17 @@ impl FlowTable {
         if let Some(way) = self.buckets[base..base + WAYS].iter().position(|e| e.as_ref().is_some_and(same)) {
             return Some(Slot::Bucket { vfid, way: way as u8 });
         }
-        self.cache
-            .iter()
-            .position(|e| e.as_ref().is_some_and(|(v, e)| *v == vfid && same(e)))
-            .map(|i| Slot::Cache(i as u16))
+        if self.cache_index.is_empty() {
+            return None;
+        }
+        self.cache_index.get(&(vfid, ingress, egress)).map(|&i| Slot::Cache(i))
     }
 
     /// Whether a flow of `vfid` without an entry would get one: its bucket or the cache
     /// has a free place.
     pub fn has_room(&self, vfid: u32) -> bool {
         let base = vfid as usize * WAYS;
-        self.buckets[base..base + WAYS].iter().any(Option::is_none) || self.cache.iter().any(Option::is_none)
+        self.buckets[base..base + WAYS].iter().any(Option::is_none) || !self.free_slots.is_empty()
     }
 
     /// The flow's entry, made with `state` if it has none: in a free way of its bucket,
@@ -111,9 +129,10 @@ impl FlowTable {
             self.buckets[base + way] = Some(entry);
             Slot::Bucket { vfid, way: way as u8 }
         } else {
-            let i = self.cache.iter().position(Option::is_none)?;
-            self.cache[i] = Some((vfid, entry));
-            Slot::Cache(i as u16)
+            let Reverse(i) = self.free_slots.pop()?;
+            self.cache[i as usize] = Some((vfid, entry));
+            self.cache_index.insert((vfid, ingress, egress), i);
+            Slot::Cache(i)
         };
         self.len += 1;
         Some(slot)
@@ -132,7 +151,16 @@ impl FlowTable {
     pub fn remove(&mut self, slot: Slot) {
         let gone = match slot {
             Slot::Bucket { vfid, way } => self.buckets[vfid as usize * WAYS + way as usize].take().is_some(),
-            Slot::Cache(i) => self.cache[i as usize].take().is_some(),
+            Slot::Cache(i) => match self.cache[i as usize].take() {
+                Some((vfid, e)) => {
+                    self.cache_index.remove(&(vfid, e.ingress, e.egress));
+                    // The lowest free slot is taken first, as the scan from the start
+                    // this replaces did (slots are inner handles: no result depends on it).
+                    self.free_slots.push(Reverse(i));
+                    true
+                }
+                None => false,
+            },
         };
         debug_assert!(gone, "removing an empty slot");
         self.len -= gone as usize;
@@ -161,6 +189,27 @@ mod tests {
         // A known flow finds its entry, whatever state is offered.
         assert_eq!(table.find_or_insert(5, 4, 9, FlowState { queue: 7, ..FRESH }), slots[4]);
         assert_eq!(table.state(slots[4].unwrap()).queue, 2);
+    }
+
+    /// A cache of more than 2^16 entries (the most is 2^20) keeps each flow's own entry:
+    /// the slots were 16 bits, and slot 65,536 was slot 0.
+    #[test]
+    fn a_large_overflow_cache_keeps_every_entry_apart() {
+        const FLOWS: u32 = 70_000;
+        let mut table = FlowTable::new(1, FLOWS as usize);
+        let key = |i: u32| (i as u16, (i >> 16) as u16);
+        let slots: Vec<Slot> = (0..FLOWS + WAYS as u32)
+            .map(|i| table.find_or_insert(0, key(i).0, key(i).1, FlowState { packets: i, ..FRESH }).unwrap())
+            .collect();
+        assert_eq!(table.find_or_insert(0, u16::MAX, u16::MAX, FRESH), None, "bucket and cache full");
+        for (i, &slot) in slots.iter().enumerate() {
+            assert_eq!(table.find(0, key(i as u32).0, key(i as u32).1), Some(slot));
+            assert_eq!(table.state(slot).packets, i as u32);
+        }
+        // A freed slot takes the next flow.
+        table.remove(slots[66_000]);
+        assert_eq!(table.find(0, key(66_000).0, key(66_000).1), None);
+        assert_eq!(table.find_or_insert(0, u16::MAX, u16::MAX, FRESH), Some(slots[66_000]));
     }
 
     #[test]

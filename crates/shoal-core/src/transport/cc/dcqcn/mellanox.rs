@@ -1,5 +1,5 @@
-use super::{check_gain, check_positive};
-use crate::scenario::{Probability, ScenarioError};
+use super::{check_gain, check_timers};
+use crate::scenario::{Probability, Scenario, ScenarioError};
 use crate::sim::Ps;
 use crate::transport::cc::{CongestionControl, Feedback, SendState};
 use crate::units::{Rate, Time};
@@ -56,7 +56,8 @@ pub struct MellanoxConfig {
     /// Set the target to the rate at every cut (`CLAMP_TARGET_RATE` 0: only after an
     /// increase).
     pub clamp_target: bool,
-    /// The rate becomes this fraction of itself at the first notification (1.0).
+    /// The rate becomes this fraction of itself at the first notification (1.0), but
+    /// not less than `min_rate`.
     pub rate_on_first_cnp: Probability,
 }
 
@@ -79,9 +80,9 @@ impl Default for MellanoxConfig {
 
 impl MellanoxConfig {
     /// Checks the keys; `path` is their section.
-    pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+    pub fn validate(&self, path: &str, sc: &Scenario) -> Result<(), ScenarioError> {
         check_gain(path, self.g)?;
-        check_positive(
+        check_timers(
             path,
             &[
                 ("alpha_interval", self.alpha_interval),
@@ -89,6 +90,7 @@ impl MellanoxConfig {
                 ("increase_interval", self.increase_interval),
             ],
             self.min_rate,
+            sc,
         )
     }
 }
@@ -128,7 +130,7 @@ impl Mellanox {
         if self.cfg.clamp_target || self.stage != 0 {
             self.target_bps = s.rate_bps;
         }
-        s.rate_bps = (s.rate_bps * (1.0 - self.alpha / 2.0)).max(self.cfg.min_rate.0 as f64);
+        s.rate_bps = s.bounded_rate(s.rate_bps * (1.0 - self.alpha / 2.0), self.cfg.min_rate);
         self.stage = 0;
         self.decrease_notified = false;
         self.next_increase = Some(now + self.cfg.increase_interval.0);
@@ -160,7 +162,9 @@ impl CongestionControl for Mellanox {
             self.alpha_notified = false;
             self.next_alpha = Some(now + self.cfg.alpha_interval.0);
             self.next_decrease = Some(now + self.cfg.decrease_interval.0 + DECREASE_AFTER_ALPHA);
-            s.rate_bps *= self.cfg.rate_on_first_cnp.get();
+            // Floored at min_rate as every cut is: a fraction of 0 would stop the
+            // connection for good (its increases move halfway to a target of 0).
+            s.rate_bps = s.bounded_rate(s.rate_bps * self.cfg.rate_on_first_cnp.get(), self.cfg.min_rate);
             self.target_bps = s.rate_bps;
         }
     }

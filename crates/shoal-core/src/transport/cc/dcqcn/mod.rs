@@ -94,10 +94,10 @@ impl Scheme for Dcqcn {
         }
     }
 
-    fn validate(cfg: &DcqcnConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &DcqcnConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
         match cfg {
-            DcqcnConfig::Ns3Datacenter(c) => c.validate(path),
-            DcqcnConfig::Paper(c) => c.validate(path),
+            DcqcnConfig::Ns3Datacenter(c) => c.validate(path, sc),
+            DcqcnConfig::Paper(c) => c.validate(path, sc),
         }
     }
 }
@@ -119,11 +119,18 @@ fn check_gain(path: &str, g: f64) -> Result<(), ScenarioError> {
     }
 }
 
-/// Refuses a zero timer among `timers` (key, value) or a zero `min_rate`.
-fn check_positive(path: &str, timers: &[(&str, Time)], min_rate: Rate) -> Result<(), ScenarioError> {
-    let zero = timers.iter().find(|(_, t)| t.0 == 0).map(|(key, _)| *key);
-    match zero.or((min_rate.0 == 0).then_some("min_rate")) {
-        Some(key) => Err(ScenarioError::new(format!("{path}.{key}"), "must be positive")),
-        None => Ok(()),
+/// The bytes of the shortest Ethernet frame, whose time on the fastest link is the
+/// floor of the rate controllers' timers (`Scenario::timer_floor`).
+const MIN_FRAME_BYTES: u64 = 64;
+
+/// Refuses a timer among `timers` (key, value) shorter than one minimum frame on the
+/// fastest link (`Scenario::timer_floor`), or a zero `min_rate`.
+fn check_timers(path: &str, timers: &[(&str, Time)], min_rate: Rate, sc: &Scenario) -> Result<(), ScenarioError> {
+    for &(key, time) in timers {
+        sc.check_timer(&format!("{path}.{key}"), time, MIN_FRAME_BYTES, "the time of a minimum frame")?;
     }
+    if min_rate.0 == 0 {
+        return Err(ScenarioError::new(format!("{path}.min_rate"), "must be positive"));
+    }
+    Ok(())
 }

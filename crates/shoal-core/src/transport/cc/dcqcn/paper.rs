@@ -1,5 +1,5 @@
-use super::{check_gain, check_positive};
-use crate::scenario::ScenarioError;
+use super::{check_gain, check_timers};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::Ps;
 use crate::transport::cc::{CongestionControl, Feedback, SendState};
 use crate::units::{Bytes, Rate, Time};
@@ -90,9 +90,9 @@ impl Default for PaperConfig {
 
 impl PaperConfig {
     /// Checks the keys; `path` is their section.
-    pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+    pub fn validate(&self, path: &str, sc: &Scenario) -> Result<(), ScenarioError> {
         check_gain(path, self.g)?;
-        check_positive(
+        check_timers(
             path,
             &[
                 ("alpha_interval", self.alpha_interval),
@@ -100,6 +100,7 @@ impl PaperConfig {
                 ("cnp_interval", self.cnp_interval),
             ],
             self.min_rate,
+            sc,
         )?;
         if self.byte_counter.0 == 0 {
             return Err(ScenarioError::new(format!("{path}.byte_counter"), "must be positive"));
@@ -179,7 +180,7 @@ impl CongestionControl for Paper {
     fn on_cnp(&mut self, s: &mut SendState, now: Ps) {
         self.run_ticks(s, now, false);
         self.target_bps = s.rate_bps;
-        s.rate_bps = (s.rate_bps * (1.0 - self.alpha / 2.0)).max(self.cfg.min_rate.0 as f64);
+        s.rate_bps = s.bounded_rate(s.rate_bps * (1.0 - self.alpha / 2.0), self.cfg.min_rate);
         self.alpha = (1.0 - self.cfg.g) * self.alpha + self.cfg.g;
         self.timer_count = 0;
         self.byte_count = 0;
