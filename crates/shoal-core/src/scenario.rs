@@ -1323,7 +1323,7 @@ impl Scenario {
             return err(
                 "host.nic_buffer",
                 format!(
-                    "{} cannot hold one data packet of {packet} ({sent_keys}); accepted: at least {packet}",
+                    "{} cannot hold one packet of {packet} ({sent_keys}); accepted: at least {packet}",
                     self.host.nic_buffer
                 ),
             );
@@ -1343,7 +1343,7 @@ impl Scenario {
                 return err(
                     &key,
                     format!(
-                        "{buffer} cannot hold one data packet of {packet} ({sent_keys}); accepted: at least {packet}"
+                        "{buffer} cannot hold one packet of {packet} ({sent_keys}); accepted: at least {packet}"
                     ),
                 );
             }
@@ -1352,7 +1352,7 @@ impl Scenario {
             return err(
                 "switch.pool_size",
                 format!(
-                    "{} plus switch.reserved = {} cannot hold one data packet of {packet} ({sent_keys}); accepted: \
+                    "{} plus switch.reserved = {} cannot hold one packet of {packet} ({sent_keys}); accepted: \
                      together at least {packet}",
                     s.pool_size, s.reserved
                 ),
@@ -1393,15 +1393,6 @@ impl Scenario {
                  kmax = \"1600KB\", pmax = 0.2, with [switch.ecn] non_ect = \"pass\")",
                 rdma.cc.kind()
             ));
-        }
-        if rdma_flows && self.host.nic_buffer.0 < rdma.ack_size as u64 {
-            return err(
-                "rdma.ack_size",
-                format!(
-                    "{} B does not fit host.nic_buffer = {}: every ACK would be dropped (accepted: at most the NIC buffer)",
-                    rdma.ack_size, self.host.nic_buffer
-                ),
-            );
         }
         if tr.init_cwnd == 0 {
             return err("transport.init_cwnd", "must be at least 1 packet".into());

@@ -278,12 +278,13 @@ fn an_ack_priority_beyond_the_classes_is_refused() {
     scenario(&rdma_incast("[rdma]\nack_priority = 63\n"));
 }
 
-/// An ACK larger than the NIC buffer would be dropped every time.
+/// An ACK larger than the NIC buffer would be dropped every time: the NIC buffer must
+/// hold the largest packet sent, ACKs included.
 #[test]
 fn an_ack_larger_than_the_nic_buffer_is_refused() {
     let e = refused(&rdma_incast("[host]\nnic_buffer = \"3KB\"\n[rdma]\nack_size = 10000\n"));
-    assert_eq!(e.path, "rdma.ack_size");
-    assert!(e.message.contains("does not fit host.nic_buffer = 3KB"), "{e}");
+    assert_eq!(e.path, "host.nic_buffer");
+    assert!(e.message.contains("3KB cannot hold one packet of 10KB (rdma.ack_size)"), "{e}");
     scenario(&rdma_incast("[host]\nnic_buffer = \"3KB\"\n[rdma]\nack_size = 3000\n"));
 }
 

@@ -110,7 +110,7 @@ fn keys_that_name_no_switch_are_refused_with_the_key_and_what_is_accepted() {
     tiny.switch.buffer_of_node.insert(A.to_string(), shoal_core::units::Bytes(100));
     let e = tiny.validate().unwrap_err();
     assert_eq!(e.path, "switch.buffer_of_node.3");
-    assert!(e.message.contains("100B cannot hold one data packet"), "{}", e.message);
+    assert!(e.message.contains("100B cannot hold one packet"), "{}", e.message);
 }
 
 /// A switch's own buffer counts even when `switch.buffer` is unset (pool_size then sizes
