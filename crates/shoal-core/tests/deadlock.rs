@@ -29,6 +29,11 @@ fn trace(pairs: &[(u32, u32)], bytes: u64) -> TempFile {
 /// Runs RDMA flows without congestion control (nothing slows them but the flow control)
 /// in class 3 over the ring, under `[switch.flow_control]` keys `flow_control`.
 fn run_ring(ring: &TempFile, flows: &TempFile, flow_control: &str) -> (Simulation, Vec<String>) {
+    run_ring_with(ring, flows, flow_control, "kind = \"none\"")
+}
+
+/// `run_ring` with `[rdma.cc]` keys `cc` (and any sections after them).
+fn run_ring_with(ring: &TempFile, flows: &TempFile, flow_control: &str, cc: &str) -> (Simulation, Vec<String>) {
     let sc = scenario(&format!(
         r#"
         [topology]
@@ -36,8 +41,6 @@ fn run_ring(ring: &TempFile, flows: &TempFile, flow_control: &str) -> (Simulatio
         path = {ring:?}
         [switch.flow_control]
         {flow_control}
-        [rdma.cc]
-        kind = "none"
         [workload]
         pattern = "trace"
         trace = {flows:?}
@@ -45,6 +48,8 @@ fn run_ring(ring: &TempFile, flows: &TempFile, flow_control: &str) -> (Simulatio
         priority = 3
         [run]
         stop_time = "2ms"
+        [rdma.cc]
+        {cc}
         "#,
         ring = ring.path().to_str().unwrap(),
         flows = flows.path().to_str().unwrap(),
@@ -110,20 +115,38 @@ fn a_frozen_ring_under_dsh_is_a_deadlock() {
     assert_ring_deadlock(&sim, &warnings, 10, true);
 }
 
+/// RDMA senders with a retransmission timeout: their timers keep firing at the paused
+/// NICs, so the event queue never empties, yet nothing can move (every queued packet is
+/// held by a pause, nothing is on a wire). That is found at an observation (every quarter
+/// of `deadlock_after`), before the pauses have lasted `deadlock_after`.
+#[test]
+fn a_frozen_ring_with_ticking_senders_is_a_deadlock() {
+    let (ring, flows) = (ring_file(10), trace(&clockwise(10), 20_000_000));
+    let with_rto = "kind = \"none\"\n[rdma]\nrto = \"20us\"";
+    let (sim, warnings) = run_ring_with(&ring, &flows, "kind = \"pfc\"\ndeadlock_after = \"400us\"", with_rto);
+    assert!(!sim.came_to_rest(), "the senders' timers still tick at the stop time");
+    assert!(sim.flow_records().iter().map(|r| r.timeouts).sum::<u32>() > 0, "retransmission timers fired");
+    assert_ring_deadlock(&sim, &warnings, 10, true);
+    let d = &sim.deadlocks()[0];
+    assert!(d.detected < d.onset + 400_000_000, "found frozen, before the pauses lasted deadlock_after: {d:?}");
+}
+
 /// Timed pauses refreshed while held keep sending frames, so the network never comes to
-/// rest: the pauses outlast `deadlock_after` and the deadlock is found that way.
+/// rest; but between refreshes nothing can move, and an observation (every quarter of
+/// `deadlock_after`) finds the ring frozen before the pauses have lasted that long.
 #[test]
 fn a_ring_frozen_by_refreshed_timed_pauses_is_a_deadlock() {
     let (ring, flows) = (ring_file(10), trace(&clockwise(10), 20_000_000));
     let (sim, warnings) = run_ring(
         &ring,
         &flows,
-        "kind = \"pfc\"\npause_quanta = 1000\ndeadlock_after = \"100us\"\nstop_at_deadlock = true",
+        "kind = \"pfc\"\npause_quanta = 1000\ndeadlock_after = \"400us\"\nstop_at_deadlock = true",
     );
-    assert_ring_deadlock(&sim, &warnings, 10, false);
+    assert_ring_deadlock(&sim, &warnings, 10, true);
     let d = &sim.deadlocks()[0];
-    assert!(d.detected >= d.onset + 100_000_000, "{d:?}");
+    assert!(d.detected < d.onset + 400_000_000, "{d:?}");
     assert_eq!(sim.now(), d.detected, "the run stops at the deadlock");
+    assert!(sim.pfc_ports().values().map(|r| r.pauses_sent).sum::<u64>() > 20, "pauses were refreshed");
 }
 
 /// Three senders four, three and two hops upstream of one receiver: the same links are

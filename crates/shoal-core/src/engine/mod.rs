@@ -998,7 +998,12 @@ impl Simulation {
     /// whether one wants the run to end now.
     fn tell_observers_at_rest(&mut self) -> bool {
         let links = &self.links;
-        let net = NetView { now: self.now, switches: &self.switches, link_tx_bytes: &|l| links[l as usize].tx_bytes };
+        let net = NetView {
+            now: self.now,
+            switches: &self.switches,
+            link_tx_bytes: &|l| links[l as usize].tx_bytes,
+            nothing_can_move: &|| true,
+        };
         let mut stop = false;
         for observer in &mut self.observers {
             observer.at_rest(&net);
@@ -1008,8 +1013,13 @@ impl Simulation {
     }
 
     fn on_observe(&mut self, i: u16) -> bool {
-        let links = &self.links;
-        let net = NetView { now: self.now, switches: &self.switches, link_tx_bytes: &|l| links[l as usize].tx_bytes };
+        let (links, switches, nics, now) = (&self.links, &self.switches, &self.nics, self.now);
+        let net = NetView {
+            now,
+            switches,
+            link_tx_bytes: &|l| links[l as usize].tx_bytes,
+            nothing_can_move: &|| nothing_can_move(now, links, switches, nics),
+        };
         let observer = &mut self.observers[i as usize];
         observer.observe(&net);
         // Keep observing only while something else can still happen: an event that is
@@ -1021,6 +1031,16 @@ impl Simulation {
         }
         observer.wants_stop()
     }
+}
+
+/// Whether nothing in the network can move by itself at `now`: no link is serializing or
+/// carrying anything, no switch queue that holds packets may send (pauses hold every
+/// one), and no NIC may send a queued packet or start a paced one. Only a host's timer or
+/// a new flow can then add packets, and those cannot drain what the pauses hold.
+fn nothing_can_move(now: Ps, links: &[Link], switches: &[Switch], nics: &[Nic]) -> bool {
+    links.iter().all(|l| l.busy_until <= now && l.wire.is_empty() && l.control.as_ref().is_none_or(|c| c.is_empty()))
+        && switches.iter().all(|s| (0..s.ports.len()).all(|p| !s.has_queued(p)))
+        && nics.iter().all(|n| !n.can_send() && !n.has_paced())
 }
 
 #[cfg(test)]

@@ -12,8 +12,10 @@
 //!
 //! A network at rest (no event left: with ON/OFF pauses, a deadlock sends no more frames
 //! and needs no timer) that still holds packets can never move them again, however short
-//! its pauses are: then every paused node that holds packets is stalled, whatever
-//! `after` says, and the cycles among them are reported as `frozen`.
+//! its pauses are; and so can a network where nothing can move by itself (every queued
+//! packet held by a pause, nothing on a wire) while hosts' timers still tick: what a
+//! host adds then cannot drain a paused queue. Then every paused node that holds packets
+//! is stalled, whatever `after` says, and the cycles among them are reported as `frozen`.
 
 use super::{NetView, Observer};
 use crate::sim::Ps;
@@ -114,7 +116,11 @@ impl Observer for DeadlockDetector {
     }
 
     fn observe(&mut self, net: &NetView) {
-        self.look(net, self.watch.after, false);
+        if net.switches.iter().any(|s| s.pauses().any()) && (net.nothing_can_move)() {
+            self.look(net, 0, true);
+        } else {
+            self.look(net, self.watch.after, false);
+        }
     }
 
     fn at_rest(&mut self, net: &NetView) {

@@ -17,6 +17,9 @@ pub struct NetView<'a> {
     pub switches: &'a [Switch],
     /// Bytes each link has sent since the start, by link index.
     pub link_tx_bytes: &'a dyn Fn(u32) -> u64,
+    /// Whether nothing in the network can move by itself (every packet held by a pause,
+    /// nothing on a wire): what pauses hold then stays held.
+    pub nothing_can_move: &'a dyn Fn() -> bool,
 }
 
 pub trait Observer: Send {
