@@ -431,6 +431,125 @@ def test_cli_run_exits_0_or_2(
 
 
 # --------------------------------------------------------------------------------------
+# The lossless surface
+
+FLOW_CONTROLS = ["pfc", "dsh", "bfc"]
+RDMA_CCS = ["none", "dcqcn", "timely", "dctcp", "hpcc", "powertcp", "theta_powertcp"]
+
+
+def lossless_base(flow_control: str, cc: str) -> dict[str, Any]:
+    """The tiny scenario as RDMA in class 3 under ``flow_control`` and ``cc``, with every
+    key of ``[switch.flow_control]``, ``[rdma]`` and ``[host]`` written out at its default
+    (as Shoal resolves it), so that mutations reach each of them."""
+    data = json.loads(json.dumps(BASE))
+    data["switch"] = {"flow_control": {"kind": flow_control}}
+    if flow_control == "bfc":  # its queues: ACKs, first packets, 32 physical, overflow
+        data["switch"].update(queues=35, scheduler={"kind": "dwrr", "strict_queues": 2})
+    data["rdma"] = {"cc": {"kind": cc}}
+    data["workload"].update(transport="rdma", priority=3)
+    data["run"]["stop_time"] = "1ms"
+    resolved = json.loads(shoal._core.resolve(json.dumps(data))[0])
+    data["switch"]["flow_control"] = resolved["switch"]["flow_control"]
+    data["rdma"] = resolved["rdma"]
+    data["host"] = resolved["host"]
+    return data
+
+
+LOSSLESS_BASES = [lossless_base(fc, cc) for fc in FLOW_CONTROLS for cc in RDMA_CCS]
+LOSSLESS_KEYS = sorted(
+    {
+        path
+        for base in LOSSLESS_BASES
+        for path in key_paths(base)
+        if path.split(".")[0] in ("rdma", "host") or path.startswith("switch.flow_control")
+    }
+    | {"topology.failed_links", "workload.priority", "rdma.ack_priority", "preset"}
+)
+
+
+def lossless_value(path: str) -> st.SearchStrategy[Any]:
+    """Hostile values for the lossless keys: boundaries, tiny and huge quantities (1 ps
+    timers, 1 bps rates, petabytes), non-finite numbers, lists, and anything at all."""
+    return st.one_of(
+        st.sampled_from(
+            [0, 1, 5, 63, 64, 255, 65535, 65536, -1, 2**63, 1e30, 0.5, float("nan")]
+            + ["1ps", "5", "1ns", "1bps", "0.5", "1PB", "1Mb", "0B", "1B", "1e30", "10000s"]
+            + ["dsh_tomahawk", "pfc"]
+            + [[], [64], [3, 3], [[0, 5]], [[0, 0]], [[0, 99]], {}, {"kind": "pfc"}]
+        ),
+        value_for(path),
+    )
+
+
+@st.composite
+def lossless_dicts(draw: st.DrawFn) -> dict[str, Any]:
+    """A lossless base after 1 to 3 mutations of its lossless keys (or unknown keys
+    beside them), or removals."""
+    data = json.loads(json.dumps(draw(st.sampled_from(LOSSLESS_BASES))))
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(LOSSLESS_KEYS))
+        if draw(st.integers(0, 9)) == 0:
+            path += "." + draw(st.sampled_from(["kind", "knd", "kidn", "bogus"]))
+        if draw(st.integers(0, 9)) == 0:
+            *tables, last = path.split(".")
+            table: Any = data
+            for key in tables:
+                table = table.get(key) if isinstance(table, dict) else None
+            if isinstance(table, dict):
+                table.pop(last, None)
+            continue
+        set_path(data, path, draw(lossless_value(path)))
+    return data
+
+
+@examples(2)
+@given(data=lossless_dicts())
+def test_lossless_mapping_runs_or_names_the_key(data: dict[str, Any]) -> None:
+    """A lossless scenario with hostile flow-control, RDMA or host keys: simulated, or
+    refused with a ScenarioError naming a key path."""
+    try:
+        result = quiet(lambda: shoal.run(data))
+    except shoal.ScenarioError as exc:
+        assert_names_a_key(str(exc), input_keys(data) + LOSSLESS_KEYS)
+    else:
+        assert len(result.flows) == result.summary["flows"]["total"]
+        assert not any("invariant" in w for w in result.summary["warnings"]), result.summary["warnings"]
+
+
+@examples(1)
+@given(data=lossless_dicts())
+def test_cli_lossless_run_exits_0_or_2(
+    data: dict[str, Any], fresh_dir: Callable[[], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``shoal run`` on the same: a run directory, or ``error:`` and exit 2."""
+    folder = fresh_dir()
+    folder.mkdir()
+    path = folder / "scenario.toml"
+    text = to_toml_deep(data)
+    path.write_text(text, encoding="utf-8")
+    code, _, err = run_cli(capsys, "run", path, "-o", folder / "out", "-q")
+    assert_cli_outcome(code, err, SCHEMA_KEYS + LOSSLESS_KEYS + toml_keys(text) + [str(path)])
+
+
+def to_toml_deep(data: dict[str, Any]) -> str:
+    """TOML text with nested tables as ``[a.b]`` sections (``to_toml`` inlines them)."""
+    lines: list[str] = []
+
+    def section(table: dict[str, Any], prefix: str) -> None:
+        if prefix:
+            lines.append(f"[{prefix}]")
+        lines.extend(
+            f"{toml_key(str(k))} = {toml_value(v)}" for k, v in table.items() if not isinstance(v, dict)
+        )
+        for k, v in table.items():
+            if isinstance(v, dict):
+                section(v, f"{prefix}.{toml_key(str(k))}" if prefix else toml_key(str(k)))
+
+    section(data, "")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------
 # Traces and CDF files
 
 FIELDS = st.one_of(
