@@ -1342,9 +1342,7 @@ impl Scenario {
             if *buffer < packet {
                 return err(
                     &key,
-                    format!(
-                        "{buffer} cannot hold one packet of {packet} ({sent_keys}); accepted: at least {packet}"
-                    ),
+                    format!("{buffer} cannot hold one packet of {packet} ({sent_keys}); accepted: at least {packet}"),
                 );
             }
         }
@@ -1363,7 +1361,15 @@ impl Scenario {
         rdma.cc.line_rate_warnings("rdma.cc", self, &mut warnings);
         rdma.validate(&mut warnings)?;
         let rdma_flows = self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp);
-        if rdma_flows && s.ecn.non_ect == NonEct::Drop && !s.marking.rules().is_empty() {
+        // Lossless packets are not WRED's to drop: the ACKs are safe where PFC or DSH
+        // covers their class (the flows' own, or rdma.ack_priority's).
+        let acks_lossless = self.rdma_not_lossless().is_none()
+            && match (s.flow_control.paused_classes(), rdma.ack_priority) {
+                (None, _) => false,
+                (Some(lossless), Some(p)) => lossless.contains(&class_of(p)),
+                (Some(_), None) => true,
+            };
+        if rdma_flows && s.ecn.non_ect == NonEct::Drop && !s.marking.rules().is_empty() && !acks_lossless {
             warnings.push(
                 "switch.ecn.non_ect = \"drop\" drops RDMA ACKs and NACKs (not ECN-capable) where a marking rule \
                  would mark them, and a connection that loses its last ACK never completes (RDMA has no \

@@ -385,3 +385,18 @@ fn congestion_control_rates_above_the_line_rate_are_warned_of() {
         assert!(warned(&all, &format!("rdma.cc.{key}: 400Gbps is above the line rate")), "{cc} {key}: {all:?}");
     }
 }
+
+/// `non_ect = "drop"` drops RDMA's ACKs where a marking rule fires, but never a packet of
+/// a lossless class: the warning is given only where PFC does not cover the ACKs' class.
+#[test]
+fn dropping_non_ect_acks_is_warned_of_only_where_they_are_lossy() {
+    let drops = |extra: &str| {
+        warnings(&rdma_incast(&format!("[switch.marking.cutoff]\nk = \"100KB\"\n{extra}")))
+            .iter()
+            .any(|w| w.starts_with("switch.ecn.non_ect = \"drop\" drops RDMA ACKs"))
+    };
+    assert!(drops(""), "no flow control: ACKs can be dropped");
+    assert!(!drops("[switch.flow_control]\nkind = \"pfc\"\n"), "PFC covers every class by default");
+    assert!(drops("[switch.flow_control]\nkind = \"pfc\"\nclasses = [0]\n[rdma]\nack_priority = 5\n"));
+    assert!(!drops("[switch.flow_control]\nkind = \"pfc\"\nclasses = [0, 5]\n[rdma]\nack_priority = 5\n"));
+}
