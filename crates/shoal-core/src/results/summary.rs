@@ -112,6 +112,17 @@ pub struct PfcSummary {
     pub deadlocks: Vec<DeadlockSummary>,
 }
 
+/// How a run ended, for the warning about its unfinished flows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RunEnd {
+    /// At its stop time (or a deadlock it was asked to stop at) with events left.
+    Stopped,
+    /// With nothing left to happen: unfinished flows stalled for good.
+    AtRest,
+    /// At rest, holding the packets of a deadlock it reported.
+    Deadlocked,
+}
+
 /// A deadlock: when its last pause began, when it was found, and its cycle of waiting
 /// (switch, port, class), each waiting for the next. `frozen`: found when the network
 /// had come to rest holding packets (no event left), whatever `deadlock_after` says.
@@ -139,9 +150,8 @@ impl DeadlockSummary {
         let (onset_ns, detected_ns) = (d.onset as f64 / 1e3, d.detected as f64 / 1e3);
         let found = if d.frozen {
             format!(
-                "the network froze: at {detected_ns} ns no event was left and it still held {} packets, so the run \
-                 ended there",
-                sim.packets_in_network()
+                "found at {detected_ns} ns, where the network froze: nothing could move by itself, every queued \
+                 packet held by a pause"
             )
         } else {
             format!("found at {detected_ns} ns")
@@ -304,16 +314,13 @@ impl<'a> Summary<'a> {
         }
         let pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
         warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(|d| d.warning.clone())));
-        let at_rest = sim.came_to_rest();
-        let mut summary = Summary::new(
-            table.columns(),
-            sim.counters_json(),
-            scenario,
-            crate::VERSION,
-            warnings,
-            wall_time_s,
-            at_rest,
-        );
+        let ended = match (sim.came_to_rest(), sim.deadlocks().is_empty()) {
+            (false, _) => RunEnd::Stopped,
+            (true, true) => RunEnd::AtRest,
+            (true, false) => RunEnd::Deadlocked,
+        };
+        let mut summary =
+            Summary::new(table.columns(), sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s, ended);
         summary.pfc = pfc;
         summary
     }
@@ -324,8 +331,7 @@ impl<'a> Summary<'a> {
     }
 
     /// The summary of a run from its flow columns and its counters (`counters_json`).
-    /// The unfinished-flows warning is appended to `warnings`; `at_rest`: the run ended
-    /// with nothing left to happen, so its unfinished flows stalled for good.
+    /// The unfinished-flows warning is appended to `warnings`, saying how the run ended.
     fn new(
         flows: FlowColumns<'_>,
         counters: Value,
@@ -333,7 +339,7 @@ impl<'a> Summary<'a> {
         version: &str,
         mut warnings: Vec<String>,
         wall_time_s: Option<f64>,
-        at_rest: bool,
+        ended: RunEnd,
     ) -> Summary<'a> {
         let n = flows.finished.len();
         let bounds: Vec<u64> = scenario.run.size_buckets.iter().map(|b| b.0).collect();
@@ -381,8 +387,10 @@ impl<'a> Summary<'a> {
                 (0, _) => "RDMA",
                 _ => "TCP and RDMA",
             };
-            warnings.push(if at_rest {
-                let no_timeout = if rdma > 0 && scenario.rdma.rto == crate::scenario::Rto::None {
+            warnings.push(if ended != RunEnd::Stopped {
+                let no_timeout = if ended == RunEnd::Deadlocked {
+                    ", behind the deadlock reported above"
+                } else if rdma > 0 && scenario.rdma.rto == crate::scenario::Rto::None {
                     " (an RDMA connection has no retransmission timeout unless rdma.rto is set, so one that \
                      loses its last packets waits for good)"
                 } else {
