@@ -440,40 +440,35 @@ def plot_fct_vs_load(
         _save(fig, out)
 
 
-@plot_app.command("loss-vs-load")
-def plot_loss_vs_load(
-    store: StoreArg,
-    out: OutOpt,
-    x: Annotated[str, typer.Option(help="x axis column.")] = "workload.load",
-    by: ByOpt = None,
-    sweep: SweepOpt = None,
-    where: WhereOpt = None,
-    title: TitleOpt = None,
-) -> None:
-    """Packet loss rate vs load, one line per scheme."""
-    from shoal.plot import loss_vs_load
+def _vs_load_command(name: str, plotter: str, doc: str) -> None:
+    """Registers ``shoal plot <name>``: ``shoal.plot.<plotter>`` of a store's runs against
+    a column (the load by default), one line per scheme."""
 
-    with _errors():
-        _, frame = _runs(store, sweep, where)
-        _save(loss_vs_load(frame, x=x, by=_by(by, frame), title=title), out)
+    def command(
+        store: StoreArg,
+        out: OutOpt,
+        x: Annotated[str, typer.Option(help="x axis column.")] = "workload.load",
+        by: ByOpt = None,
+        sweep: SweepOpt = None,
+        where: WhereOpt = None,
+        title: TitleOpt = None,
+    ) -> None:
+        import shoal.plot
+
+        with _errors():
+            _, frame = _runs(store, sweep, where)
+            _save(getattr(shoal.plot, plotter)(frame, x=x, by=_by(by, frame), title=title), out)
+
+    command.__doc__ = doc
+    plot_app.command(name)(command)
 
 
-@plot_app.command("pfc-vs-load")
-def plot_pfc_vs_load(
-    store: StoreArg,
-    out: OutOpt,
-    x: Annotated[str, typer.Option(help="x axis column.")] = "workload.load",
-    by: ByOpt = None,
-    sweep: SweepOpt = None,
-    where: WhereOpt = None,
-    title: TitleOpt = None,
-) -> None:
-    """PFC paused time (summed over the paused port classes) vs load, one line per scheme."""
-    from shoal.plot import pfc_vs_load
-
-    with _errors():
-        _, frame = _runs(store, sweep, where)
-        _save(pfc_vs_load(frame, x=x, by=_by(by, frame), title=title), out)
+_vs_load_command("loss-vs-load", "loss_vs_load", "Packet loss rate vs load, one line per scheme.")
+_vs_load_command(
+    "pfc-vs-load",
+    "pfc_vs_load",
+    "PFC paused time (summed over the paused port classes) vs load, one line per scheme.",
+)
 
 
 @plot_app.command("slowdown-vs-size")

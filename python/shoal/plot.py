@@ -319,19 +319,7 @@ def loss_vs_load(
     with _style():
         fig = _figure(3.4, 2.6)
         ax = fig.subplots()
-        order = _quantity_order(data[x])
-        for i, (label, g) in enumerate(_groups(data, by_cols)):
-            series = g.groupby(x, sort=True)["loss_rate"].mean() * 100
-            if order is not None:
-                series = series.reindex(order)
-            ax.plot(
-                series.index if order is None else range(len(order)),
-                series.to_numpy(),
-                marker=_MARKERS[i % len(_MARKERS)],
-                label=label or None,
-            )
-        if order is not None:
-            ax.set_xticks(range(len(order)), [str(v) for v in order])
+        _mean_lines(ax, data, x, by_cols, "loss_rate", 0.01)
         ax.set_xlabel(_AXIS_LABELS.get(x, x))
         ax.set_ylabel("Packet loss rate (%)")
         ax.set_ylim(bottom=0)
@@ -339,6 +327,26 @@ def loss_vs_load(
         if title:
             fig.suptitle(title)
     return fig
+
+
+def _mean_lines(
+    ax: Any, data: pd.DataFrame, x: str, by_cols: list[str], column: str, scale: float
+) -> None:
+    """One line per group: the mean of ``column`` / ``scale`` at each value of ``x``;
+    quantities (sizes, times, rates) evenly spaced in their order, labelled as written."""
+    order = _quantity_order(data[x])
+    for i, (label, g) in enumerate(_groups(data, by_cols)):
+        series = g.groupby(x, sort=True)[column].mean() / scale
+        if order is not None:
+            series = series.reindex(order)
+        ax.plot(
+            series.index if order is None else range(len(order)),
+            series.to_numpy(),
+            marker=_MARKERS[i % len(_MARKERS)],
+            label=label or None,
+        )
+    if order is not None:
+        ax.set_xticks(range(len(order)), [str(v) for v in order])
 
 
 def pfc_vs_load(
@@ -361,19 +369,7 @@ def pfc_vs_load(
     with _style():
         fig = _figure(3.4, 2.6)
         ax = fig.subplots()
-        order = _quantity_order(data[x])
-        for i, (label, g) in enumerate(_groups(data.assign(pfc_paused_ns=paused), by_cols)):
-            series = g.groupby(x, sort=True)["pfc_paused_ns"].mean() / scale
-            if order is not None:
-                series = series.reindex(order)
-            ax.plot(
-                series.index if order is None else range(len(order)),
-                series.to_numpy(),
-                marker=_MARKERS[i % len(_MARKERS)],
-                label=label or None,
-            )
-        if order is not None:
-            ax.set_xticks(range(len(order)), [str(v) for v in order])
+        _mean_lines(ax, data.assign(pfc_paused_ns=paused), x, by_cols, "pfc_paused_ns", scale)
         ax.set_xlabel(_AXIS_LABELS.get(x, x))
         ax.set_ylabel(f"PFC paused time ({unit})")
         top = float(np.nanmax(paused.to_numpy(dtype=float))) / scale

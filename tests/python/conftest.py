@@ -41,6 +41,25 @@ seed = 1
 
 #: Three senders each send 64 KB to host 0 at time 0.
 #: Three incast rounds of 8 x 64 KB, 2 ms apart, into host 0 of a 9-host star (a mapping).
+#: A 2-to-1 RDMA incast under DCQCN with RED marking: marked packets' ACKs reach every
+#: controller.
+RDMA_MARKED_INCAST = {
+    "topology": {"kind": "star", "hosts": 3},
+    "switch": {
+        "pool_size": "4MB",
+        "reserved": "0B",
+        "ecn": {"at": "dequeue", "non_ect": "pass"},
+        "marking": {"red": {"kmin": "100KB", "kmax": "400KB", "pmax": 0.2}},
+    },
+    "workload": {
+        "pattern": "incast",
+        "senders": "1-2",
+        "receiver": 0,
+        "size": "2MB",
+        "transport": "rdma",
+    },
+}
+
 INCAST_ROUNDS = {
     "topology": {"kind": "star", "hosts": 9, "link_rate": "10Gbps", "link_delay": "1us"},
     "switch": {"pool_size": "4MB"},

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import shoal
+from conftest import RDMA_MARKED_INCAST as MARKED
 from conftest import run_cli
 from shoal import advise
 
@@ -101,23 +102,6 @@ def test_tcp_flows_are_counted_as_before(tmp_path: Path) -> None:
     assert flows["rdma"] == flows["rdma_finished"] == 0
 
 
-#: A 2-to-1 RDMA incast with RED marking: marked packets' ACKs reach every controller.
-MARKED = {
-    "topology": {"kind": "star", "hosts": 3},
-    "switch": {
-        "pool_size": "4MB",
-        "reserved": "0B",
-        "ecn": {"at": "dequeue", "non_ect": "pass"},
-        "marking": {"red": {"kmin": "100KB", "kmax": "400KB", "pmax": 0.2}},
-    },
-    "workload": {
-        "pattern": "incast",
-        "senders": "1-2",
-        "receiver": 0,
-        "size": "2MB",
-        "transport": "rdma",
-    },
-}
 
 
 #: MARKED with thresholds so low that every controller sees marks.

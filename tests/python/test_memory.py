@@ -76,6 +76,23 @@ def test_estimate_per_flow_holds_where_flows_dominate(tmp_path: Path) -> None:
     assert 0.85 <= estimate / peak <= 1.25, (estimate, peak)
 
 
+def run_tiny_limited(
+    tmp_path: Path, overrides: list[str], limit: int
+) -> subprocess.CompletedProcess[str]:
+    """``shoal run`` of the tiny scenario with ``overrides``, told that ``limit`` bytes of
+    memory are available."""
+    (tmp_path / "s.toml").write_text(TINY)
+    sets = [arg for o in overrides for arg in ("--set", o)]
+    return subprocess.run(
+        [sys.executable, "-m", "shoal", "run", "s.toml", "--quiet", "--out", "r", *sets],
+        cwd=tmp_path,
+        env=dict(os.environ, SHOAL_MEMORY_LIMIT=str(limit)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
 @pytest.mark.parametrize(
     ("overrides", "key"),
     [
@@ -87,16 +104,7 @@ def test_estimate_per_flow_holds_where_flows_dominate(tmp_path: Path) -> None:
 def test_what_cannot_fit_is_refused_with_the_key(
     tmp_path: Path, overrides: list[str], key: str
 ) -> None:
-    (tmp_path / "s.toml").write_text(TINY)
-    sets = [arg for o in overrides for arg in ("--set", o)]
-    proc = subprocess.run(
-        [sys.executable, "-m", "shoal", "run", "s.toml", "--quiet", "--out", "r", *sets],
-        cwd=tmp_path,
-        env=dict(os.environ, SHOAL_MEMORY_LIMIT=str(1_000_000_000)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_tiny_limited(tmp_path, overrides, 1_000_000_000)
     assert proc.returncode == 2, proc.stderr
     assert f"\nerror: {key}: this run needs about" in f"\n{proc.stderr}", proc.stderr
     assert "1.0 GB is available" in proc.stderr
@@ -239,16 +247,7 @@ def test_a_trace_of_a_hundred_million_flows_is_refused_under_an_address_space_li
     ids=["bfc_tables", "fan_in"],
 )
 def test_what_sets_the_size_is_named(tmp_path: Path, overrides: list[str], key: str) -> None:
-    (tmp_path / "s.toml").write_text(TINY)
-    sets = [arg for o in overrides for arg in ("--set", o)]
-    proc = subprocess.run(
-        [sys.executable, "-m", "shoal", "run", "s.toml", "--quiet", "--out", "r", *sets],
-        cwd=tmp_path,
-        env=dict(os.environ, SHOAL_MEMORY_LIMIT=str(3_500_000_000)),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = run_tiny_limited(tmp_path, overrides, 3_500_000_000)
     assert proc.returncode == 2, proc.stderr
     assert f"\nerror: {key}: this run needs about" in f"\n{proc.stderr}", proc.stderr
     assert "Traceback" not in proc.stderr

@@ -446,27 +446,9 @@ def test_dcqcn_notifications_are_counted_and_shown(tmp_path: Path, capsys) -> No
     """A 2-to-1 RDMA incast under DCQCN with RED marking: the ACK of every marked data
     packet echoes the mark (ns3-datacenter's model), so the senders count as many CNPs
     as the switch made marks; ``flatten_summary`` and ``shoal summarize`` show them."""
-    from conftest import run_cli
+    from conftest import RDMA_MARKED_INCAST, run_cli
 
-    result = shoal.run(
-        {
-            "topology": {"kind": "star", "hosts": 3},
-            "switch": {
-                "pool_size": "4MB",
-                "reserved": "0B",
-                "ecn": {"at": "dequeue", "non_ect": "pass"},
-                "marking": {"red": {"kmin": "100KB", "kmax": "400KB", "pmax": 0.2}},
-            },
-            "workload": {
-                "pattern": "incast",
-                "senders": "1-2",
-                "receiver": 0,
-                "size": "2MB",
-                "transport": "rdma",
-            },
-        },
-        out=tmp_path / "run",
-    )
+    result = shoal.run(RDMA_MARKED_INCAST, out=tmp_path / "run")
     summary = result.summary
     assert summary["cnps"] > 0 and summary["cnps"] == summary["ecn_marks"]
     assert shoal.store.flatten_summary(summary)["cnps"] == summary["cnps"]
