@@ -393,6 +393,9 @@ def deadlock_onset(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataF
             "deadlocked": 1.0 if first else 0.0,
             "onset_ms": first["onset_ns"] / 1e6 if first else None,
             "detected_ms": first["detected_ns"] / 1e6 if first else None,
+            # Found where nothing could move any more, rather than by its pauses lasting
+            # deadlock_after (older summaries have no such key).
+            "frozen": float(first.get("frozen", False)) if first else None,
             "cycle": (
                 " -> ".join(f"sw{n['switch']}:p{n['port']}:c{n['class']}" for n in first["cycle"])
                 if first
