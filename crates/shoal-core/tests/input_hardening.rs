@@ -400,3 +400,20 @@ fn dropping_non_ect_acks_is_warned_of_only_where_they_are_lossy() {
     assert!(drops("[switch.flow_control]\nkind = \"pfc\"\nclasses = [0]\n[rdma]\nack_priority = 5\n"));
     assert!(!drops("[switch.flow_control]\nkind = \"pfc\"\nclasses = [0, 5]\n[rdma]\nack_priority = 5\n"));
 }
+
+/// DSH's insurance below eta (2 (C D + MTU) + 3,840 B = 31,868 B on 100 Gbps, 1 us links
+/// with 1,514 B frames) is warned of when a packet or more short, not when it rounds eta
+/// with a 1,500 B MTU (31,840 B, the paper's way).
+#[test]
+fn dsh_insurance_short_of_eta_is_warned_of() {
+    let short = |headroom: &str| {
+        let all = warnings(&rdma_incast(&format!(
+            "[switch]\nports_per_pool = 128\n[switch.flow_control]\nkind = \"dsh\"\nheadroom = \"{headroom}\"\n"
+        )));
+        warned(&all, "switch.flow_control.headroom:")
+    };
+    assert!(short("1B"));
+    assert!(short("30000B"));
+    assert!(!short("31840B"));
+    assert!(!short("31868B"));
+}
