@@ -196,9 +196,10 @@ proptest! {
     #![proptest_config(config(24))]
 
     /// The lossless promise and the deadlock report: no packet of a lossless class is
-    /// dropped; every invariant holds; a run that comes to rest with unfinished flows
-    /// has reported a deadlock, each of whose hops leads to the next; and a fabric whose
-    /// routes only go up then down never reports one.
+    /// dropped unless PAUSEs waited behind a backlog of frames; every invariant holds; a
+    /// run that comes to rest with unfinished flows has reported a deadlock, each of
+    /// whose hops leads to the next; and a fabric whose routes only go up then down never
+    /// reports one.
     #[test]
     fn lossless_fabrics_keep_their_promise(f in fabric()) {
         let sc = match Scenario::from_toml(&f.toml).and_then(|sc| sc.validate().map(|_| sc)) {
@@ -216,7 +217,10 @@ proptest! {
                 return Ok(());
             }
         };
-        prop_assert_eq!(sim.counters().lossless_drops, 0, "{}", f.toml);
+        // Headroom sized by eta holds while a PAUSE waits for one packet at most; in a
+        // frame storm it waits behind other frames (tests/pfc.rs), and that is said.
+        let c = sim.counters();
+        prop_assert!(c.lossless_drops == 0 || c.frames_queued_behind > 0, "{} lossless drops\n{}", c.lossless_drops, f.toml);
         let unfinished = sim.flow_records().iter().filter(|r| r.finish.is_none()).count();
         if sim.came_to_rest() && unfinished > 0 {
             prop_assert!(!sim.deadlocks().is_empty(), "{unfinished} flows held at rest, no deadlock\n{}", f.toml);

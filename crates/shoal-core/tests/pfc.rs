@@ -575,3 +575,59 @@ fn a_pause_refreshed_too_late_lapses_and_headroom_keeps_it_lossless() {
         assert!(expired > 0, "{what}: the test needs pauses that lapse");
     }
 }
+
+/// Found by tests/lossless_fabrics.rs: seven RDMA senders without congestion control
+/// into one host of an 8-host star of 5 us links, with all-to-all traffic, a 150 KB pool
+/// and the default eta headroom (131,868 B per port and class). The shared pool runs so
+/// low that each 48 B ACK of a receiver goes into headroom and leaves at once: its class
+/// toggles PAUSE and RESUME every 3.84 ns, faster than a 64 B frame leaves (5.12 ns), so
+/// frames pile up on the link and the PAUSE that counts waits behind them, longer than
+/// eta allows for. ns3-datacenter sends every frame too; Shoal keeps its model and says
+/// why the lossless packets were dropped.
+#[test]
+fn a_storm_of_pause_frames_delays_the_pause_and_says_so() {
+    let sc = scenario(
+        r#"
+        [topology]
+        kind = "star"
+        hosts = 8
+        link_rate = "100Gbps"
+        link_delay = "5us"
+        [switch]
+        pool_size = "150KB"
+        reserved = "0B"
+        ports_per_pool = 128
+        [switch.flow_control]
+        kind = "pfc"
+        [rdma.cc]
+        kind = "none"
+        [run]
+        seed = 285225056771
+        [workload]
+        pattern = "incast"
+        receiver = 0
+        senders = "1-7"
+        size = "40KB"
+        transport = "rdma"
+        priority = 3
+        [[workload.extra]]
+        pattern = "all_to_all"
+        cdf = "websearch"
+        load = 0.8
+        flows = 30
+        transport = "rdma"
+        priority = 3
+        "#,
+    );
+    let mut sim = common::run(&sc);
+    let c = sim.counters();
+    assert!(
+        c.lossless_drops > 0 && c.frames_queued_behind > c.frames_sent / 4,
+        "{} {}",
+        c.lossless_drops,
+        c.frames_queued_behind
+    );
+    let table = shoal_core::results::FlowTable::from_records(&sim.flow_records());
+    let warnings = shoal_core::results::Summary::of_simulation(&mut sim, &sc, &table, Vec::new(), None).warnings;
+    assert!(warnings.iter().any(|w| w.contains("waited behind other frames")), "{warnings:?}");
+}

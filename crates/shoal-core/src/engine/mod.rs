@@ -775,7 +775,11 @@ impl Simulation {
                     debug_assert_eq!(frame.kind, PacketKind::Control);
                     let link = self.port_link(node, port as usize);
                     self.counters.frames_sent += 1;
-                    self.links[link as usize].control.get_or_insert_default().push_back(frame);
+                    let control = self.links[link as usize].control.get_or_insert_default();
+                    // Headroom assumes a frame waits for one packet at most; one queued
+                    // behind another waits longer (a frame storm: see `frames_queued_behind`).
+                    self.counters.frames_queued_behind += u64::from(!control.is_empty());
+                    control.push_back(frame);
                     self.kick(link);
                 }
                 Effect::Kick { port } => self.kick(self.port_link(node, port as usize)),

@@ -108,6 +108,8 @@ pub struct PfcSummary {
     pub longest_pause_ns: f64,
     /// Packets of lossless classes dropped, for any reason (0 is PFC's promise).
     pub lossless_drops: u64,
+    /// Frames that waited behind another frame on their link (`Counters::frames_queued_behind`).
+    pub frames_queued_behind: u64,
     /// Cycles of paused queues found (`observe::DeadlockDetector`), in the order found.
     pub deadlocks: Vec<DeadlockSummary>,
 }
@@ -181,6 +183,7 @@ impl PfcSummary {
             max_paused_ns: paused.max().unwrap_or(0) as f64 / 1e3,
             longest_pause_ns: rows.values().map(|r| r.longest_pause).max().unwrap_or(0) as f64 / 1e3,
             lossless_drops: sim.counters().lossless_drops,
+            frames_queued_behind: sim.counters().frames_queued_behind,
             deadlocks: sim.deadlocks().iter().map(|d| DeadlockSummary::of(d, sim)).collect(),
         }
     }
@@ -314,6 +317,15 @@ impl<'a> Summary<'a> {
         }
         let pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
         warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(|d| d.warning.clone())));
+        if let Some(p) = pfc.as_ref().filter(|p| p.lossless_drops > 0 && p.frames_queued_behind > 0) {
+            warnings.push(format!(
+                "{} lossless packets were dropped while {} PFC frames waited behind other frames on their links: \
+                 classes toggled PAUSE and RESUME faster than frames leave (as in ns3-datacenter, every frame is \
+                 sent), so a PAUSE came later than the headroom (switch.flow_control.headroom) allows for; a \
+                 larger headroom, a larger pool or congestion control keeps them",
+                p.lossless_drops, p.frames_queued_behind
+            ));
+        }
         let ended = match (sim.came_to_rest(), sim.deadlocks().is_empty()) {
             (false, _) => RunEnd::Stopped,
             (true, true) => RunEnd::AtRest,

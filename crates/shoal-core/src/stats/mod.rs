@@ -60,6 +60,11 @@ pub struct Counters {
     /// end. They are not packets: `created` and `delivered` leave them out.
     pub frames_sent: u64,
     pub frames_received: u64,
+    /// Frames that found another still waiting on their link, so waited for more than
+    /// the packet on the wire: where classes toggle faster than frames leave (48 B ACKs
+    /// can toggle one every 3.84 ns, a 64 B frame takes 5.12 ns at 100 Gbps), a PAUSE
+    /// waits behind the backlog, longer than headroom sized by eta allows for.
+    pub frames_queued_behind: u64,
     /// Packets of a lossless class dropped, for any reason, at a switch or at a NIC
     /// (whose buffer is lossless too when a switch holds the class lossless): 0 is PFC's
     /// promise.
