@@ -831,9 +831,9 @@ impl Simulation {
             pkt.ext = Some(self.exts.insert(net::Ext::Telemetry(Default::default())));
         }
         self.count_created(&pkt);
-        let class = crate::switch::mmu::class_of(pkt.priority);
+        let priority = pkt.priority;
         if !self.nics[h as usize].push(pkt, &mut Drops { counters: &mut self.counters, exts: &mut self.exts }) {
-            if self.lossless_classes & (1 << class) != 0 {
+            if self.lossless_classes & (1 << crate::switch::mmu::class_of(priority)) != 0 {
                 self.counters.lossless_drops += 1;
             }
             return;
@@ -884,8 +884,7 @@ impl Simulation {
             exts: &mut self.exts,
             nic_bytes: flow.nic_bytes,
             finished: false,
-            // Conservation: every packet created is delivered, dropped or in the network.
-            network_idle: self.counters.created == self.counters.delivered + self.counters.total_dropped(),
+            counters: &self.counters,
         };
         f(flow, &mut cx);
         if cx.finished {
@@ -996,7 +995,6 @@ impl Simulation {
         self.call_transport(fi, src, Wake::Send, |t, cx| t.on_timer(cx));
     }
 
-    /// Runs observer `i`; returns whether it asks to end the run now.
     /// The network has no event left but observations, so nothing in it will change
     /// again: tells every observer (at each observation from then on, and at the stop
     /// time). Returns whether one wants the run to end now.
@@ -1016,6 +1014,7 @@ impl Simulation {
         stop
     }
 
+    /// Runs observer `i`; returns whether it asks to end the run now.
     fn on_observe(&mut self, i: u16) -> bool {
         let (links, switches, nics, now) = (&self.links, &self.switches, &self.nics, self.now);
         let net = NetView {

@@ -22,6 +22,7 @@ pub use udp::{UdpFlow, UdpSource};
 use crate::net::{ExtStore, Packet};
 use crate::scenario::{FctUntil, Scenario};
 use crate::sim::{serialization, Ps};
+use crate::stats::Counters;
 use crate::workload::{FlowKind, FlowSpec, ENDLESS};
 use rustc_hash::FxHashMap;
 
@@ -70,12 +71,19 @@ pub struct HostCx<'a> {
     pub nic_bytes: u64,
     /// Set by the transport when the flow completes (by its kind's completion rule).
     pub finished: bool,
-    /// No packet is anywhere in the network (queued or on a wire): nothing reaches a
-    /// host again until some host sends.
-    pub network_idle: bool,
+    /// The run's counters, read (by `network_idle`) only where a transport asks.
+    pub counters: &'a Counters,
 }
 
 impl HostCx<'_> {
+    /// No packet is anywhere in the network (queued or on a wire): nothing reaches a
+    /// host again until some host sends. Read off conservation: every packet created is
+    /// delivered, dropped or in the network.
+    pub fn network_idle(&self) -> bool {
+        let c = self.counters;
+        c.created == c.delivered + c.total_dropped()
+    }
+
     #[inline]
     pub fn send(&mut self, pkt: Packet) {
         self.actions.push(HostAction::Send(pkt));

@@ -505,7 +505,7 @@ impl RdmaFlow {
         let rdma = &cx.stacks.rdma;
         let in_flight = (self.snd_nxt - self.snd_una) as u64 * rdma.mtu as u64;
         let window_stuck = !self.window.scales_with_rate && self.window.is_full(in_flight, &self.send, None);
-        rdma.rto.is_none() && cx.network_idle && (self.snd_nxt >= self.packets || window_stuck)
+        rdma.rto.is_none() && cx.network_idle() && (self.snd_nxt >= self.packets || window_stuck)
     }
 
     /// Progress at `cx.now`: the retransmission timer (if there is one) runs `rto` from
@@ -608,6 +608,8 @@ mod tests {
         actions: Vec<HostAction>,
         /// The timers flows asked for, in order.
         timers: Vec<Ps>,
+        /// One packet in the network, so that no sender counts as stalled.
+        counters: crate::stats::Counters,
     }
 
     impl Host {
@@ -617,6 +619,7 @@ mod tests {
                 exts: ExtStore::default(),
                 actions: Vec::new(),
                 timers: Vec::new(),
+                counters: crate::stats::Counters { created: 1, ..Default::default() },
             }
         }
 
@@ -630,7 +633,7 @@ mod tests {
                 exts: &mut self.exts,
                 nic_bytes: 0,
                 finished: false,
-                network_idle: false,
+                counters: &self.counters,
             };
             let out = f(&mut cx);
             let finished = cx.finished;
