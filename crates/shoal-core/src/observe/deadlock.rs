@@ -34,8 +34,8 @@ pub struct PortClass {
 
 /// A deadlock: the cycle of waiting (switch, port, class), each waiting for the next and
 /// the last for the first; when its last pause began (`onset`), and when it was found.
-/// `frozen`: found when the network had come to rest holding packets, rather than by its
-/// pauses lasting `deadlock_after`.
+/// `frozen`: found where the network was at rest or nothing in it could move, rather
+/// than by its pauses lasting `deadlock_after`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Deadlock {
     pub onset: Ps,

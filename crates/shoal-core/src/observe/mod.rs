@@ -26,8 +26,9 @@ pub trait Observer: Send {
     /// Time between two observations.
     fn interval(&self) -> Ps;
     fn observe(&mut self, net: &NetView);
-    /// Called once when the network has come to rest: no event is left, so nothing in
-    /// it will ever change again.
+    /// Called when the network is found at rest (at each observation from then on, and
+    /// at the stop time): no event is left but observations, so nothing in it will ever
+    /// change again.
     fn at_rest(&mut self, _net: &NetView) {}
     /// The queue samples it took, if it takes any.
     fn samples(&self) -> &[Sample] {

@@ -126,8 +126,8 @@ enum RunEnd {
 }
 
 /// A deadlock: when its last pause began, when it was found, and its cycle of waiting
-/// (switch, port, class), each waiting for the next. `frozen`: found when the network
-/// had come to rest holding packets (no event left), whatever `deadlock_after` says.
+/// (switch, port, class), each waiting for the next. `frozen`: found where the network
+/// was at rest or nothing in it could move, whatever `deadlock_after` says.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct DeadlockSummary {
     pub onset_ns: f64,
