@@ -1363,13 +1363,15 @@ impl Scenario {
         let rdma_flows = self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp);
         // Lossless packets are not WRED's to drop: the ACKs are safe where PFC or DSH
         // covers their class (the flows' own, or rdma.ack_priority's).
-        let acks_lossless = self.rdma_not_lossless().is_none()
-            && match (s.flow_control.paused_classes(), rdma.ack_priority) {
-                (None, _) => false,
-                (Some(lossless), Some(p)) => lossless.contains(&class_of(p)),
-                (Some(_), None) => true,
-            };
-        if rdma_flows && s.ecn.non_ect == NonEct::Drop && !s.marking.rules().is_empty() && !acks_lossless {
+        let acks_lossless = || {
+            self.rdma_not_lossless().is_none()
+                && match (s.flow_control.paused_classes(), rdma.ack_priority) {
+                    (None, _) => false,
+                    (Some(lossless), Some(p)) => lossless.contains(&class_of(p)),
+                    (Some(_), None) => true,
+                }
+        };
+        if rdma_flows && s.ecn.non_ect == NonEct::Drop && !s.marking.rules().is_empty() && !acks_lossless() {
             warnings.push(
                 "switch.ecn.non_ect = \"drop\" drops RDMA ACKs and NACKs (not ECN-capable) where a marking rule \
                  would mark them, and a connection that loses its last ACK never completes (RDMA has no \
