@@ -16,10 +16,18 @@ use crate::switch::flow_control::FlowControlConfig;
 const PORT_BYTES: u64 = 1_600;
 /// One egress queue of a switch port (accounting, occupancy statistics).
 const QUEUE_BYTES: u64 = 160;
-/// One flow: its spec, packet templates, transport state while active, and its row in
-/// the results. Measured at scale, where the flows dominate: 1.08 KB a flow on a k = 16
-/// fat tree with 400,000 flows, 1.02 KB in BFC's Fig. 5 runs with 8.25 M RDMA flows.
-const FLOW_BYTES: u64 = 1_100;
+/// One flow of the run, held to the end: its row of the flow table (90 B), its slot
+/// index, and what writing the results adds for it. Measured where the flows dominate,
+/// with `shoal run` writing its results: 105 B a flow with 2 M and with 10 M flows of a
+/// 4-host star (268 MB and 1.10 GB at the peak).
+const FLOW_BYTES: u64 = 112;
+/// One flow in flight (started, not yet released): its spec, transport state and slot.
+/// Measured with every flow kept: 1.08 KB a flow on a k = 16 fat tree with 400,000 flows.
+const ACTIVE_FLOW_BYTES: u64 = 1_100;
+/// Flows in flight at once, by host, for the estimate (it cannot know the flows' times);
+/// beside them, up to twice the engine's release batch of finished flows wait.
+const ACTIVE_FLOWS_PER_HOST: u64 = 16;
+const WAITING_FLOWS: u64 = 2 * crate::engine::RELEASE_BATCH as u64;
 /// One queue sample: the sample and its row in the results table.
 const SAMPLE_BYTES: u64 = 120;
 /// One flow of `shoal trace`, which generates the flows without simulating them: its
@@ -78,7 +86,7 @@ impl MemoryEstimate {
             Part::new("the process", "", BASE_BYTES),
             Part::new("switch ports and queues", "topology", ports * (PORT_BYTES + queues * QUEUE_BYTES)),
             Part::new("routes", "topology", routes),
-            Part::new("flows", "workload", flows * FLOW_BYTES),
+            Part::new("flows", "workload", flows_bytes(flows, net.hosts as u64)),
         ];
         if let FlowControlConfig::Bfc(bfc) = &sc.switch.flow_control {
             // Every switch has its own flow table and filters, whatever its traffic.
@@ -153,6 +161,13 @@ impl MemoryEstimate {
             ),
         ))
     }
+}
+
+/// The memory of `flows` flows on a network of `hosts` hosts: every flow's row, and the
+/// state of those in flight.
+fn flows_bytes(flows: u64, hosts: u64) -> u64 {
+    let active = flows.min(WAITING_FLOWS + ACTIVE_FLOWS_PER_HOST * hosts);
+    flows.saturating_mul(FLOW_BYTES).saturating_add(active * ACTIVE_FLOW_BYTES)
 }
 
 /// The total planned flow count of `sc` and the key that sets the count of the
@@ -369,7 +384,13 @@ mod tests {
         assert_eq!(part(&e, "switch ports and queues"), 5_120 * 64 * (PORT_BYTES + 8 * QUEUE_BYTES));
         let switch_facing = 2_048 * 32 + 2_048 * 64 + 1_024 * 64;
         assert_eq!(part(&e, "routes"), 5_120 * 2_048 * 8 + switch_facing * 2_048 * 2);
-        assert_eq!(part(&e, "flows"), 1000 * FLOW_BYTES);
+        assert_eq!(part(&e, "flows"), 1000 * (FLOW_BYTES + ACTIVE_FLOW_BYTES));
+        // Beyond the flows in flight (16 a host, and the finished ones waiting for their
+        // release), a flow costs its row only.
+        let flows = 10_000_000;
+        let e = estimate("[topology]\nkind = \"fat_tree\"\nk = 16\n", flows);
+        let active = WAITING_FLOWS + 16 * 1024;
+        assert_eq!(part(&e, "flows"), flows * FLOW_BYTES + active * ACTIVE_FLOW_BYTES);
         assert_eq!(part(&e, "queue samples"), 0);
         // One sample of every port's queue each picosecond for a millisecond.
         let e = estimate("[run]\nsample_interval = \"1ps\"\nstop_time = \"1ms\"\n", 1000);
@@ -391,7 +412,7 @@ mod tests {
             "{err}"
         );
         assert!(e.check(&available(e.total())).is_ok());
-        let err = estimate("", 10_000_000).check(&available(4 << 30)).unwrap_err();
+        let err = estimate("", 100_000_000).check(&available(4 << 30)).unwrap_err();
         assert_eq!(err.path, "workload");
         let err = estimate("[run]\nsample_interval = \"1ps\"\nstop_time = \"1ms\"\n", 10)
             .check(&available(4 << 30))

@@ -68,7 +68,7 @@ fn double(x: f64) -> Field {
 fn flows_parquet_holds_the_flow_table() {
     let (_, sim) = stopped_run();
     let t = FlowTable::from_records(&sim.flow_records());
-    let unfinished = t.finished.iter().filter(|f| !**f).count();
+    let unfinished = (0..t.len()).filter(|&i| !t.finished(i)).count();
     assert!(unfinished > 0 && unfinished < t.len(), "the test wants finished and unfinished flows");
     let dir = scratch("flows");
     let path = dir.join("flows.parquet");
@@ -102,22 +102,22 @@ fn flows_parquet_holds_the_flow_table() {
             Field::UInt(t.src[i]),
             Field::UInt(t.dst[i]),
             Field::ULong(t.bytes[i]),
-            double(t.start_ns[i]),
-            double(t.finish_ns[i]),
-            double(t.fct_ns[i]),
-            double(t.ideal_fct_ns[i]),
-            double(t.slowdown[i]),
+            double(t.start_ns(i)),
+            double(t.finish_ns(i)),
+            double(t.fct_ns(i)),
+            double(t.ideal_fct_ns(i)),
+            double(t.slowdown(i)),
             Field::UInt(t.retransmits[i]),
             Field::UInt(t.timeouts[i]),
             Field::UByte(t.priority[i]),
             Field::Str(t.kind[i].into()),
             Field::ULong(t.delivered_bytes[i]),
-            Field::Bool(t.finished[i]),
+            Field::Bool(t.finished(i)),
             Field::Long(t.query[i]),
         ];
         assert_eq!(row, &expected, "row {i}");
         // Unfinished flows have no finish, FCT or slowdown (null, NaN in pandas).
-        assert_eq!(row[6] == Field::Null, !t.finished[i]);
+        assert_eq!(row[6] == Field::Null, !t.finished(i));
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -153,14 +153,14 @@ fn the_summary_counts_the_flow_table() {
     let (sc, mut sim) = stopped_run();
     let t = FlowTable::from_records(&sim.flow_records());
     let summary = Summary::of_simulation(&mut sim, &sc, &t, vec!["from the scenario".into()], Some(0.5));
-    let finished = t.finished.iter().filter(|f| **f).count();
+    let finished = (0..t.len()).filter(|&i| t.finished(i)).count();
     assert_eq!(summary.flows.total, t.len());
     assert_eq!(summary.flows.finished, finished);
     assert_eq!(summary.flows.unfinished, t.len() - finished);
     assert_eq!(summary.fct.get("all").unwrap().count, finished);
     let buckets: usize = ["small", "medium", "large"].iter().map(|b| summary.fct.get(b).unwrap().count).sum();
     assert_eq!(buckets, finished);
-    let small = (0..t.len()).filter(|&i| t.finished[i] && t.bytes[i] <= 100_000).count();
+    let small = (0..t.len()).filter(|&i| t.finished(i) && t.bytes[i] <= 100_000).count();
     assert_eq!(summary.fct.get("small").unwrap().count, small);
     assert_eq!(summary.warnings[0], "from the scenario");
     assert!(summary.warnings[1].contains("did not finish"), "{:?}", summary.warnings);

@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use shoal_core::results::{
-    check_run_dir_target, Column, FileError, FlowTable, OccupancyTable, PfcTables, RunFiles, SampleTable, Summary,
+    check_run_dir_target, Column, FileError, OccupancyTable, PfcTables, RunFiles, SampleTable, Summary,
 };
 use shoal_core::{Scenario, ScenarioError};
 use std::path::PathBuf;
@@ -162,6 +162,12 @@ fn columns_to_dict(py: Python<'_>, columns: &[(&'static str, Column<'_>)]) -> Py
             Column::F64(v) => v.to_pyarray_bound(py).into_any().unbind(),
             Column::Bool(v) => v.to_pyarray_bound(py).into_any().unbind(),
             Column::Str(v) => PyList::new_bound(py, v.iter()).into_any().unbind(),
+            Column::Derived { rows, value } => {
+                (0..*rows).map(value).collect::<Vec<f64>>().into_pyarray_bound(py).into_any().unbind()
+            }
+            Column::DerivedBool { rows, value } => {
+                (0..*rows).map(value).collect::<Vec<bool>>().into_pyarray_bound(py).into_any().unbind()
+            }
         };
         d.set_item(name, value)?;
     }
@@ -229,9 +235,10 @@ impl Simulation {
     }
 
     /// Per-flow results as NumPy columns (`kind` as a list of str), in table order.
-    fn flows(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let table = FlowTable::from_records(&self.inner.flow_records());
-        columns_to_dict(py, &table.named_columns())
+    fn flows(&mut self, py: Python<'_>) -> PyResult<PyObject> {
+        let table = self.inner.flow_table();
+        let columns = table.named_columns();
+        columns_to_dict(py, &columns)
     }
 
     /// Counters and occupancy statistics as a dict.
@@ -246,7 +253,8 @@ impl Simulation {
         if s.is_empty() {
             return Ok(None);
         }
-        columns_to_dict(py, &s.named_columns()).map(Some)
+        let columns = s.named_columns();
+        columns_to_dict(py, &columns).map(Some)
     }
 
     /// Each switch pool's occupancy distribution (`occupancy.parquet`) as NumPy columns,
@@ -256,7 +264,8 @@ impl Simulation {
         if table.is_empty() {
             return Ok(None);
         }
-        columns_to_dict(py, &table.named_columns()).map(Some)
+        let columns = table.named_columns();
+        columns_to_dict(py, &columns).map(Some)
     }
 
     /// PFC's tables (`pfc.parquet`, `pfc_ports.parquet`, `ingress.parquet`,
@@ -270,12 +279,9 @@ impl Simulation {
             if pfc.ingress.is_empty() { None } else { Some(columns_to_dict(py, &pfc.ingress.named_columns())?) };
         let headroom =
             if pfc.headroom.is_empty() { None } else { Some(columns_to_dict(py, &pfc.headroom.named_columns())?) };
-        Ok(Some((
-            columns_to_dict(py, &pfc.events.named_columns())?,
-            columns_to_dict(py, &pfc.ports.named_columns())?,
-            ingress,
-            headroom,
-        )))
+        let (events, ports) = (pfc.events.named_columns(), pfc.ports.named_columns());
+        let tables = (columns_to_dict(py, &events)?, columns_to_dict(py, &ports)?, ingress, headroom);
+        Ok(Some(tables))
     }
 
     /// The summary (`summary.json`) as JSON text. `warnings`: the scenario's; the run's
@@ -283,7 +289,7 @@ impl Simulation {
     /// time spent simulating.
     #[pyo3(signature = (warnings, wall_time_s=None))]
     fn summary(&mut self, warnings: Vec<String>, wall_time_s: Option<f64>) -> String {
-        let table = FlowTable::from_records(&self.inner.flow_records());
+        let table = self.inner.flow_table();
         Summary::of_simulation(&mut self.inner, &self.scenario, &table, warnings, wall_time_s).to_json()
     }
 

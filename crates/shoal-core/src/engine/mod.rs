@@ -6,6 +6,7 @@ use crate::budget;
 use crate::host::Nic;
 use crate::net::{self, Effect, Effects, ExtStore, IntFormat, NodeId, Packet, PacketKind, Routes};
 use crate::observe::{DeadlockDetector, NetView, Observer, QueueSampler};
+use crate::results::FlowTable;
 use crate::scenario::{Scenario, ScenarioError, SwitchConfig};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::{Counters, PauseKey, PauseLog};
@@ -13,10 +14,14 @@ use crate::switch::flow_control::{FlowControlConfig, FlowControlEnv, IngressLink
 use crate::switch::{Drops, Switch};
 use crate::transport::{AnyTransport, HostAction, HostCx, Stacks, Transport};
 use crate::units::Bytes;
-use crate::workload::{self, FlowSpec};
+use crate::workload::FlowStream;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
+mod flows;
 mod report;
+pub(crate) use flows::RELEASE_BATCH;
+use flows::{Flow, Flows, PACED_AT_DESTINATION, PACED_AT_SOURCE};
 pub use report::{FlowRecord, PfcPortRecord};
 
 #[derive(Clone, Copy, Debug)]
@@ -108,21 +113,6 @@ enum Wake {
     Queue,
 }
 
-struct Flow {
-    spec: FlowSpec,
-    /// Set when the flow starts.
-    transport: Option<AnyTransport>,
-    /// Packet templates for each direction (ids, ECMP hash, priority).
-    forward: Packet,
-    reverse: Packet,
-    /// Time of the pending timer event that is current, if any.
-    timer_event_at: Option<Ps>,
-    /// Data bytes of this flow waiting in its sender's NIC queue.
-    nic_bytes: u64,
-    /// Its transport wants to hear when its packets leave the NIC.
-    drain_notices: bool,
-}
-
 pub struct Simulation {
     now: Ps,
     events: EventQueue<Event>,
@@ -130,9 +120,22 @@ pub struct Simulation {
     nics: Vec<Nic>,
     switches: Vec<Switch>,
     routes: Routes,
-    flows: Vec<Flow>,
-    /// Index of the next flow to start.
-    next_flow: usize,
+    /// The started flows, by index (the start order).
+    flows: Flows,
+    /// The flows still to start, in start order.
+    upcoming: FlowStream,
+    /// A row per started flow, final for released flows; `flow_table` brings the others'
+    /// up to date and appends rows for the flows still to start (removed when the next
+    /// one starts).
+    table: Arc<FlowTable>,
+    /// Flows that finished and are not yet released.
+    finished_flows: Vec<u32>,
+    /// Finished flows are looked for in the network once this many wait (`RELEASE_BATCH`;
+    /// tests vary it), or `release_at` after a look that kept some.
+    release_batch: usize,
+    release_at: usize,
+    /// Congestion notifications the released flows received (`Outcome::cnps`).
+    released_cnps: u64,
     stacks: Stacks,
     counters: Counters,
     stop_time: Option<Ps>,
@@ -143,6 +146,8 @@ pub struct Simulation {
     completing_flows: usize,
     finished: bool,
     reached_time_limit: bool,
+    /// The run's seed (`run.seed`).
+    seed: u64,
     /// A reused buffer for what a transport asks in one call.
     actions: Vec<HostAction>,
     /// A reused buffer for what a node's scheme asks in one call.
@@ -226,7 +231,7 @@ impl Simulation {
         if let Some(available) = budget::available_memory() {
             budget::MemoryEstimate::of(sc, &spec)?.check(&available)?;
         }
-        let flows = workload::generate(sc, &spec)?;
+        let flows = FlowStream::new(sc, &spec)?;
         let mut sim = Self::with_flows(sc, &spec, &buffers, flows);
         sim.node_ids = Some(ids);
         sim.check_buffers(sc, &buffers)?;
@@ -283,7 +288,7 @@ impl Simulation {
         sc: &Scenario,
         spec: &net::NetworkSpec,
         buffers: &[Option<OwnBuffer>],
-        flow_specs: Vec<FlowSpec>,
+        upcoming: FlowStream,
     ) -> Simulation {
         let seed = sc.run.seed;
         let wiring = net::Wiring::of(spec);
@@ -370,26 +375,7 @@ impl Simulation {
             })
             .collect();
         let host_rates = wiring.host_link.iter().map(|&l| spec.links[l as usize].rate_bps).collect();
-        let flows: Vec<Flow> = flow_specs
-            .into_iter()
-            .enumerate()
-            .map(|(i, spec)| {
-                let hash =
-                    mix64(seed ^ mix64(spec.id.wrapping_mul(0x9e37) ^ ((spec.src as u64) << 32 | spec.dst as u64)));
-                let template = Packet::template(i as u32, spec.dst, hash as u32, spec.priority);
-                let reverse = Packet { dst: spec.src, hash: (hash >> 32) as u32, ..template };
-                Flow {
-                    spec,
-                    transport: None,
-                    forward: template,
-                    reverse,
-                    timer_event_at: None,
-                    nic_bytes: 0,
-                    drain_notices: false,
-                }
-            })
-            .collect();
-        let completing_flows = flows.iter().filter(|f| f.spec.kind.completes()).count();
+        let completing_flows = upcoming.remaining_completing() as usize;
         let lossless_classes = switches.iter().fold(0, |mask, s| mask | s.lossless_classes());
         let mut sim = Simulation {
             now: 0,
@@ -398,8 +384,13 @@ impl Simulation {
             nics,
             switches,
             routes,
-            flows,
-            next_flow: 0,
+            flows: Flows::default(),
+            upcoming,
+            table: Arc::default(),
+            finished_flows: Vec::new(),
+            release_batch: RELEASE_BATCH,
+            release_at: RELEASE_BATCH,
+            released_cnps: 0,
             stacks: Stacks::new(sc, host_rates),
             counters: Counters::default(),
             stop_time: sc.run.stop_time.map(|t| t.0),
@@ -414,6 +405,7 @@ impl Simulation {
             completing_flows,
             finished: false,
             reached_time_limit: false,
+            seed,
             actions: Vec::new(),
             effects: Effects::new(),
             exts: ExtStore::default(),
@@ -432,8 +424,8 @@ impl Simulation {
                 pool.occupancy.keep_distribution(until);
             }
         }
-        if let Some(first) = sim.flows.first() {
-            sim.events.push(first.spec.start, Event::FlowStart);
+        if let Some(start) = sim.upcoming.peek_start() {
+            sim.events.push(start, Event::FlowStart);
         }
         if let Some(watch) = sc.switch.flow_control.deadlock_watch() {
             let peers = sim.switch_peers();
@@ -494,6 +486,12 @@ impl Simulation {
     /// Flows that can complete (those with a completion time).
     pub fn flows_total(&self) -> usize {
         self.completing_flows
+    }
+
+    /// Flows started and not yet released: those in flight, and those finished whose
+    /// release waits for the next look (`RELEASE_BATCH`).
+    pub fn flows_active(&self) -> usize {
+        self.flows.active_count()
     }
 
     /// Flows that completed.
@@ -635,7 +633,7 @@ impl Simulation {
                 NodeId::Host(h) => match self.nics[h as usize].pop() {
                     Some(pkt) => {
                         if pkt.kind == PacketKind::Data {
-                            let flow = &mut self.flows[pkt.flow as usize];
+                            let flow = self.flows.get_mut(pkt.flow);
                             flow.nic_bytes -= pkt.size as u64;
                             if flow.drain_notices {
                                 self.nic_drained(h, pkt.flow);
@@ -839,7 +837,7 @@ impl Simulation {
             return;
         }
         if pkt.kind == PacketKind::Data {
-            self.flows[pkt.flow as usize].nic_bytes += pkt.size as u64;
+            self.flow_mut(pkt.flow).nic_bytes += pkt.size as u64;
         }
     }
 
@@ -850,6 +848,39 @@ impl Simulation {
         self.counters.created += 1;
         if pkt.kind.carries_payload() {
             self.counters.data_packets_sent += 1;
+        }
+    }
+
+    /// Flow `fi`, which is active.
+    #[inline]
+    fn flow_mut(&mut self, fi: u32) -> &mut Flow {
+        self.flows.get_mut(fi)
+    }
+
+    /// Releases the finished flows that nothing is left to happen to: no packet of
+    /// theirs in the network, no timer pending, no NIC pacing them. Their rows in the
+    /// table take their final outcomes, and their state is freed. Called between events
+    /// (no transport call is under way), so a flow it keeps waits for the next look.
+    #[inline(never)]
+    fn release_quiet_flows(&mut self) {
+        let mut candidates = std::mem::take(&mut self.finished_flows);
+        candidates.sort_unstable();
+        let mut in_network = vec![false; candidates.len()];
+        for pkt in self.packets().filter(|p| p.kind != PacketKind::Control) {
+            if let Ok(i) = candidates.binary_search(&pkt.flow) {
+                in_network[i] = true;
+            }
+        }
+        for (&fi, in_network) in candidates.iter().zip(in_network) {
+            let flow = self.flows.get(fi).expect("a finished flow is released once");
+            if in_network || flow.waits() {
+                self.finished_flows.push(fi);
+                continue;
+            }
+            let record = self.record_of(&flow.spec, Some(&flow.transport));
+            self.released_cnps += flow.transport.outcome(&self.stacks).cnps as u64;
+            Arc::make_mut(&mut self.table).set(fi as usize, &record);
+            self.flows.release(fi);
         }
     }
 
@@ -867,15 +898,14 @@ impl Simulation {
     /// order: its packets go to `h`'s NIC (and `wake` says whether to start the NIC's
     /// link), its timer request is kept if it is the earliest.
     fn call_transport(&mut self, fi: u32, h: u32, wake: Wake, call: impl FnOnce(&mut AnyTransport, &mut HostCx)) {
-        self.with_host_cx(fi, h, wake, |flow, cx| {
-            call(flow.transport.as_mut().expect("packets and timers only exist for started flows"), cx)
-        });
+        self.with_host_cx(fi, h, wake, |flow, cx| call(&mut flow.transport, cx));
     }
 
-    /// Runs `f` on flow `fi` with a `HostCx` at host `h`, then carries out what it asked for.
+    /// Runs `f` on flow `fi` with a `HostCx` at host `h`, then carries out what it asked
+    /// for.
     #[inline]
     fn with_host_cx(&mut self, fi: u32, h: u32, wake: Wake, f: impl FnOnce(&mut Flow, &mut HostCx)) {
-        let flow = &mut self.flows[fi as usize];
+        let flow = self.flows.get_mut(fi);
         let mut actions = std::mem::take(&mut self.actions);
         let mut cx = HostCx {
             now: self.now,
@@ -887,8 +917,17 @@ impl Simulation {
             counters: &self.counters,
         };
         f(flow, &mut cx);
-        if cx.finished {
+        let finished = cx.finished;
+        self.carry_out(fi, h, wake, actions, finished);
+    }
+
+    /// Carries out what flow `fi`'s transport asked at host `h` (`actions`, in order, and
+    /// whether it finished).
+    #[inline(always)]
+    fn carry_out(&mut self, fi: u32, h: u32, wake: Wake, mut actions: Vec<HostAction>, finished: bool) {
+        if finished {
             self.flows_finished += 1;
+            self.finished_flows.push(fi);
         }
         for action in actions.drain(..) {
             match action {
@@ -900,7 +939,10 @@ impl Simulation {
                 }
                 HostAction::Timer(at) => self.request_flow_timer(fi, at),
                 HostAction::Pace { at, priority } => {
-                    let hash = self.flows[fi as usize].forward.hash;
+                    let flow = self.flow_mut(fi);
+                    let end = if h == flow.spec.src { PACED_AT_SOURCE } else { PACED_AT_DESTINATION };
+                    flow.paced = if at.is_some() { flow.paced | end } else { flow.paced & !end };
+                    let hash = flow.hash;
                     self.nics[h as usize].pace(fi, priority, hash, at);
                     if let (Some(at), Wake::Send) = (at, wake) {
                         self.wake_nic(h, at);
@@ -915,7 +957,7 @@ impl Simulation {
     /// are not cancelled: one that no longer matches the flow's pending time is ignored
     /// when it fires.
     fn request_flow_timer(&mut self, fi: u32, at: Ps) {
-        let flow = &mut self.flows[fi as usize];
+        let flow = self.flow_mut(fi);
         if flow.timer_event_at.is_none_or(|t| at < t) {
             flow.timer_event_at = Some(at);
             self.events.push_far(at, Event::Timer(TimerRef { owner: Owner::Flow, id: fi, token: 0 }));
@@ -924,19 +966,53 @@ impl Simulation {
 
     // ---- flows ---------------------------------------------------------------------
 
+    #[inline(never)]
     fn on_flow_start(&mut self) {
-        let fi = self.next_flow as u32;
-        self.next_flow += 1;
-        if let Some(next) = self.flows.get(self.next_flow) {
-            self.events.push(next.spec.start, Event::FlowStart);
+        if self.finished_flows.len() >= self.release_at {
+            self.release_quiet_flows();
+            // Those still waiting (for a timer, say) are looked at again once as many
+            // more have finished: every flow start looking at them again would cost
+            // each start the whole network.
+            self.release_at = self.release_batch.max(2 * self.finished_flows.len());
         }
-        let spec = &self.flows[fi as usize].spec;
-        let (src, path) = (spec.src, spec.kind.needs_path(&self.stacks).then(|| self.path(spec.src, spec.dst)));
-        self.with_host_cx(fi, src, Wake::Send, |flow, cx| {
-            let transport = AnyTransport::open(&flow.spec, flow.forward, flow.reverse, path.as_ref(), cx);
-            flow.drain_notices = transport.wants_drain_notices();
-            flow.transport = Some(transport);
-        });
+        let spec = self.upcoming.next().expect("a flow starts");
+        if let Some(start) = self.upcoming.peek_start() {
+            self.events.push(start, Event::FlowStart);
+        }
+        let fi = self.flows.started() as u32;
+        let table = Arc::make_mut(&mut self.table);
+        // Rows of flows still to start that `flow_table` appended go: this one starts.
+        table.truncate(fi as usize);
+        table.push(&FlowRecord::unstarted(&spec, None));
+        let seed = self.seed;
+        let hash = mix64(seed ^ mix64(spec.id.wrapping_mul(0x9e37) ^ ((spec.src as u64) << 32 | spec.dst as u64)));
+        let forward = Packet::template(fi, spec.dst, hash as u32, spec.priority);
+        let reverse = Packet { dst: spec.src, hash: (hash >> 32) as u32, ..forward };
+        let path = spec.kind.needs_path(&self.stacks).then(|| self.path(spec.src, spec.dst));
+        let src = spec.src;
+        let mut actions = std::mem::take(&mut self.actions);
+        let mut cx = HostCx {
+            now: self.now,
+            stacks: &mut self.stacks,
+            actions: &mut actions,
+            exts: &mut self.exts,
+            nic_bytes: 0,
+            finished: false,
+            counters: &self.counters,
+        };
+        let transport = AnyTransport::open(&spec, forward, reverse, path.as_ref(), &mut cx);
+        let finished = cx.finished;
+        let flow = Flow {
+            drain_notices: transport.wants_drain_notices(),
+            spec,
+            transport,
+            hash: forward.hash,
+            timer_event_at: None,
+            nic_bytes: 0,
+            paced: 0,
+        };
+        self.flows.start(flow);
+        self.carry_out(fi, src, Wake::Send, actions, finished);
     }
 
     /// The next packet of host `h`'s paced flows, pulled from the first ready one; when
@@ -986,7 +1062,9 @@ impl Simulation {
     }
 
     fn on_flow_timer(&mut self, fi: u32) {
-        let flow = &mut self.flows[fi as usize];
+        let Some(flow) = self.flows.get_mut_if_active(fi) else {
+            return; // stale: the flow was released
+        };
         if flow.timer_event_at != Some(self.now) {
             return; // stale
         }
@@ -1238,6 +1316,65 @@ mod tests {
         assert!(drops[DropReason::Pushout as usize] > 0 && drops[DropReason::NicBuffer as usize] > 0, "{drops:?}");
         assert_eq!(sim.exts.len(), 0);
         assert_eq!(sim.flows_finished(), 8 + 4 * 8);
+    }
+
+    /// Releasing flows changes nothing: a lossy run with many short flows (drops at full
+    /// pools and a small NIC buffer, timeouts, LossPass pushouts) gives the same records
+    /// and counters whether finished flows are released (in batches of 32 here) or kept,
+    /// and releases most of them along the way (kept, every flow started stays).
+    #[test]
+    fn released_flows_keep_their_records_and_free_their_state() {
+        let sc = Scenario::from_toml(
+            r#"
+            [topology]
+            kind = "star"
+            hosts = 9
+            link_rate = "10Gbps"
+            [host]
+            nic_buffer = "30KB"
+            [switch]
+            pool_size = "60KB"
+            reserved = "0B"
+            alpha = 1000
+            queues = 2
+            scheduler = "strict_priority"
+            admission = "losspass"
+            [transport]
+            init_cwnd = 40
+            rto_min = "200us"
+            [workload]
+            pattern = "all_to_all"
+            cdf = "google_rpc"
+            load = 0.3
+            flows = 2000
+            priorities = [0, 1]
+            [[workload.extra]]
+            pattern = "incast"
+            senders = "1-8"
+            receiver = 0
+            size = "200KB"
+            repeats = 4
+            period = "400us"
+            "#,
+        )
+        .unwrap();
+        let run = |release_batch: usize| {
+            let mut sim = Simulation::new(&sc).unwrap();
+            (sim.release_batch, sim.release_at) = (release_batch, release_batch);
+            let mut most_active = 0;
+            while !sim.run_bounded(Ps::MAX, 2_000) {
+                most_active = most_active.max(sim.flows_active());
+            }
+            assert!(sim.check_invariants().is_empty(), "{:?}", sim.check_invariants());
+            let records = format!("{:?}", sim.flow_records());
+            (records, sim.counters_json(), most_active, sim.flows_active())
+        };
+        let (released, kept) = (run(32), run(usize::MAX));
+        assert_eq!(released.0, kept.0, "the same records");
+        assert_eq!(released.1, kept.1, "the same counters");
+        assert!(kept.1["timeouts"].as_u64().unwrap() > 0 && kept.1["drops"]["pushout"].as_u64().unwrap() > 0);
+        assert_eq!(kept.3, 2_032);
+        assert!(released.2 < 1000, "{} flows active at once", released.2);
     }
 
     /// A frame sent from a backlogged switch port overtakes the data queued there: it

@@ -5,16 +5,19 @@ use super::{Link, Simulation};
 use crate::host::Nic;
 use crate::net::{NodeId, PacketKind};
 use crate::observe::{Deadlock, IngressSample, Observer, Sample};
+use crate::results::FlowTable;
 use crate::sim::Ps;
 use crate::stats::{OccupancyDistribution, PauseEvent, PauseKey};
 use crate::switch::flow_control::{AnyFlowControl, Bfc, FlowControl, HeadroomEpisode};
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Switch;
-use crate::transport::{PathInfo, Transport};
+use crate::transport::{AnyTransport, PathInfo, Transport};
 use crate::workload::FlowKind;
 use crate::workload::FlowSpec;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One row of the per-flow results.
 #[derive(Clone, Debug)]
@@ -38,6 +41,28 @@ pub struct FlowRecord {
     pub query: Option<u64>,
 }
 
+impl FlowRecord {
+    /// The record of `spec` before it started (no outcome), with its ideal FCT.
+    pub(super) fn unstarted(spec: &FlowSpec, ideal_fct: Option<Ps>) -> FlowRecord {
+        FlowRecord {
+            id: spec.id,
+            src: spec.src,
+            dst: spec.dst,
+            bytes: spec.bytes,
+            start: spec.start,
+            finish: None,
+            ideal_fct,
+            retransmits: 0,
+            timeouts: 0,
+            priority: spec.priority,
+            kind: spec.kind.name(),
+            datagram: !spec.kind.completes(),
+            delivered_bytes: 0,
+            query: spec.query,
+        }
+    }
+}
+
 impl Simulation {
     /// Packets inside the network now: in NIC and switch queues, or on a wire (being
     /// serialized or propagating).
@@ -48,15 +73,21 @@ impl Simulation {
         (hosts + switches + links) as u64
     }
 
-    /// Packets and frames anywhere in the network that own a side-table payload.
-    fn packets_with_ext(&self) -> usize {
+    /// Every packet and frame in the network: queued at a NIC or a switch, waiting at a
+    /// link or on its wire.
+    pub(super) fn packets(&self) -> impl Iterator<Item = &crate::net::Packet> {
         let nics = self.nics.iter().flat_map(Nic::packets);
         let switches = self.switches.iter().flat_map(|s| s.queued());
         let links = self
             .links
             .iter()
             .flat_map(|l| l.control.iter().flat_map(|c| c.iter()).chain(l.wire.iter().map(|(_, p)| p)));
-        nics.chain(switches).chain(links).filter(|p| p.ext.is_some()).count()
+        nics.chain(switches).chain(links)
+    }
+
+    /// Packets and frames anywhere in the network that own a side-table payload.
+    fn packets_with_ext(&self) -> usize {
+        self.packets().filter(|p| p.ext.is_some()).count()
     }
 
     /// Control frames waiting at a link or on its wire.
@@ -94,17 +125,22 @@ impl Simulation {
         for (i, s) in self.switches.iter().enumerate() {
             errors.extend(s.check_accounting(i));
         }
-        let mut flow_nic_bytes = vec![0u64; self.flows.len()];
+        let mut flow_nic_bytes: FxHashMap<u32, u64> = FxHashMap::default();
         for (i, nic) in self.nics.iter().enumerate() {
             errors.extend(nic.check_accounting(i));
             for p in nic.packets().filter(|p| p.kind == PacketKind::Data) {
-                flow_nic_bytes[p.flow as usize] += p.size as u64;
+                *flow_nic_bytes.entry(p.flow).or_default() += p.size as u64;
             }
         }
-        for (f, (flow, bytes)) in self.flows.iter().zip(flow_nic_bytes).enumerate() {
-            if flow.nic_bytes != bytes {
-                errors.push(format!("flow {f}: {bytes} B in its NIC queue but accounts {} B", flow.nic_bytes));
+        for (f, flow) in self.flows.active() {
+            let queued = flow_nic_bytes.get(&f).copied().unwrap_or(0);
+            if flow.nic_bytes != queued {
+                errors.push(format!("flow {f}: {queued} B in its NIC queue but accounts {} B", flow.nic_bytes));
             }
+        }
+        let released = |p: &&crate::net::Packet| p.kind != PacketKind::Control && self.flows.get(p.flow).is_none();
+        if let Some(p) = self.packets().find(released) {
+            errors.push(format!("flow {}: released with a packet in the network ({p:?})", p.flow));
         }
         // A deadlock holds its packets for good, and is reported as such.
         if self.events.is_empty() && self.deadlocks().is_empty() {
@@ -146,29 +182,43 @@ impl Simulation {
         self.stacks.ideal_fct(spec, || self.path(spec.src, spec.dst))
     }
 
+    /// The record of flow `spec`, as its transport (if it started) has it now.
+    pub(super) fn record_of(&self, spec: &FlowSpec, transport: Option<&AnyTransport>) -> FlowRecord {
+        let outcome = transport.map(|t| t.outcome(&self.stacks)).unwrap_or_default();
+        FlowRecord {
+            finish: outcome.finished_at,
+            retransmits: outcome.retransmits,
+            timeouts: outcome.timeouts,
+            delivered_bytes: outcome.delivered_bytes,
+            ..FlowRecord::unstarted(spec, self.ideal_fct(spec))
+        }
+    }
+
+    /// The flow table now, one row per flow of the run in start order: the rows of
+    /// released flows as they ended, the active flows' as they stand, and the flows still
+    /// to start with no outcome.
+    pub fn flow_table(&mut self) -> Arc<FlowTable> {
+        let mut table = std::mem::take(&mut self.table);
+        let rows = Arc::make_mut(&mut table);
+        for (i, flow) in self.flows.active() {
+            rows.set(i as usize, &self.record_of(&flow.spec, Some(&flow.transport)));
+        }
+        rows.truncate(self.flows.started());
+        for spec in self.upcoming.clone() {
+            rows.push(&FlowRecord::unstarted(&spec, self.ideal_fct(&spec)));
+        }
+        self.table = table;
+        self.table.clone()
+    }
+
+    /// Every flow's record, as `flow_table` has them.
     pub fn flow_records(&self) -> Vec<FlowRecord> {
-        self.flows
-            .iter()
-            .map(|f| {
-                let outcome = f.transport.as_ref().map(|t| t.outcome(&self.stacks)).unwrap_or_default();
-                FlowRecord {
-                    id: f.spec.id,
-                    src: f.spec.src,
-                    dst: f.spec.dst,
-                    bytes: f.spec.bytes,
-                    start: f.spec.start,
-                    finish: outcome.finished_at,
-                    ideal_fct: self.ideal_fct(&f.spec),
-                    retransmits: outcome.retransmits,
-                    timeouts: outcome.timeouts,
-                    priority: f.spec.priority,
-                    kind: f.spec.kind.name(),
-                    datagram: !f.spec.kind.completes(),
-                    delivered_bytes: outcome.delivered_bytes,
-                    query: f.spec.query,
-                }
-            })
-            .collect()
+        let started = (0..self.flows.started() as u32).map(|i| match self.flows.get(i) {
+            Some(flow) => self.record_of(&flow.spec, Some(&flow.transport)),
+            None => self.table.record(i as usize),
+        });
+        let upcoming = self.upcoming.clone().map(|spec| FlowRecord::unstarted(&spec, self.ideal_fct(&spec)));
+        started.chain(upcoming).collect()
     }
 
     /// Each switch pool's occupancy distribution (`run.occupancy_cdf`), accounted up to
@@ -268,23 +318,7 @@ impl Simulation {
             .map(|l| json!({"from_switch": node(l.from), "to_switch": node(l.to), "utilization": utilization(l)}))
             .collect();
         let in_network = self.packets_in_network();
-        let outcomes = || self.flows.iter().filter_map(|f| f.transport.as_ref()).map(|t| t.outcome(&self.stacks));
-        let timeouts: u64 = outcomes().map(|o| o.timeouts as u64).sum();
-        let cnps: u64 = outcomes().map(|o| o.cnps as u64).sum();
-        // Flows of each transport, and those of them that finished (`tcp` was every
-        // completing flow, RDMA's too, before RDMA had a key of its own).
-        let of = |rdma: bool| {
-            self.flows.iter().filter(move |f| match f.spec.kind {
-                FlowKind::Tcp => !rdma,
-                FlowKind::Rdma => rdma,
-                _ => false,
-            })
-        };
-        let finished = |rdma: bool| {
-            of(rdma)
-                .filter(|f| f.transport.as_ref().is_some_and(|t| t.outcome(&self.stacks).finished_at.is_some()))
-                .count()
-        };
+        let flows = self.flow_tally();
         let c = &self.counters;
         let mut counters = json!({
             "packets": {
@@ -303,23 +337,62 @@ impl Simulation {
                 .iter()
                 .map(|r| (r.name().to_string(), json!(c.marks_by_rule[*r as usize])))
                 .collect::<serde_json::Map<String, serde_json::Value>>(),
-            "timeouts": timeouts,
-            "cnps": cnps,
+            "timeouts": flows.timeouts,
+            "cnps": flows.cnps,
             "pools": pools,
             "queues": queues,
             "links": {"host_downlinks": stats(down), "core": stats(core), "core_links": core_links},
             "duration_ps": self.now,
             "events": self.events_processed,
             "flows": {
-                "tcp": of(false).count(), "tcp_finished": finished(false),
-                "rdma": of(true).count(), "rdma_finished": finished(true),
-                "total": self.flows.len(),
+                "tcp": flows.tcp[0], "tcp_finished": flows.tcp[1],
+                "rdma": flows.rdma[0], "rdma_finished": flows.rdma[1],
+                "total": flows.total,
             },
         });
         if let Some(bfc) = self.bfc_counts() {
             counters["bfc"] = bfc;
         }
         counters
+    }
+
+    /// The flows' counts and sums the counters report, read off the rows of released
+    /// flows, the active flows' transports and the flows still to start (without building
+    /// the table, which a caller may hold).
+    fn flow_tally(&self) -> FlowTally {
+        let mut tally = FlowTally { cnps: self.released_cnps, ..FlowTally::default() };
+        let mut count = |kind: &str, finished: bool| {
+            // `tcp` was every completing flow, RDMA's too, before RDMA had a key of its own.
+            let of_kind = match kind {
+                k if k == FlowKind::Tcp.name() => &mut tally.tcp,
+                k if k == FlowKind::Rdma.name() => &mut tally.rdma,
+                _ => return,
+            };
+            of_kind[0] += 1;
+            of_kind[1] += usize::from(finished);
+        };
+        let mut timeouts = 0;
+        for fi in 0..self.flows.started() as u32 {
+            match self.flows.get(fi) {
+                Some(flow) => {
+                    let outcome = flow.transport.outcome(&self.stacks);
+                    count(flow.spec.kind.name(), outcome.finished_at.is_some());
+                    timeouts += outcome.timeouts as u64;
+                    tally.cnps += outcome.cnps as u64;
+                }
+                None => {
+                    let i = fi as usize;
+                    count(self.table.kind[i], self.table.finished(i));
+                    timeouts += self.table.timeouts[i] as u64;
+                }
+            }
+        }
+        for spec in self.upcoming.clone() {
+            count(spec.kind.name(), false);
+        }
+        tally.timeouts = timeouts;
+        tally.total = self.flows.started() + self.upcoming.remaining() as usize;
+        tally
     }
 
     /// BFC's pauses, resumes and filter frames, summed over the switches, when they run
@@ -345,6 +418,17 @@ impl Simulation {
             })
         })
     }
+}
+
+/// What `counters_json` reports of the flows.
+#[derive(Default)]
+struct FlowTally {
+    /// Flows of each transport: all, and those that finished.
+    tcp: [usize; 2],
+    rdma: [usize; 2],
+    total: usize,
+    timeouts: u64,
+    cnps: u64,
 }
 
 /// The PFC frames of one (node, port, class): sent by its flow control (switches only:

@@ -18,7 +18,7 @@ pub mod summary;
 pub use pfc::{IngressTable, PfcEventTable, PfcPortTable, PfcTables};
 use run_dir::write_atomically;
 pub use run_dir::{check_run_dir_target, FileError};
-pub use summary::{FlowColumns, Summary};
+pub use summary::Summary;
 
 use crate::engine::{FlowRecord, Simulation};
 use crate::observe::Sample;
@@ -27,25 +27,31 @@ use crate::sim::Ps;
 pub use parquet::Column;
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 fn ns(ps: u64) -> f64 {
     ps as f64 / 1e3
 }
 
-/// The flow table: one row per flow, in the core's flow order. Times are nanoseconds;
-/// NaN marks a missing value (`finish_ns`, `fct_ns` and `slowdown` of an unfinished flow,
-/// `ideal_fct_ns` and `slowdown` of a UDP or endless flow).
+/// A missing time in the flow table: the finish of an unfinished flow, the ideal FCT of a
+/// datagram or endless flow.
+pub const NO_TIME: Ps = Ps::MAX;
+
+/// The flow table: one row per flow, in the core's flow order (start order). It keeps the
+/// core's exact values (times in picoseconds, `NO_TIME` when missing); the columns in
+/// nanoseconds that `flows.parquet` and the DataFrame show (`named_columns`), where NaN
+/// marks a missing value (`finish_ns`, `fct_ns` and `slowdown` of an unfinished flow,
+/// `ideal_fct_ns` and `slowdown` of a UDP or endless flow), are worked out from them as
+/// they are written, so a large run holds one copy of its flows.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowTable {
     pub id: Vec<u64>,
     pub src: Vec<u32>,
     pub dst: Vec<u32>,
     pub bytes: Vec<u64>,
-    pub start_ns: Vec<f64>,
-    pub finish_ns: Vec<f64>,
-    pub fct_ns: Vec<f64>,
-    pub ideal_fct_ns: Vec<f64>,
-    pub slowdown: Vec<f64>,
+    pub start: Vec<Ps>,
+    pub finish: Vec<Ps>,
+    pub ideal_fct: Vec<Ps>,
     pub retransmits: Vec<u32>,
     pub timeouts: Vec<u32>,
     pub priority: Vec<u8>,
@@ -54,35 +60,82 @@ pub struct FlowTable {
     /// Datagram flows (no completion time).
     pub datagram: Vec<bool>,
     pub delivered_bytes: Vec<u64>,
-    pub finished: Vec<bool>,
     /// The query (incast round) a flow answers; -1 for other flows.
     pub query: Vec<i64>,
 }
 
 impl FlowTable {
     pub fn from_records(records: &[FlowRecord]) -> FlowTable {
-        let col = |f: &dyn Fn(&FlowRecord) -> f64| records.iter().map(f).collect::<Vec<f64>>();
-        FlowTable {
-            id: records.iter().map(|r| r.id).collect(),
-            src: records.iter().map(|r| r.src).collect(),
-            dst: records.iter().map(|r| r.dst).collect(),
-            bytes: records.iter().map(|r| r.bytes).collect(),
-            start_ns: col(&|r| ns(r.start)),
-            finish_ns: col(&|r| r.finish.map_or(f64::NAN, ns)),
-            fct_ns: col(&|r| r.finish.map_or(f64::NAN, |f| ns(f - r.start))),
-            ideal_fct_ns: col(&|r| r.ideal_fct.map_or(f64::NAN, ns)),
-            slowdown: col(&|r| match (r.finish, r.ideal_fct) {
-                (Some(f), Some(i)) if i > 0 => (f - r.start) as f64 / i as f64,
-                _ => f64::NAN,
-            }),
-            retransmits: records.iter().map(|r| r.retransmits).collect(),
-            timeouts: records.iter().map(|r| r.timeouts).collect(),
-            priority: records.iter().map(|r| r.priority).collect(),
-            kind: records.iter().map(|r| r.kind).collect(),
-            datagram: records.iter().map(|r| r.datagram).collect(),
-            delivered_bytes: records.iter().map(|r| r.delivered_bytes).collect(),
-            finished: records.iter().map(|r| r.finish.is_some()).collect(),
-            query: records.iter().map(|r| r.query.map_or(-1, |q| q as i64)).collect(),
+        let mut table = FlowTable::default();
+        for r in records {
+            table.push(r);
+        }
+        table
+    }
+
+    /// Appends `r` as the last row.
+    pub fn push(&mut self, r: &FlowRecord) {
+        let time = |t: Option<Ps>| {
+            debug_assert_ne!(t, Some(NO_TIME), "NO_TIME is no time");
+            t.unwrap_or(NO_TIME)
+        };
+        self.id.push(r.id);
+        self.src.push(r.src);
+        self.dst.push(r.dst);
+        self.bytes.push(r.bytes);
+        self.start.push(r.start);
+        self.finish.push(time(r.finish));
+        self.ideal_fct.push(time(r.ideal_fct));
+        self.retransmits.push(r.retransmits);
+        self.timeouts.push(r.timeouts);
+        self.priority.push(r.priority);
+        self.kind.push(r.kind);
+        self.datagram.push(r.datagram);
+        self.delivered_bytes.push(r.delivered_bytes);
+        self.query.push(r.query.map_or(-1, |q| q as i64));
+    }
+
+    /// Row `i` becomes `r`.
+    pub fn set(&mut self, i: usize, r: &FlowRecord) {
+        let last = self.len();
+        self.push(r);
+        self.swap_remove(i, last);
+    }
+
+    /// Moves the last row (`last`) to row `i`.
+    fn swap_remove(&mut self, i: usize, last: usize) {
+        macro_rules! each {
+            ($($column:ident)+) => {$( self.$column.swap(i, last); self.$column.pop(); )+};
+        }
+        each!(id src dst bytes start finish ideal_fct retransmits timeouts priority kind datagram delivered_bytes query);
+    }
+
+    /// Keeps the first `len` rows.
+    pub fn truncate(&mut self, len: usize) {
+        macro_rules! each {
+            ($($column:ident)+) => {$( self.$column.truncate(len); )+};
+        }
+        each!(id src dst bytes start finish ideal_fct retransmits timeouts priority kind datagram delivered_bytes query);
+    }
+
+    /// Row `i`, with the core's exact values.
+    pub fn record(&self, i: usize) -> FlowRecord {
+        let time = |t: Ps| (t != NO_TIME).then_some(t);
+        FlowRecord {
+            id: self.id[i],
+            src: self.src[i],
+            dst: self.dst[i],
+            bytes: self.bytes[i],
+            start: self.start[i],
+            finish: time(self.finish[i]),
+            ideal_fct: time(self.ideal_fct[i]),
+            retransmits: self.retransmits[i],
+            timeouts: self.timeouts[i],
+            priority: self.priority[i],
+            kind: self.kind[i],
+            datagram: self.datagram[i],
+            delivered_bytes: self.delivered_bytes[i],
+            query: u64::try_from(self.query[i]).ok(),
         }
     }
 
@@ -94,21 +147,47 @@ impl FlowTable {
         self.id.is_empty()
     }
 
-    /// The columns the summary reads.
-    pub fn columns(&self) -> FlowColumns<'_> {
-        FlowColumns {
-            bytes: &self.bytes,
-            start_ns: &self.start_ns,
-            finish_ns: &self.finish_ns,
-            fct_ns: &self.fct_ns,
-            slowdown: &self.slowdown,
-            retransmits: &self.retransmits,
-            timeouts: &self.timeouts,
-            delivered_bytes: &self.delivered_bytes,
-            finished: &self.finished,
-            kind: &self.kind,
-            datagram: &self.datagram,
-            query: &self.query,
+    pub fn finished(&self, i: usize) -> bool {
+        self.finish[i] != NO_TIME
+    }
+
+    pub fn start_ns(&self, i: usize) -> f64 {
+        ns(self.start[i])
+    }
+
+    /// NaN for an unfinished flow.
+    pub fn finish_ns(&self, i: usize) -> f64 {
+        if self.finished(i) {
+            ns(self.finish[i])
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// NaN for an unfinished flow.
+    pub fn fct_ns(&self, i: usize) -> f64 {
+        if self.finished(i) {
+            ns(self.finish[i] - self.start[i])
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// NaN for a flow without one.
+    pub fn ideal_fct_ns(&self, i: usize) -> f64 {
+        match self.ideal_fct[i] {
+            NO_TIME => f64::NAN,
+            ideal => ns(ideal),
+        }
+    }
+
+    /// FCT / ideal FCT; NaN for an unfinished flow or one without an ideal FCT.
+    pub fn slowdown(&self, i: usize) -> f64 {
+        match self.ideal_fct[i] {
+            ideal if self.finished(i) && ideal != NO_TIME && ideal > 0 => {
+                (self.finish[i] - self.start[i]) as f64 / ideal as f64
+            }
+            _ => f64::NAN,
         }
     }
 
@@ -120,22 +199,26 @@ impl FlowTable {
     /// Every column by name, in the order of `flows.parquet` and the Python DataFrame.
     /// The one place the columns are listed.
     pub fn named_columns(&self) -> Vec<(&'static str, Column<'_>)> {
+        let derived = |value: fn(&FlowTable, usize) -> f64| Column::Derived {
+            rows: self.len(),
+            value: Box::new(move |i| value(self, i)),
+        };
         vec![
             ("id", Column::U64(&self.id)),
             ("src", Column::U32(&self.src)),
             ("dst", Column::U32(&self.dst)),
             ("bytes", Column::U64(&self.bytes)),
-            ("start_ns", Column::F64(&self.start_ns)),
-            ("finish_ns", Column::F64(&self.finish_ns)),
-            ("fct_ns", Column::F64(&self.fct_ns)),
-            ("ideal_fct_ns", Column::F64(&self.ideal_fct_ns)),
-            ("slowdown", Column::F64(&self.slowdown)),
+            ("start_ns", derived(FlowTable::start_ns)),
+            ("finish_ns", derived(FlowTable::finish_ns)),
+            ("fct_ns", derived(FlowTable::fct_ns)),
+            ("ideal_fct_ns", derived(FlowTable::ideal_fct_ns)),
+            ("slowdown", derived(FlowTable::slowdown)),
             ("retransmits", Column::U32(&self.retransmits)),
             ("timeouts", Column::U32(&self.timeouts)),
             ("priority", Column::U8(&self.priority)),
             ("kind", Column::Str(&self.kind)),
             ("delivered_bytes", Column::U64(&self.delivered_bytes)),
-            ("finished", Column::Bool(&self.finished)),
+            ("finished", Column::DerivedBool { rows: self.len(), value: Box::new(|i| self.finished(i)) }),
             ("query", Column::I64(&self.query)),
         ]
     }
@@ -246,7 +329,7 @@ impl OccupancyTable {
 
 /// Everything a finished (or stopped) run's directory holds.
 pub struct RunFiles {
-    pub flows: FlowTable,
+    pub flows: Arc<FlowTable>,
     pub samples: SampleTable,
     /// Each switch pool's occupancy distribution, when the run kept them.
     pub occupancy: OccupancyTable,
@@ -268,7 +351,7 @@ impl RunFiles {
         warnings: Vec<String>,
         wall_time_s: Option<f64>,
     ) -> RunFiles {
-        let flows = FlowTable::from_records(&sim.flow_records());
+        let flows = sim.flow_table();
         let summary = Summary::of_simulation(sim, scenario, &flows, warnings, wall_time_s);
         RunFiles {
             samples: SampleTable::from_samples(sim.samples()),

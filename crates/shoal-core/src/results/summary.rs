@@ -21,6 +21,7 @@
 //! * **Packet loss rate** = dropped packets / sent packets (all packets, data and control).
 //! * **ECN mark rate** = ECN-marked packets / data packets sent.
 
+use super::FlowTable;
 use crate::engine::{PfcPortRecord, Simulation};
 use crate::net::NodeId;
 use crate::observe::{Deadlock, PortClass};
@@ -30,27 +31,6 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use std::collections::BTreeMap;
-
-/// The flow columns the summary reads (see [`super::FlowTable`]), all of one length.
-#[derive(Clone, Copy, Debug)]
-pub struct FlowColumns<'a> {
-    pub bytes: &'a [u64],
-    pub start_ns: &'a [f64],
-    /// NaN for unfinished flows (as `fct_ns` and `slowdown`).
-    pub finish_ns: &'a [f64],
-    pub fct_ns: &'a [f64],
-    pub slowdown: &'a [f64],
-    pub retransmits: &'a [u32],
-    pub timeouts: &'a [u32],
-    pub delivered_bytes: &'a [u64],
-    pub finished: &'a [bool],
-    /// Each flow's transport (`tcp`, `udp`, `rdma`).
-    pub kind: &'a [&'a str],
-    /// Datagram flows (no completion time).
-    pub datagram: &'a [bool],
-    /// The query a flow answers, -1 for none.
-    pub query: &'a [i64],
-}
 
 /// The content of `summary.json`, in its key order.
 #[derive(Serialize, Debug)]
@@ -288,7 +268,7 @@ impl<'a> Summary<'a> {
     pub fn of_simulation(
         sim: &mut Simulation,
         scenario: &'a Scenario,
-        table: &super::FlowTable,
+        table: &FlowTable,
         mut warnings: Vec<String>,
         wall_time_s: Option<f64>,
     ) -> Summary<'a> {
@@ -301,9 +281,8 @@ impl<'a> Summary<'a> {
             ));
         }
         if let Some(why) = scenario.rdma_not_lossless() {
-            let records = sim.flow_records();
-            let rdma = || records.iter().filter(|r| r.kind == "rdma");
-            let hurt = rdma().filter(|r| r.retransmits > 0 || r.finish.is_none()).count();
+            let rdma = || (0..table.len()).filter(|&i| table.kind[i] == "rdma");
+            let hurt = rdma().filter(|&i| table.retransmits[i] > 0 || !table.finished(i)).count();
             let (drops, sent) = (sim.counters().total_dropped(), sim.counters().created);
             if drops > 0 && hurt > 0 {
                 warnings.push(format!(
@@ -332,7 +311,7 @@ impl<'a> Summary<'a> {
             (true, false) => RunEnd::Deadlocked,
         };
         let mut summary =
-            Summary::new(table.columns(), sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s, ended);
+            Summary::new(table, sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s, ended);
         summary.pfc = pfc;
         summary
     }
@@ -345,7 +324,7 @@ impl<'a> Summary<'a> {
     /// The summary of a run from its flow columns and its counters (`counters_json`).
     /// The unfinished-flows warning is appended to `warnings`, saying how the run ended.
     fn new(
-        flows: FlowColumns<'_>,
+        flows: &FlowTable,
         counters: Value,
         scenario: &'a Scenario,
         version: &str,
@@ -353,37 +332,34 @@ impl<'a> Summary<'a> {
         wall_time_s: Option<f64>,
         ended: RunEnd,
     ) -> Summary<'a> {
-        let n = flows.finished.len();
+        let n = flows.len();
         let bounds: Vec<u64> = scenario.run.size_buckets.iter().map(|b| b.0).collect();
         let labels = bucket_labels(bounds.len());
 
         // Finished TCP and RDMA flows, in flow order, by size bucket: the number of bounds below
         // the size (size <= b0 -> 0), as np.searchsorted(bounds, size, "left").
-        let mut by_bucket: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); labels.len()];
-        let (mut all_fct, mut all_slowdown) = (Vec::new(), Vec::new());
-        for i in (0..n).filter(|&i| flows.finished[i] && !flows.datagram[i]) {
-            let size = flows.bytes[i] as f64;
-            let bucket = bounds.partition_point(|&b| (b as f64) < size);
-            by_bucket[bucket].0.push(flows.fct_ns[i]);
-            by_bucket[bucket].1.push(flows.slowdown[i]);
-            all_fct.push(flows.fct_ns[i]);
-            all_slowdown.push(flows.slowdown[i]);
-        }
+        // Gathered one bucket at a time, so that a run of millions of flows holds the FCTs
+        // and slowdowns of one bucket at once.
+        let bucket_of = |i: usize| bounds.partition_point(|&b| (b as f64) < flows.bytes[i] as f64);
+        let stats_of = |in_bucket: &dyn Fn(usize) -> bool, range| {
+            let finished = (0..n).filter(|&i| flows.finished(i) && !flows.datagram[i] && in_bucket(i));
+            let (fct, slowdown) = finished.map(|i| (flows.fct_ns(i), flows.slowdown(i))).unzip();
+            bucket_stats(fct, slowdown, range)
+        };
         let mut fct: Vec<(String, BucketStats)> = labels
             .into_iter()
-            .zip(&by_bucket)
             .enumerate()
-            .map(|(i, (label, (f, s)))| {
+            .map(|(b, label)| {
                 let range = SizeRange {
-                    min_bytes_exclusive: i.checked_sub(1).map(|j| bounds[j]),
-                    max_bytes_inclusive: bounds.get(i).copied(),
+                    min_bytes_exclusive: b.checked_sub(1).map(|j| bounds[j]),
+                    max_bytes_inclusive: bounds.get(b).copied(),
                 };
-                (label, bucket_stats(f, s, Some(range)))
+                (label, stats_of(&|i| bucket_of(i) == b, Some(range)))
             })
             .collect();
-        fct.push(("all".into(), bucket_stats(&all_fct, &all_slowdown, None)));
+        fct.push(("all".into(), stats_of(&|_| true, None)));
 
-        let finished = flows.finished.iter().filter(|&&f| f).count();
+        let finished = (0..n).filter(|&i| flows.finished(i)).count();
         let count = |kind: &str| flows.kind.iter().filter(|&&k| k == kind).count();
         let (tcp, udp, rdma) = (count("tcp"), count("udp"), count("rdma"));
         let reliable = n - flows.datagram.iter().filter(|&&d| d).count();
@@ -392,7 +368,7 @@ impl<'a> Summary<'a> {
                 "the workload generated no flows; check workload.flows, workload.duration and the senders".into(),
             );
         }
-        let unfinished = (0..n).filter(|&i| !flows.finished[i] && !flows.datagram[i]).count();
+        let unfinished = (0..n).filter(|&i| !flows.finished(i) && !flows.datagram[i]).count();
         if unfinished > 0 {
             let which = match (tcp, rdma) {
                 (_, 0) => "TCP",
@@ -422,7 +398,7 @@ impl<'a> Summary<'a> {
         }
         // Endless flows (long-lived TCP, UDP) have no size: their bytes do not count.
         let finite = |v: &[u64]| {
-            v.iter().zip(flows.bytes).filter(|(_, &b)| b != ENDLESS).fold(0u64, |a, (&x, _)| a.saturating_add(x))
+            v.iter().zip(&flows.bytes).filter(|(_, &b)| b != ENDLESS).fold(0u64, |a, (&x, _)| a.saturating_add(x))
         };
         let sum32 = |v: &[u32]| v.iter().map(|&x| x as u64).sum::<u64>();
 
@@ -443,19 +419,19 @@ impl<'a> Summary<'a> {
                 tcp,
                 udp,
                 rdma,
-                bytes: finite(flows.bytes),
+                bytes: finite(&flows.bytes),
                 delivered_bytes: flows.delivered_bytes.iter().fold(0u64, |a, &x| a.saturating_add(x)),
             },
             size_buckets_bytes: bounds.clone(),
             fct: Buckets(fct),
-            queries: query_stats(&flows),
+            queries: query_stats(flows),
             loss_rate: rate(packets.get("dropped"), packets.get("sent")),
             switch_drop_rate: rate(packets.get("switch_dropped"), packets.get("switch_arrivals")),
             packets,
             drops: or_empty("drops", Value::Object(Default::default())),
             bytes_dropped: get("bytes_dropped"),
-            timeouts: sum32(flows.timeouts),
-            retransmits: sum32(flows.retransmits),
+            timeouts: sum32(&flows.timeouts),
+            retransmits: sum32(&flows.retransmits),
             cnps: get("cnps"),
             ecn_marks: get("ecn_marks"),
             ecn_mark_rate: rate(counters.get("ecn_marks"), counters.get("data_packets_sent")),
@@ -488,28 +464,34 @@ fn rate(num: Option<&Value>, den: Option<&Value>) -> Option<f64> {
     }
 }
 
-fn bucket_stats(fct: &[f64], slowdown: &[f64], range: Option<SizeRange>) -> BucketStats {
-    let stat = |v: &[f64], f: fn(&[f64]) -> f64| if v.is_empty() { None } else { finite(f(v)) };
+/// The statistics of a bucket's FCTs and slowdowns, in flow order (the means add them
+/// in that order); they are sorted in place for the percentiles.
+fn bucket_stats(mut fct: Vec<f64>, mut slowdown: Vec<f64>, range: Option<SizeRange>) -> BucketStats {
+    let empty = fct.is_empty();
+    let stat = |x: f64| if empty { None } else { finite(x) };
+    let (mean_fct, mean_slowdown) = (mean(&fct), mean(&slowdown));
+    let [p50_fct, p99_fct] = percentiles(&mut fct, [50.0, 99.0]);
+    let [p50_slowdown, p99_slowdown] = percentiles(&mut slowdown, [50.0, 99.0]);
     BucketStats {
         count: fct.len(),
-        mean_fct_ns: stat(fct, mean),
-        p50_fct_ns: stat(fct, |v| percentile(v, 50.0)),
-        p99_fct_ns: stat(fct, |v| percentile(v, 99.0)),
-        mean_slowdown: stat(slowdown, mean),
-        p50_slowdown: stat(slowdown, |v| percentile(v, 50.0)),
-        p99_slowdown: stat(slowdown, |v| percentile(v, 99.0)),
+        mean_fct_ns: stat(mean_fct),
+        p50_fct_ns: stat(p50_fct),
+        p99_fct_ns: stat(p99_fct),
+        mean_slowdown: stat(mean_slowdown),
+        p50_slowdown: stat(p50_slowdown),
+        p99_slowdown: stat(p99_slowdown),
         range,
     }
 }
 
-fn query_stats(flows: &FlowColumns<'_>) -> QueryStats {
+fn query_stats(flows: &FlowTable) -> QueryStats {
     // query -> (every flow finished, latest finish, earliest start); NaN finishes (of
     // unfinished flows) are skipped, as pandas' max does.
     let mut rounds: BTreeMap<i64, (bool, f64, f64)> = BTreeMap::new();
     for (i, &q) in flows.query.iter().enumerate().filter(|(_, &q)| q >= 0) {
-        let (finish, start) = (flows.finish_ns[i], flows.start_ns[i]);
+        let (finish, start) = (flows.finish_ns(i), flows.start_ns(i));
         let entry = rounds.entry(q).or_insert((true, f64::NAN, f64::NAN));
-        entry.0 &= flows.finished[i];
+        entry.0 &= flows.finished(i);
         entry.1 = entry.1.max(finish);
         entry.2 = entry.2.min(start);
     }
@@ -582,12 +564,21 @@ fn mean(values: &[f64]) -> f64 {
 /// statistics at `(n - 1) * p / 100`, interpolated as NumPy's `_lerp` does. NaN if any
 /// value is NaN (or there are none).
 fn percentile(values: &[f64], p: f64) -> f64 {
-    let n = values.len();
-    if n == 0 || values.iter().any(|x| x.is_nan()) {
-        return f64::NAN;
+    let [value] = percentiles(&mut values.to_vec(), [p]);
+    value
+}
+
+/// `percentile` of `values` at each of `ps`, sorting `values` in place.
+fn percentiles<const N: usize>(values: &mut [f64], ps: [f64; N]) -> [f64; N] {
+    if values.is_empty() || values.iter().any(|x| x.is_nan()) {
+        return [f64::NAN; N];
     }
-    let mut sorted = values.to_vec();
-    sorted.sort_unstable_by(f64::total_cmp);
+    values.sort_unstable_by(f64::total_cmp);
+    ps.map(|p| percentile_of_sorted(values, p))
+}
+
+fn percentile_of_sorted(sorted: &[f64], p: f64) -> f64 {
+    let n = sorted.len();
     let index = (n - 1) as f64 * (p / 100.0);
     let (below, above, t) = if index >= (n - 1) as f64 {
         // NumPy takes the last element (with a weight past 1 that does not matter).

@@ -122,6 +122,11 @@ pub trait Transport {
     }
     /// What the flow achieved so far.
     fn outcome(&self, stacks: &Stacks) -> Outcome;
+    /// Whether a timer could still make it act: `on_timer` of a flow that says no does
+    /// nothing, so a timer event pending for it need not be waited for.
+    fn wants_timer(&self) -> bool {
+        true
+    }
 }
 
 /// A flow's results, as far as its transport knows them.
@@ -199,6 +204,7 @@ macro_rules! transports {
             ref fn wants_drain_notices() -> bool;
             mut fn pull(cx: &mut HostCx) -> Option<Packet>;
             ref fn outcome(stacks: &Stacks) -> Outcome;
+            ref fn wants_timer() -> bool;
         });
 
         impl AnyTransport {

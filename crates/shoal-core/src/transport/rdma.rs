@@ -369,21 +369,28 @@ impl RdmaFlow {
         }
     }
 
+    /// A reply of `kind` carrying `seq`, without telemetry.
+    #[inline(always)]
+    fn reply(&self, kind: PacketKind, seq: u32, stacks: &Stacks) -> Packet {
+        Packet { kind, seq, size: stacks.rdma.ack_size, ..self.reverse }
+    }
+
+    /// An ACK or NACK for data packet `pkt`: it echoes the packet's telemetry stack in a
+    /// copy of its own (the reference copies the INT header into both, `rdma-hw.cc:339`).
+    #[inline(always)]
+    fn echo(&self, kind: PacketKind, seq: u32, pkt: &Packet, cx: &mut HostCx) -> Packet {
+        let ext = pkt.ext.map(|id| cx.exts.insert(cx.exts.get(id).clone()));
+        let size = if ext.is_some() { cx.stacks.rdma.reply_size() } else { cx.stacks.rdma.ack_size };
+        Packet { size, ext, ..self.reply(kind, seq, cx.stacks) }
+    }
+
     fn receive_data(&mut self, pkt: &Packet, cx: &mut HostCx) {
-        let (ack_size, reply_size, reverse) = (cx.stacks.rdma.ack_size, cx.stacks.rdma.reply_size(), self.reverse);
-        let reply = |kind, seq| Packet { kind, seq, size: ack_size, ..reverse };
-        // An ACK or NACK echoes the data packet's telemetry stack in a copy of its own
-        // (the reference copies the INT header into both, `rdma-hw.cc:339`).
-        let echo = |kind, seq, exts: &mut crate::net::ExtStore| {
-            let ext = pkt.ext.map(|id| exts.insert(exts.get(id).clone()));
-            Packet { size: if ext.is_some() { reply_size } else { ack_size }, ext, ..reply(kind, seq) }
-        };
         let ece = match cx.stacks.rdma.notification {
             Notification::EchoInAcks => pkt.ce,
             Notification::Cnp { interval } => {
                 if pkt.ce && self.last_cnp.is_none_or(|at| cx.now >= at + interval) {
                     self.last_cnp = Some(cx.now);
-                    cx.send(reply(PacketKind::Cnp, pkt.seq));
+                    cx.send(self.reply(PacketKind::Cnp, pkt.seq, cx.stacks));
                 }
                 false
             }
@@ -391,7 +398,8 @@ impl RdmaFlow {
         if pkt.seq == self.expected {
             self.expected += 1;
             if cx.stacks.rdma.acks(self.expected, self.packets) {
-                let ack = Packet { timestamp: pkt.timestamp, ece, ..echo(PacketKind::Ack, self.expected, cx.exts) };
+                let ack =
+                    Packet { timestamp: pkt.timestamp, ece, ..self.echo(PacketKind::Ack, self.expected, pkt, cx) };
                 cx.send(ack);
             }
             if self.expected == self.packets && cx.stacks.fct_until == FctUntil::Delivered {
@@ -401,14 +409,14 @@ impl RdmaFlow {
             let expected = self.expected;
             if self.last_nack.is_none_or(|(seq, until)| seq != expected || cx.now >= until) {
                 self.last_nack = Some((expected, cx.now + cx.stacks.rdma.nack_interval));
-                let nack = Packet { ece, ..echo(PacketKind::Nack, expected, cx.exts) };
+                let nack = Packet { ece, ..self.echo(PacketKind::Nack, expected, pkt, cx) };
                 cx.send(nack);
             }
         } else if cx.stacks.rdma.rto.is_some() {
             // A duplicate: the reference drops it silently, which only a sender with a
             // timeout can tell from a loss. Its ACK may have been lost, and the timeout
             // resends packets already here: answering them is what ends the resending.
-            let ack = Packet { timestamp: pkt.timestamp, ece, ..echo(PacketKind::Ack, self.expected, cx.exts) };
+            let ack = Packet { timestamp: pkt.timestamp, ece, ..self.echo(PacketKind::Ack, self.expected, pkt, cx) };
             cx.send(ack);
         }
     }
@@ -527,6 +535,11 @@ impl RdmaFlow {
 }
 
 impl Transport for RdmaFlow {
+    /// Once every packet is acknowledged, `on_timer` does nothing.
+    fn wants_timer(&self) -> bool {
+        !self.sender_done()
+    }
+
     fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx) {
         match pkt.kind {
             PacketKind::Data => self.receive_data(pkt, cx),
@@ -544,7 +557,7 @@ impl Transport for RdmaFlow {
     /// controller runs what is due by now, so a call at another time is harmless) or the
     /// retransmission timeout: go back to the first unacknowledged packet.
     fn on_timer(&mut self, cx: &mut HostCx) {
-        if self.sender_done() {
+        if !self.wants_timer() {
             return;
         }
         self.cc.on_timer(&mut self.send, cx.now);

@@ -146,6 +146,12 @@ impl Transport for TcpFlow {
         self.ask_for_timer(cx);
     }
 
+    /// With neither a retransmission timer nor a congestion controller's armed,
+    /// `on_timer` does nothing.
+    fn wants_timer(&self) -> bool {
+        self.sender.deadline.is_some() || self.sender.cc_timer().is_some()
+    }
+
     /// Only TCP small queues hold a sender back until its NIC drains.
     fn wants_drain_notices(&self) -> bool {
         self.tsq

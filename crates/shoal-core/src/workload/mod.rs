@@ -1,21 +1,21 @@
 //! Workloads: flow-size distributions, arrival processes, traffic patterns and traces.
-//! A workload becomes a list of `FlowSpec`s sorted by start time before the run.
+//! A run's workloads become one stream of `FlowSpec`s in start order (`FlowStream`),
+//! drawn as the run reaches each flow's start.
 
 pub mod cdf;
+mod stream;
 mod trace;
 
 pub use cdf::FlowSizeCdf;
+pub use stream::FlowStream;
 pub use trace::read_trace;
 
 use crate::files::read_regular_file;
 use crate::net::{LinkSpec, NetworkSpec, NodeId};
-use crate::scenario::{
-    Arrival, FanInSizes, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Scenario, ScenarioError, Workload,
-};
-use crate::sim::{stream, Ps, Rng, PS_PER_S, TIME_LIMIT};
+use crate::scenario::{FanInSizes, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Scenario, ScenarioError, Workload};
+use crate::sim::{Ps, Rng, PS_PER_S};
 use crate::units::MAX_TIME;
 use rand::Rng as _;
-use rand_distr::{Distribution, Exp, LogNormal};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FlowKind {
@@ -108,48 +108,14 @@ fn host_tor(net: &NetworkSpec) -> Vec<u32> {
         .collect()
 }
 
-/// Generates every flow of the scenario, sorted by start time, ids assigned.
+/// Generates every flow of the scenario, sorted by start time, ids assigned: the whole
+/// of `FlowStream`, which a run draws from as it goes.
 pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let mut flows: Vec<(bool, FlowSpec)> = Vec::new();
-    let mut queries = 0;
-    for (i, (path, w)) in sc.workload_paths().enumerate() {
-        let from_trace = w.pattern == Pattern::Trace;
-        let mut generated = generate_one(sc, net, w, i as u64, &path)?;
-        if !w.priorities.is_empty() {
-            let mut classes = stream(sc.run.seed, "workload.classes", i as u64);
-            for f in &mut generated {
-                f.priority = w.priorities[classes.gen_range(0..w.priorities.len())];
-            }
-        }
-        // Incast rounds are numbered per workload; make them unique in the run.
-        let rounds = generated.iter().filter_map(|f| f.query).max().map_or(0, |q| q + 1);
-        for f in &mut generated {
-            f.query = f.query.map(|q| q + queries);
-        }
-        queries += rounds;
-        flows.extend(generated.into_iter().map(|f| (from_trace, f)));
-    }
-    if flows.len() as u64 > MAX_FLOWS {
-        return Err(ScenarioError::new(
-            "workload",
-            format!("the workloads make {} flows together (accepted: at most {MAX_FLOWS})", flows.len()),
-        ));
-    }
-    flows.sort_by_key(|(_, f)| f.start);
-    let mut next_id = flows.iter().filter(|(t, _)| *t).map(|(_, f)| f.id + 1).max().unwrap_or(0);
-    Ok(flows
-        .into_iter()
-        .map(|(from_trace, mut f)| {
-            if !from_trace {
-                f.id = next_id;
-                next_id += 1;
-            }
-            f
-        })
-        .collect())
+    Ok(FlowStream::new(sc, net)?.collect())
 }
 
 /// What a load-driven workload will generate, known before generating it.
+#[derive(Clone)]
 struct Plan {
     senders: Vec<u32>,
     receivers: Vec<u32>,
@@ -168,6 +134,7 @@ struct Plan {
 /// Invariants: every sender and receiver is in exactly one site; a sender's site holds a
 /// receiver other than the sender when `remote_fraction < 1`, and another site holds a
 /// receiver when `remote_fraction > 0` (so a draw always ends).
+#[derive(Clone)]
 struct Sites {
     /// Each host's site, `None` for hosts in none (neither senders nor receivers).
     site_of: Vec<Option<usize>>,
@@ -271,6 +238,7 @@ impl Sites {
 }
 
 /// What one arrival of a load-driven workload brings.
+#[derive(Clone)]
 enum ArrivalFlows {
     /// One flow between a random sender and receiver, its size drawn from the CDF.
     One(FlowSizeCdf),
@@ -482,142 +450,6 @@ fn fixed_pairs(net: &NetworkSpec, w: &Workload, path: &str) -> Result<(Vec<u32>,
     let senders =
         host_set(&w.senders, hosts, &key("senders"), || (0..net.hosts).filter(|h| !receivers.contains(h)).collect())?;
     Ok((senders, receivers))
-}
-
-fn generate_one(
-    sc: &Scenario,
-    net: &NetworkSpec,
-    w: &Workload,
-    index: u64,
-    path: &str,
-) -> Result<Vec<FlowSpec>, ScenarioError> {
-    let hosts = net.hosts as u64;
-    let seed = sc.run.seed;
-    let key = |k: &str| format!("{path}.{k}");
-    let flow = |src, dst, bytes, start, kind| FlowSpec {
-        id: 0,
-        src,
-        dst,
-        bytes,
-        start,
-        priority: w.priority,
-        kind,
-        query: None,
-    };
-    match w.pattern {
-        Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => {
-            let Plan { senders, receivers, arrival, arrivals_per_s, sites, .. } = plan_arrivals(net, w, path)?;
-            let mean_gap_s = 1.0 / arrivals_per_s;
-            let mut arrivals = stream(seed, "workload.arrivals", index);
-            let mut sizes = stream(seed, "workload.sizes", index);
-            let mut pairs = stream(seed, "workload.pairs", index);
-            // Its own stream, so that a workload without sites draws as before.
-            let mut remote_draws = stream(seed, "workload.sites", index);
-            let gap: Box<dyn Fn(&mut Rng) -> f64> = match w.arrival {
-                Arrival::Poisson => {
-                    let exp = Exp::new(1.0 / mean_gap_s).expect("a positive rate");
-                    Box::new(move |r: &mut Rng| exp.sample(r))
-                }
-                Arrival::Periodic => Box::new(move |_: &mut Rng| mean_gap_s),
-                Arrival::Lognormal => {
-                    let sigma = w.lognormal_sigma;
-                    let mu = mean_gap_s.ln() - sigma * sigma / 2.0;
-                    let ln = LogNormal::new(mu, sigma).expect("a positive sigma");
-                    Box::new(move |r: &mut Rng| ln.sample(r))
-                }
-            };
-            let mut out = Vec::new();
-            let mut t_s = 0.0f64;
-            let limit = w.duration.map(|d| d.0);
-            let mut round = 0u64;
-            loop {
-                t_s += gap(&mut arrivals);
-                // Below TIME_LIMIT (checked above, with a long tail's margin): the cast
-                // cannot saturate; a flow that would start later ends the run's workload.
-                let start = (t_s * PS_PER_S as f64).round().min(TIME_LIMIT as f64) as Ps;
-                match limit {
-                    Some(d) if start >= d => break,
-                    None if out.len() as u64 >= w.flows => break,
-                    _ => {}
-                }
-                let cdf = match &arrival {
-                    ArrivalFlows::One(cdf) => cdf,
-                    ArrivalFlows::FanIn { outside, sizes: round_sizes } => {
-                        let i = pairs.gen_range(0..receivers.len());
-                        let fan_in = match w.fan_in_max {
-                            Some(max) => pairs.gen_range(w.fan_in..=max),
-                            None => w.fan_in,
-                        };
-                        // Every sender outside the rack sends fan_in / n flows, and a random
-                        // fan_in % n of them one more (the BFC paper's fan-ins up to 800
-                        // on 64 hosts); with fan_in <= n the senders are distinct.
-                        let n = outside[i].len();
-                        let (each, more) = (fan_in as usize / n, fan_in as usize % n);
-                        let every = (0..n).flat_map(|s| std::iter::repeat_n(s, each));
-                        for s in every.chain(rand::seq::index::sample(&mut pairs, n, more)) {
-                            let bytes = round_sizes.as_ref().map_or(w.size.0, |cdf| cdf.sample(&mut sizes));
-                            let f = flow(outside[i][s], receivers[i], bytes, start, FlowKind::of(w));
-                            out.push(FlowSpec { query: Some(round), ..f });
-                        }
-                        round += 1;
-                        continue;
-                    }
-                };
-                let src = senders[pairs.gen_range(0..senders.len())];
-                let dst = match &sites {
-                    Some(sites) => sites.receiver(src, &mut pairs, &mut remote_draws),
-                    None => loop {
-                        let d = receivers[pairs.gen_range(0..receivers.len())];
-                        if d != src {
-                            break d;
-                        }
-                    },
-                };
-                out.push(flow(src, dst, cdf.sample(&mut sizes), start, FlowKind::of(w)));
-            }
-            Ok(out)
-        }
-        Pattern::Incast | Pattern::LongLived | Pattern::Udp => {
-            let (senders, receivers) = fixed_pairs(net, w, path)?;
-            fixed_flows(w, senders.len(), path)?;
-            let rounds = if w.pattern == Pattern::Incast { w.repeats } else { 1 };
-            let mut out = Vec::new();
-            for round in 0..rounds as u64 {
-                let start = w.start.0 + round * w.period.map_or(0, |p| p.0);
-                for (i, &src) in senders.iter().enumerate() {
-                    let dst = receivers[i % receivers.len()];
-                    if dst == src {
-                        return Err(ScenarioError::new(key("senders"), format!("host {src} would send to itself")));
-                    }
-                    out.push(match w.pattern {
-                        Pattern::Incast => {
-                            FlowSpec { query: Some(round), ..flow(src, dst, w.size.0, start, FlowKind::of(w)) }
-                        }
-                        Pattern::LongLived => flow(src, dst, ENDLESS, start, FlowKind::of(w)),
-                        _ => flow(
-                            src,
-                            dst,
-                            ENDLESS,
-                            start,
-                            FlowKind::Udp { rate_bps: w.rate.0, stop: w.stop.map(|s| s.0), pacing: w.pacing },
-                        ),
-                    });
-                }
-            }
-            Ok(out)
-        }
-        Pattern::Trace => {
-            let file = w.trace.as_deref().expect("validated: a trace pattern names its file");
-            let mut flows = read_trace(file, hosts, &key("trace"))?;
-            for f in &mut flows {
-                if f.priority == u8::MAX {
-                    f.priority = w.priority;
-                }
-                f.kind = FlowKind::of(w);
-            }
-            Ok(flows)
-        }
-    }
 }
 
 /// Fraction of (src, dst) draws whose endpoints hang off different switches.
