@@ -45,6 +45,9 @@ pub(super) struct PacedFlows {
     next_ticket: Key,
     /// The flow served last (`NicOrder::Creation` goes on after it).
     last_served: Option<u32>,
+    /// The lane `last_served` was served from and where the members after it begin
+    /// there, until a lane's members move or one joins (it spares a search per packet).
+    resume: Option<(u8, u32)>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -182,15 +185,18 @@ impl Lane {
     }
 
     /// The member served next at `now`, if one may send, and whether the order wrapped
-    /// around to it.
+    /// around to it. `after`, if known, is where the members after `last_served` begin.
     #[inline(always)]
-    fn first(&self, now: Ps, order: NicOrder, last_served: Option<u32>) -> Option<(bool, usize)> {
+    fn first(&self, now: Ps, order: NicOrder, last_served: Option<u32>, after: Option<u32>) -> Option<(bool, usize)> {
         if self.ready[1] > now {
             return None;
         }
         match (order, last_served) {
             (NicOrder::Creation, Some(last)) => {
-                let after = self.members.partition_point(|m| m.key <= last as Key);
+                let after = match after {
+                    Some(after) => after as usize,
+                    None => self.members.partition_point(|m| m.key <= last as Key),
+                };
                 match self.first_from(after, now) {
                     Some(i) => Some((false, i)),
                     None => self.first_from(0, now).map(|i| (true, i)),
@@ -221,6 +227,7 @@ impl PacedFlows {
             occupied: 0,
             next_ticket: 0,
             last_served: None,
+            resume: None,
         }
     }
 
@@ -284,11 +291,12 @@ impl PacedFlows {
                 lane.set(hole.at as usize, at);
                 return;
             }
-            // Its hole is behind another gate; it goes to the new one's lane.
+            // Its hole is behind another gate; it joins the new one's lane.
             self.lanes[hole.lane as usize].members[hole.at as usize].flow = NOBODY;
             self.place.remove(&flow);
             self.recent.0 = NOBODY;
         }
+        self.resume = None;
         let lane = &mut self.lanes[l];
         if lane.members.last().is_none_or(|last| last.key < key) {
             lane.push(member, at);
@@ -344,6 +352,7 @@ impl PacedFlows {
         }
         self.replace(l, 0);
         self.recent.0 = NOBODY;
+        self.resume = None;
     }
 
     /// Updates the places of lane `l`'s members from the `from`th on, which moved.
@@ -364,7 +373,8 @@ impl PacedFlows {
         }
         let (l, i) = if open & (open - 1) == 0 {
             let l = self.lane_of(open.trailing_zeros() as u8);
-            (l, self.lanes[l].first(now, self.order, self.last_served)?.1)
+            let after = self.resume.filter(|&(lane, _)| lane as usize == l).map(|(_, after)| after);
+            (l, self.lanes[l].first(now, self.order, self.last_served, after)?.1)
         } else {
             self.first_of(open, now)?
         };
@@ -374,6 +384,7 @@ impl PacedFlows {
         match self.order {
             NicOrder::Creation => {
                 self.last_served = Some(flow);
+                self.resume = Some((l as u8, i as u32 + 1));
                 self.recent = (flow, Place { lane: l as u8, at: i as u32 });
             }
             NicOrder::Rotate => {
@@ -404,7 +415,8 @@ impl PacedFlows {
             let l = self.lane_of(open.trailing_zeros() as u8);
             open &= open - 1;
             let lane = &self.lanes[l];
-            let Some((wrapped, i)) = lane.first(now, self.order, self.last_served) else { continue };
+            let after = self.resume.filter(|&(resumed, _)| resumed as usize == l).map(|(_, after)| after);
+            let Some((wrapped, i)) = lane.first(now, self.order, self.last_served, after) else { continue };
             let rank = (wrapped, lane.members[i].key);
             if best.is_none_or(|(r, _, _)| rank < r) {
                 best = Some((rank, l, i));
@@ -446,6 +458,7 @@ impl PacedFlows {
         }
         self.place.clear();
         self.recent.0 = NOBODY;
+        self.resume = None;
         self.occupied = 0;
         for (l, mut kept) in by_lane.into_iter().enumerate() {
             kept.sort_unstable_by_key(|(m, _)| m.key);
