@@ -59,6 +59,8 @@ struct Place {
 /// A paced flow in its lane, or the hole one left.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Member {
+    /// The flow; in a hole, the flow that comes back to it (`NicOrder::Creation`), or
+    /// `NOBODY`.
     pub flow: u32,
     /// Its virtual flow id (BFC's filters name flows by it).
     pub vfid: u32,
@@ -88,7 +90,7 @@ impl Lane {
         Lane { members: Vec::new(), ready: vec![NEVER; 2], width: 1, live: 0 }
     }
 
-    /// Rebuilds the tree over the first `len` leaves, `width` of them now.
+    /// Rebuilds the tree with `width` leaves, the first `len` of them kept.
     fn resize(&mut self, len: usize, width: usize) {
         if width != self.width {
             let leaves = self.ready[self.width..self.width + len].to_vec();
@@ -116,16 +118,18 @@ impl Lane {
         self.resize(kept, kept.next_power_of_two());
     }
 
-    /// Inserts `member` at `i` of the order, ready at `at`.
+    /// Inserts live `member` at `i` of the order, ready at `at`.
     fn insert(&mut self, i: usize, member: Member, at: Ps) {
         let len = self.members.len();
+        if len == self.width {
+            self.resize(len, 2 * self.width);
+        }
         self.members.insert(i, member);
         self.live += 1;
-        self.resize(len, (len + 1).next_power_of_two());
-        let leaves = self.width..self.width + len + 1;
-        self.ready[leaves.clone()].copy_within(i..len, i + 1);
-        self.ready[leaves][i] = at;
-        self.resize(len + 1, self.width);
+        let width = self.width;
+        self.ready.copy_within(width + i..width + len, width + i + 1);
+        self.ready[width + i] = at;
+        self.resize(len + 1, width);
     }
 
     #[inline]
