@@ -32,14 +32,14 @@ type Key = u64;
 /// Invariants: each paced flow is a live member of exactly one lane, its gate's, and
 /// `place` says where; under `NicOrder::Creation`, a flow that left may keep its member
 /// as a hole (`place` then says where too). Bit g of `occupied` is set exactly when gate
-/// g's lane has live members. `recent` is a flow and its place, or `NOBODY`.
+/// g's lane has live members. `recent` is a paced flow and its place, or `NOBODY`.
 pub(super) struct PacedFlows {
     order: NicOrder,
     /// By gate: the NIC's queues, then `HELD_BY_FILTER`'s.
     lanes: Box<[Lane]>,
     place: FxHashMap<u32, Place>,
-    /// The flow found last: the flow served paces itself right after, so this spares the
-    /// map most look-ups.
+    /// The flow served or found last: the flow served paces itself right after, so this
+    /// spares the map most look-ups.
     recent: (u32, Place),
     occupied: u64,
     next_ticket: Key,
@@ -74,92 +74,116 @@ pub(super) struct Member {
 /// times.
 ///
 /// Invariants: `members` is in increasing key order and no longer than `width`, a power
-/// of two; `ready[width + i]` is when live member i may send (`NEVER` for a hole and past
-/// the members) and `ready[j]` is the smaller of `ready[2j]` and `ready[2j + 1]`; `live`
-/// counts the live members, and there are no more holes than live members (the tree
-/// stays as shallow as the flows allow).
+/// of two. `nodes` holds the tree, then the flows: `nodes[width + i]` is when live member
+/// i may send (`NEVER` for a hole and past the members), `nodes[j]` (0 < j < width) is
+/// the smaller of `nodes[2j]` and `nodes[2j + 1]`, and `nodes[2 * width + i]` is live
+/// member i's flow, beside the tree so that serving a flow reads no member. `live` counts
+/// the live members, and there are no more holes than live members (the tree stays as
+/// shallow as the flows allow).
 struct Lane {
     members: Vec<Member>,
-    ready: Vec<Ps>,
+    nodes: Vec<Ps>,
     width: usize,
     live: usize,
 }
 
 impl Lane {
     fn new() -> Lane {
-        Lane { members: Vec::new(), ready: vec![NEVER; 2], width: 1, live: 0 }
+        Lane { members: Vec::new(), nodes: vec![NEVER; 3], width: 1, live: 0 }
     }
 
-    /// Rebuilds the tree with `width` leaves, the first `len` of them kept.
-    fn resize(&mut self, len: usize, width: usize) {
-        if width != self.width {
-            let leaves = self.ready[self.width..self.width + len].to_vec();
-            self.ready = vec![NEVER; 2 * width];
-            self.ready[width..width + len].copy_from_slice(&leaves);
-            self.width = width;
-        }
-        self.ready[self.width + len..].fill(NEVER);
-        for j in (1..self.width).rev() {
-            self.ready[j] = self.ready[2 * j].min(self.ready[2 * j + 1]);
+    /// Moves the leaves and flows of the members to a tree `width` wide, and rebuilds it.
+    fn regrow(&mut self, width: usize) {
+        let (old, len) = (self.width, self.members.len());
+        let mut nodes = vec![NEVER; 3 * width];
+        nodes[width..width + len].copy_from_slice(&self.nodes[old..old + len]);
+        nodes[2 * width..2 * width + len].copy_from_slice(&self.nodes[2 * old..2 * old + len]);
+        (self.nodes, self.width) = (nodes, width);
+        self.retree();
+    }
+
+    /// Rebuilds the tree above the leaves of the members.
+    fn retree(&mut self) {
+        let (width, len) = (self.width, self.members.len());
+        self.nodes[width + len..2 * width].fill(NEVER);
+        for j in (1..width).rev() {
+            self.nodes[j] = self.nodes[2 * j].min(self.nodes[2 * j + 1]);
         }
     }
 
     /// Drops the holes: each compaction is paid for by as many departures.
     fn compact(&mut self) {
+        let width = self.width;
         let mut kept = 0;
         for i in 0..self.members.len() {
             if self.members[i].live {
                 self.members[kept] = self.members[i];
-                self.ready[self.width + kept] = self.ready[self.width + i];
+                self.nodes[width + kept] = self.nodes[width + i];
+                self.nodes[2 * width + kept] = self.nodes[2 * width + i];
                 kept += 1;
             }
         }
         self.members.truncate(kept);
-        self.resize(kept, kept.next_power_of_two());
+        self.regrow(kept.next_power_of_two());
     }
 
     /// Inserts live `member` at `i` of the order, ready at `at`.
     fn insert(&mut self, i: usize, member: Member, at: Ps) {
         let len = self.members.len();
         if len == self.width {
-            self.resize(len, 2 * self.width);
+            self.regrow(2 * self.width);
         }
+        let width = self.width;
         self.members.insert(i, member);
         self.live += 1;
-        let width = self.width;
-        self.ready.copy_within(width + i..width + len, width + i + 1);
-        self.ready[width + i] = at;
-        self.resize(len + 1, width);
+        self.nodes.copy_within(width + i..width + len, width + i + 1);
+        self.nodes[width + i] = at;
+        self.nodes.copy_within(2 * width + i..2 * width + len, 2 * width + i + 1);
+        self.nodes[2 * width + i] = member.flow as Ps;
+        self.retree();
     }
 
     #[inline]
     fn ready_at(&self, i: usize) -> Ps {
-        self.ready[self.width + i]
+        self.nodes[self.width + i]
+    }
+
+    /// The flow of live member `i`.
+    #[inline]
+    fn flow_at(&self, i: usize) -> u32 {
+        self.nodes[2 * self.width + i] as u32
+    }
+
+    /// Live member `i` is flow `flow` (again).
+    fn set_flow(&mut self, i: usize, flow: u32) {
+        self.nodes[2 * self.width + i] = flow as Ps;
     }
 
     /// Member `i` may send at `at`.
     #[inline]
     fn set(&mut self, i: usize, at: Ps) {
         let mut j = self.width + i;
-        self.ready[j] = at;
+        self.nodes[j] = at;
         while j > 1 {
-            let parent = self.ready[j & !1].min(self.ready[j | 1]);
+            let parent = self.nodes[j & !1].min(self.nodes[j | 1]);
             j >>= 1;
-            if self.ready[j] == parent {
+            if self.nodes[j] == parent {
                 break;
             }
-            self.ready[j] = parent;
+            self.nodes[j] = parent;
         }
     }
 
     /// Appends `member`, whose key is the largest, ready at `at`.
     fn push(&mut self, member: Member, at: Ps) {
-        if self.members.len() == self.width {
-            self.resize(self.width, 2 * self.width);
+        let i = self.members.len();
+        if i == self.width {
+            self.regrow(2 * self.width);
         }
         self.members.push(member);
         self.live += member.live as usize;
-        self.set(self.members.len() - 1, at);
+        self.set_flow(i, member.flow);
+        self.set(i, at);
     }
 
     /// The first member from `from` on that may send at `now`.
@@ -170,7 +194,7 @@ impl Lane {
         }
         // The subtrees right of `from`, left to right, until one may send; then down it.
         let mut j = self.width + from;
-        while self.ready[j] > now {
+        while self.nodes[j] > now {
             while j & 1 == 1 {
                 j >>= 1;
             }
@@ -181,7 +205,7 @@ impl Lane {
         }
         while j < self.width {
             j *= 2;
-            if self.ready[j] > now {
+            if self.nodes[j] > now {
                 j += 1;
             }
         }
@@ -192,7 +216,7 @@ impl Lane {
     /// around to it. `after`, if known, is where the members after `last_served` begin.
     #[inline(always)]
     fn first(&self, now: Ps, order: NicOrder, last_served: Option<u32>, after: Option<u32>) -> Option<(bool, usize)> {
-        if self.ready[1] > now {
+        if self.nodes[1] > now {
             return None;
         }
         match (order, last_served) {
@@ -250,12 +274,16 @@ impl PacedFlows {
         }
     }
 
+    /// Where paced flow `flow` is.
     #[inline]
     fn find(&mut self, flow: u32) -> Option<Place> {
         if self.recent.0 == flow {
             return Some(self.recent.1);
         }
         let place = *self.place.get(&flow)?;
+        if !self.lanes[place.lane as usize].members[place.at as usize].live {
+            return None;
+        }
         self.recent = (flow, place);
         Some(place)
     }
@@ -265,11 +293,7 @@ impl PacedFlows {
     #[inline]
     pub fn update(&mut self, flow: u32, at: Ps) -> bool {
         let Some(place) = self.find(flow) else { return false };
-        let lane = &mut self.lanes[place.lane as usize];
-        if !lane.members[place.at as usize].live {
-            return false;
-        }
-        lane.set(place.at as usize, at);
+        self.lanes[place.lane as usize].set(place.at as usize, at);
         true
     }
 
@@ -286,13 +310,15 @@ impl PacedFlows {
             }
         };
         let member = Member { flow, vfid, class, live: true, key };
-        if let Some(hole) = self.find(flow) {
+        if let Some(&hole) = self.place.get(&flow) {
             debug_assert!(self.order == NicOrder::Creation, "only this order keeps a place");
             if hole.lane as usize == l {
                 let lane = &mut self.lanes[l];
                 lane.members[hole.at as usize] = member;
                 lane.live += 1;
+                lane.set_flow(hole.at as usize, flow);
                 lane.set(hole.at as usize, at);
+                self.recent = (flow, hole);
                 return;
             }
             // Its hole is behind another gate; it joins the new one's lane.
@@ -320,17 +346,14 @@ impl PacedFlows {
     pub fn remove(&mut self, flow: u32) {
         let Some(place) = self.find(flow) else { return };
         let (l, at) = (place.lane as usize, place.at as usize);
+        self.recent.0 = NOBODY;
         let lane = &mut self.lanes[l];
         let member = &mut lane.members[at];
-        if !member.live {
-            return;
-        }
         member.live = false;
         if self.order == NicOrder::Rotate {
             // It comes back with a new ticket: nothing keeps its place.
             member.flow = NOBODY;
             self.place.remove(&flow);
-            self.recent.0 = NOBODY;
         }
         lane.live -= 1;
         lane.set(at, NEVER);
@@ -383,8 +406,7 @@ impl PacedFlows {
             self.first_of(open, now)?
         };
         let lane = &mut self.lanes[l];
-        let member = lane.members[i];
-        let flow = member.flow;
+        let flow = lane.flow_at(i);
         match self.order {
             NicOrder::Creation => {
                 self.last_served = Some(flow);
@@ -394,6 +416,7 @@ impl PacedFlows {
             NicOrder::Rotate => {
                 // To the back: a hole where it was, and the member again with a new ticket.
                 let at = lane.ready_at(i);
+                let member = lane.members[i];
                 lane.members[i].flow = NOBODY;
                 lane.members[i].live = false;
                 lane.live -= 1;
@@ -434,7 +457,7 @@ impl PacedFlows {
         let mut open = self.occupied & !paused;
         let mut earliest = None;
         while open != 0 {
-            let at = self.lanes[self.lane_of(open.trailing_zeros() as u8)].ready[1];
+            let at = self.lanes[self.lane_of(open.trailing_zeros() as u8)].nodes[1];
             open &= open - 1;
             earliest = Some(earliest.map_or(at, |e: Ps| e.min(at)));
         }
