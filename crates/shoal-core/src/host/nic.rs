@@ -11,8 +11,9 @@ use crate::switch::flow_control::{quanta_time, read_pause_frame, Pause, PORT_LEV
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Drops;
-use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
+
+use super::paced::{PacedFlows, HELD_BY_FILTER};
 
 /// A host NIC's egress queues: tail drop when the NIC holds `capacity` bytes, and an
 /// optional ECN cut-off on the bytes ahead of an arriving packet (the marking queues of
@@ -25,9 +26,8 @@ use std::collections::VecDeque;
 ///
 /// Invariants: `bytes` is the total size of the queued packets; bit q of `backlogged` is
 /// set exactly when queue q holds packets; `paced` holds each paced flow with a packet to
-/// send at most once, in flow order under `NicOrder::Creation`; `pause_ends[c]` is when
-/// the timed PAUSE of class c runs out, while class c is paused by one (`NO_END`
-/// otherwise).
+/// send once; `pause_ends[c]` is when the timed PAUSE of class c runs out, while class c
+/// is paused by one (`NO_END` otherwise).
 pub struct Nic {
     /// The link the NIC transmits on.
     pub link: u32,
@@ -46,10 +46,7 @@ pub struct Nic {
     /// A port-level pause (DSH) is in force.
     port_paused: bool,
     /// Paced flows with a packet to send, in round-robin order.
-    paced: VecDeque<Paced>,
-    order: NicOrder,
-    /// The paced flow served last (`NicOrder::Creation` goes on after it).
-    last_served: Option<u32>,
+    paced: PacedFlows,
     /// The time of the NIC's pending wake-up, if one is pending: the earliest time a paced
     /// flow that was not ready becomes ready.
     pub wake_at: Option<Ps>,
@@ -65,8 +62,6 @@ pub struct Nic {
 struct FlowFilter {
     vfids: u32,
     filter: Option<BloomFilter>,
-    /// The VFID of each paced flow.
-    vfid_of: FxHashMap<u32, u32>,
 }
 
 impl FlowFilter {
@@ -76,25 +71,8 @@ impl FlowFilter {
     }
 }
 
-/// The bit of `Nic::paused` that is always set: a paced flow whose `gate` is this bit
-/// waits, paused by the switch's flow filter (queues are numbered below it).
-const HELD_BY_FILTER: u8 = 63;
-
 /// `Nic::pause_ends` of a class with no timed pause.
 const NO_END: Ps = Ps::MAX;
-
-/// A flow the NIC pulls packets from.
-#[derive(Clone, Copy, Debug)]
-struct Paced {
-    flow: u32,
-    /// The queue (class) whose pause stops it.
-    class: u8,
-    /// The bit of `Nic::paused` that stops it: its class's, or `HELD_BY_FILTER` while a
-    /// filter holds it (one test either way).
-    gate: u8,
-    /// When its rate limiter lets its next packet go.
-    ready_at: Ps,
-}
 
 impl Nic {
     pub fn new(link: u32, capacity: u64, ecn_k: u64, queues: usize) -> Nic {
@@ -109,9 +87,7 @@ impl Nic {
             paused: 1 << HELD_BY_FILTER,
             class_paused: 0,
             port_paused: false,
-            paced: VecDeque::new(),
-            order: NicOrder::Rotate,
-            last_served: None,
+            paced: PacedFlows::new(NicOrder::Rotate, queues),
             wake_at: None,
             pause_ends: [NO_END; CLASSES],
             flow_filter: None,
@@ -121,12 +97,13 @@ impl Nic {
     /// The NIC obeying BFC's filter frames, which name flows by virtual flow ids below
     /// `vfids`.
     pub fn obeying_filters(self, vfids: u32) -> Nic {
-        Nic { flow_filter: Some(Box::new(FlowFilter { vfids, filter: None, vfid_of: FxHashMap::default() })), ..self }
+        Nic { flow_filter: Some(Box::new(FlowFilter { vfids, filter: None })), ..self }
     }
 
-    /// The NIC with its paced flows served in `order`.
+    /// The NIC with its paced flows served in `order` (before any paces).
     pub fn with_order(self, order: NicOrder) -> Nic {
-        Nic { order, ..self }
+        let queues = self.queues.len();
+        Nic { paced: PacedFlows::new(order, queues), ..self }
     }
 
     /// The NIC of a host as `host` configures it, transmitting on `link`, with a queue
@@ -195,75 +172,42 @@ impl Nic {
 
     /// Flow `flow`, whose packets have priority `priority` and 5-tuple hash `hash`, may
     /// send its next packet at `ready_at`, or has nothing to send (`None`).
+    #[inline]
     pub fn pace(&mut self, flow: u32, priority: u8, hash: u32, ready_at: Option<Ps>) {
-        let at = self.paced.iter().position(|p| p.flow == flow);
-        match (at, ready_at) {
-            (Some(i), Some(t)) => self.paced[i].ready_at = t,
-            (Some(i), None) => {
-                self.paced.remove(i);
-                if let Some(f) = &mut self.flow_filter {
-                    f.vfid_of.remove(&flow);
-                }
-            }
-            (None, Some(t)) => {
-                let class = self.class(priority);
-                let mut gate = class;
-                if let Some(f) = &mut self.flow_filter {
-                    let id = vfid(hash, f.vfids);
-                    f.vfid_of.insert(flow, id);
-                    if f.holds(id) {
-                        gate = HELD_BY_FILTER;
-                    }
-                }
-                let paced = Paced { flow, class, gate, ready_at: t };
-                match self.order {
-                    NicOrder::Rotate => self.paced.push_back(paced),
-                    NicOrder::Creation => {
-                        let at = self.paced.partition_point(|p| p.flow < flow);
-                        self.paced.insert(at, paced);
-                    }
-                }
-            }
-            (None, None) => {}
+        let Some(at) = ready_at else {
+            self.paced.remove(flow);
+            return;
+        };
+        if self.paced.update(flow, at) {
+            return;
         }
+        let class = self.class(priority);
+        let (gate, vfid) = match &self.flow_filter {
+            Some(f) => {
+                let id = vfid(hash, f.vfids);
+                (if f.holds(id) { HELD_BY_FILTER } else { class }, id)
+            }
+            None => (class, 0),
+        };
+        self.paced.add(flow, class, gate, vfid, at);
     }
 
     /// The first paced flow in round-robin order that may send at `now` and whose class
-    /// is not paused; it moves to the back of the order.
+    /// is not paused; under `NicOrder::Rotate` it moves to the back of the order.
+    #[inline]
     pub fn next_paced(&mut self, now: Ps) -> Option<u32> {
-        let eligible = |p: &Paced| p.ready_at <= now && self.may_send(p);
-        match self.order {
-            NicOrder::Rotate => {
-                let i = self.paced.iter().position(eligible)?;
-                let p = self.paced.remove(i).expect("a found position");
-                self.paced.push_back(p);
-                Some(p.flow)
-            }
-            NicOrder::Creation => {
-                let start = self.last_served.map_or(0, |last| self.paced.partition_point(|p| p.flow <= last));
-                let (after, before) = (self.paced.range(start..), self.paced.range(..start));
-                let flow = after.chain(before).find(|p| eligible(p))?.flow;
-                self.last_served = Some(flow);
-                Some(flow)
-            }
-        }
+        self.paced.next(now, self.paused)
     }
 
     /// When the earliest paced flow of an unpaused class may send.
     pub fn earliest_paced(&self) -> Option<Ps> {
-        self.paced.iter().filter(|p| self.may_send(p)).map(|p| p.ready_at).min()
+        self.paced.earliest(self.paused)
     }
 
     /// Whether a paced flow of an unpaused class has a packet to send, now or later.
     #[inline]
     pub fn has_paced(&self) -> bool {
-        self.paced.iter().any(|p| self.may_send(p))
-    }
-
-    /// Whether neither the class of paced flow `p` nor (under BFC) the flow is paused.
-    #[inline]
-    fn may_send(&self, p: &Paced) -> bool {
-        self.paused & (1 << p.gate) == 0
+        self.paced.any(self.paused)
     }
 
     /// Stops (`paused`) or resumes the queues of `mask` (bit q for queue q). After a
@@ -311,9 +255,7 @@ impl Nic {
             if let Some(obeyed) = &mut self.flow_filter {
                 let filter = exts.filter(frame.ext).expect("a filter frame carries its filter");
                 obeyed.filter = (!filter.is_empty()).then(|| filter.clone());
-                for p in &mut self.paced {
-                    p.gate = if obeyed.holds(obeyed.vfid_of[&p.flow]) { HELD_BY_FILTER } else { p.class };
-                }
+                self.paced.regate(|p| if obeyed.holds(p.vfid) { HELD_BY_FILTER } else { p.class });
                 effects.push(Effect::Kick { port: 0 });
             }
             return;
@@ -538,6 +480,226 @@ mod tests {
         nic.pace(2, 0, 0, None);
         nic.pace(2, 0, 0, Some(0));
         assert_eq!(nic.next_paced(0), Some(2), "back in its place after flow 1");
+    }
+
+    /// The NIC's paced flows as a list in round-robin order, scanned for each answer: the
+    /// oracle that `PacedFlows` must agree with.
+    struct LinearPaced {
+        paced: VecDeque<Listed>,
+        order: NicOrder,
+        last_served: Option<u32>,
+        queues: usize,
+        class_paused: u64,
+        /// `class_paused` and `HELD_BY_FILTER`.
+        paused: u64,
+        /// The VFID count and the filter in force, when the NIC obeys filters.
+        filter: Option<(u32, Option<BloomFilter>)>,
+        vfid_of: rustc_hash::FxHashMap<u32, u32>,
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    struct Listed {
+        flow: u32,
+        class: u8,
+        gate: u8,
+        ready_at: Ps,
+    }
+
+    impl LinearPaced {
+        fn new(order: NicOrder, queues: usize, vfids: Option<u32>) -> Self {
+            LinearPaced {
+                paced: VecDeque::new(),
+                order,
+                last_served: None,
+                queues,
+                class_paused: 0,
+                paused: 1 << HELD_BY_FILTER,
+                filter: vfids.map(|v| (v, None)),
+                vfid_of: Default::default(),
+            }
+        }
+
+        fn holds(&self, vfid: u32) -> bool {
+            self.filter.as_ref().is_some_and(|(_, f)| f.as_ref().is_some_and(|f| f.matches(vfid)))
+        }
+
+        fn pace(&mut self, flow: u32, priority: u8, hash: u32, ready_at: Option<Ps>) {
+            let at = self.paced.iter().position(|p| p.flow == flow);
+            match (at, ready_at) {
+                (Some(i), Some(t)) => self.paced[i].ready_at = t,
+                (Some(i), None) => {
+                    self.paced.remove(i);
+                    self.vfid_of.remove(&flow);
+                }
+                (None, Some(t)) => {
+                    let class = (priority as usize).min(self.queues - 1) as u8;
+                    let mut gate = class;
+                    if let Some(&(vfids, _)) = self.filter.as_ref() {
+                        let id = vfid(hash, vfids);
+                        self.vfid_of.insert(flow, id);
+                        if self.holds(id) {
+                            gate = HELD_BY_FILTER;
+                        }
+                    }
+                    let listed = Listed { flow, class, gate, ready_at: t };
+                    match self.order {
+                        NicOrder::Rotate => self.paced.push_back(listed),
+                        NicOrder::Creation => {
+                            let at = self.paced.partition_point(|p| p.flow < flow);
+                            self.paced.insert(at, listed);
+                        }
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+
+        fn may_send(&self, p: &Listed) -> bool {
+            self.paused & (1 << p.gate) == 0
+        }
+
+        fn next_paced(&mut self, now: Ps) -> Option<u32> {
+            let eligible = |p: &Listed| p.ready_at <= now && self.may_send(p);
+            match self.order {
+                NicOrder::Rotate => {
+                    let i = self.paced.iter().position(eligible)?;
+                    let p = self.paced.remove(i).expect("a found position");
+                    self.paced.push_back(p);
+                    Some(p.flow)
+                }
+                NicOrder::Creation => {
+                    let start = self.last_served.map_or(0, |last| self.paced.partition_point(|p| p.flow <= last));
+                    let (after, before) = (self.paced.range(start..), self.paced.range(..start));
+                    let flow = after.chain(before).find(|p| eligible(p))?.flow;
+                    self.last_served = Some(flow);
+                    Some(flow)
+                }
+            }
+        }
+
+        fn earliest_paced(&self) -> Option<Ps> {
+            self.paced.iter().filter(|p| self.may_send(p)).map(|p| p.ready_at).min()
+        }
+
+        fn has_paced(&self) -> bool {
+            self.paced.iter().any(|p| self.may_send(p))
+        }
+
+        fn set_paused(&mut self, mask: u64, paused: bool) {
+            if paused {
+                self.class_paused |= mask;
+            } else {
+                self.class_paused &= !mask;
+            }
+            self.paused = self.class_paused | 1 << HELD_BY_FILTER;
+        }
+
+        fn on_filter(&mut self, filter: &BloomFilter) {
+            let Some((_, held)) = &mut self.filter else { return };
+            *held = (!filter.is_empty()).then(|| filter.clone());
+            let mut paced = std::mem::take(&mut self.paced);
+            for p in &mut paced {
+                p.gate = if self.holds(self.vfid_of[&p.flow]) { HELD_BY_FILTER } else { p.class };
+            }
+            self.paced = paced;
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// A pace of flow `flow`, ready `ready` after now (before it if negative), or with
+        /// nothing to send.
+        Pace {
+            flow: u32,
+            priority: u8,
+            ready: Option<i64>,
+        },
+        /// Time moves on by `advance`, and the NIC pulls.
+        Next {
+            advance: u64,
+        },
+        Pause {
+            mask: u64,
+            paused: bool,
+        },
+        /// A filter frame holding the VFIDs of the bits of `held`.
+        Filter {
+            held: u8,
+        },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            5 => (0..1000u32, 0..8u8, proptest::option::weighted(0.85, -30i64..120))
+                .prop_map(|(flow, priority, ready)| Op::Pace { flow, priority, ready }),
+            5 => prop_oneof![Just(0u64), 0..50u64].prop_map(|advance| Op::Next { advance }),
+            1 => (prop_oneof![4 => any::<u8>().prop_map(u64::from), 1 => Just(u64::MAX)], any::<bool>())
+                .prop_map(|(mask, paused)| Op::Pause { mask, paused }),
+            1 => any::<u8>().prop_map(|held| Op::Filter { held }),
+        ]
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// The NIC picks the same paced flow as a scan of a list in round-robin order, and
+        /// gives the same earliest time and the same answer to whether it has any, after
+        /// any sequence of paces (joining, moving, leaving), pulls, pauses and filters, in
+        /// both orders; with 3 to 300 flows, so that from a few to hundreds are paced.
+        #[test]
+        fn paced_flows_match_a_linear_scan(
+            rotate in any::<bool>(),
+            queues in prop_oneof![Just(1usize), Just(CLASSES)],
+            filters in any::<bool>(),
+            spread in prop_oneof![Just(3u32), Just(12), Just(300)],
+            ops in proptest::collection::vec(op(), 1..400),
+        ) {
+            use crate::net::{Ext, PacketKind};
+            use crate::switch::flow_control::bfc::{BloomShape, CountingBloom};
+            let order = if rotate { NicOrder::Rotate } else { NicOrder::Creation };
+            let vfids = 8;
+            let mut nic = Nic::new(0, 1 << 20, 0, queues).with_order(order);
+            if filters {
+                nic = nic.obeying_filters(vfids);
+            }
+            let mut oracle = LinearPaced::new(order, queues, filters.then_some(vfids));
+            let (mut now, rate, mut exts) = (1_000u64, LinkRate::new(100_000_000_000), ExtStore::default());
+            for (step, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Pace { flow, priority, ready } => {
+                        let flow = flow % spread;
+                        let hash = flow.wrapping_mul(0x9e37_79b9);
+                        let at = ready.map(|r| now.saturating_add_signed(r));
+                        nic.pace(flow, priority, hash, at);
+                        oracle.pace(flow, priority, hash, at);
+                    }
+                    Op::Next { advance } => {
+                        now += advance;
+                        prop_assert_eq!(nic.next_paced(now), oracle.next_paced(now), "step {}: next at {}", step, now);
+                    }
+                    Op::Pause { mask, paused } => {
+                        nic.set_paused(mask, paused);
+                        oracle.set_paused(mask, paused);
+                    }
+                    Op::Filter { held } => {
+                        let mut bloom = CountingBloom::new(BloomShape::new(8, 2).unwrap());
+                        (0..vfids).filter(|v| held & 1 << v != 0).for_each(|v| bloom.insert(v));
+                        let frame = Packet {
+                            kind: PacketKind::Control,
+                            ext: Some(exts.insert(Ext::Filter(bloom.filter().clone()))),
+                            ..Packet::template(u32::MAX - 1, 0, 0, 0)
+                        };
+                        nic.on_frame(&frame, now, &rate, &mut Effects::new(), &exts);
+                        oracle.on_filter(bloom.filter());
+                        exts.release(frame.ext);
+                    }
+                }
+                prop_assert_eq!(nic.earliest_paced(), oracle.earliest_paced(), "step {}: earliest", step);
+                prop_assert_eq!(nic.has_paced(), oracle.has_paced(), "step {}: has", step);
+            }
+        }
     }
 
     /// Ready flows are served in turn; one not yet ready is skipped, and so is one whose

@@ -32,6 +32,30 @@ registry! {
     }
 }
 
+/// A switch's classifier: a registered scheme, dispatched by `match`, or one from outside
+/// the registry (`Switch::set_classifier`, for benchmarks and tests), through a pointer.
+pub enum Classifier {
+    Scheme(AnyClassifier),
+    Custom(Box<dyn Classify>),
+}
+
+impl Classify for Classifier {
+    #[inline]
+    fn queue(&mut self, pkt: &Packet, queues: usize) -> usize {
+        match self {
+            Classifier::Scheme(c) => c.queue(pkt, queues),
+            Classifier::Custom(c) => c.queue(pkt, queues),
+        }
+    }
+
+    fn queues_of_priority(&mut self, priority: u8, queues: usize) -> u64 {
+        match self {
+            Classifier::Scheme(c) => c.queues_of_priority(priority, queues),
+            Classifier::Custom(c) => c.queues_of_priority(priority, queues),
+        }
+    }
+}
+
 /// Every packet in queue 0: one FIFO per port.
 pub struct SingleQueue;
 

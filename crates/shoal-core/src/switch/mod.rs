@@ -16,7 +16,7 @@ use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeIntegral};
 use active_set::ActiveSet;
 use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
-use classify::Classify;
+use classify::{Classifier, Classify};
 use flow_control::{
     AnyFlowControl, FlowControl, FlowControlEnv, FlowCx, IngressCx, IngressLink, LosslessArrival, PoolState,
     PortPauses, PortView, StepCx,
@@ -112,7 +112,7 @@ pub struct Switch {
     mark_at: MarkPoint,
     ecn_scope: EcnScope,
     non_ect: NonEct,
-    classify: Box<dyn Classify>,
+    classify: Classifier,
     rng: Rng,
     /// What each port reports to in-band telemetry, kept only in runs whose packets ask
     /// for it (`keep_telemetry`): a run without pays one branch per departure.
@@ -212,7 +212,7 @@ impl Switch {
             "validated: at most one per-queue marking rule"
         );
         let ecn = &cfg.ecn;
-        let mut classify: Box<dyn Classify> = Box::new(cfg.classifier().build(&()));
+        let mut classify = Classifier::Scheme(cfg.classifier().build(&()));
         // The queues of each class: those its priorities join (priorities above the last
         // class are in it).
         let mut class_queues = [0u64; CLASSES];
@@ -292,7 +292,7 @@ impl Switch {
 
     /// Replaces the classifier (a scheme not in the registry, say, in a benchmark).
     pub fn set_classifier(&mut self, classify: Box<dyn Classify>) {
-        self.classify = classify;
+        self.classify = Classifier::Custom(classify);
     }
 
     /// The queues of `port`, by index.
