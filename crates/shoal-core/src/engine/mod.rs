@@ -1262,14 +1262,9 @@ mod tests {
         }
     }
 
-    /// Payloads in the side table live exactly as long as their packets: a lossy run
-    /// (LossPass pushouts, full pools, a NIC buffer too small for the window) with a
-    /// payload on every data packet keeps the table equal to the packets that own one, and
-    /// ends with it empty.
-    #[test]
-    fn side_table_payloads_follow_their_packets() {
-        let sc = Scenario::from_toml(
-            r#"
+    /// A 9-host star that loses packets: a NIC buffer smaller than a window, small pools
+    /// with LossPass pushouts, a short RTO.
+    const LOSSY_STAR: &str = r#"
             [topology]
             kind = "star"
             hosts = 9
@@ -1286,6 +1281,16 @@ mod tests {
             [transport]
             init_cwnd = 40
             rto_min = "200us"
+            "#;
+
+    /// Payloads in the side table live exactly as long as their packets: a lossy run
+    /// (LossPass pushouts, full pools, a NIC buffer too small for the window) with a
+    /// payload on every data packet keeps the table equal to the packets that own one, and
+    /// ends with it empty.
+    #[test]
+    fn side_table_payloads_follow_their_packets() {
+        let sc = Scenario::from_toml(&format!(
+            r#"{LOSSY_STAR}
             [workload]
             pattern = "incast"
             senders = "1-8"
@@ -1300,8 +1305,8 @@ mod tests {
             repeats = 4
             period = "300us"
             start = "200us"
-            "#,
-        )
+            "#
+        ))
         .unwrap();
         let mut sim = Simulation::new(&sc).unwrap();
         sim.attach_exts = true;
@@ -1324,24 +1329,8 @@ mod tests {
     /// and releases most of them along the way (kept, every flow started stays).
     #[test]
     fn released_flows_keep_their_records_and_free_their_state() {
-        let sc = Scenario::from_toml(
-            r#"
-            [topology]
-            kind = "star"
-            hosts = 9
-            link_rate = "10Gbps"
-            [host]
-            nic_buffer = "30KB"
-            [switch]
-            pool_size = "60KB"
-            reserved = "0B"
-            alpha = 1000
-            queues = 2
-            scheduler = "strict_priority"
-            admission = "losspass"
-            [transport]
-            init_cwnd = 40
-            rto_min = "200us"
+        let sc = Scenario::from_toml(&format!(
+            r#"{LOSSY_STAR}
             [workload]
             pattern = "all_to_all"
             cdf = "google_rpc"
@@ -1355,8 +1344,8 @@ mod tests {
             size = "200KB"
             repeats = 4
             period = "400us"
-            "#,
-        )
+            "#
+        ))
         .unwrap();
         let run = |release_batch: usize| {
             let mut sim = Simulation::new(&sc).unwrap();
