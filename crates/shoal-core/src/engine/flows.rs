@@ -19,18 +19,13 @@ pub(super) struct Flow {
     pub nic_bytes: u64,
     /// Its transport wants to hear when its packets leave the NIC.
     pub drain_notices: bool,
-    /// Which of its ends' NICs pace it (`PACED_AT_SOURCE`, `PACED_AT_DESTINATION`).
-    pub paced: u8,
 }
 
-pub(super) const PACED_AT_SOURCE: u8 = 1;
-pub(super) const PACED_AT_DESTINATION: u8 = 2;
-
 impl Flow {
-    /// Whether a timer or a NIC's pacing may still make its transport act (a packet of
-    /// it in the network may too: `Simulation::release_quiet_flows` looks for those).
-    pub fn waits(&self) -> bool {
-        (self.timer_event_at.is_some() && self.transport.wants_timer()) || self.paced != 0
+    /// Whether a timer may still make its transport act (a packet of it in the network
+    /// or a NIC pacing it may too: `Simulation::release_quiet_flows` looks for those).
+    pub fn waits_for_timer(&self) -> bool {
+        self.timer_event_at.is_some() && self.transport.wants_timer()
     }
 }
 

@@ -21,7 +21,7 @@ use std::sync::Arc;
 mod flows;
 mod report;
 pub(crate) use flows::RELEASE_BATCH;
-use flows::{Flow, Flows, PACED_AT_DESTINATION, PACED_AT_SOURCE};
+use flows::{Flow, Flows};
 pub use report::{FlowRecord, PfcPortRecord};
 
 #[derive(Clone, Copy, Debug)]
@@ -829,15 +829,15 @@ impl Simulation {
             pkt.ext = Some(self.exts.insert(net::Ext::Telemetry(Default::default())));
         }
         self.count_created(&pkt);
-        let priority = pkt.priority;
+        let class = crate::switch::mmu::class_of(pkt.priority);
         if !self.nics[h as usize].push(pkt, &mut Drops { counters: &mut self.counters, exts: &mut self.exts }) {
-            if self.lossless_classes & (1 << crate::switch::mmu::class_of(priority)) != 0 {
+            if self.lossless_classes & (1 << class) != 0 {
                 self.counters.lossless_drops += 1;
             }
             return;
         }
         if pkt.kind == PacketKind::Data {
-            self.flow_mut(pkt.flow).nic_bytes += pkt.size as u64;
+            self.flows.get_mut(pkt.flow).nic_bytes += pkt.size as u64;
         }
     }
 
@@ -849,12 +849,6 @@ impl Simulation {
         if pkt.kind.carries_payload() {
             self.counters.data_packets_sent += 1;
         }
-    }
-
-    /// Flow `fi`, which is active.
-    #[inline]
-    fn flow_mut(&mut self, fi: u32) -> &mut Flow {
-        self.flows.get_mut(fi)
     }
 
     /// Releases the finished flows that nothing is left to happen to: no packet of
@@ -873,11 +867,12 @@ impl Simulation {
         }
         for (&fi, in_network) in candidates.iter().zip(in_network) {
             let flow = self.flows.get(fi).expect("a finished flow is released once");
-            if in_network || flow.waits() {
+            let paced = |h: u32| self.nics[h as usize].paces(fi);
+            if in_network || flow.waits_for_timer() || paced(flow.spec.src) || paced(flow.spec.dst) {
                 self.finished_flows.push(fi);
                 continue;
             }
-            let record = self.record_of(&flow.spec, Some(&flow.transport));
+            let record = self.record_of(flow);
             self.released_cnps += flow.transport.outcome(&self.stacks).cnps as u64;
             Arc::make_mut(&mut self.table).set(fi as usize, &record);
             self.flows.release(fi);
@@ -939,10 +934,7 @@ impl Simulation {
                 }
                 HostAction::Timer(at) => self.request_flow_timer(fi, at),
                 HostAction::Pace { at, priority } => {
-                    let flow = self.flow_mut(fi);
-                    let end = if h == flow.spec.src { PACED_AT_SOURCE } else { PACED_AT_DESTINATION };
-                    flow.paced = if at.is_some() { flow.paced | end } else { flow.paced & !end };
-                    let hash = flow.hash;
+                    let hash = self.flows.get_mut(fi).hash;
                     self.nics[h as usize].pace(fi, priority, hash, at);
                     if let (Some(at), Wake::Send) = (at, wake) {
                         self.wake_nic(h, at);
@@ -957,7 +949,7 @@ impl Simulation {
     /// are not cancelled: one that no longer matches the flow's pending time is ignored
     /// when it fires.
     fn request_flow_timer(&mut self, fi: u32, at: Ps) {
-        let flow = self.flow_mut(fi);
+        let flow = self.flows.get_mut(fi);
         if flow.timer_event_at.is_none_or(|t| at < t) {
             flow.timer_event_at = Some(at);
             self.events.push_far(at, Event::Timer(TimerRef { owner: Owner::Flow, id: fi, token: 0 }));
@@ -1009,7 +1001,6 @@ impl Simulation {
             hash: forward.hash,
             timer_event_at: None,
             nic_bytes: 0,
-            paced: 0,
         };
         self.flows.start(flow);
         self.carry_out(fi, src, Wake::Send, actions, finished);

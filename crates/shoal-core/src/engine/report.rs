@@ -1,7 +1,7 @@
 //! What a run produced, read off the simulation: flow records, counters and occupancy
 //! statistics, and the conservation and accounting checks.
 
-use super::{Link, Simulation};
+use super::{Flow, Link, Simulation};
 use crate::host::Nic;
 use crate::net::{NodeId, PacketKind};
 use crate::observe::{Deadlock, IngressSample, Observer, Sample};
@@ -12,7 +12,7 @@ use crate::switch::flow_control::{AnyFlowControl, Bfc, FlowControl, HeadroomEpis
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Switch;
-use crate::transport::{AnyTransport, PathInfo, Transport};
+use crate::transport::{PathInfo, Transport};
 use crate::workload::FlowKind;
 use crate::workload::FlowSpec;
 use rustc_hash::FxHashMap;
@@ -182,15 +182,15 @@ impl Simulation {
         self.stacks.ideal_fct(spec, || self.path(spec.src, spec.dst))
     }
 
-    /// The record of flow `spec`, as its transport (if it started) has it now.
-    pub(super) fn record_of(&self, spec: &FlowSpec, transport: Option<&AnyTransport>) -> FlowRecord {
-        let outcome = transport.map(|t| t.outcome(&self.stacks)).unwrap_or_default();
+    /// The record of active flow `flow`, as its transport has it now.
+    pub(super) fn record_of(&self, flow: &Flow) -> FlowRecord {
+        let outcome = flow.transport.outcome(&self.stacks);
         FlowRecord {
             finish: outcome.finished_at,
             retransmits: outcome.retransmits,
             timeouts: outcome.timeouts,
             delivered_bytes: outcome.delivered_bytes,
-            ..FlowRecord::unstarted(spec, self.ideal_fct(spec))
+            ..FlowRecord::unstarted(&flow.spec, self.ideal_fct(&flow.spec))
         }
     }
 
@@ -201,7 +201,7 @@ impl Simulation {
         let mut table = std::mem::take(&mut self.table);
         let rows = Arc::make_mut(&mut table);
         for (i, flow) in self.flows.active() {
-            rows.set(i as usize, &self.record_of(&flow.spec, Some(&flow.transport)));
+            rows.set(i as usize, &self.record_of(flow));
         }
         rows.truncate(self.flows.started());
         for spec in self.upcoming.clone() {
@@ -213,12 +213,18 @@ impl Simulation {
 
     /// Every flow's record, as `flow_table` has them.
     pub fn flow_records(&self) -> Vec<FlowRecord> {
+        self.records().collect()
+    }
+
+    /// Every flow's record in flow order, worked out one at a time: the rows of released
+    /// flows, the active flows' transports, the flows still to start.
+    fn records(&self) -> impl Iterator<Item = FlowRecord> + '_ {
         let started = (0..self.flows.started() as u32).map(|i| match self.flows.get(i) {
-            Some(flow) => self.record_of(&flow.spec, Some(&flow.transport)),
+            Some(flow) => self.record_of(flow),
             None => self.table.record(i as usize),
         });
         let upcoming = self.upcoming.clone().map(|spec| FlowRecord::unstarted(&spec, self.ideal_fct(&spec)));
-        started.chain(upcoming).collect()
+        started.chain(upcoming)
     }
 
     /// Each switch pool's occupancy distribution (`run.occupancy_cdf`), accounted up to
@@ -356,42 +362,23 @@ impl Simulation {
         counters
     }
 
-    /// The flows' counts and sums the counters report, read off the rows of released
-    /// flows, the active flows' transports and the flows still to start (without building
-    /// the table, which a caller may hold).
+    /// The flows' counts and sums the counters report, from their records one at a time
+    /// (without building the table, which a caller may hold).
     fn flow_tally(&self) -> FlowTally {
-        let mut tally = FlowTally { cnps: self.released_cnps, ..FlowTally::default() };
-        let mut count = |kind: &str, finished: bool| {
+        let active_cnps: u64 = self.flows.active().map(|(_, f)| f.transport.outcome(&self.stacks).cnps as u64).sum();
+        let mut tally = FlowTally { cnps: self.released_cnps + active_cnps, ..FlowTally::default() };
+        for r in self.records() {
+            tally.total += 1;
+            tally.timeouts += r.timeouts as u64;
             // `tcp` was every completing flow, RDMA's too, before RDMA had a key of its own.
-            let of_kind = match kind {
+            let of_kind = match r.kind {
                 k if k == FlowKind::Tcp.name() => &mut tally.tcp,
                 k if k == FlowKind::Rdma.name() => &mut tally.rdma,
-                _ => return,
+                _ => continue,
             };
             of_kind[0] += 1;
-            of_kind[1] += usize::from(finished);
-        };
-        let mut timeouts = 0;
-        for fi in 0..self.flows.started() as u32 {
-            match self.flows.get(fi) {
-                Some(flow) => {
-                    let outcome = flow.transport.outcome(&self.stacks);
-                    count(flow.spec.kind.name(), outcome.finished_at.is_some());
-                    timeouts += outcome.timeouts as u64;
-                    tally.cnps += outcome.cnps as u64;
-                }
-                None => {
-                    let i = fi as usize;
-                    count(self.table.kind[i], self.table.finished(i));
-                    timeouts += self.table.timeouts[i] as u64;
-                }
-            }
+            of_kind[1] += usize::from(r.finish.is_some());
         }
-        for spec in self.upcoming.clone() {
-            count(spec.kind.name(), false);
-        }
-        tally.timeouts = timeouts;
-        tally.total = self.flows.started() + self.upcoming.remaining() as usize;
         tally
     }
 

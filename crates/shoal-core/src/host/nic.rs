@@ -192,6 +192,11 @@ impl Nic {
         self.paced.add(flow, class, gate, vfid, at);
     }
 
+    /// Whether the NIC paces flow `flow`: it has a packet to send, now or later.
+    pub fn paces(&self, flow: u32) -> bool {
+        self.paced.contains(flow)
+    }
+
     /// The first paced flow in round-robin order that may send at `now` and whose class
     /// is not paused; under `NicOrder::Rotate` it moves to the back of the order.
     #[inline]
@@ -698,6 +703,10 @@ mod tests {
                 }
                 prop_assert_eq!(nic.earliest_paced(), oracle.earliest_paced(), "step {}: earliest", step);
                 prop_assert_eq!(nic.has_paced(), oracle.has_paced(), "step {}: has", step);
+                for flow in 0..spread.min(16) {
+                    let listed = oracle.paced.iter().any(|p| p.flow == flow);
+                    prop_assert_eq!(nic.paces(flow), listed, "step {}: paces flow {}", step, flow);
+                }
             }
         }
     }

@@ -288,6 +288,11 @@ impl PacedFlows {
         Some(place)
     }
 
+    /// Whether `flow` is paced (has a packet to send, now or later).
+    pub fn contains(&self, flow: u32) -> bool {
+        self.place.get(&flow).is_some_and(|p| self.lanes[p.lane as usize].members[p.at as usize].live)
+    }
+
     /// Paced flow `flow` may send its next packet at `at`. False if `flow` is not paced
     /// (it joins with `add`).
     #[inline]
