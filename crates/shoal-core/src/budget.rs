@@ -8,7 +8,7 @@
 //! with a measured run.
 
 use crate::net::{NetworkSpec, NodeId};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Pattern, Scenario, ScenarioError};
 use crate::sim::PS_PER_S;
 use crate::switch::flow_control::FlowControlConfig;
 
@@ -35,6 +35,10 @@ const SAMPLE_BYTES: u64 = 120;
 /// 209 B a flow between 1 M and 3 M flows on a k = 16 fat tree (184 B without writing
 /// the CSV).
 const TRACE_FLOW_BYTES: u64 = 220;
+/// One row of a trace a run reads (`workload.pattern = "trace"`), held whole: the row
+/// (40 B) and, while the file is read, its id and line for the check of repeated ids.
+/// Measured 56 B a row at the peak with a 2 M-row trace.
+const TRACE_ROW_BYTES: u64 = 56;
 /// The process without a network (the interpreter, libraries, buffers).
 const BASE_BYTES: u64 = 50 << 20;
 
@@ -116,6 +120,12 @@ impl MemoryEstimate {
         let (key, flows) = planned_flows(sc, net)?;
         let mut estimate = MemoryEstimate::new(sc, net, flows);
         estimate.parts.iter_mut().filter(|p| p.what == "flows").for_each(|p| p.key = key.clone());
+        let counts = crate::workload::planned_flows_by_workload(sc, net)?;
+        let traces = sc.workload_paths().zip(counts).filter(|((_, w), _)| w.pattern == Pattern::Trace);
+        let rows = traces.map(|(_, (key, rows))| (key, rows as u64)).reduce(|a, b| (a.0, a.1 + b.1));
+        if let Some((key, rows)) = rows {
+            estimate.parts.push(Part::new("trace rows", key, rows.saturating_mul(TRACE_ROW_BYTES)));
+        }
         Ok(estimate)
     }
 
@@ -454,6 +464,20 @@ mod tests {
         let err = e.check(&available(4_000_000_000)).unwrap_err();
         assert_eq!(err.path, "workload.flows");
         assert!(err.message.starts_with("this trace needs about 22.1 GB"), "{err}");
+    }
+
+    /// A run reads its trace whole: its rows are counted beside the flows, under the key
+    /// that names the file; a run without a trace has no such part.
+    #[test]
+    fn a_run_from_a_trace_counts_its_rows() {
+        let path = std::env::temp_dir().join(format!("shoal-budget-{}.csv", std::process::id()));
+        let rows: String = (0..1000).map(|i| format!("{i},0,1,100,{i}\n")).collect();
+        std::fs::write(&path, format!("id,src,dst,bytes,start_ns\n{rows}")).unwrap();
+        let e = planned(&format!("[workload]\npattern = \"trace\"\ntrace = {:?}\n", path.to_str().unwrap()));
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(part(&e, "trace rows"), 1000 * TRACE_ROW_BYTES);
+        assert_eq!(e.parts.iter().find(|p| p.what == "trace rows").unwrap().key, "workload.trace");
+        assert_eq!(part(&planned("[workload]\nflows = 1000\n"), "trace rows"), 0);
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod trace;
 
 pub use cdf::FlowSizeCdf;
 pub use stream::FlowStream;
-pub use trace::read_trace;
+pub use trace::{read_trace, TraceRow};
 
 use crate::files::read_regular_file;
 use crate::net::{LinkSpec, NetworkSpec, NodeId};

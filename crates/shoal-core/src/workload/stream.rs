@@ -3,7 +3,7 @@
 //! never decrease within one), and the run's order merges them by start time, a tie going
 //! to the earlier workload: exactly a stable sort of all flows by start.
 
-use super::{fixed_flows, fixed_pairs, plan_arrivals, read_trace, ArrivalFlows, FlowKind, FlowSpec, Plan};
+use super::{fixed_flows, fixed_pairs, plan_arrivals, read_trace, ArrivalFlows, FlowKind, FlowSpec, Plan, TraceRow};
 use super::{ENDLESS, MAX_FLOWS};
 use crate::net::NetworkSpec;
 use crate::scenario::{Arrival, Pattern, Scenario, ScenarioError, Workload};
@@ -139,8 +139,9 @@ enum Draws {
     Arrivals(Box<Arrivals>),
     /// Incast rounds, long-lived flows or UDP: one flow per sender and round.
     Fixed(Fixed),
-    /// A trace, read whole and sorted by start (a tie keeps the file's order).
-    Listed { flows: Arc<[FlowSpec]>, next: usize },
+    /// A trace, read whole and sorted by start (a tie keeps the file's order); its flows
+    /// are of `template`'s kind and, where a row gives none, priority.
+    Listed { rows: Arc<Vec<TraceRow>>, next: usize, template: FlowSpec },
 }
 
 impl Draws {
@@ -162,15 +163,13 @@ impl Draws {
             Pattern::Incast | Pattern::LongLived | Pattern::Udp => Draws::Fixed(Fixed::new(net, w, path, template)?),
             Pattern::Trace => {
                 let file = w.trace.as_deref().expect("validated: a trace pattern names its file");
-                let mut flows = read_trace(file, net.hosts as u64, &format!("{path}.trace"))?;
-                for f in &mut flows {
-                    if f.priority == u8::MAX {
-                        f.priority = w.priority;
-                    }
-                    f.kind = FlowKind::of(w);
+                let mut rows = read_trace(file, net.hosts as u64, &format!("{path}.trace"))?;
+                // A stable sort's scratch is half the trace again: spared when the file is
+                // in start order already (as `shoal trace` writes it).
+                if !rows.is_sorted_by_key(|r| r.start) {
+                    rows.sort_by_key(|r| r.start);
                 }
-                flows.sort_by_key(|f| f.start);
-                Draws::Listed { flows: flows.into(), next: 0 }
+                Draws::Listed { rows: Arc::new(rows), next: 0, template }
             }
         })
     }
@@ -183,8 +182,8 @@ impl Iterator for Draws {
         match self {
             Draws::Arrivals(arrivals) => arrivals.next(),
             Draws::Fixed(fixed) => fixed.next(),
-            Draws::Listed { flows, next } => {
-                let flow = flows.get(*next)?.clone();
+            Draws::Listed { rows, next, template } => {
+                let flow = rows.get(*next)?.spec(template.kind, template.priority);
                 *next += 1;
                 Some(flow)
             }
