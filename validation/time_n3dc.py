@@ -156,12 +156,17 @@ def measure(cmd: list[str], stdout: Path) -> dict:
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         except OSError as e:
             raise UserError(f"cannot run {cmd[0]}: {e.strerror or e}", 1) from None
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            peak = max(peak, peak_rss_kib(proc.pid) or 0)
-            time.sleep(0.05)
+        try:
+            while True:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                peak = max(peak, peak_rss_kib(proc.pid) or 0)
+                time.sleep(0.05)
+        except BaseException:  # Ctrl-C: the reference would run on for minutes
+            proc.kill()
+            proc.wait()
+            raise
         proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t0
     code = proc.returncode
