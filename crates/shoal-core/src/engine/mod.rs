@@ -807,12 +807,9 @@ impl Simulation {
             1 => hops.first(),
             n => hops.port((mix64(pkt.hash as u64 ^ switch.ecmp_salt) % n as u64) as usize),
         } as usize;
-        // The kick reads the egress link after the switch's work: its cache miss overlaps
-        // with that work instead of following it (3-5% on the k = 16 fat tree).
-        let link = switch.ports[port].link;
-        prefetch(&self.links[link as usize]);
         let mut drops = Drops { counters: &mut self.counters, exts: &mut self.exts };
         let buffered = switch.receive(ingress, port, pkt, self.now, &mut drops, &mut self.effects);
+        let link = switch.ports[port].link;
         // A PAUSE upstream goes first: the kick may send a packet whose departure RESUMEs
         // the same upstream, and that frame must follow the PAUSE.
         if !self.effects.is_empty() {
