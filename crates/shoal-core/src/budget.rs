@@ -117,10 +117,11 @@ impl MemoryEstimate {
     /// The estimate for the (resolved) scenario `sc` on its network `net`, its flows
     /// counted without generating them; the flows' key is what sets their count.
     pub fn of(sc: &Scenario, net: &NetworkSpec) -> Result<MemoryEstimate, ScenarioError> {
-        let (key, flows) = planned_flows(sc, net)?;
+        // Counted once: a trace's count is a pass over its file.
+        let counts = crate::workload::planned_flows_by_workload(sc, net)?;
+        let (key, flows) = planned_flows(&counts);
         let mut estimate = MemoryEstimate::new(sc, net, flows);
         estimate.parts.iter_mut().filter(|p| p.what == "flows").for_each(|p| p.key = key.clone());
-        let counts = crate::workload::planned_flows_by_workload(sc, net)?;
         let traces = sc.workload_paths().zip(counts).filter(|((_, w), _)| w.pattern == Pattern::Trace);
         let rows = traces.map(|(_, (key, rows))| (key, rows as u64)).reduce(|a, b| (a.0, a.1 + b.1));
         if let Some((key, rows)) = rows {
@@ -133,7 +134,7 @@ impl MemoryEstimate {
     /// (`shoal trace`): the network and the flows as generated, sorted and handed over
     /// as columns.
     pub fn of_trace(sc: &Scenario, net: &NetworkSpec) -> Result<MemoryEstimate, ScenarioError> {
-        let (key, flows) = planned_flows(sc, net)?;
+        let (key, flows) = planned_flows(&crate::workload::planned_flows_by_workload(sc, net)?);
         let network = (net.links.len() as u64).saturating_mul(PORT_BYTES);
         Ok(MemoryEstimate {
             of: "this trace",
@@ -180,12 +181,11 @@ fn flows_bytes(flows: u64, hosts: u64) -> u64 {
     flows.saturating_mul(FLOW_BYTES).saturating_add(active * ACTIVE_FLOW_BYTES)
 }
 
-/// The total planned flow count of `sc` and the key that sets the count of the
-/// workload with the most.
-fn planned_flows(sc: &Scenario, net: &NetworkSpec) -> Result<(String, u64), ScenarioError> {
-    let counts = crate::workload::planned_flows_by_workload(sc, net)?;
+/// The total of the workloads' planned flow `counts` (`planned_flows_by_workload`) and
+/// the key that sets the count of the workload with the most.
+fn planned_flows(counts: &[(String, f64)]) -> (String, u64) {
     let key = counts.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map_or("workload".to_string(), |(k, _)| k.clone());
-    Ok((key, counts.iter().map(|(_, flows)| flows).sum::<f64>().round() as u64))
+    (key, counts.iter().map(|(_, flows)| flows).sum::<f64>().round() as u64)
 }
 
 fn gb(bytes: u64) -> String {

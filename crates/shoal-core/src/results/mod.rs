@@ -37,6 +37,22 @@ fn ns(ps: u64) -> f64 {
 /// datagram or endless flow.
 pub const NO_TIME: Ps = Ps::MAX;
 
+/// Runs `$op` on every column of flow table `$table` (`|$column| $op`): the one list of its
+/// fields, for what is done to every column alike.
+macro_rules! for_each_column {
+    ($table:expr, |$column:ident| $op:expr) => {{
+        let table: &mut FlowTable = $table;
+        for_each_column!(@each table, $column, $op,
+            id src dst bytes start finish ideal_fct retransmits timeouts priority kind datagram delivered_bytes query);
+    }};
+    (@each $table:ident, $column:ident, $op:expr, $($field:ident)+) => {
+        $({
+            let $column = &mut $table.$field;
+            $op;
+        })+
+    };
+}
+
 /// The flow table: one row per flow, in the core's flow order (start order). It keeps the
 /// core's exact values (times in picoseconds, `NO_TIME` when missing); the columns in
 /// nanoseconds that `flows.parquet` and the DataFrame show (`named_columns`), where NaN
@@ -95,27 +111,17 @@ impl FlowTable {
         self.query.push(r.query.map_or(-1, |q| q as i64));
     }
 
-    /// Row `i` becomes `r`.
+    /// Row `i` becomes `r`: `r` is appended, then takes row `i`'s place.
     pub fn set(&mut self, i: usize, r: &FlowRecord) {
-        let last = self.len();
         self.push(r);
-        self.swap_remove(i, last);
-    }
-
-    /// Moves the last row (`last`) to row `i`.
-    fn swap_remove(&mut self, i: usize, last: usize) {
-        macro_rules! each {
-            ($($column:ident)+) => {$( self.$column.swap(i, last); self.$column.pop(); )+};
-        }
-        each!(id src dst bytes start finish ideal_fct retransmits timeouts priority kind datagram delivered_bytes query);
+        for_each_column!(self, |column| {
+            column.swap_remove(i);
+        });
     }
 
     /// Keeps the first `len` rows.
     pub fn truncate(&mut self, len: usize) {
-        macro_rules! each {
-            ($($column:ident)+) => {$( self.$column.truncate(len); )+};
-        }
-        each!(id src dst bytes start finish ideal_fct retransmits timeouts priority kind datagram delivered_bytes query);
+        for_each_column!(self, |column| column.truncate(len));
     }
 
     /// Row `i`, with the core's exact values.
