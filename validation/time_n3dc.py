@@ -50,10 +50,11 @@ import statistics
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 from compare_n3dc import START_OFFSET_S, n3dc_files, write_n3dc_config
-from compare_n3dc_workload import N3DC_CDF, N3DC_FLAGS, SCENARIO, n3dc_inputs, write_n3dc_flows
+from compare_n3dc_workload import N3DC_CDF, N3DC_FLAGS, SCENARIO, n3dc_inputs
 from compare_ns3 import UserError, run_guarded, sets, shoal_cmd
 
 HERE = Path(__file__).resolve().parent
@@ -288,10 +289,9 @@ def compare(args) -> int:
             workload_cmd(n3dc, WORKLOAD, conf, args, end_s), out / "workload_stdout.txt"
         ),
     )
-    burst_conf = n3dc_inputs(
-        out, n3dc, TOPOLOGY, trace, tomllib_load(SCENARIO), end_s - last_start_s
-    )
-    write_n3dc_flows(out, trace)
+    # The burst program's configuration and flow file (the trace's flows, in its format).
+    scenario = tomllib.loads(SCENARIO.read_text())
+    burst_conf = n3dc_inputs(out, n3dc, TOPOLOGY, trace, scenario, end_s - last_start_s)
     results["burst_quiet"] = timed(
         out,
         "burst_quiet",
@@ -310,7 +310,7 @@ def compare(args) -> int:
             timed(
                 out,
                 f"shoal_run{k}",
-                digest + shoal_version(),
+                digest,
                 False,
                 lambda: measure(
                     shoal + ["run", str(SCENARIO), "--out", str(out / "shoal"), "-q"] + sets(pairs),
@@ -358,18 +358,6 @@ def compare(args) -> int:
         )
     print(f"\nwritten: {out / 'timing.json'}")
     return 0
-
-
-def tomllib_load(path: Path) -> dict:
-    import tomllib
-
-    return tomllib.loads(path.read_text())
-
-
-def shoal_version() -> str:
-    import shoal
-
-    return getattr(shoal, "__version__", "")
 
 
 def main(argv=None) -> int:
