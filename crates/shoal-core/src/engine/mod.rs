@@ -8,7 +8,7 @@ use crate::net::{self, Effect, Effects, ExtStore, IntFormat, NodeId, Packet, Pac
 use crate::observe::{DeadlockDetector, NetView, Observer, QueueSampler};
 use crate::results::FlowTable;
 use crate::scenario::{Scenario, ScenarioError, SwitchConfig};
-use crate::sim::{mix64, stream, EventQueue, LinkRate, Ps, TIME_LIMIT};
+use crate::sim::{mix64, stream, EventQueue, LinkRate, PackedEvent, Ps, TIME_LIMIT};
 use crate::stats::{Counters, PauseKey, PauseLog};
 use crate::switch::flow_control::{FlowControlConfig, FlowControlEnv, IngressLink};
 use crate::switch::{Drops, Switch};
@@ -35,6 +35,36 @@ enum Event {
     Timer(TimerRef),
     /// An observer's next observation (its index).
     Observe(u16),
+}
+
+/// Packed as a 3-bit kind and a 29-bit index; timers other than a NIC's wake-up do not
+/// pack.
+impl PackedEvent for Event {
+    #[inline]
+    fn pack(&self) -> Option<u32> {
+        const INDEX: u32 = (1 << 29) - 1;
+        let (kind, index) = match *self {
+            Event::TxDone(link) => (0, link),
+            Event::Arrive(link) => (1, link),
+            Event::FlowStart => (2, 0),
+            Event::Observe(i) => (3, i as u32),
+            Event::Timer(TimerRef { owner: Owner::Nic, id, token: 0 }) => (4, id),
+            Event::Timer(_) => return None,
+        };
+        (index <= INDEX).then_some(kind << 29 | index)
+    }
+
+    #[inline]
+    fn unpack(bits: u32) -> Self {
+        let index = bits & ((1 << 29) - 1);
+        match bits >> 29 {
+            0 => Event::TxDone(index),
+            1 => Event::Arrive(index),
+            2 => Event::FlowStart,
+            3 => Event::Observe(index as u16),
+            _ => Event::Timer(TimerRef { owner: Owner::Nic, id: index, token: 0 }),
+        }
+    }
 }
 
 /// A timer's owner and the owner's token for it. The owner keeps what the timer means; a
@@ -535,23 +565,22 @@ impl Simulation {
         }
         let limit = self.stop_time.map_or(until, |s| s.min(until)).min(TIME_LIMIT);
         let mut budget = max_events;
-        while let Some(t) = self.events.peek_time() {
-            if t > limit {
-                if t > TIME_LIMIT {
+        loop {
+            let next = if budget > 0 { self.events.pop_until(limit) } else { Err(self.events.peek_time()) };
+            let (t, event) = match next {
+                Ok(due) => due,
+                Err(Some(t)) if t > TIME_LIMIT => {
                     self.reached_time_limit = true;
                     self.finished = true;
                     return true;
                 }
-                break;
-            }
-            if budget == 0 {
-                return false;
-            }
+                Err(Some(t)) if t <= limit => return false, // due, but out of budget
+                Err(_) => break,
+            };
             budget -= 1;
-            let (t, event) = self.events.pop().expect("peeked");
             self.now = t;
             self.events_processed += 1;
-            if let Some(&next) = self.events.peek_near() {
+            if let Some(next) = self.events.peek_near() {
                 self.prefetch_for(next);
             }
             if let Event::Observe(i) = event {
@@ -1405,5 +1434,35 @@ mod layout {
     fn a_link_is_two_cache_lines() {
         assert_eq!(std::mem::size_of::<super::Link>(), 128);
         assert!(std::mem::offset_of!(super::Link, tx_event) < 64);
+    }
+
+    #[test]
+    fn events_pack_into_32_bits_and_back() {
+        use super::{Event, Owner, PackedEvent, TimerRef};
+        let max = (1 << 29) - 1;
+        let fits = [
+            Event::TxDone(0),
+            Event::TxDone(max),
+            Event::Arrive(7),
+            Event::Arrive(max),
+            Event::FlowStart,
+            Event::Observe(u16::MAX),
+            Event::Timer(TimerRef { owner: Owner::Nic, id: max, token: 0 }),
+        ];
+        for event in fits {
+            let bits = event.pack().unwrap_or_else(|| panic!("{event:?} packs"));
+            assert_eq!(format!("{:?}", Event::unpack(bits)), format!("{event:?}"));
+        }
+        let wide = [
+            Event::TxDone(max + 1),
+            Event::Arrive(u32::MAX),
+            Event::Timer(TimerRef { owner: Owner::Nic, id: max + 1, token: 0 }),
+            Event::Timer(TimerRef { owner: Owner::Nic, id: 3, token: 1 }),
+            Event::Timer(TimerRef { owner: Owner::Flow, id: 3, token: 0 }),
+            Event::Timer(TimerRef { owner: Owner::Switch, id: 0, token: 0 }),
+        ];
+        for event in wide {
+            assert!(event.pack().is_none(), "{event:?} does not fit");
+        }
     }
 }
