@@ -834,7 +834,7 @@ impl Simulation {
         let switch = &mut self.switches[s as usize];
         let port = match hops.count() {
             1 => hops.first(),
-            n => hops.port((mix64(pkt.hash as u64 ^ switch.ecmp_salt) % n as u64) as usize),
+            _ => hops.ecmp(mix64(pkt.hash as u64 ^ switch.ecmp_salt)),
         } as usize;
         let mut drops = Drops { counters: &mut self.counters, exts: &mut self.exts };
         let buffered = switch.receive(ingress, port, pkt, self.now, &mut drops, &mut self.effects);

@@ -57,6 +57,15 @@ impl<'a> Hops<'a> {
         }
     }
 
+    /// The next hop that ECMP picks for a packet whose hash, salted by the switch, is
+    /// `hash`: the remainder of `hash` by the number of hops.
+    #[inline]
+    pub fn ecmp(self, hash: u64) -> u16 {
+        let n = self.count() as u64;
+        // A mask when n is a power of two (the same remainder, without a division).
+        self.port((if n.is_power_of_two() { hash & (n - 1) } else { hash % n }) as usize)
+    }
+
     /// The first next hop.
     #[inline]
     pub fn first(self) -> u16 {
@@ -246,21 +255,25 @@ fn fat_tree_half(net: &NetworkSpec) -> Option<u32> {
 /// and their `half` uplinks after them; a core's port p goes to pod p.
 #[inline]
 fn fat_tree_hops(half: u32, switch: u32, dst: u32) -> Run {
+    // Divisions by `half` are shifts when it is a power of two (k = 4, 8, 16, 32, ...).
+    let shift = half.trailing_zeros();
+    let div = |x: u32| if half.is_power_of_two() { x >> shift } else { x / half };
+    let rem = |x: u32| if half.is_power_of_two() { x & (half - 1) } else { x % half };
     let pods_start = 2 * half; // k
-    let edge_of_dst = dst / half;
-    let pod_of_dst = edge_of_dst / half;
+    let edge_of_dst = div(dst);
+    let pod_of_dst = div(edge_of_dst);
     let uplinks = Run { first: half as u16, count: half as u16 };
     if switch < pods_start * half {
         // An edge switch.
         if switch == edge_of_dst {
-            Run::one((dst % half) as u16)
+            Run::one(rem(dst) as u16)
         } else {
             uplinks
         }
     } else if switch < 2 * pods_start * half {
         // An aggregation switch.
-        if (switch - pods_start * half) / half == pod_of_dst {
-            Run::one((edge_of_dst % half) as u16)
+        if div(switch - pods_start * half) == pod_of_dst {
+            Run::one(rem(edge_of_dst) as u16)
         } else {
             uplinks
         }
@@ -339,6 +352,18 @@ mod tests {
             ..Default::default()
         };
         crate::net::build(&t).unwrap()
+    }
+
+    #[test]
+    fn ecmp_picks_the_remainder_of_the_hash() {
+        let listed = [7u16, 3, 9, 4, 12, 5, 6, 1, 2];
+        for n in 1..=listed.len() {
+            for hops in [Hops::Run(Run { first: 10, count: n as u16 }), Hops::Listed(&listed[..n])] {
+                for hash in [0, 1, 5, 6, 7, 8, 255, 0x9e37_79b9_7f4a_7c15, u64::MAX] {
+                    assert_eq!(hops.ecmp(hash), hops.port((hash % n as u64) as usize), "{hops:?}, hash {hash}");
+                }
+            }
+        }
     }
 
     #[test]

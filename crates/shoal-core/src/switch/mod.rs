@@ -488,7 +488,6 @@ impl Switch {
 
     /// Tells the flow control that a lossless packet of `charge` entered (`enqueued`) or
     /// left the buffer. Kept out of line: a lossy switch never calls it.
-    #[cold]
     #[inline(never)]
     fn tell_flow_control(&mut self, charge: Charge, enqueued: bool, now: Ps, effects: &mut Effects) {
         let ingress = charge.ingress as usize;
@@ -496,7 +495,7 @@ impl Switch {
             now,
             effects,
             ingress: self.ingress.as_ref().expect("lossless flow control keeps ingress accounts"),
-            ingress_pool: self.pool_state(ingress / self.ports_per_pool),
+            ingress_pool: self.pool_state(self.ports[ingress].pool as usize),
         };
         if enqueued {
             self.flow_control.on_enqueue(charge, &mut cx);
@@ -517,7 +516,7 @@ impl Switch {
             class: class_of(pkt.priority) as usize,
             size,
             ingress_bytes: self.ingress.as_ref().map_or(0, |a| a.bytes(ingress, class_of(pkt.priority) as usize)),
-            ingress_pool: self.pool_state(ingress / self.ports_per_pool),
+            ingress_pool: self.pool_state(self.ports[ingress].pool as usize),
             shared_needed: self
                 .reserve
                 .account(self.queues[port * self.queues_per_port + q].bytes(), self.ports[port].bytes, 1.0)
