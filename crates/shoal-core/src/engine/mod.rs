@@ -40,7 +40,7 @@ enum Event {
 /// Packed as a 3-bit kind and a 29-bit index; timers other than a NIC's wake-up do not
 /// pack.
 impl PackedEvent for Event {
-    #[inline]
+    #[inline(always)]
     fn pack(&self) -> Option<u32> {
         const INDEX: u32 = (1 << 29) - 1;
         let (kind, index) = match *self {

@@ -95,13 +95,19 @@ impl<E: PackedEvent> EventQueue<E> {
         key
     }
 
-    #[inline]
+    /// Inlined, so that packing an event whose kind the caller names folds away.
+    #[inline(always)]
     pub fn push(&mut self, at: Ps, event: E) {
-        let key = self.key(at);
         match event.pack() {
-            Some(bits) => self.near.push(Reverse(key | bits as u128)),
-            None => self.far.push(Reverse(Entry { key, event })),
+            Some(bits) => self.push_packed(at, bits),
+            None => self.push_far(at, event),
         }
+    }
+
+    #[inline]
+    fn push_packed(&mut self, at: Ps, bits: u32) {
+        let key = self.key(at);
+        self.near.push(Reverse(key | bits as u128));
     }
 
     /// As `push`, for an event that will likely wait long (see the type's comment).

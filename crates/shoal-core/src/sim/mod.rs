@@ -21,8 +21,11 @@ pub const TIME_LIMIT: Ps = 4 * crate::units::MAX_TIME;
 /// Serialization time of `bytes` at `rate_bps`, rounded up to a whole picosecond.
 #[inline]
 pub fn serialization(bytes: u64, rate_bps: u64) -> Ps {
-    let bits = bytes as u128 * 8 * PS_PER_S as u128;
-    bits.div_ceil(rate_bps as u128) as Ps
+    // In 64 bits whenever the product fits (any packet: up to 2.3 MB), the same quotient.
+    match bytes.checked_mul(8 * PS_PER_S) {
+        Some(bits) => bits.div_ceil(rate_bps),
+        None => (bytes as u128 * 8 * PS_PER_S as u128).div_ceil(rate_bps as u128) as Ps,
+    }
 }
 
 /// A link rate with its serialization time precomputed when a byte takes a whole number
@@ -47,5 +50,22 @@ impl LinkRate {
             Some(ps) => bytes * ps,
             None => serialization(bytes, self.bps),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serialization_rounds_up_in_64_and_128_bits_alike() {
+        let exact = |bytes: u64, rate: u64| (bytes as u128 * 8 * PS_PER_S as u128).div_ceil(rate as u128) as Ps;
+        let fits = u64::MAX / (8 * PS_PER_S); // the largest byte count of the 64-bit path
+        for bytes in [0, 1, 64, 1_500, 9_000, fits - 1, fits, fits + 1, 1 << 40] {
+            for rate in [1, 3, 100_000_000, 25_000_000_000, 100_000_000_000, 99_999_999_999, u64::MAX] {
+                assert_eq!(serialization(bytes, rate), exact(bytes, rate), "{bytes} B at {rate} b/s");
+            }
+        }
+        assert_eq!(serialization(1_000, 100_000_000_000), 80_000); // 80 ps a byte at 100 Gbps
     }
 }
