@@ -106,6 +106,19 @@ class Claim(BaseModel):
         "num", description="pct, ratio, int, us, ms, gbps or num"
     )
     expect: str | None = Field(None, description="'<op> <number>', e.g. '> 1'")
+    paper_value: float | int | None = Field(
+        None, description="a number: the paper's, in the units of Shoal's value"
+    )
+    effect: Literal["value", "reduction", "increase"] = Field(
+        "value", description="value, reduction or increase"
+    )
+    best_over: str | None = Field(None, description="a column of the runs table")
+
+    @model_validator(mode="after")
+    def _effect_needs_a_number(self) -> Claim:
+        if self.effect != "value" and self.paper_value is None:
+            raise ValueError(f"effect = {self.effect!r} compares with paper_value: give it")
+        return self
 
 
 class Figure(BaseModel):
@@ -194,6 +207,10 @@ def problem(error: ValidationError, model: type[BaseModel], data: Any, prefix: s
         owner, _ = _field(model, (*loc[:-1], ""))
         known = ", ".join(sorted(k for k in owner.model_fields if k != "axis_seeds"))
         return f"unknown key {_path(full)!r}; expected one of {known}"
+    if first["type"] == "value_error" and loc:
+        found, value = _in_data(data, loc)
+        if isinstance(value, dict):  # a check of a whole nested table
+            return f"{_path(((prefix,) if prefix else ()) + found)}: {message}"
     owner, name = _field(model, loc)
     accepted = owner.model_fields[name].description if name in owner.model_fields else None
     if first["type"] == "missing":

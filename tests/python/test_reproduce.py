@@ -77,6 +77,102 @@ def test_claims_select_extremes_and_ratios() -> None:
     assert claim.shoal == 3.0 and claim.text == "3x" and claim.holds is True
 
 
+@pytest.mark.parametrize(
+    ("value", "expect", "paper_value", "effect", "factor", "judged"),
+    [
+        # LossPass Fig. 5 (paper-audit.md L9): small-flow p99 PIAS / LossPass "up to
+        # 14.03x" against Shoal's 1.20x: right direction, 11.7x short.
+        (1.20, ">= 1", 14.03, "value", 1.20 / 14.03, "direction only"),
+        # DSH Fig. 14 (D16): "cuts fan-in FCT up to 43.3%", Shoal's DSH / SIH 0.435.
+        (0.435, "< 1", 0.567, "reduction", 0.565 / 0.433, "holds"),
+        # D17: "cuts background FCT up to 10.1%", Shoal's DSH 9% slower.
+        (1.09, "< 1", 0.899, "reduction", -0.09 / 0.101, "fails"),
+        # D19: "up to 31.1%", Shoal's 8.2%: the ratios 0.918 and 0.689 are within 2x of
+        # each other, the effects are not.
+        (0.918, "< 1", 0.689, "reduction", 0.082 / 0.311, "direction only"),
+        # Without `expect`, a reduction's direction is the sign of the paper's.
+        (1.05, None, 0.8, "reduction", -0.05 / 0.2, "fails"),
+        (1.3, None, 1.5, "increase", 0.3 / 0.5, "holds"),
+        # A plain number with no direction: magnitude alone.
+        (0.0034, None, 0.0060, "value", 0.0034 / 0.0060, "holds"),
+        (0.0010, None, 0.0060, "value", 0.0010 / 0.0060, "direction only"),
+        # Within 2x means a factor in [0.5, 2], both ends included.
+        (2.0, "> 0", 1.0, "value", 2.0, "holds"),
+        (2.01, "> 0", 1.0, "value", 2.01, "direction only"),
+    ],
+)
+def test_verdicts_follow_the_audit_rule(
+    value: float,
+    expect: str | None,
+    paper_value: float,
+    effect: str,
+    factor: float,
+    judged: str,
+) -> None:
+    from shoal.reproduce import verdict
+
+    holds, got, result = verdict(value, expect, paper_value, effect)
+    assert got == pytest.approx(factor, rel=1e-3) and result == judged
+    assert holds is (result != "fails")
+
+
+def test_sign_only_claims_keep_their_direction_check() -> None:
+    from shoal.reproduce import verdict
+
+    assert verdict(1.5, "> 1", None) == (True, None, "holds")
+    assert verdict(0.5, "> 1", None) == (False, None, "fails")
+    assert verdict(0.5, None, None) == (None, None, None)
+    assert verdict(None, "> 1", 2.0) == (None, None, None)
+    assert verdict(float("nan"), "> 1", 2.0) == (None, None, None)
+
+
+def test_up_to_claims_take_the_largest_effect() -> None:
+    """``best_over``: "up to X%" is judged where Shoal's effect is largest, and says where."""
+    import pandas as pd
+
+    exp = Experiment("x/y", Path("x.toml"), "t", "p", "f", "", {}, {})
+    common = {"what": "r", "metric": "m", "format": "ratio", "best_over": "load"}
+    exp.claims = [
+        {**common, "where": {"scheme": "a"}, "ratio_to": {"scheme": "b"}, "expect": "< 1",
+         "paper_value": 0.5, "effect": "reduction"},
+        {**common, "where": {"scheme": "b"}, "ratio_to": {"scheme": "a"}, "expect": "> 1",
+         "paper_value": 3.0},
+        # A plain value expected below a bound: "as low as 0.3x".
+        {**common, "where": {"scheme": "a"}, "ratio_to": {"scheme": "b"}, "expect": "< 1",
+         "paper_value": 0.3},
+    ]  # fmt: skip
+    runs = pd.DataFrame(
+        {
+            "status": ["ok"] * 6,
+            "scheme": ["a", "a", "a", "b", "b", "b"],
+            "load": [0.5, 0.7, 0.9, 0.5, 0.7, 0.9],
+            "m": [9.0, 4.0, 9.0, 10.0, 10.0, 10.0],
+        }
+    )
+    lower, higher, lowest = evaluate_claims(exp, runs)
+    assert lower.shoal == pytest.approx(0.4) and lower.text == "0.4x (load 0.7)"
+    assert lower.factor == pytest.approx(0.6 / 0.5) and lower.verdict == "holds"
+    assert higher.shoal == pytest.approx(2.5) and higher.text == "2.5x (load 0.7)"
+    assert higher.factor == pytest.approx(2.5 / 3.0) and higher.verdict == "holds"
+    assert lowest.text == "0.4x (load 0.7)" and lowest.verdict == "holds"
+
+
+def test_an_effect_needs_the_papers_number(tmp_path: Path) -> None:
+    from shoal.reproduce import ExperimentError, load_experiment
+
+    path = tmp_path / "e.toml"
+    path.write_text(
+        '[experiment]\ntitle = "t"\npaper = "p"\nfigure = "f"\n'
+        '[[experiment.claims]]\nwhat = "w"\nmetric = "m"\neffect = "reduction"\n'
+        "[scenario]\n[scenario.workload]\nflows = 1\n"
+    )
+    with pytest.raises(ExperimentError, match="paper_value"):
+        load_experiment(path)
+    path.write_text(path.read_text().replace('effect = "reduction"', 'effect = "smaller"'))
+    with pytest.raises(ExperimentError, match="value, reduction or increase"):
+        load_experiment(path)
+
+
 @pytest.fixture(scope="module")
 def fig3_quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     import os
@@ -174,7 +270,7 @@ def test_experiments_dir_points_to_the_package() -> None:
         ),
         (
             "figure = 'f'\n[[experiment.claims]]\nwhat = 'w'\nmetric = 'm'\nfrmat = 'pct'",
-            "unknown key 'experiment.claims[0].frmat'; expected one of expect, format,",
+            "unknown key 'experiment.claims[0].frmat'; expected one of best_over, effect, expect, format,",
         ),
         (
             "figure = 'f'\n[[experiment.figures]]\nkind = 'fct_vs_load'",

@@ -32,6 +32,16 @@ there)::
     ratio_to = { scheme = "dctcp_k200" }     # optional: divide by the same row but these
     format = "pct"                           # pct | ratio | int | us | ms | gbps | num
     expect = "> 1"                           # optional: the paper's direction, checked
+    paper_value = 3.4                        # optional: the paper's number, in Shoal's units
+    effect = "value"                         # how magnitudes compare (see `verdict`)
+    best_over = "workload.load"              # optional: for "up to X": the value of this
+                                             #   column where the effect is largest
+
+Each claim gets a verdict, the audit's rule (``../shared/design/paper-audit.md``):
+**holds** when the direction is right and, if the paper gives a number, Shoal's effect is
+within 2x of it; **direction only** when the direction is right but the effect is not
+within 2x; **fails** when the direction is wrong. A claim with neither ``expect`` nor
+``paper_value`` is shown without a verdict.
 
 A file without ``[scenario]`` (and without ``base``) simulates nothing: its analysis
 (required then) gets an empty runs table and returns the rows to draw and to check the
@@ -58,7 +68,10 @@ if TYPE_CHECKING:  # pandas is imported where used (keeps `shoal run` start-up l
 
 __all__ = [
     "ANALYSES",
+    "DIRECTION_ONLY",
+    "FAILS",
     "FIGURES",
+    "HOLDS",
     "Claim",
     "Experiment",
     "ExperimentError",
@@ -69,6 +82,7 @@ __all__ = [
     "list_experiments",
     "load_experiment",
     "reproduce",
+    "verdict",
 ]
 
 MODES = ("quick", "full")
@@ -246,9 +260,21 @@ def _is_file(path: Path) -> bool:
 # ---------------------------------------------------------------- claims
 
 
+#: Verdicts of a claim (see the module's documentation).
+HOLDS, DIRECTION_ONLY, FAILS = "holds", "direction only", "fails"
+
+#: How far Shoal's effect may be from the paper's, as a factor either way, and still hold.
+MAGNITUDE_FACTOR = 2.0
+
+
 @dataclass(slots=True)
 class Claim:
-    """One row of the Shoal-vs-paper table."""
+    """One row of the Shoal-vs-paper table.
+
+    ``holds`` is whether the direction is right (None when the claim states none);
+    ``factor`` is Shoal's effect over the paper's (None without ``paper_value``);
+    ``verdict`` is ``HOLDS``, ``DIRECTION_ONLY``, ``FAILS`` or None.
+    """
 
     what: str
     paper: str
@@ -256,6 +282,42 @@ class Claim:
     text: str
     expect: str | None
     holds: bool | None
+    paper_value: float | None = None
+    factor: float | None = None
+    verdict: str | None = None
+
+
+def effect_size(value: float, effect: str) -> float:
+    """The size of a claim's effect: the value itself, the reduction ``1 - value`` of a
+    new / old ratio ("X% lower"), or the increase ``value - 1`` ("X% higher")."""
+    if effect == "reduction":
+        return 1.0 - value
+    if effect == "increase":
+        return value - 1.0
+    return value
+
+
+def verdict(
+    value: float | None, expect: str | None, paper_value: float | None, effect: str = "value"
+) -> tuple[bool | None, float | None, str | None]:
+    """Whether the direction holds, Shoal's effect over the paper's, and the verdict.
+
+    Without ``expect`` the direction is that of the paper's effect (for a reduction or an
+    increase: the same sign), or none at all for a plain value.
+    """
+    if value is None or not math.isfinite(value):
+        return None, None, None
+    direction = _holds(value, expect)
+    if paper_value is None:
+        return direction, None, None if direction is None else (HOLDS if direction else FAILS)
+    ours, theirs = effect_size(value, effect), effect_size(paper_value, effect)
+    factor = ours / theirs if theirs != 0 else None
+    if direction is None:
+        direction = True if effect == "value" else (factor is not None and factor > 0)
+    if not direction:
+        return direction, factor, FAILS
+    within = factor is not None and 1 / MAGNITUDE_FACTOR <= factor <= MAGNITUDE_FACTOR
+    return direction, factor, HOLDS if within else DIRECTION_ONLY
 
 
 def _select(runs: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
@@ -316,33 +378,78 @@ def _holds(value: float | None, expect: str | None) -> bool | None:
     return checks[op](value, bound)
 
 
+def _claim_value(
+    rows: pd.DataFrame, claim: Mapping[str, Any], where: Mapping[str, Any]
+) -> float | None:
+    """A claim's value on ``rows``: its metric where ``where`` holds, over the same metric
+    where ``ratio_to`` also holds if it has one."""
+    # Resolve "max"/"min" on the numerator's rows so the ratio compares like with like.
+    fixed = {}
+    selected = rows
+    for column, value in where.items():
+        sel = _select(selected, {column: value})
+        fixed[column] = sel[column].iloc[0] if not sel.empty else value
+        selected = sel
+    value = _value(rows, claim["metric"], fixed)
+    if claim.get("ratio_to") and value is not None:
+        other = _value(rows, claim["metric"], {**fixed, **dict(claim["ratio_to"])})
+        value = value / other if other not in (None, 0.0) else None
+    return value
+
+
+def _best_over(
+    rows: pd.DataFrame, claim: Mapping[str, Any], where: Mapping[str, Any], column: str
+) -> tuple[float | None, Any]:
+    """The claim's value at the value of ``column`` where its effect is largest (for a
+    plain value expected below a bound, the smallest), and that value."""
+    if column not in rows:
+        raise ExperimentError(f"claim: no column {column!r} in the runs table")
+    effect = str(claim.get("effect", "value"))
+    below = str(claim.get("expect") or "").lstrip().startswith("<")
+    sign = -1.0 if effect == "value" and below else 1.0
+    best: tuple[float | None, Any] = (None, None)
+    for at in sorted(rows[column].dropna().unique()):
+        value = _claim_value(rows, claim, {**where, column: at})
+        if value is None or not math.isfinite(value):
+            continue
+        if best[0] is None or sign * effect_size(value, effect) > sign * effect_size(
+            best[0], effect
+        ):
+            best = (value, at)
+    return best
+
+
 def evaluate_claims(exp: Experiment, runs: pd.DataFrame) -> list[Claim]:
-    """Shoal's value for each of the experiment's claims (means over seeds)."""
+    """Shoal's value for each of the experiment's claims (means over seeds), with its
+    verdict against the paper's."""
     ok = runs[runs["status"] == "ok"] if "status" in runs else runs
     out = []
     for c in exp.claims:
         where = dict(c.get("where") or {})
-        # Resolve "max"/"min" on the numerator's rows so the ratio compares like with like.
-        fixed = {}
-        rows = ok
-        for column, value in where.items():
-            sel = _select(rows, {column: value})
-            fixed[column] = sel[column].iloc[0] if not sel.empty else value
-            rows = sel
-        value = _value(ok, c["metric"], fixed)
-        if c.get("ratio_to") and value is not None:
-            other = _value(ok, c["metric"], {**fixed, **dict(c["ratio_to"])})
-            value = value / other if other not in (None, 0.0) else None
         fmt = str(c.get("format", "num"))
+        if c.get("best_over"):
+            column = str(c["best_over"])
+            value, at = _best_over(ok, c, where, column)
+            shown = f"{at:g}" if isinstance(at, int | float) else str(at)
+            text = _fmt(value, fmt) + ("" if at is None else f" ({column.split('.')[-1]} {shown})")
+        else:
+            value = _claim_value(ok, c, where)
+            text = _fmt(value, fmt)
         expect = c.get("expect")
+        paper_value = c.get("paper_value")
+        paper_value = None if paper_value is None else float(paper_value)
+        holds, factor, judged = verdict(value, expect, paper_value, str(c.get("effect", "value")))
         out.append(
             Claim(
                 what=str(c["what"]),
                 paper=str(c.get("paper", "")),
                 shoal=value,
-                text=_fmt(value, fmt),
+                text=text,
                 expect=expect,
-                holds=_holds(value, expect),
+                holds=holds,
+                paper_value=paper_value,
+                factor=factor,
+                verdict=judged,
             )
         )
     return out

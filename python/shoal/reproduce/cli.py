@@ -45,7 +45,7 @@ def reproduce_cmd(
 ) -> None:
     """Reproduce a paper figure: run its sweep, draw it, print Shoal vs the paper."""
     from shoal._sweep import SweepError
-    from shoal.reproduce import ExperimentError, find, list_experiments, reproduce
+    from shoal.reproduce import FAILS, ExperimentError, find, list_experiments, reproduce
     from shoal.store import StoreError
 
     stdout, stderr = console("stdout"), console("stderr")
@@ -85,12 +85,21 @@ def reproduce_cmd(
     table.add_column("metric")
     table.add_column("Shoal", justify="right")
     table.add_column("paper", justify="right")
-    table.add_column("same direction", justify="center")
+    table.add_column("Shoal / paper", justify="right")
+    table.add_column("verdict", justify="center")
     for claim in result.claims:
-        holds = "" if claim.holds is None else ("yes" if claim.holds else "NO")
         what = claim.what + (f" ({claim.expect})" if claim.expect else "")
-        table.add_row(escape(what), claim.text, escape(claim.paper), holds)
+        factor = "" if claim.factor is None else f"{claim.factor:.3g}"
+        judged = "" if claim.verdict is None else claim.verdict
+        if claim.verdict == FAILS:
+            judged = judged.upper()
+        table.add_row(escape(what), claim.text, escape(claim.paper), factor, judged)
     stdout.print(table)
+    if any(c.factor is not None for c in result.claims):
+        stdout.print(
+            "verdict: holds = direction right and, where the paper gives a number, "
+            "Shoal's effect within 2x of it; direction only = right direction, not within 2x"
+        )
     if exp.analytic:
         stdout.print("no simulation: computed from the paper's equations")
     elif mode == "quick":
