@@ -157,6 +157,24 @@ def test_up_to_claims_take_the_largest_effect() -> None:
     assert lowest.text == "0.4x (load 0.7)" and lowest.verdict == "holds"
 
 
+def test_papers_numbers_are_in_the_units_of_their_rows() -> None:
+    """A percentage row's number is a fraction, a ratio row's positive, and a reduction
+    or an increase is one of a ratio or a fraction (what 1 - value means)."""
+    judged = 0
+    for exp in list_experiments():
+        for c in exp.claims:
+            number = c.get("paper_value")
+            if number is None:
+                continue
+            judged += 1
+            where = f"{exp.id}: {c['what']}"
+            fmt, effect = c.get("format", "num"), c.get("effect", "value")
+            assert fmt != "pct" or 0 <= number <= 1, where
+            assert fmt != "ratio" or number > 0, where
+            assert effect == "value" or fmt in ("ratio", "pct"), where
+    assert judged >= 100  # most of the papers' numbered claims carry their number
+
+
 def test_an_effect_needs_the_papers_number(tmp_path: Path) -> None:
     from shoal.reproduce import ExperimentError, load_experiment
 
