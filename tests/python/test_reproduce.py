@@ -288,7 +288,8 @@ def test_experiments_dir_points_to_the_package() -> None:
         ),
         (
             "figure = 'f'\n[[experiment.claims]]\nwhat = 'w'\nmetric = 'm'\nfrmat = 'pct'",
-            "unknown key 'experiment.claims[0].frmat'; expected one of best_over, effect, expect, format,",
+            "unknown key 'experiment.claims[0].frmat'; "
+            "expected one of best_over, effect, expect, format,",
         ),
         (
             "figure = 'f'\n[[experiment.figures]]\nkind = 'fct_vs_load'",
