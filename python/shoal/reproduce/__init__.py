@@ -37,7 +37,7 @@ there)::
     best_over = "workload.load"              # optional: for "up to X": the value of this
                                              #   column where the effect is largest
 
-Each claim gets a verdict, the audit's rule (``../shared/design/paper-audit.md``):
+Each claim gets a verdict, by the rule of the project's audit of the five papers:
 **holds** when the direction is right and, if the paper gives a number, Shoal's effect is
 within 2x of it; **direction only** when the direction is right but the effect is not
 within 2x; **fails** when the direction is wrong. A claim with neither ``expect`` nor
