@@ -36,10 +36,15 @@ settings.register_profile(
     max_examples=60,
     deadline=None,
     database=None,
+    # The same examples on every run, so that a run of the tests passes or fails for
+    # what changed; "thorough" explores (random examples, ten times as many).
+    derandomize=True,
     # run_cli reads capsys after every example, and tmp_path is only a parent folder.
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-settings.register_profile("thorough", settings.get_profile("ci"), max_examples=600)
+settings.register_profile(
+    "thorough", settings.get_profile("ci"), max_examples=600, derandomize=False
+)
 PROFILE = os.environ.get("SHOAL_HYPOTHESIS_PROFILE", "ci")
 
 
