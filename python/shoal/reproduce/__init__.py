@@ -72,6 +72,7 @@ __all__ = [
     "FAILS",
     "FIGURES",
     "HOLDS",
+    "MAGNITUDE_FACTOR",
     "Claim",
     "Experiment",
     "ExperimentError",
@@ -407,16 +408,15 @@ def _best_over(
     effect = str(claim.get("effect", "value"))
     below = str(claim.get("expect") or "").lstrip().startswith("<")
     sign = -1.0 if effect == "value" and below else 1.0
-    best: tuple[float | None, Any] = (None, None)
-    for at in sorted(rows[column].dropna().unique()):
-        value = _claim_value(rows, claim, {**where, column: at})
-        if value is None or not math.isfinite(value):
-            continue
-        if best[0] is None or sign * effect_size(value, effect) > sign * effect_size(
-            best[0], effect
-        ):
-            best = (value, at)
-    return best
+    values = (
+        (_claim_value(rows, claim, {**where, column: at}), at)
+        for at in sorted(rows[column].dropna().unique())
+    )
+    candidates = [(value, at) for value, at in values if value is not None and math.isfinite(value)]
+    if not candidates:
+        return None, None
+    # The first of equal effects, as the values of the column come in order.
+    return max(candidates, key=lambda c: sign * effect_size(c[0], effect))
 
 
 def evaluate_claims(exp: Experiment, runs: pd.DataFrame) -> list[Claim]:

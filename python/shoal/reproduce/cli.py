@@ -45,7 +45,14 @@ def reproduce_cmd(
 ) -> None:
     """Reproduce a paper figure: run its sweep, draw it, print Shoal vs the paper."""
     from shoal._sweep import SweepError
-    from shoal.reproduce import FAILS, ExperimentError, find, list_experiments, reproduce
+    from shoal.reproduce import (
+        FAILS,
+        MAGNITUDE_FACTOR,
+        ExperimentError,
+        find,
+        list_experiments,
+        reproduce,
+    )
     from shoal.store import StoreError
 
     stdout, stderr = console("stdout"), console("stderr")
@@ -98,7 +105,8 @@ def reproduce_cmd(
     if any(c.factor is not None for c in result.claims):
         stdout.print(
             "verdict: holds = direction right and, where the paper gives a number, "
-            "Shoal's effect within 2x of it; direction only = right direction, not within 2x"
+            f"Shoal's effect within {MAGNITUDE_FACTOR:g}x of it; "
+            f"direction only = right direction, not within {MAGNITUDE_FACTOR:g}x"
         )
     if exp.analytic:
         stdout.print("no simulation: computed from the paper's equations")

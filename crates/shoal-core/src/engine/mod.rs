@@ -37,12 +37,14 @@ enum Event {
     Observe(u16),
 }
 
+/// The largest index a packed event holds: its low 29 bits (its 3 high bits are its kind).
+const PACKED_INDEX: u32 = (1 << 29) - 1;
+
 /// Packed as a 3-bit kind and a 29-bit index; timers other than a NIC's wake-up do not
 /// pack.
 impl PackedEvent for Event {
     #[inline(always)]
     fn pack(&self) -> Option<u32> {
-        const INDEX: u32 = (1 << 29) - 1;
         let (kind, index) = match *self {
             Event::TxDone(link) => (0, link),
             Event::Arrive(link) => (1, link),
@@ -51,12 +53,12 @@ impl PackedEvent for Event {
             Event::Timer(TimerRef { owner: Owner::Nic, id, token: 0 }) => (4, id),
             Event::Timer(_) => return None,
         };
-        (index <= INDEX).then_some(kind << 29 | index)
+        (index <= PACKED_INDEX).then_some(kind << 29 | index)
     }
 
     #[inline]
     fn unpack(bits: u32) -> Self {
-        let index = bits & ((1 << 29) - 1);
+        let index = bits & PACKED_INDEX;
         match bits >> 29 {
             0 => Event::TxDone(index),
             1 => Event::Arrive(index),
@@ -1438,8 +1440,8 @@ mod layout {
 
     #[test]
     fn events_pack_into_32_bits_and_back() {
-        use super::{Event, Owner, PackedEvent, TimerRef};
-        let max = (1 << 29) - 1;
+        use super::{Event, Owner, PackedEvent, TimerRef, PACKED_INDEX};
+        let max = PACKED_INDEX;
         let fits = [
             Event::TxDone(0),
             Event::TxDone(max),

@@ -146,11 +146,7 @@ impl<E: PackedEvent> EventQueue<E> {
 
     #[inline]
     pub fn pop(&mut self) -> Option<(Ps, E)> {
-        if self.earliest()?.1 {
-            self.far.pop().map(|Reverse(e)| (time_of(e.key), e.event))
-        } else {
-            self.near.pop().map(|Reverse(key)| (time_of(key), E::unpack(key as u32)))
-        }
+        self.pop_until(Ps::MAX).ok()
     }
 
     /// Takes the earliest pending event if it is due at or before `limit`; otherwise
@@ -177,25 +173,16 @@ impl<E: PackedEvent> EventQueue<E> {
         let seq_mask = (u32::MAX as u128) << SEQ_SHIFT;
         let mut near = std::mem::take(&mut self.near).into_vec();
         let mut far = std::mem::take(&mut self.far).into_vec();
-        near.sort_unstable_by_key(|&Reverse(key)| key);
-        far.sort_unstable_by_key(|Reverse(e)| e.key);
-        // Merge the two sorted lists, giving each event the next sequence.
-        let (mut i, mut j, mut seq) = (0, 0, 0u128);
-        while i < near.len() || j < far.len() {
-            let take_near = j == far.len() || (i < near.len() && near[i].0 < far[j].0.key);
-            let key = if take_near { &mut near[i].0 } else { &mut far[j].0.key };
-            *key = (*key & !seq_mask) | seq << SEQ_SHIFT;
-            seq += 1;
-            if take_near {
-                i += 1;
-            } else {
-                j += 1;
-            }
+        let mut keys: Vec<&mut u128> =
+            near.iter_mut().map(|r| &mut r.0).chain(far.iter_mut().map(|r| &mut r.0.key)).collect();
+        keys.sort_unstable_by_key(|key| **key);
+        assert!(keys.len() < u32::MAX as usize, "fewer than 2^32 - 1 events pending");
+        self.next_seq = keys.len() as u32;
+        for (seq, key) in keys.into_iter().enumerate() {
+            *key = (*key & !seq_mask) | (seq as u128) << SEQ_SHIFT;
         }
-        assert!(seq < u32::MAX as u128, "fewer than 2^32 - 1 events pending");
         self.near = near.into();
         self.far = far.into();
-        self.next_seq = seq as u32;
     }
 
     /// A queue whose sequence starts at `seq`, to test its renumbering.
