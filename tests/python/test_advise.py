@@ -212,6 +212,38 @@ def test_dt_share_formula() -> None:
     assert r.total_used + r.free == pytest.approx(3e6)
 
 
+# -------------------------------------------------------------- LossPass: one loss's cost
+
+
+def test_loss_impact_matches_losspass_fig2() -> None:
+    # Section II-A: w_c = 1, RTO_min = 5 ms, E[T] = 250 us: "E[T'] = 21 E[T]", "a single
+    # loss can slow down the small flow by 22x", and E[I_1000] = 0.021.
+    one = advise.loss_impact(packets=1, rto_min="5ms", rtt="250us")
+    assert one.loss_delay == pytest.approx(21 * 250e-6)
+    assert one.impact == pytest.approx(21)
+    assert one.slowdown == pytest.approx(22)
+    assert advise.loss_impact(packets=1000, rto_min="5ms", rtt="250us").impact == pytest.approx(
+        0.021
+    )
+    # A larger window shortens the loss-free FCT, so the same loss weighs more.
+    assert advise.loss_impact(
+        packets=1000, rto_min="5ms", rtt="250us", window=10
+    ).impact == pytest.approx(0.21)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "param"),
+    [
+        ({"packets": 0, "rto_min": "5ms", "rtt": "250us"}, "packets"),
+        ({"packets": 1, "rtt": "250us"}, "rto_min"),
+        ({"packets": 1, "rto_min": "5ms", "rtt": "250us", "window": 0}, "window"),
+    ],
+)
+def test_loss_impact_refuses_bad_input(kwargs: dict, param: str) -> None:
+    with pytest.raises(advise.AdviseError, match=param):
+        advise.loss_impact(**kwargs)
+
+
 # -------------------------------------------------------------- white paper: tail drop, ecn
 
 

@@ -26,6 +26,7 @@ from shoal.advise.formulas import (
     DtAdvice,
     EcnAdvice,
     HeadroomAdvice,
+    LossImpactAdvice,
     TailDropAdvice,
     bcc,
     bdp,
@@ -34,6 +35,7 @@ from shoal.advise.formulas import (
     ecn,
     eta_bytes,
     headroom,
+    loss_impact,
     tail_drop,
 )
 from shoal.advise.limits import LIMITS, Limits
@@ -54,6 +56,7 @@ __all__ = [
     "Finding",
     "HeadroomAdvice",
     "LIMITS",
+    "LossImpactAdvice",
     "Limits",
     "TailDropAdvice",
     "bcc",
@@ -66,5 +69,6 @@ __all__ = [
     "eta_bytes",
     "get_chip",
     "headroom",
+    "loss_impact",
     "tail_drop",
 ]

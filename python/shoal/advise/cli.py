@@ -121,6 +121,7 @@ _INPUT_KIND = {
     "rtt": "time",
     "delay": "time",
     "h": "time",
+    "rto_min": "time",
     "mtu": "bytes",
     "buffer": "bytes",
     "pool": "bytes",
@@ -464,6 +465,26 @@ SetOption = Annotated[
         help="Override a scenario key, e.g. --set switch.marking.cutoff.k=10KB (repeatable).",
     ),
 ]
+
+
+@advise_app.command("loss-impact")
+def loss_impact_cmd(
+    packets: Annotated[
+        str, typer.Option("--packets", help=_help("Flow size P in packets.", "packets"))
+    ] = "1",
+    rto_min: Annotated[
+        str | None, typer.Option("--rto-min", help=_help("Minimum RTO, e.g. 5ms.", "rto_min"))
+    ] = None,
+    rtt: Rtt = None,
+    window: Annotated[
+        str, typer.Option("--window", help=_help("Constant window w_c in packets.", "window"))
+    ] = "1",
+    as_json: Json = False,
+) -> None:
+    """How much one loss slows a flow of P packets (LossPass Eq. 3)."""
+    with _user_errors():
+        advice = formulas.loss_impact(packets=packets, rto_min=rto_min, rtt=rtt, window=window)
+    _show(advice, as_json)
 
 
 @advise_app.command("check")

@@ -41,6 +41,7 @@ __all__ = [
     "EcnAdvice",
     "HeadroomAdvice",
     "Line",
+    "LossImpactAdvice",
     "TailDropAdvice",
     "bcc",
     "bdp",
@@ -49,6 +50,7 @@ __all__ = [
     "ecn",
     "eta_bytes",
     "headroom",
+    "loss_impact",
     "tail_drop",
 ]
 
@@ -59,6 +61,7 @@ PFC_RESPONSE_BYTES = 3840
 WP = "Buffer white paper (Huawei 2018)"
 DSH = "DSH paper (Shan et al.)"
 BCC = "BCC paper (Bai et al.)"
+LOSSPASS = "LossPass paper (Kim and Lee, IEEE Comm. Letters 2019)"
 DCTCP = "DCTCP paper (Alizadeh et al., SIGCOMM 2010), section 3.3"
 REFERENCES = {
     WP: "White Paper on Buffering Requirements for Data Center Switches, Huawei, 2018",
@@ -67,6 +70,8 @@ REFERENCES = {
     BCC: "One More Config Is Enough: Saving (DC)TCP for High-Speed Extremely "
     "Shallow-Buffered Datacenters, W. Bai et al., IEEE/ACM ToN 2020",
     DCTCP: "Data Center TCP (DCTCP), M. Alizadeh et al., ACM SIGCOMM 2010",
+    LOSSPASS: "Absorbing Microbursts Without Headroom for Data Center Networks, G. Kim and "
+    "W. Lee, IEEE Communications Letters 2019",
 }
 
 
@@ -985,4 +990,63 @@ def bcc(
             "B_R ~1.6MB, Kmax ~2.6MB, Kmin ~1.8MB)",
         ),
         notes=tuple(notes),
+    )
+
+
+# ------------------------------------------------------------------------ loss impact
+
+
+@dataclass(frozen=True, kw_only=True)
+class LossImpactAdvice(Advice):
+    TOPIC: ClassVar[str] = "loss-impact"
+    TITLE: ClassVar[str] = "What one lost window costs a flow"
+    OUTPUTS: ClassVar[tuple[tuple[str, str, str, str], ...]] = (
+        ("fct", "expected FCT without loss", "time", "E[FCT_P] = (P / w_c) * E[T]"),
+        ("loss_delay", "extra delay of one loss", "time", "E[T'] = RTO_min + E[T]"),
+        ("impact", "impact of one loss (x the FCT)", "number", "E[I_P] = E[T'] / E[FCT_P]"),
+        ("slowdown", "FCT with one loss / without", "number", "1 + E[I_P]"),
+    )
+    packets: int
+    window: int
+    fct: int | float
+    loss_delay: int | float
+    impact: int | float
+    slowdown: int | float
+
+
+def loss_impact(
+    packets: Number = 1,
+    rto_min: Number | None = None,
+    rtt: Number | None = None,
+    window: Number = 1,
+) -> LossImpactAdvice:
+    """How much one loss slows a flow of ``packets`` packets (LossPass Eq. 3).
+
+    A flow of P packets sent w_c at a time takes P / w_c round trips of E[T] each; a loss
+    costs the time to detect it, RTO_min (a tail or whole-window loss is only found by the
+    timer), plus one round trip to resend. The ratio falls as 1/P: a loss multiplies a
+    short flow's FCT and barely moves a long one's, the reason LossPass moves losses onto
+    long flows.
+    """
+    P = count_within("packets", packets)
+    w = count_within("window", window)
+    rto = within("rto_min", parse_time, _require("rto_min", rto_min, "the minimum RTO, e.g. 5ms"))
+    T = within("rtt", parse_time, _require("rtt", rtt, "the mean round-trip time, e.g. 250us"))
+    fct = Fraction(P, w) * T
+    delay = rto + T
+    impact = delay / fct
+    return LossImpactAdvice(
+        packets=P,
+        window=w,
+        fct=as_number(fct),
+        loss_delay=as_number(delay),
+        impact=as_number(impact),
+        slowdown=as_number(1 + impact),
+        inputs={"packets": P, "window": w, "rto_min": rto, "rtt": T},
+        assumptions=(
+            "A constant window of w_c packets, every round trip E[T] long; one loss, found by "
+            "the retransmission timer at RTO_min (the RTO is milliseconds, the RTT "
+            "microseconds, so RTO ~ RTO_min) and repaired in one more round trip.",
+        ),
+        sources=(f"{LOSSPASS}, section II-A, Eqs. 1-3 and Fig. 2",),
     )

@@ -172,6 +172,16 @@ LIMITS: dict[str, Limits] = {
         low_open=True,
     ),
     "pmax": Limits(0, 1, "a probability", _fmt_number, low_open=True),
+    "packets": Limits(1, 10**9, "a flow of one packet up to a terabyte-sized flow"),
+    "window": Limits(1, 10**6, "a congestion window of 1 packet up to a million packets"),
+    "rto_min": Limits(
+        10 * _NS,
+        10,
+        "a retransmission timer no shorter than 10 ns, no longer than the longest RTT accepted",
+        fmt_time,
+        usual=(10 * _NS, 1),
+        usual_why="minimum RTOs range from 200 us (datacenter tuning) to 200 ms (Linux default)",
+    ),
 }
 
 
