@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -173,6 +174,110 @@ def test_papers_numbers_are_in_the_units_of_their_rows() -> None:
             assert fmt != "ratio" or number > 0, where
             assert effect == "value" or fmt in ("ratio", "pct"), where
     assert judged >= 100  # most of the papers' numbered claims carry their number
+
+
+#: Papers whose claims were read against the paper's text one by one (issue 32): each
+#: number the text gives is the claim's paper_value, each claim without one says why.
+READ_AGAINST_THE_TEXT = ("bcc", "dsh", "bfc")
+
+_NUMBER = re.compile(r"\d[\d,_]*(?:\.\d+)?")
+
+
+def _claims_of(papers: tuple[str, ...]) -> list[tuple[str, dict]]:
+    return [
+        (f"{exp.id}: {c['what']}", c)
+        for exp in list_experiments()
+        if exp.id.split("/")[0] in papers
+        for c in exp.claims
+    ]
+
+
+def _statement(paper: str) -> str:
+    """What a claim's 'paper' text states, without its notes in parentheses."""
+    return paper.split("(")[0].strip()
+
+
+def _kind(statement: str) -> str:
+    """``note`` (nothing stated beside the notes), ``bound`` ("> 1", "< 10%"), ``zero``,
+    ``words`` ("significantly reduced") or ``number`` (a magnitude: "about 4", "8-10x")."""
+    if not statement:
+        return "note"
+    if re.match(r"^(>=|<=|>>|<<|>|<)\s*\d", statement):
+        return "bound"
+    if re.match(r"^~?0(\s|:|$)", statement):
+        return "zero"
+    return "number" if re.search(r"\d", statement) else "words"
+
+
+@pytest.mark.parametrize(
+    ("paper", "kind"),
+    [
+        ("(not reported)", "note"),
+        ("> 1 (no number)", "bound"),
+        ("< 0.1% (slightly exceed)", "bound"),
+        ('0 ("never triggered")', "zero"),
+        ("significantly reduced (Fig. 13)", "words"),
+        ("about 1 (similar)", "number"),
+        ("~1.5 MB (Fig. 5)", "number"),
+        ("8-10x", "number"),
+        ("100%", "number"),
+    ],
+)
+def test_a_claims_statement_is_read_by_its_kind(paper: str, kind: str) -> None:
+    assert _kind(_statement(paper)) == kind
+
+
+def test_a_claim_that_states_a_number_carries_it() -> None:
+    """A claim whose text states a magnitude ("about 4", "100%", "~1.5 MB") is judged
+    against it: it has a paper_value. A bound ("> 1") or a zero, which no factor can
+    compare with, is checked as a direction: it has an `expect`, the same way round."""
+    unjudged, unchecked = [], []
+    for where, c in _claims_of(READ_AGAINST_THE_TEXT):
+        if c.get("paper_value") is not None:
+            continue
+        statement = _statement(str(c.get("paper", "")))
+        kind = _kind(statement)
+        if kind == "number":
+            unjudged.append(f"{where}: {statement!r}")
+        elif kind == "bound":
+            expect = str(c.get("expect") or "")
+            if not expect or expect[0] != statement[0]:
+                unchecked.append(f"{where}: {statement!r}, expect {expect!r}")
+        elif kind == "zero" and not str(c.get("expect") or "").startswith("<"):
+            unchecked.append(f"{where}: {statement!r}, expect {c.get('expect')!r}")
+    assert not unjudged, f"a number without paper_value: {unjudged}"
+    assert not unchecked, f"a direction without its expect: {unchecked}"
+
+
+def test_a_papers_number_is_the_one_its_text_quotes() -> None:
+    """paper_value, shown in its row's units (a percentage x 100, ns as us or ms), is a
+    number of the claim's text (KB and MB as bytes too), or the geometric middle of two
+    numbers next to each other there (a range "8-10x", "[2940 us, 3058 us]"): a value in
+    the wrong units, or one that is not what the text says, fails. An "X% lower" or
+    "X% higher" claim's `expect` points the way of its effect."""
+    shown_as = {"pct": 100.0, "us": 1e-3, "ms": 1e-6}
+    wrong, backwards = [], []
+    for where, c in _claims_of(READ_AGAINST_THE_TEXT):
+        number = c.get("paper_value")
+        if number is None:
+            continue
+        text = str(c.get("paper", ""))
+        want = float(number) * shown_as.get(str(c.get("format", "num")), 1.0)
+        matches = list(_NUMBER.finditer(text))
+        plain = [float(m.group().replace(",", "").replace("_", "")) for m in matches]
+        in_bytes = [
+            v * {"KB": 1e3, "MB": 1e6}.get(text[m.end() :].lstrip()[:2], 1.0)
+            for v, m in zip(plain, matches, strict=True)
+        ]
+        middles = [math.sqrt(a * b) for a, b in zip(plain, plain[1:], strict=False) if a * b > 0]
+        if not any(math.isclose(want, q, rel_tol=0.01) for q in plain + in_bytes + middles):
+            wrong.append(f"{where}: {want:g} not in {text!r}")
+        effect, expect = c.get("effect", "value"), str(c.get("expect") or "")
+        way = {"reduction": "<", "increase": ">"}.get(effect)
+        if way and expect and expect[0] != way:
+            backwards.append(f"{where}: {effect} with expect {expect!r}")
+    assert not wrong, wrong
+    assert not backwards, backwards
 
 
 def test_an_effect_needs_the_papers_number(tmp_path: Path) -> None:
