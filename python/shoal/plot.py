@@ -43,6 +43,7 @@ __all__ = [
     "pfc_vs_load",
     "save",
     "saved",
+    "text_overlaps",
     "stamp",
     "sweep_flows",
     "sweep_samples",
@@ -102,8 +103,15 @@ def _plain_log(axis: Any) -> None:
     plain = FuncFormatter(lambda v, _: f"{v:g}")
     axis.set_major_formatter(plain)
     lo, hi = axis.get_view_interval()
-    # Less than ~1.5 decades shown: label the 2..9 ticks too, else there may be one label.
-    axis.set_minor_formatter(plain if lo > 0 and hi / lo < 30 else NullFormatter())
+
+    def some(v: float, _: Any) -> str:
+        # 2, 3 and 5 of each decade: 6..9 sit too close to the next power of ten for
+        # a label each on a panel a few centimetres tall.
+        mantissa = round(v / 10 ** np.floor(np.log10(v)), 6) if v > 0 else 0
+        return f"{v:g}" if mantissa in (2, 3, 5) else ""
+
+    # Less than ~1.5 decades shown: label some minor ticks too, else there may be one label.
+    axis.set_minor_formatter(FuncFormatter(some) if lo > 0 and hi / lo < 30 else NullFormatter())
 
 
 def _figure(width: float, height: float) -> Any:
@@ -196,17 +204,130 @@ def _quantity_order(values: pd.Series) -> list[Any] | None:
     return None
 
 
+def _is_quantity(value: Any) -> bool:
+    """Whether an x value is a point on a scale (a number, or a size, time or rate
+    written with its unit), not a category such as a scheme's name or "N/A"."""
+    from shoal import _core
+
+    if isinstance(value, int | float | np.number) and not isinstance(value, bool):
+        return bool(np.isfinite(value))
+    text = str(value).strip()
+    try:
+        float(text)
+        return True
+    except ValueError:
+        pass
+    for parse in (_core.parse_bytes, _core.parse_time_ps, _core.parse_rate_bps):
+        try:
+            parse(text)
+            return True
+        except ValueError:
+            continue
+    return False
+
+
 def _ok(runs: pd.DataFrame) -> pd.DataFrame:
     return runs[runs["status"] == "ok"] if "status" in runs else runs
 
 
-def _legend(fig: Any, axes: Any, n: int) -> None:
+def _legend(fig: Any, axes: Any, n: int, ncols: int = 4) -> None:
     handles, labels = axes.get_legend_handles_labels()
     if len(labels) > 1 or (labels and labels[0]):
-        # Constrained layout does not keep a title clear of a legend of two rows or more
-        # above the axes, so a long legend goes below them.
-        where = "outside upper center" if len(labels) <= 4 else "outside lower center"
-        fig.legend(handles, labels, loc=where, ncols=min(len(labels), 4), frameon=False)
+        # Below the axes: constrained layout puts an "outside upper" legend in the same
+        # band as the figure's title, one over the other.
+        ncols = min(len(labels), ncols)
+        legend = fig.legend(handles, labels, loc="outside lower center", ncols=ncols, frameon=False)
+        # Fewer columns (more rows) until the legend fits the figure's width: the
+        # layout does not widen a figure, and a tight save would crop the names.
+        while ncols > 1 and legend.get_window_extent(fig._get_renderer()).width > fig.bbox.width:
+            legend.remove()
+            ncols -= 1
+            legend = fig.legend(
+                handles, labels, loc="outside lower center", ncols=ncols, frameon=False
+            )
+
+
+def _text_boxes(fig: Any) -> list[tuple[str, Any, Any]]:
+    """Every piece of text a reader sees in a drawn figure, with its box on the canvas:
+    the title, each legend as one box, panel titles, axis labels and tick labels (with
+    the artist)."""
+    renderer = fig._get_renderer()
+    boxes: list[tuple[str, Any, Any]] = []
+
+    def add(name: str, artist: Any) -> None:
+        if (
+            artist is not None
+            and artist.get_visible()
+            and (not hasattr(artist, "get_text") or artist.get_text().strip())
+        ):
+            boxes.append((name, artist.get_window_extent(renderer), artist))
+
+    figures = [fig]
+    for parent in figures:
+        figures += parent.subfigs
+    for f, part in enumerate(figures):
+        add(f"figure {f} title", getattr(part, "_suptitle", None))
+        for i, legend in enumerate(part.legends):
+            add(f"figure {f} legend {i}", legend)
+    for i, ax in enumerate(fig.axes):
+        if not ax.get_visible():
+            continue
+        for title in (ax.title, ax._left_title, ax._right_title):
+            add(f"axes {i} title", title)
+        add(f"axes {i} legend", ax.get_legend())
+        for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+            if not axis.get_visible():  # a twin's shared axis: drawn by the other
+                continue
+            add(f"axes {i} {name} label", axis.label)
+            for tick in axis._update_ticks():  # the ticks in view, as drawn
+                if tick.get_visible():
+                    for label in (tick.label1, tick.label2):
+                        add(f"axes {i} {name} tick {label.get_text()!r}", label)
+        for text in ax.texts:
+            add(f"axes {i} note {text.get_text()!r}", text)
+    return boxes
+
+
+def text_overlaps(fig: Any, gap: float = 2.0) -> list[tuple[str, str]]:
+    """The pairs of texts of ``fig`` (see :func:`_text_boxes`) whose boxes overlap or
+    come closer than ``gap`` pixels (at the figure's dpi) once drawn: a legend over a
+    title, tick labels running together; and ``(text, "figure edge")`` for a text cut
+    by the figure's edge. Empty for a legible figure. Lays the figure out first."""
+    fig.draw_without_rendering()
+    boxes = _text_boxes(fig)
+    edge = fig.bbox
+    found = [
+        (name, "figure edge")
+        for name, box, _ in boxes
+        if box.x0 < edge.x0 - gap
+        or box.y0 < edge.y0 - gap
+        or box.x1 > edge.x1 + gap
+        or box.y1 > edge.y1 + gap
+    ]
+    for a in range(len(boxes)):
+        for b in range(a + 1, len(boxes)):
+            (name_a, box_a, art_a), (name_b, box_b, art_b) = boxes[a], boxes[b]
+            # Texts closer than ``gap`` read as one ("ecn_k10ecn_k20"), touching or not.
+            width = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            height = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            if width > -gap and height > -gap and not _apart_rotated(art_a, art_b, fig, gap):
+                found.append((name_a, name_b))
+    return found
+
+
+def _apart_rotated(a: Any, b: Any, fig: Any, gap: float) -> bool:
+    """Whether two texts turned by the same angle (slanted tick labels) stand apart,
+    although their upright boxes, much larger than such text, overlap: the distance
+    between their baselines is more than a line of text."""
+    angle = getattr(a, "get_rotation", lambda: 0.0)()
+    if not angle or getattr(b, "get_rotation", lambda: None)() != angle:
+        return False
+    ca = a.get_window_extent().get_points().mean(axis=0)
+    cb = b.get_window_extent().get_points().mean(axis=0)
+    theta = np.radians(angle)
+    across = abs((cb[0] - ca[0]) * np.sin(theta) - (cb[1] - ca[1]) * np.cos(theta))
+    line = max(a.get_fontsize(), b.get_fontsize()) * fig.dpi / 72
+    return bool(across >= line + gap)
 
 
 def fct_vs_load(
@@ -218,9 +339,11 @@ def fct_vs_load(
     stats: Sequence[str] = ("mean", "p99"),
     metric: str = "fct",
     normalize_to: str | None = None,
+    panel_by: str | None = None,
     title: str | None = None,
 ) -> Any:
-    """FCT (or slowdown) per size bucket vs load: one panel per (stat, bucket).
+    """FCT (or slowdown) per size bucket vs load: one panel per (stat, bucket), and per
+    value of ``panel_by`` if given.
 
     Args:
         runs: a sweep table (columns ``<x>``, ``<by>``, ``<bucket>_<stat>_fct_ns``).
@@ -231,6 +354,9 @@ def fct_vs_load(
         metric: ``fct`` or ``slowdown``.
         normalize_to: divide every line by this group's value at the same x (the
             baseline scheme); the baseline becomes the line y = 1.
+        panel_by: a column whose values are drawn apart, a row of panels each (e.g.
+            two buffer models); titled by ``<panel_by>_label`` when the runs have it.
+            Other columns may vary with it (the keys zipped with it), not within it.
         title: a figure title.
     """
     by_cols = _by_list(by) if by is not None and (not isinstance(by, str) or by in runs) else []
@@ -240,11 +366,20 @@ def fct_vs_load(
         raise PlotError(f"metric must be 'fct' or 'slowdown', got {metric!r}")
     suffix = "fct_ns" if metric == "fct" else "slowdown"
     ycols = [f"{b}_{s}_{suffix}" for s in stats for b in buckets]
-    _need(runs, [x, *ycols], "fct_vs_load")
+    _need(runs, [x, *ycols, *([panel_by] if panel_by else [])], "fct_vs_load")
     data = _ok(runs)
     if data.empty:
         raise PlotError("fct_vs_load: no finished runs")
-    _check_fixed(data, [x, *by_cols])
+    if panel_by is None:
+        panels = [("", data)]
+    else:
+        name = f"{panel_by}_label" if f"{panel_by}_label" in data else panel_by
+        panels = [
+            (str(part[name].iloc[0]), part)
+            for _, part in data.groupby(data[panel_by].map(_hashable), sort=False)
+        ]
+    for _, part in panels:
+        _check_fixed(part, [x, *by_cols])
     # A bucket no run has a flow of (sizes on the x axis put each in one bucket) would
     # be a column of empty panels: draw the others.
     buckets = [
@@ -254,6 +389,68 @@ def fct_vs_load(
         raise PlotError("fct_vs_load: no finished flows in the size buckets asked for")
     ycols = [f"{b}_{s}_{suffix}" for s in stats for b in buckets]
     order = _quantity_order(data[x])
+    lines = [_panel_lines(part, x, by_cols, ycols, order, normalize_to) for _, part in panels]
+    values = np.concatenate([g.to_numpy(dtype=float).ravel() for ls in lines for _, g in ls])
+    scale, unit = (1.0, "") if metric == "slowdown" or normalize_to else _time_unit(values)
+
+    with _style():
+        nrows, ncols = len(stats), len(buckets)
+        fig = _figure((2.4 * ncols + 0.4) * len(panels), 1.9 * nrows + 0.5)
+        # A block of panels per panel_by value, titled once: "346KB per port: small
+        # flows: 99th pct" over each panel would not fit its width.
+        blocks = fig.subfigures(1, len(panels), squeeze=False)[0] if panel_by else [fig]
+        first = None
+        for block, (panel, _), groups in zip(blocks, panels, lines, strict=True):
+            axes = block.subplots(nrows, ncols, squeeze=False, sharex=True)
+            first = axes[0][0] if first is None else first
+            if panel:
+                block.suptitle(panel)
+            for r, stat in enumerate(stats):
+                for c, bucket in enumerate(buckets):
+                    ax = axes[r][c]
+                    col = f"{bucket}_{stat}_{suffix}"
+                    for i, (label, g) in enumerate(groups):
+                        ax.plot(
+                            g.index if order is None else range(len(order)),
+                            g[col] / scale,
+                            marker=_MARKERS[i % len(_MARKERS)],
+                            color=f"C{i % 10}",
+                            label=label or None,
+                            # Under the others: a scheme equal to the baseline (PIAS
+                            # with a shared buffer) would vanish beneath it.
+                            zorder=1.9 if label == str(normalize_to) else 2,
+                        )
+                    if order is not None:
+                        ax.set_xticks(range(len(order)), [str(v) for v in order])
+                    if normalize_to is not None:
+                        ax.axhline(1.0, color="0.4", linewidth=0.8, linestyle="--")
+                    ax.set_title(f"{bucket} flows: {_STAT_NAMES.get(stat, stat)}")
+                    if r == nrows - 1:
+                        ax.set_xlabel(_AXIS_LABELS.get(x, x))
+                    if c == 0:
+                        what = "FCT" if metric == "fct" else "slowdown"
+                        if normalize_to is not None:
+                            ax.set_ylabel(f"{what} / {what}({normalize_to})")
+                        elif metric == "fct":
+                            ax.set_ylabel(f"FCT ({unit})")
+                        else:
+                            ax.set_ylabel("FCT slowdown")
+        _legend(fig, first, len(lines[0]))
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def _panel_lines(
+    data: pd.DataFrame,
+    x: str,
+    by_cols: list[str],
+    ycols: list[str],
+    order: list[Any] | None,
+    normalize_to: str | None,
+) -> list[tuple[str, pd.DataFrame]]:
+    """The lines of one row of panels: per group, the mean over seeds of each y column
+    at each x, divided by the baseline group's when ``normalize_to`` names one."""
     groups = [(label, g.groupby(x, sort=True)[ycols].mean()) for label, g in _groups(data, by_cols)]
     if order is not None:  # quantities as text: in the order of what they measure
         groups = [(label, g.reindex(order)) for label, g in groups]
@@ -263,43 +460,7 @@ def fct_vs_load(
             names = ", ".join(label for label, _ in groups)
             raise PlotError(f"normalize_to: no group named {normalize_to!r} (have: {names})")
         groups = [(label, g / base[0].reindex(g.index)) for label, g in groups]
-    values = np.concatenate([g.to_numpy(dtype=float).ravel() for _, g in groups])
-    scale, unit = (1.0, "") if metric == "slowdown" or normalize_to else _time_unit(values)
-
-    with _style():
-        nrows, ncols = len(stats), len(buckets)
-        fig = _figure(2.4 * ncols + 0.4, 1.9 * nrows + 0.5)
-        axes = fig.subplots(nrows, ncols, squeeze=False, sharex=True)
-        for r, stat in enumerate(stats):
-            for c, bucket in enumerate(buckets):
-                ax = axes[r][c]
-                col = f"{bucket}_{stat}_{suffix}"
-                for i, (label, g) in enumerate(groups):
-                    ax.plot(
-                        g.index if order is None else range(len(order)),
-                        g[col] / scale,
-                        marker=_MARKERS[i % len(_MARKERS)],
-                        label=label or None,
-                    )
-                if order is not None:
-                    ax.set_xticks(range(len(order)), [str(v) for v in order])
-                if normalize_to is not None:
-                    ax.axhline(1.0, color="0.4", linewidth=0.8, linestyle="--")
-                ax.set_title(f"{bucket} flows: {_STAT_NAMES.get(stat, stat)}")
-                if r == nrows - 1:
-                    ax.set_xlabel(_AXIS_LABELS.get(x, x))
-                if c == 0:
-                    what = "FCT" if metric == "fct" else "slowdown"
-                    if normalize_to is not None:
-                        ax.set_ylabel(f"{what} / {what}({normalize_to})")
-                    elif metric == "fct":
-                        ax.set_ylabel(f"FCT ({unit})")
-                    else:
-                        ax.set_ylabel("FCT slowdown")
-        _legend(fig, axes[0][0], len(groups))
-        if title:
-            fig.suptitle(title)
-    return fig
+    return groups
 
 
 def loss_vs_load(

@@ -326,3 +326,134 @@ def test_a_figure_of_other_data_is_drawn_again(
     other = plot.stamp(df.iloc[:-1], "fct_vs_load")
     assert other != stamp and plot.saved(stem, other) is None
     assert plot.saved(stem, plot.stamp(df, "loss_vs_load")) is None
+
+
+# -- legible figures (issue 32, item 5) -----------------------------------------------------
+
+
+def _runs(**columns: list[object]) -> pd.DataFrame:
+    """A finished sweep table of the given columns; every column but the y columns is
+    an axis, so a figure must not average over one it does not draw."""
+    frame = pd.DataFrame({**columns, "status": "ok"})
+    frame.attrs["axes"] = [c for c in columns if not c.endswith(("_fct_ns", "_label"))]
+    return frame
+
+
+def _two_buffer_models() -> pd.DataFrame:
+    """Two schemes at two loads under two buffer models that disagree: the model
+    "port" makes pias 3x slower than losspass, the model "shared" makes them equal."""
+    rows = [
+        (model, label, scheme, load, value)
+        for model, label, slow in ((64, "shared", 1.0), (1, "per port", 3.0))
+        for load in (0.5, 0.9)
+        for scheme, value in (("losspass", 100.0), ("pias", 100.0 * slow))
+    ]
+    return _runs(
+        **{
+            "switch.ports_per_pool": [r[0] for r in rows],
+            "switch.ports_per_pool_label": [r[1] for r in rows],
+            "scheme": [r[2] for r in rows],
+            "workload.load": [r[3] for r in rows],
+            "small_mean_fct_ns": [r[4] for r in rows],
+        }
+    )
+
+
+def test_a_figure_legend_stays_clear_of_the_title() -> None:
+    frame = _runs(
+        scheme=["a", "b", "a", "b"],
+        **{"workload.load": [0.4, 0.4, 0.9, 0.9], "small_mean_fct_ns": [1e6, 2e6, 3e6, 4e6]},
+    )
+    fig = plot.fct_vs_load(frame, buckets=["small"], stats=["mean"], title="Fig. 3 (III-C)")
+    assert plot.text_overlaps(fig) == []
+    legend = fig.legends[0].get_window_extent()
+    title = fig._suptitle.get_window_extent()
+    assert not legend.overlaps(title), (legend, title)
+    assert legend.y1 < min(ax.get_window_extent().y0 for ax in fig.axes)  # below the panels
+
+
+def test_text_overlaps_finds_labels_that_run_together() -> None:
+    with plot._style():
+        fig = plot._figure(1.6, 1.5)
+        ax = fig.subplots()
+        ax.plot(["droptail", "ecn_k10", "ecn_k20", "ecn_k45"], [1, 2, 3, 4])
+        fig.suptitle("a title")
+        fig.legend(["a legend with a long name"], loc="upper center")
+    found = plot.text_overlaps(fig)
+    assert any("x tick 'ecn_k10'" in a and "x tick 'ecn_k20'" in b for a, b in found), found
+    assert ("figure 0 title", "figure 0 legend 0") in found
+
+
+def test_each_buffer_model_has_its_own_panels() -> None:
+    fig = plot.fct_vs_load(
+        _two_buffer_models(),
+        buckets=["small"],
+        stats=["mean"],
+        normalize_to="losspass",
+        panel_by="switch.ports_per_pool",
+    )
+    assert [f._suptitle.get_text() for f in fig.subfigs] == ["shared", "per port"]
+    for block, ratio in zip(fig.subfigs, (1.0, 3.0), strict=True):
+        (ax,) = block.axes
+        pias = [line for line in ax.get_lines() if line.get_label() == "pias"]
+        assert len(pias) == 1
+        # The model's own ratio, not the 2.0 of a mean over both models.
+        assert np.allclose(pias[0].get_ydata(), ratio), pias[0].get_ydata()
+    assert plot.text_overlaps(fig) == []
+
+
+def test_a_figure_refuses_to_average_buffer_models() -> None:
+    with pytest.raises(plot.PlotError, match="switch.ports_per_pool"):
+        plot.fct_vs_load(_two_buffer_models(), buckets=["small"], stats=["mean"])
+
+
+def test_an_analysis_keeps_the_axes_the_figures_check() -> None:
+    from shoal.reproduce._runs import join_columns
+
+    runs = _two_buffer_models()
+    joined = join_columns(runs, {0: {"extra": 1.0}})
+    assert joined.attrs["axes"] == runs.attrs["axes"]
+    with pytest.raises(plot.PlotError, match="switch.ports_per_pool"):
+        plot.fct_vs_load(joined, buckets=["small"], stats=["mean"])
+
+
+def test_no_line_joins_a_category_to_a_threshold() -> None:
+    """bcc/fig7's x axis: ECN thresholds, then "N/A" (no ECN), which is not a point on
+    the threshold scale: the line runs between thresholds only."""
+    from shoal.reproduce import _metric_vs
+
+    frame = _runs(
+        **{"k_label": ["500KB", "1.5MB", "1.75MB", "N/A"], "goodput": [6.0, 14.0, 94.0, 94.0]}
+    )
+    fig = _metric_vs(frame, x="k_label", y="goodput", by=None)
+    (ax,) = fig.axes
+    joined = [line for line in ax.get_lines() if line.get_linestyle() not in ("None", "none")]
+    assert [list(line.get_xdata()) for line in joined] == [["500KB", "1.5MB", "1.75MB"]]
+    assert plot.text_overlaps(fig) == []
+    schemes = _runs(**{"scheme": ["droptail", "pias", "losspass"], "qct": [3.0, 2.0, 1.0]})
+    fig = _metric_vs(schemes, x="scheme", y="qct", by=None)
+    assert all(line.get_linestyle() in ("None", "none") for line in fig.axes[0].get_lines()), (
+        "a line joins schemes"
+    )
+
+
+def test_bfc_fig12_has_the_collision_panel_and_the_ideal_fq_reference(tmp_path: Path) -> None:
+    """The paper's Fig. 12: collisions against the physical queues per port, and the
+    tail per flow size with Ideal-FQ's for comparison (run in the experiment's sweep)."""
+    from shoal.reproduce import reproduce
+    from shoal.reproduce.bfc import queues_figure
+
+    result = reproduce("bfc/fig12", mode="quick", jobs=1, store=tmp_path / "s", progress=False)
+    ok = result.runs[result.runs["status"] == "ok"]
+    assert "ideal_fq" in set(ok["scheme"])
+    fig = queues_figure(ok, tmp_path / "s", title="Fig. 12")
+    collisions, tail = fig.axes
+    (line,) = collisions.get_lines()
+    assert list(line.get_xdata()) == [8, 16, 32, 60]
+    rates = ok.set_index("scheme")["collision_rate"]
+    assert np.allclose(line.get_ydata(), [rates[f"bfc_{n}"] * 100 for n in (8, 16, 32, 60)])
+    ideal = [t for t in tail.get_lines() if t.get_label() == "Ideal-FQ"]
+    assert len(ideal) == 1 and ideal[0].get_linestyle() == "--"
+    expected = ok[ok["scheme"] == "ideal_fq"][[f"p99_bin{i}" for i in range(1, 10)]]
+    assert np.allclose(ideal[0].get_ydata(), expected.to_numpy(dtype=float)[0])
+    assert plot.text_overlaps(fig) == []

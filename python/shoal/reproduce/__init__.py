@@ -471,7 +471,9 @@ def _register_builtin() -> None:
     from shoal.reproduce import bcc
 
     ANALYSES.update(bcc.ANALYSES)
-    ANALYSES.update(__import__("shoal.reproduce.losspass", fromlist=["ANALYSES"]).ANALYSES)
+    losspass = __import__("shoal.reproduce.losspass", fromlist=["ANALYSES"])
+    ANALYSES.update(losspass.ANALYSES)
+    FIGURES.update(losspass.FIGURES)
     ANALYSES.update(__import__("shoal.reproduce.whitepaper", fromlist=["ANALYSES"]).ANALYSES)
     rdma = __import__("shoal.reproduce.rdma", fromlist=["ANALYSES"])
     ANALYSES.update(rdma.ANALYSES)
@@ -547,7 +549,10 @@ def _metric_vs(
     scale: float = 1.0,
     title: str | None = None,
 ) -> Any:
-    """A line per ``by`` of ``y`` (mean over seeds) against ``x`` (categorical if text)."""
+    """A line per ``by`` of ``y`` (mean over seeds) against ``x`` (categorical if text);
+    an x value that is no quantity ("N/A", a scheme) is a point of its own."""
+    import numpy as np
+
     from shoal import plot
 
     with plot._style():
@@ -556,15 +561,25 @@ def _metric_vs(
         groups = runs.groupby(by, sort=False) if by and by in runs else [("", runs)]
         for i, (label, g) in enumerate(groups):
             series = g.groupby(x, sort=False)[y].mean() / scale
-            ax.plot(
-                [str(v) for v in series.index],
-                series.to_numpy(),
-                marker=plot._MARKERS[i % len(plot._MARKERS)],
-                label=str(label) or None,
-            )
+            names = [str(v) for v in series.index]
+            # A line between two x values says there is something between them: only
+            # between quantities ("1.5MB", "1.75MB"), not to a category ("N/A", a scheme).
+            joined = [plot._is_quantity(v) for v in series.index]
+            style = {"marker": plot._MARKERS[i % len(plot._MARKERS)], "color": f"C{i % 10}"}
+            ax.plot(names, series.to_numpy(), linestyle="none", label=str(label) or None, **style)
+            run: list[int] = []
+            for j in [*range(len(names)), None]:
+                if j is not None and joined[j]:
+                    run.append(j)
+                    continue
+                if len(run) > 1:
+                    ax.plot([names[k] for k in run], series.to_numpy()[run], **style)
+                run = []
         ax.set_xlabel(xlabel or x)
         ax.set_ylabel(ylabel or y)
-        ax.set_ylim(bottom=0)
+        top = float(np.nanmax(runs[y].to_numpy(dtype=float))) / scale if len(runs) else 0.0
+        # From 0, with room above the highest point so its marker is drawn whole.
+        ax.set_ylim(0, max(ax.get_ylim()[1], top * 1.06) if top > 0 else None)
         if by and by in runs and runs[by].nunique() > 1:
             ax.legend(frameon=False, fontsize="small")
         if title:

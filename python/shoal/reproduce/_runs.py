@@ -42,5 +42,9 @@ def join_columns(runs: pd.DataFrame, extra: Mapping[Any, Mapping[str, Any]]) -> 
     add = pd.DataFrame.from_dict(dict(extra), orient="index")
     if add.empty:
         return runs
-    runs = runs.drop(columns=[c for c in add.columns if c in runs.columns])
-    return runs.join(add)
+    kept = runs.drop(columns=[c for c in add.columns if c in runs.columns])
+    out = kept.join(add)
+    # join drops attrs (pandas keeps them only when every frame has the same): without
+    # the axis list the figures could not refuse to average runs that differ in an axis.
+    out.attrs = dict(runs.attrs)
+    return out

@@ -59,6 +59,8 @@ __all__ = [
     "occupancy_cdf_figure",
     "paused_bars_figure",
     "paused_ns_by_link",
+    "physical_queues",
+    "queues_figure",
     "pooled_occupancy",
     "pooled_quantile",
     "time_at_least",
@@ -387,6 +389,75 @@ def slowdown_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None
             ax.set_xlabel("flow size (1 KB packets)")
             ax.set_ylabel("p99 FCT slowdown")
             ax.legend(frameon=False, fontsize="x-small")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def physical_queues(scenario: dict[str, Any]) -> int | None:
+    """A BFC port's physical queues: its queues but the ACK, the high-priority and the
+    overflow queue (``switch.queues - 3``); None for a scheme without BFC."""
+    switch = scenario.get("switch", {})
+    if (switch.get("flow_control") or {}).get("kind") != "bfc":
+        return None
+    return int(switch["queues"]) - 3
+
+
+def queues_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 12: (a) BFC's collision rate against its physical queues per port; (b) the
+    p99 slowdown per harness size bin, one line per number of queues, Ideal-FQ's as the
+    dashed reference (a scheme without BFC). Means over seeds; Google's bins."""
+    from shoal import plot
+
+    queues: dict[str, int] = {}
+    for _, row, _, scenario in ok_runs(runs, store):
+        n = physical_queues(scenario)
+        if n is not None:
+            queues[str(row["scheme"])] = n
+    bfc = runs[runs["scheme"].isin(queues)]
+    rates = bfc.groupby("scheme")["collision_rate"].mean()
+    order = sorted(queues, key=queues.__getitem__)
+    workload = str(runs["workload"].dropna().iloc[0]) if "workload" in runs else "Google"
+    labels = bin_labels(BINS[workload])
+    cols = [f"p99_bin{i + 1}" for i in range(len(labels))]
+    with plot._style():
+        fig = plot._figure(7.0, 3.0)
+        left, right = fig.subplots(1, 2, width_ratios=(2, 3))
+        xs = [queues[s] for s in order]
+        left.plot(xs, [rates.get(s, np.nan) * 100 for s in order], marker="o", color="C0")
+        left.set_xscale("log", base=2)
+        left.set_xticks(xs, [str(x) for x in xs])
+        left.minorticks_off()
+        left.set_ylim(bottom=0)
+        left.set_xlabel("physical queues per port")
+        left.set_ylabel("collisions (% of placements)")
+        left.set_title("(a) collisions")
+        for i, scheme in enumerate(order):
+            y = bfc[bfc["scheme"] == scheme][cols].mean(numeric_only=True)
+            right.plot(
+                range(len(cols)),
+                y.to_numpy(dtype=float),
+                marker=plot._MARKERS[i % len(plot._MARKERS)],
+                color=f"C{i}",
+                label=f"BFC, {queues[scheme]} queues",
+            )
+        ideal = runs[runs["scheme"] == IDEAL]
+        if len(ideal):
+            right.plot(
+                range(len(cols)),
+                ideal[cols].mean(numeric_only=True).to_numpy(dtype=float),
+                color="black",
+                linestyle="--",
+                linewidth=1.2,
+                label=SCHEME_NAMES[IDEAL],
+            )
+        right.set_xticks(range(len(labels)), labels, rotation=30, fontsize="x-small")
+        right.set_yscale("log")
+        plot._plain_log(right.yaxis)
+        right.set_xlabel("flow size (1 KB packets)")
+        right.set_ylabel("p99 FCT slowdown")
+        right.set_title(f"(b) tail latency, {workload}")
+        plot._legend(fig, right, 0, ncols=5)
         if title:
             fig.suptitle(title)
     return fig
@@ -869,4 +940,5 @@ FIGURES = {
     "bfc.inter_dc": inter_dc_figure,
     "bfc.occupancy_cdf": occupancy_cdf_figure,
     "bfc.paused_bars": paused_bars_figure,
+    "bfc.queues": queues_figure,
 }

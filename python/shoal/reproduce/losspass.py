@@ -15,7 +15,7 @@ from shoal.reproduce._runs import join_columns, ok_runs, stop_time_s
 if TYPE_CHECKING:
     from shoal.reproduce import Experiment
 
-__all__ = ["ANALYSES", "queries"]
+__all__ = ["ANALYSES", "FIGURES", "SCHEME_NAMES", "queries", "throughput_qct_figure"]
 
 
 def _compare(runs: pd.DataFrame) -> pd.DataFrame:
@@ -92,6 +92,56 @@ def queries(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     return _compare(runs)
 
 
+#: How the figures name the schemes (the paper's names; ECN with its K in packets).
+SCHEME_NAMES = {"droptail": "DropTail", "pias": "PIAS", "losspass": "LossPass"}
+
+
+def _scheme_name(scheme: str) -> str:
+    if scheme.startswith("ecn_k"):
+        return f"ECN K={scheme.removeprefix('ecn_k')}"
+    return SCHEME_NAMES.get(scheme, scheme)
+
+
+def throughput_qct_figure(
+    runs: pd.DataFrame,
+    store: Path,
+    *,
+    phase: str = "workload.start",
+    queries: str = "10ms",
+    iperf: str = "1000s",
+    title: str | None = None,
+) -> Any:
+    """Fig. 3: throughput (the ``iperf`` phase) against average QCT (the ``queries``
+    phase of the same scheme), one point per scheme, named in the legend; means over
+    seeds. The schemes are categories: no line joins them."""
+    from shoal import plot
+
+    qct = runs[runs[phase] == queries].groupby("scheme", sort=False)["mean_qct_ns"].mean()
+    gbps = runs[runs[phase] == iperf].groupby("scheme", sort=False)["goodput_gbps"].mean()
+    with plot._style():
+        fig = plot._figure(3.6, 3.0)
+        ax = fig.subplots()
+        for i, scheme in enumerate(qct.index.intersection(gbps.index, sort=False)):
+            ax.plot(
+                [qct[scheme] / 1e6],
+                [gbps[scheme]],
+                linestyle="none",
+                marker=plot._MARKERS[i % len(plot._MARKERS)],
+                markersize=7,
+                label=_scheme_name(str(scheme)),
+            )
+        ax.set_xlabel("average query completion time (ms)")
+        ax.set_ylabel("throughput, 2 long flows (Gbps)")
+        ax.margins(x=0.1, y=0.15)
+        plot._legend(fig, ax, 0, ncols=3)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
 ANALYSES: dict[str, Callable[[Experiment, pd.DataFrame, Path], pd.DataFrame]] = {
     "losspass.queries": queries,
+}
+FIGURES: dict[str, Callable[..., Any]] = {
+    "losspass.throughput_qct": throughput_qct_figure,
 }

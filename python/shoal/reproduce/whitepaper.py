@@ -331,7 +331,7 @@ def _plot_curves(curves: dict[str, pd.Series], stem: Path, ylabel: str) -> None:
     except ImportError:  # plotting is optional for the numbers
         return
     with plot._style():
-        fig = plot._figure(4.2, 2.6)
+        fig = plot._figure(4.2, 3.0)  # room for the long y label
         ax = fig.subplots()
         for name, s in curves.items():
             ax.plot(s.index / 1e6, s.to_numpy(), label=name, linewidth=1)
