@@ -178,7 +178,7 @@ def test_papers_numbers_are_in_the_units_of_their_rows() -> None:
 
 #: Papers whose claims were read against the paper's text one by one (issue 32): each
 #: number the text gives is the claim's paper_value, each claim without one says why.
-READ_AGAINST_THE_TEXT = ("bcc", "dsh", "bfc")
+READ_AGAINST_THE_TEXT = ("bcc", "dsh", "bfc", "losspass")
 
 _NUMBER = re.compile(r"\d[\d,_]*(?:\.\d+)?")
 

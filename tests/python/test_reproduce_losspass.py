@@ -31,7 +31,7 @@ def test_every_losspass_experiment_resolves(exp_id: str, mode: str) -> None:
     runs = resolve_runs(load_sweep(exp.sweep_spec(mode)))
     assert runs and all(r.error is None for r in runs), [r.error for r in runs if r.error]
     if mode == "quick":
-        assert len(runs) <= 16
+        assert len(runs) <= 18
     assert exp.sweep_spec("quick") != exp.sweep_spec("full")
 
 
@@ -124,10 +124,20 @@ def test_fig3_is_one_point_per_scheme_on_the_papers_axes(fig3_quick: ReproduceRe
     fig = throughput_qct_figure(runs, fig3_quick.store, title="Fig. 3")
     (ax,) = fig.axes
     points = ax.get_lines()
-    assert len(points) == runs["scheme"].nunique() == 7
+    assert len(points) == runs["scheme"].nunique() == 9
     assert all(len(line.get_xdata()) == 1 for line in points), "a line joins schemes"
     names = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert names == ["DropTail", "ECN K=10", "ECN K=20", "ECN K=45", "ECN K=65", "PIAS", "LossPass"]
+    assert names == [
+        "DropTail",
+        "ECN K=2",
+        "ECN K=4",
+        "ECN K=10",
+        "ECN K=20",
+        "ECN K=45",
+        "ECN K=65",
+        "PIAS",
+        "LossPass",
+    ]
     lp = [line for line in points if line.get_label() == "LossPass"][0]
     queries = runs[(runs["scheme"] == "losspass") & (runs["workload.start"] == "10ms")]
     assert lp.get_xdata()[0] == pytest.approx(queries["mean_qct_ns"].iloc[0] / 1e6)
