@@ -231,39 +231,80 @@ def sec2(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
 
 def sec3(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Per class (mice <= 100 KB, elephants above): mean FCT, timeouts; goodput over the
-    whole run and the paper's throughput loss = 1 - usage / load."""
+    whole run and the paper's throughput loss = 1 - usage / load; the bottleneck's
+    utilization while flows arrive and the idle tail after the last arrival (Fig. 3-5);
+    each class's FCT over the same load's through a 20 MB buffer (Figs. 3-6/3-7)."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, _row, run_dir, sc in ok_runs(runs, store):
+    for i, row, run_dir, sc in ok_runs(runs, store):
         p = Path_(sc)
         wl = sc.get("workload", {})
-        part = "concurrent" if wl.get("pattern") == "trace" else "load"
+        part = "concurrent" if str(row["scheme"]).startswith("c_") else "load"
         flows = pd.read_parquet(run_dir / "flows.parquet")
         mice = flows[flows["bytes"] <= MICE_MAX_BYTES]
         eleph = flows[flows["bytes"] > MICE_MAX_BYTES]
-        span_s = (flows["finish_ns"].max() - flows["start_ns"].min()) * 1e-9
+        first, last = flows["start_ns"].min(), flows["start_ns"].max()
+        span_s = (flows["finish_ns"].max() - first) * 1e-9
         usage = flows["delivered_bytes"].sum() * 8 / span_s / p.rate_bps if span_s > 0 else None
         buffer = _size(sc.get("switch", {}).get("pool_size", 0))
+        rto_min = _time_s(sc.get("transport", {}).get("rto_min", "5ms"))
+        mice_timeouts = int(mice["timeouts"].sum())
         values: dict[str, Any] = {
             "part": part,
-            "rto_min_ms": _time_s(sc.get("transport", {}).get("rto_min", "5ms")) * 1e3,
+            "class": "mice" if eleph.empty else ("elephants" if mice.empty else "mixed"),
+            "load": float(wl.get("load", 0)) if part == "load" else None,
+            "rto_min_ms": rto_min * 1e3,
+            "rto_init_ms": _time_s(sc.get("transport", {}).get("rto_init", "5ms")) * 1e3,
             "buffer_bytes": buffer,
             "buffer_label": fmt_size(buffer),
             "mice_mean_fct_ns": mice["fct_ns"].mean() if len(mice) else None,
             "mice_p99_fct_ns": mice["fct_ns"].quantile(0.99) if len(mice) else None,
             "elephant_mean_fct_ns": eleph["fct_ns"].mean() if len(eleph) else None,
-            "mice_timeouts": int(mice["timeouts"].sum()),
+            "mice_timeouts": mice_timeouts,
             "elephant_timeouts": int(eleph["timeouts"].sum()),
+            # Each mouse timeout idles that mouse for at least RTOmin: a floor under the
+            # mice mean FCT that no queueing saving can undo (Fig. 3-16).
+            "mice_rto_floor_ns": mice_timeouts / len(mice) * rto_min * 1e9 if len(mice) else None,
             "usage": usage,
             "completion_ms": span_s * 1e3,
+            "concurrent_flows": len(flows),
         }
         if part == "load" and usage is not None:
             load = float(wl.get("load", 0))
             loss = 1 - usage / load
             values["throughput_loss"] = loss
-            lr = float(_row.get("loss_rate") or 0)
+            lr = float(row.get("loss_rate") or 0)
             values["loss_sensitivity"] = loss / lr if lr > 0 else None
+            # While flows keep arriving the link carries the load; after the last arrival
+            # it idles until the last flow ends. With every byte delivered, the paper's
+            # throughput loss is exactly the share of the span spent in that tail.
+            values["tail_ms"] = (flows["finish_ns"].max() - last) * 1e-6
+            values["tail_share"] = 1 - (last - first) * 1e-9 / span_s if span_s > 0 else None
+            values["tail_gap"] = loss - values["tail_share"] if span_s > 0 else None
+            series = bottleneck_series(run_dir)
+            u = utilization(series, p.rate_bps, first, last) if len(series) else None
+            values["util_arrivals_over_load"] = u / load if u is not None and load else None
         extra[i] = values
-    return join_columns(runs, extra)
+    out = join_columns(runs, extra)
+    return _fct_growth(out)
+
+
+def _fct_growth(runs: pd.DataFrame) -> pd.DataFrame:
+    """fct_growth: a load run's class mean FCT over that of the same class, load and seed
+    through the largest buffer (no loss there): the growth of the FCT that the loss
+    causes (Figs. 3-6/3-7)."""
+    if "part" not in runs:
+        return runs
+    load = runs[(runs["part"] == "load") & runs["load"].notna()]
+    growth: dict[Any, dict[str, Any]] = {}
+    for (_cls, _load, _seed), g in load.groupby(["class", "load", "seed"]):
+        ref = g[g["buffer_bytes"] == g["buffer_bytes"].max()]
+        col = "mice_mean_fct_ns" if _cls == "mice" else "elephant_mean_fct_ns"
+        if ref.empty or len(g) < 2:
+            continue
+        base = float(ref[col].iloc[0])
+        for i, r in g.iterrows():
+            growth[i] = {"fct_growth": float(r[col]) / base if base > 0 else None}
+    return join_columns(runs, growth)
 
 
 def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
