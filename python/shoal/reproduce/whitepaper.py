@@ -24,7 +24,21 @@ from shoal.reproduce._units import time_s as _time_s
 if TYPE_CHECKING:
     from shoal.reproduce import Experiment
 
-__all__ = ["ANALYSES", "Path_", "sec2", "sec3", "sec4", "sync_utilization"]
+__all__ = [
+    "ANALYSES",
+    "Path_",
+    "burst",
+    "clos",
+    "jain",
+    "mathis_rate",
+    "long",
+    "mixed",
+    "sec2",
+    "sec3",
+    "sec4",
+    "sync_utilization",
+    "theory",
+]
 
 MICE_MAX_BYTES = 100_000  # the white paper's mice: 5 KB .. 100 KB
 
@@ -362,6 +376,208 @@ def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     return join_columns(runs, extra)
 
 
+def mixed(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Cross-run columns of the mixed-traffic runs (per load and seed):
+
+    - gain_growth (on td_125KB at the highest load): the all-flows mean FCT of td_125KB
+      over td_20MB's at the highest load, over the same ratio at the lowest.
+    - ecn_queue_need (on td_20MB): the smallest peak queue among the ecnk_* runs whose
+      all-flows mean FCT is within 5% of td_20MB's, over td_20MB's peak queue (Fig. 4-3:
+      what buffer ECN needs for the large tail-drop buffer's FCT). None when no
+      threshold reaches that FCT.
+    """
+    ok = runs[runs["status"] == "ok"] if "status" in runs else runs
+    load = "workload.load"
+    if ok.empty or load not in ok:
+        return runs
+    extra: dict[Any, dict[str, Any]] = {}
+    for _key, g in ok.groupby([load, "seed"]):
+        by = g.set_index("scheme")
+        if "td_20MB" not in by.index:
+            continue
+        ref = by.loc["td_20MB"]
+        ecn = g[g["scheme"].astype(str).str.startswith("ecnk_")]
+        good = ecn[ecn["all_mean_fct_ns"] <= 1.05 * float(ref["all_mean_fct_ns"])]
+        need = (
+            float(good["buffer_max_bytes"].min()) / float(ref["buffer_max_bytes"])
+            if len(good) and float(ref["buffer_max_bytes"]) > 0
+            else None
+        )
+        extra[g.index[g["scheme"] == "td_20MB"][0]] = {"ecn_queue_need": need}
+    lo, hi = ok[load].min(), ok[load].max()
+    for _seed, g in ok.groupby("seed"):
+
+        def gain(at: float, g: pd.DataFrame = g) -> float | None:
+            rows = g[g[load] == at].set_index("scheme")["all_mean_fct_ns"]
+            if "td_125KB" not in rows or "td_20MB" not in rows:
+                return None
+            return float(rows["td_125KB"]) / float(rows["td_20MB"])
+
+        top, bottom = gain(hi), gain(lo)
+        if top is not None and bottom and hi > lo:
+            i = g.index[(g["scheme"] == "td_125KB") & (g[load] == hi)][0]
+            extra.setdefault(i, {})["gain_growth"] = top / bottom
+    return join_columns(runs, extra)
+
+
+def jain(values: Any) -> float | None:
+    """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when all are equal, 1/n when one
+    flow has everything."""
+    x = pd.Series(values, dtype=float)
+    square = float((x**2).sum())
+    return float(x.sum() ** 2 / (len(x) * square)) if len(x) and square > 0 else None
+
+
+def long(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Long-lived flows: util_avg (after a 10% warm-up), throughput_loss = 1 - util_avg,
+    theory_loss = 1 - sync_utilization, jain (Jain's index of the flows' delivered
+    bytes), flows_n."""
+    extra: dict[Any, dict[str, Any]] = {}
+    for i, row, run_dir, sc in ok_runs(runs, store):
+        p = Path_(sc)
+        buffer = _size(sc.get("switch", {}).get("pool_size", 0))
+        stop_ns = _time_s(sc.get("run", {}).get("stop_time", 0)) * 1e9
+        flows = pd.read_parquet(run_dir / "flows.parquet")
+        util = utilization(bottleneck_series(run_dir), p.rate_bps, 0.1 * stop_ns)
+        extra[i] = {
+            "part": "fair" if str(row["scheme"]).startswith("fair") else "flows",
+            "flows_n": len(flows),
+            "buffer_bdp": buffer / p.bdp_bytes,
+            "util_avg": util,
+            "throughput_loss": None if util is None else 1 - util,
+            "theory_loss": 1 - sync_utilization(buffer, p.bdp_bytes),
+            "util_theory": sync_utilization(buffer, p.bdp_bytes),
+            "jain": jain(flows["delivered_bytes"]),
+        }
+    return join_columns(runs, extra)
+
+
+def _retransmit_share(flows: pd.DataFrame, packets: pd.Series, sel: pd.Series) -> float | None:
+    sent = float(packets[sel].sum())
+    return float(flows.loc[sel, "retransmits"].sum()) / sent if sent else None
+
+
+def burst(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Concurrent bursts: per class, retransmitted over first-sent packets (mice_loss,
+    elephant_loss); per service (scheme) and seed: loss_monotone (the share of steps up
+    the buffer sweep where loss_rate does not rise), buffer_need (the smallest buffer
+    whose mice mean FCT is within 10% of the largest buffer's) and need_ratio (that over
+    s10's, same seed)."""
+    extra: dict[Any, dict[str, Any]] = {}
+    for i, _row, run_dir, sc in ok_runs(runs, store):
+        mss = float(sc.get("transport", {}).get("mss", 1460))
+        flows = pd.read_parquet(run_dir / "flows.parquet")
+        packets = (flows["bytes"] / mss).apply(math.ceil)
+        mice = flows["bytes"] <= MICE_MAX_BYTES
+
+        buffer = _size(sc.get("switch", {}).get("pool_size", 0))
+        extra[i] = {
+            "buffer_bytes": buffer,
+            "buffer_label": fmt_size(buffer),
+            "mice_loss": _retransmit_share(flows, packets, mice),
+            "elephant_loss": _retransmit_share(flows, packets, ~mice),
+            "concurrent_flows": len(flows),
+        }
+    out = join_columns(runs, extra)
+    if "buffer_bytes" not in out:
+        return out
+    ok = out[out["status"] == "ok"]
+    need: dict[Any, dict[str, Any]] = {}
+    base: dict[Any, float] = {}
+    for (scheme, seed), g in ok.groupby(["scheme", "seed"]):
+        g = g.sort_values("buffer_bytes")
+        fct = g["small_mean_fct_ns"].to_numpy(dtype=float)
+        steps = g["loss_rate"].diff().dropna()
+        fits = g[fct <= 1.1 * fct[-1]]
+        value = float(fits["buffer_bytes"].iloc[0]) if len(fits) else None
+        for i in g.index:
+            need[i] = {
+                "buffer_need": value,
+                "loss_monotone": float((steps <= 0).mean()) if len(steps) else None,
+            }
+        if scheme == "s10" and value:
+            base[seed] = value
+    for i, values in need.items():
+        ref = base.get(ok.loc[i, "seed"])
+        values["need_ratio"] = (
+            values["buffer_need"] / ref if ref and values["buffer_need"] else None
+        )
+    return join_columns(out, need)
+
+
+def clos(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Leaf-spine: leaf_queue / spine_queue (the largest time-averaged queue of a leaf /
+    spine port after 2 ms; switches 0..leaves-1 are leaves), their ratios, receivers_n,
+    and per seed crossover_n (the smallest n whose spine queue exceeds its leaf queue)."""
+    extra: dict[Any, dict[str, Any]] = {}
+    for i, _row, run_dir, sc in ok_runs(runs, store):
+        leaves = int(sc.get("topology", {}).get("leaves", 0))
+        q = pd.read_parquet(run_dir / "queues.parquet")
+        q = q[q["time_ns"] >= 2e6]
+        mean = q.groupby(["switch", "port"])["bytes"].mean()
+        is_leaf = mean.index.get_level_values("switch") < leaves
+        leaf = float(mean[is_leaf].max()) if is_leaf.any() else 0.0
+        spine = float(mean[~is_leaf].max()) if (~is_leaf).any() else 0.0
+        flows = pd.read_parquet(run_dir / "flows.parquet")
+        extra[i] = {
+            "receivers_n": int(flows["dst"].nunique()),
+            "leaf_queue": leaf,
+            "spine_queue": spine,
+            "spine_over_leaf": spine / leaf if leaf > 0 else math.inf,
+            "leaf_over_spine": leaf / spine if spine > 0 else math.inf,
+            "spine_share": spine / (spine + leaf) if spine + leaf > 0 else None,
+        }
+    out = join_columns(runs, extra)
+    if "receivers_n" not in out:
+        return out
+    cross: dict[Any, dict[str, Any]] = {}
+    for _seed, g in out[out["status"] == "ok"].groupby("seed"):
+        over = g[g["spine_queue"] > g["leaf_queue"]]["receivers_n"]
+        n = float(over.min()) if len(over) else None
+        cross.update({i: {"crossover_n": n} for i in g.index})
+    return join_columns(out, cross)
+
+
+#: sec3's dumbbell (hosts 40 Gbps, bottleneck 10 Gbps, 1 + 47 + 1 us): base RTT ~100 us.
+SEC3_PATH = {
+    "topology": {
+        "link_rate": "40Gbps",
+        "uplink_rate": "10Gbps",
+        "link_delay": "1us",
+        "uplink_delay": "47us",
+    },
+    "transport": {"mss": 1460, "header": 54, "ack_size": 64},
+}
+
+
+def mathis_rate(loss: float, rtt_s: float, mss: float = 1460) -> float:
+    """The Mathis et al. (1997) steady-state rate of one Reno flow with independent
+    losses at rate ``loss``: MSS / RTT x sqrt(3/2) / sqrt(loss), in bits per second."""
+    if not 0 < loss < 1 or rtt_s <= 0:
+        raise ValueError(f"need 0 < loss < 1 and rtt > 0, got loss={loss}, rtt={rtt_s}")
+    return mss * 8 / rtt_s * math.sqrt(1.5) / math.sqrt(loss)
+
+
+def theory(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Analytic rows on sec3's path: one NewReno flow offered a share of the link with
+    0.2% independent loss, its Mathis rate and the paper's throughput loss."""
+    p = Path_(SEC3_PATH)
+    rows = []
+    for load in (0.5, 0.9):
+        rate = mathis_rate(0.002, p.rtt_s, float(SEC3_PATH["transport"]["mss"]))
+        rows.append(
+            {
+                "scheme": f"mathis_{round(load * 100)}",
+                "status": "ok",
+                "load": load,
+                "rtt_us": p.rtt_s * 1e6,
+                "rate_gbps": rate / 1e9,
+                "throughput_loss": max(0.0, 1 - rate / (load * p.rate_bps)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def _plot_curves(curves: dict[str, pd.Series], stem: Path, ylabel: str) -> None:
     if not curves:
         return
@@ -388,4 +604,9 @@ ANALYSES: dict[str, Callable[[Experiment, pd.DataFrame, Path], pd.DataFrame]] = 
     "whitepaper.sec2": sec2,
     "whitepaper.sec3": sec3,
     "whitepaper.sec4": sec4,
+    "whitepaper.mixed": mixed,
+    "whitepaper.long": long,
+    "whitepaper.burst": burst,
+    "whitepaper.clos": clos,
+    "whitepaper.theory": theory,
 }
