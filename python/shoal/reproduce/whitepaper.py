@@ -376,6 +376,13 @@ def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     return join_columns(runs, extra)
 
 
+def _scenario(store: Path, row: pd.Series) -> dict[str, Any]:
+    from shoal.store import Store
+
+    path = Store(store).run_dir(row["key"]) / "scenario.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
 def mixed(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Cross-run columns of the mixed-traffic runs (per load and seed):
 
@@ -404,6 +411,17 @@ def mixed(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
             else None
         )
         extra[g.index[g["scheme"] == "td_20MB"][0]] = {"ecn_queue_need": need}
+        if "td_125KB" in by.index:
+            # Poisson arrivals see the time-averaged queue (PASTA), so a mouse in the
+            # large buffer waits at least its mean queueing delay: the small buffer's
+            # mice FCT over that delay bounds the large buffer's mice gain.
+            delay = (
+                float(ref["buffer_mean_bytes"]) * 8 / float(Path_(_scenario(store, ref)).rate_bps)
+            )
+            i = g.index[g["scheme"] == "td_125KB"][0]
+            extra[i] = {
+                "mice_gain_bound": float(by.loc["td_125KB", "small_mean_fct_ns"]) / (delay * 1e9)
+            }
     lo, hi = ok[load].min(), ok[load].max()
     for _seed, g in ok.groupby("seed"):
 
