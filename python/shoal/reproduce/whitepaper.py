@@ -482,16 +482,22 @@ def burst(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     whose mice mean FCT is within 10% of the largest buffer's) and need_ratio (that over
     s10's, same seed)."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, _row, run_dir, sc in ok_runs(runs, store):
+    for i, row, run_dir, sc in ok_runs(runs, store):
         mss = float(sc.get("transport", {}).get("mss", 1460))
         flows = pd.read_parquet(run_dir / "flows.parquet")
         packets = (flows["bytes"] / mss).apply(math.ceil)
         mice = flows["bytes"] <= MICE_MAX_BYTES
 
         buffer = _size(sc.get("switch", {}).get("pool_size", 0))
+        wire = mss + float(sc.get("transport", {}).get("header", 54))
+        dropped = float(row["packets_dropped"])
         extra[i] = {
             "buffer_bytes": buffer,
             "buffer_label": fmt_size(buffer),
+            # Slow-start overshoot: once the burst outgrows the first rounds, the round
+            # that overflows the queue arrives at twice the drain rate and loses about
+            # as much as the queue held, so drops grow with the buffer.
+            "dropped_over_buffer": dropped * wire / buffer if buffer else None,
             "mice_loss": _retransmit_share(flows, packets, mice),
             "elephant_loss": _retransmit_share(flows, packets, ~mice),
             "concurrent_flows": len(flows),
