@@ -278,6 +278,9 @@ def sec3(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
             # Each mouse timeout idles that mouse for at least RTOmin: a floor under the
             # mice mean FCT that no queueing saving can undo (Fig. 3-16).
             "mice_rto_floor_ns": mice_timeouts / len(mice) * rto_min * 1e9 if len(mice) else None,
+            "elephant_rto_floor_ns": (
+                int(eleph["timeouts"].sum()) / len(eleph) * rto_min * 1e9 if len(eleph) else None
+            ),
             "usage": usage,
             "completion_ms": span_s * 1e3,
             "concurrent_flows": len(flows),
