@@ -252,7 +252,12 @@ def sec3(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     for i, row, run_dir, sc in ok_runs(runs, store):
         p = Path_(sc)
         wl = sc.get("workload", {})
-        part = "concurrent" if str(row["scheme"]).startswith("c_") else "load"
+        scheme = str(row["scheme"])
+        # c_<buffer>_rto<ms>_n<n> vary the number of flows (Fig. 3-14): kept out of the
+        # buffer sweep, whose "largest buffer" rows must all have ~1,000 flows
+        part = (
+            "load" if not scheme.startswith("c_") else "flows" if "_n" in scheme else "concurrent"
+        )
         flows = pd.read_parquet(run_dir / "flows.parquet")
         mice = flows[flows["bytes"] <= MICE_MAX_BYTES]
         eleph = flows[flows["bytes"] > MICE_MAX_BYTES]
