@@ -14,9 +14,26 @@ from typing import Any
 import pytest
 
 from shoal.reproduce import find, reproduce
-from shoal.reproduce.whitepaper import Path_, slow_start_peak, slow_start_window, sync_utilization
+from shoal.reproduce.whitepaper import (
+    SEC3_PATH,
+    Path_,
+    jain,
+    mathis_rate,
+    slow_start_peak,
+    slow_start_window,
+    sync_utilization,
+)
 
-WHITEPAPER = ["whitepaper/sec2", "whitepaper/sec3", "whitepaper/sec4", "whitepaper/sec5"]
+WHITEPAPER = [
+    "whitepaper/sec2",
+    "whitepaper/sec3",
+    "whitepaper/sec4",
+    "whitepaper/sec5",
+    "whitepaper/mixed",
+    "whitepaper/long",
+    "whitepaper/burst",
+    "whitepaper/clos",
+]
 
 
 @pytest.mark.parametrize("exp_id", WHITEPAPER)
@@ -157,3 +174,97 @@ def test_sec4_quick_claims_hold(sec4_quick) -> None:  # type: ignore[no-untyped-
     ]
     ss = res.runs.set_index("scheme").loc["ss_1bdp"]
     assert abs(ss["peak_pkts"] - (ss["w_e_pkts"] + ss["h_pkts"])) <= 1
+
+
+# ---------------------------------------------------------------- sec3 (W15), theory, long, clos
+
+
+def _resolved(exp_id: str, mode: str) -> list[Any]:
+    from shoal._sweep import load_sweep, resolve_runs
+
+    return resolve_runs(load_sweep(find(exp_id).sweep_spec(mode)))
+
+
+def test_rto_20_schemes_set_the_initial_rto_too() -> None:
+    """Fig. 3-16 compares RTOs of 200 and 20 ms. Every flow of the concurrent runs starts
+    within one RTT and loses before its first RTT sample, so its first timeout is the
+    initial RTO: a scheme that lowers only rto_min does not test the claim."""
+    for mode in ("quick", "full"):
+        for run in _resolved("whitepaper/sec3", mode):
+            if not str(run.params["scheme"]).startswith("c_"):
+                continue
+            t = json.loads(str(run.resolved_json))["transport"]
+            assert t["rto_init"] == t["rto_min"], (run.params["scheme"], t)
+
+
+def test_concurrent_runs_differ_between_seeds() -> None:
+    """The concurrent flows are drawn per seed (Poisson arrivals within 100 us), so two
+    seeds give two different sets of flows, all within one base RTT."""
+    from shoal import _core
+
+    runs = [
+        r for r in _resolved("whitepaper/sec3", "full") if r.params["scheme"] == "c_20MB_rto200"
+    ]
+    starts = []
+    for run in sorted(runs, key=lambda r: r.params["seed"])[:2]:
+        sim = _core.Simulation(str(run.resolved_json))
+        sim.run(1)  # the flows exist from t = 0 on
+        flows = sim.flows()
+        assert flows["start_ns"].max() < 100_000
+        starts.append(sorted(flows["start_ns"].tolist()))
+    assert len(starts) == 2 and starts[0] != starts[1]
+
+
+def test_mathis_gives_the_papers_35_percent_on_the_sec3_path(tmp_path: Path) -> None:
+    """Fig. 3-2's pair (0.2% loss, 35% throughput loss at 50% load) is one Reno flow
+    capped by the Mathis law: MSS/RTT x sqrt(3/2)/sqrt(p) ~ 3.2 Gbps at RTT ~100 us,
+    against the 5 Gbps the load asks."""
+    rtt = Path_(SEC3_PATH).rtt_s
+    assert 95e-6 < rtt < 110e-6
+    rate = mathis_rate(0.002, rtt)
+    assert rate == pytest.approx(1460 * 8 / rtt * math.sqrt(1.5 / 0.002))
+    assert abs((1 - rate / 5e9) - 0.35) < 0.05
+    res = reproduce("whitepaper/theory", mode="quick", jobs=1, progress=False, store=tmp_path)
+    loss = res.runs.set_index("scheme").loc["mathis_50", "throughput_loss"]
+    assert loss == pytest.approx(1 - rate / 5e9)
+    with pytest.raises(ValueError, match="loss"):
+        mathis_rate(0.0, rtt)
+
+
+def test_jain_index_bounds() -> None:
+    assert jain([5, 5, 5, 5]) == pytest.approx(1.0)
+    assert jain([1, 0, 0, 0]) == pytest.approx(0.25)
+    assert jain([]) is None
+
+
+@pytest.fixture(scope="module")
+def clos_quick(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    store = tmp_path_factory.mktemp("clos")
+    return reproduce("whitepaper/clos", mode="quick", jobs=1, store=store, progress=False)
+
+
+def test_clos_congestion_moves_to_the_spine_at_the_capacity_crossover(clos_quick) -> None:  # type: ignore[no-untyped-def]
+    """Section 3.3: the leaf's host ports congest while n x 10G < 2 spines x 40G, the
+    spines' ports to that leaf from n = 8 on (the bandwidth-pipe model; at n = 8 the
+    capacities are equal and the queues of both may grow)."""
+    runs = clos_quick.runs.set_index("scheme")
+    n_star = 2 * 40 / 10
+    for scheme, row in runs.iterrows():
+        n = row["receivers_n"]
+        assert n == int(str(scheme).split("_")[1])
+        if n < n_star:
+            assert row["spine_queue"] < 0.1 * row["leaf_queue"], scheme
+        elif n > n_star:
+            assert row["leaf_queue"] < 0.1 * row["spine_queue"], scheme
+        else:  # equal capacities: ECMP's uneven split overloads a spine port first
+            assert row["spine_queue"] > row["leaf_queue"], scheme
+    assert runs["crossover_n"].iloc[0] == n_star
+
+
+def test_long_two_flows_follow_the_synchronized_sawtooth(tmp_path: Path) -> None:
+    """Two long-lived NewReno flows from t = 0 stay synchronized: their throughput loss
+    through a 1/4 BDP buffer is the sawtooth's 1 - sync_utilization(BDP/4) (~11%)."""
+    res = reproduce("whitepaper/long", mode="quick", jobs=1, store=tmp_path, progress=False)
+    row = res.runs.set_index("scheme").loc["n_2"]
+    assert row["theory_loss"] == pytest.approx(1 - sync_utilization(0.25, 1.0), rel=0.02)
+    assert abs(row["throughput_loss"] - row["theory_loss"]) < 0.04

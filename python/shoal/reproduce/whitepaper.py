@@ -24,7 +24,21 @@ from shoal.reproduce._units import time_s as _time_s
 if TYPE_CHECKING:
     from shoal.reproduce import Experiment
 
-__all__ = ["ANALYSES", "Path_", "sec2", "sec3", "sec4", "sync_utilization"]
+__all__ = [
+    "ANALYSES",
+    "Path_",
+    "burst",
+    "clos",
+    "jain",
+    "mathis_rate",
+    "long",
+    "mixed",
+    "sec2",
+    "sec3",
+    "sec4",
+    "sync_utilization",
+    "theory",
+]
 
 MICE_MAX_BYTES = 100_000  # the white paper's mice: 5 KB .. 100 KB
 
@@ -231,39 +245,88 @@ def sec2(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
 
 def sec3(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Per class (mice <= 100 KB, elephants above): mean FCT, timeouts; goodput over the
-    whole run and the paper's throughput loss = 1 - usage / load."""
+    whole run and the paper's throughput loss = 1 - usage / load; the bottleneck's
+    utilization while flows arrive and the idle tail after the last arrival (Fig. 3-5);
+    each class's FCT over the same load's through a 20 MB buffer (Figs. 3-6/3-7)."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, _row, run_dir, sc in ok_runs(runs, store):
+    for i, row, run_dir, sc in ok_runs(runs, store):
         p = Path_(sc)
         wl = sc.get("workload", {})
-        part = "concurrent" if wl.get("pattern") == "trace" else "load"
+        scheme = str(row["scheme"])
+        # c_<buffer>_rto<ms>_n<n> vary the number of flows (Fig. 3-14): kept out of the
+        # buffer sweep, whose "largest buffer" rows must all have ~1,000 flows
+        part = (
+            "load" if not scheme.startswith("c_") else "flows" if "_n" in scheme else "concurrent"
+        )
         flows = pd.read_parquet(run_dir / "flows.parquet")
         mice = flows[flows["bytes"] <= MICE_MAX_BYTES]
         eleph = flows[flows["bytes"] > MICE_MAX_BYTES]
-        span_s = (flows["finish_ns"].max() - flows["start_ns"].min()) * 1e-9
+        first, last = flows["start_ns"].min(), flows["start_ns"].max()
+        span_s = (flows["finish_ns"].max() - first) * 1e-9
         usage = flows["delivered_bytes"].sum() * 8 / span_s / p.rate_bps if span_s > 0 else None
         buffer = _size(sc.get("switch", {}).get("pool_size", 0))
+        rto_min = _time_s(sc.get("transport", {}).get("rto_min", "5ms"))
+        mice_timeouts = int(mice["timeouts"].sum())
         values: dict[str, Any] = {
             "part": part,
-            "rto_min_ms": _time_s(sc.get("transport", {}).get("rto_min", "5ms")) * 1e3,
+            "class": "mice" if eleph.empty else ("elephants" if mice.empty else "mixed"),
+            "load": float(wl.get("load", 0)) if part == "load" else None,
+            "rto_min_ms": rto_min * 1e3,
+            "rto_init_ms": _time_s(sc.get("transport", {}).get("rto_init", "5ms")) * 1e3,
             "buffer_bytes": buffer,
             "buffer_label": fmt_size(buffer),
             "mice_mean_fct_ns": mice["fct_ns"].mean() if len(mice) else None,
             "mice_p99_fct_ns": mice["fct_ns"].quantile(0.99) if len(mice) else None,
             "elephant_mean_fct_ns": eleph["fct_ns"].mean() if len(eleph) else None,
-            "mice_timeouts": int(mice["timeouts"].sum()),
+            "mice_timeouts": mice_timeouts,
             "elephant_timeouts": int(eleph["timeouts"].sum()),
+            # Each mouse timeout idles that mouse for at least RTOmin: a floor under the
+            # mice mean FCT that no queueing saving can undo (Fig. 3-16).
+            "mice_rto_floor_ns": mice_timeouts / len(mice) * rto_min * 1e9 if len(mice) else None,
+            "elephant_rto_floor_ns": (
+                int(eleph["timeouts"].sum()) / len(eleph) * rto_min * 1e9 if len(eleph) else None
+            ),
             "usage": usage,
             "completion_ms": span_s * 1e3,
+            "concurrent_flows": len(flows),
         }
         if part == "load" and usage is not None:
             load = float(wl.get("load", 0))
             loss = 1 - usage / load
             values["throughput_loss"] = loss
-            lr = float(_row.get("loss_rate") or 0)
+            lr = float(row.get("loss_rate") or 0)
             values["loss_sensitivity"] = loss / lr if lr > 0 else None
+            # While flows keep arriving the link carries the load; after the last arrival
+            # it idles until the last flow ends. With every byte delivered, the paper's
+            # throughput loss is exactly the share of the span spent in that tail.
+            values["tail_ms"] = (flows["finish_ns"].max() - last) * 1e-6
+            values["tail_share"] = 1 - (last - first) * 1e-9 / span_s if span_s > 0 else None
+            values["tail_gap"] = loss - values["tail_share"] if span_s > 0 else None
+            series = bottleneck_series(run_dir)
+            u = utilization(series, p.rate_bps, first, last) if len(series) else None
+            values["util_arrivals_over_load"] = u / load if u is not None and load else None
         extra[i] = values
-    return join_columns(runs, extra)
+    out = join_columns(runs, extra)
+    return _fct_growth(out)
+
+
+def _fct_growth(runs: pd.DataFrame) -> pd.DataFrame:
+    """fct_growth: a load run's class mean FCT over that of the same class, load and seed
+    through the largest buffer (no loss there): the growth of the FCT that the loss
+    causes (Figs. 3-6/3-7)."""
+    if "part" not in runs:
+        return runs
+    load = runs[(runs["part"] == "load") & runs["load"].notna()]
+    growth: dict[Any, dict[str, Any]] = {}
+    for (_cls, _load, _seed), g in load.groupby(["class", "load", "seed"]):
+        ref = g[g["buffer_bytes"] == g["buffer_bytes"].max()]
+        col = "mice_mean_fct_ns" if _cls == "mice" else "elephant_mean_fct_ns"
+        if ref.empty or len(g) < 2:
+            continue
+        base = float(ref[col].iloc[0])
+        for i, r in g.iterrows():
+            growth[i] = {"fct_growth": float(r[col]) / base if base > 0 else None}
+    return join_columns(runs, growth)
 
 
 def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
@@ -321,6 +384,232 @@ def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     return join_columns(runs, extra)
 
 
+def _scenario(store: Path, row: pd.Series) -> dict[str, Any]:
+    from shoal.store import Store
+
+    path = Store(store).run_dir(row["key"]) / "scenario.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def mixed(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Cross-run columns of the mixed-traffic runs (per load and seed):
+
+    - gain_growth (on td_125KB at the highest load): the all-flows mean FCT of td_125KB
+      over td_20MB's at the highest load, over the same ratio at the lowest.
+    - ecn_queue_need (on td_20MB): the smallest peak queue among the ecnk_* runs whose
+      all-flows mean FCT is within 5% of td_20MB's, over td_20MB's peak queue (Fig. 4-3:
+      what buffer ECN needs for the large tail-drop buffer's FCT). None when no
+      threshold reaches that FCT.
+    """
+    ok = runs[runs["status"] == "ok"] if "status" in runs else runs
+    load = "workload.load"
+    if ok.empty or load not in ok:
+        return runs
+    extra: dict[Any, dict[str, Any]] = {}
+    for _key, g in ok.groupby([load, "seed"]):
+        by = g.set_index("scheme")
+        if "td_20MB" not in by.index:
+            continue
+        ref = by.loc["td_20MB"]
+        ecn = g[g["scheme"].astype(str).str.startswith("ecnk_")]
+        good = ecn[ecn["all_mean_fct_ns"] <= 1.05 * float(ref["all_mean_fct_ns"])]
+        need = (
+            float(good["buffer_max_bytes"].min()) / float(ref["buffer_max_bytes"])
+            if len(good) and float(ref["buffer_max_bytes"]) > 0
+            else None
+        )
+        extra[g.index[g["scheme"] == "td_20MB"][0]] = {"ecn_queue_need": need}
+        if "td_125KB" in by.index:
+            # Poisson arrivals see the time-averaged queue (PASTA), so a mouse in the
+            # large buffer waits at least its mean queueing delay: the small buffer's
+            # mice FCT over that delay bounds the large buffer's mice gain.
+            delay = (
+                float(ref["buffer_mean_bytes"]) * 8 / float(Path_(_scenario(store, ref)).rate_bps)
+            )
+            i = g.index[g["scheme"] == "td_125KB"][0]
+            extra[i] = {
+                "mice_gain_bound": float(by.loc["td_125KB", "small_mean_fct_ns"]) / (delay * 1e9)
+            }
+    lo, hi = ok[load].min(), ok[load].max()
+    for _seed, g in ok.groupby("seed"):
+
+        def gain(at: float, g: pd.DataFrame = g) -> float | None:
+            rows = g[g[load] == at].set_index("scheme")["all_mean_fct_ns"]
+            if "td_125KB" not in rows or "td_20MB" not in rows:
+                return None
+            return float(rows["td_125KB"]) / float(rows["td_20MB"])
+
+        top, bottom = gain(hi), gain(lo)
+        if top is not None and bottom and hi > lo:
+            i = g.index[(g["scheme"] == "td_125KB") & (g[load] == hi)][0]
+            extra.setdefault(i, {})["gain_growth"] = top / bottom
+    return join_columns(runs, extra)
+
+
+def jain(values: Any) -> float | None:
+    """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when all are equal, 1/n when one
+    flow has everything."""
+    x = pd.Series(values, dtype=float)
+    square = float((x**2).sum())
+    return float(x.sum() ** 2 / (len(x) * square)) if len(x) and square > 0 else None
+
+
+def long(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Long-lived flows: util_avg (after a 10% warm-up), throughput_loss = 1 - util_avg,
+    theory_loss = 1 - sync_utilization, jain (Jain's index of the flows' delivered
+    bytes), flows_n."""
+    extra: dict[Any, dict[str, Any]] = {}
+    for i, row, run_dir, sc in ok_runs(runs, store):
+        p = Path_(sc)
+        buffer = _size(sc.get("switch", {}).get("pool_size", 0))
+        stop_ns = _time_s(sc.get("run", {}).get("stop_time", 0)) * 1e9
+        flows = pd.read_parquet(run_dir / "flows.parquet")
+        util = utilization(bottleneck_series(run_dir), p.rate_bps, 0.1 * stop_ns)
+        extra[i] = {
+            "part": "fair" if str(row["scheme"]).startswith("fair") else "flows",
+            "flows_n": len(flows),
+            "buffer_bdp": buffer / p.bdp_bytes,
+            "util_avg": util,
+            "throughput_loss": None if util is None else 1 - util,
+            "theory_loss": 1 - sync_utilization(buffer, p.bdp_bytes),
+            "util_theory": sync_utilization(buffer, p.bdp_bytes),
+            "jain": jain(flows["delivered_bytes"]),
+        }
+    return join_columns(runs, extra)
+
+
+def _retransmit_share(flows: pd.DataFrame, packets: pd.Series, sel: pd.Series) -> float | None:
+    sent = float(packets[sel].sum())
+    return float(flows.loc[sel, "retransmits"].sum()) / sent if sent else None
+
+
+def burst(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Concurrent bursts: per class, retransmitted over first-sent packets (mice_loss,
+    elephant_loss); per service (scheme) and seed: loss_monotone (the share of steps up
+    the buffer sweep where loss_rate does not rise), buffer_need (the smallest buffer
+    whose mice mean FCT is within 10% of the largest buffer's) and need_ratio (that over
+    s10's, same seed)."""
+    extra: dict[Any, dict[str, Any]] = {}
+    for i, row, run_dir, sc in ok_runs(runs, store):
+        mss = float(sc.get("transport", {}).get("mss", 1460))
+        flows = pd.read_parquet(run_dir / "flows.parquet")
+        packets = (flows["bytes"] / mss).apply(math.ceil)
+        mice = flows["bytes"] <= MICE_MAX_BYTES
+
+        buffer = _size(sc.get("switch", {}).get("pool_size", 0))
+        wire = mss + float(sc.get("transport", {}).get("header", 54))
+        dropped = float(row["packets_dropped"])
+        extra[i] = {
+            "buffer_bytes": buffer,
+            "buffer_label": fmt_size(buffer),
+            # Slow-start overshoot: once the burst outgrows the first rounds, the round
+            # that overflows the queue arrives at twice the drain rate and loses about
+            # as much as the queue held, so drops grow with the buffer.
+            "dropped_over_buffer": dropped * wire / buffer if buffer else None,
+            "mice_loss": _retransmit_share(flows, packets, mice),
+            "elephant_loss": _retransmit_share(flows, packets, ~mice),
+            "concurrent_flows": len(flows),
+        }
+    out = join_columns(runs, extra)
+    if "buffer_bytes" not in out:
+        return out
+    ok = out[out["status"] == "ok"]
+    need: dict[Any, dict[str, Any]] = {}
+    base: dict[Any, float] = {}
+    for (scheme, seed), g in ok.groupby(["scheme", "seed"]):
+        g = g.sort_values("buffer_bytes")
+        fct = g["small_mean_fct_ns"].to_numpy(dtype=float)
+        steps = g["loss_rate"].diff().dropna()
+        fits = g[fct <= 1.1 * fct[-1]]
+        value = float(fits["buffer_bytes"].iloc[0]) if len(fits) else None
+        for i in g.index:
+            need[i] = {
+                "buffer_need": value,
+                "loss_monotone": float((steps <= 0).mean()) if len(steps) else None,
+            }
+        if scheme == "s10" and value:
+            base[seed] = value
+    for i, values in need.items():
+        ref = base.get(ok.loc[i, "seed"])
+        values["need_ratio"] = (
+            values["buffer_need"] / ref if ref and values["buffer_need"] else None
+        )
+    return join_columns(out, need)
+
+
+def clos(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Leaf-spine: leaf_queue / spine_queue (the largest time-averaged queue of a leaf /
+    spine port after 2 ms; switches 0..leaves-1 are leaves), their ratios, receivers_n,
+    and per seed crossover_n (the smallest n whose spine queue exceeds its leaf queue)."""
+    extra: dict[Any, dict[str, Any]] = {}
+    for i, _row, run_dir, sc in ok_runs(runs, store):
+        leaves = int(sc.get("topology", {}).get("leaves", 0))
+        q = pd.read_parquet(run_dir / "queues.parquet")
+        q = q[q["time_ns"] >= 2e6]
+        mean = q.groupby(["switch", "port"])["bytes"].mean()
+        is_leaf = mean.index.get_level_values("switch") < leaves
+        leaf = float(mean[is_leaf].max()) if is_leaf.any() else 0.0
+        spine = float(mean[~is_leaf].max()) if (~is_leaf).any() else 0.0
+        flows = pd.read_parquet(run_dir / "flows.parquet")
+        extra[i] = {
+            "receivers_n": int(flows["dst"].nunique()),
+            "leaf_queue": leaf,
+            "spine_queue": spine,
+            "spine_over_leaf": spine / leaf if leaf > 0 else math.inf,
+            "leaf_over_spine": leaf / spine if spine > 0 else math.inf,
+            "spine_share": spine / (spine + leaf) if spine + leaf > 0 else None,
+        }
+    out = join_columns(runs, extra)
+    if "receivers_n" not in out:
+        return out
+    cross: dict[Any, dict[str, Any]] = {}
+    for _seed, g in out[out["status"] == "ok"].groupby("seed"):
+        over = g[g["spine_queue"] > g["leaf_queue"]]["receivers_n"]
+        n = float(over.min()) if len(over) else None
+        cross.update({i: {"crossover_n": n} for i in g.index})
+    return join_columns(out, cross)
+
+
+#: sec3's dumbbell (hosts 40 Gbps, bottleneck 10 Gbps, 1 + 47 + 1 us): base RTT ~100 us.
+SEC3_PATH = {
+    "topology": {
+        "link_rate": "40Gbps",
+        "uplink_rate": "10Gbps",
+        "link_delay": "1us",
+        "uplink_delay": "47us",
+    },
+    "transport": {"mss": 1460, "header": 54, "ack_size": 64},
+}
+
+
+def mathis_rate(loss: float, rtt_s: float, mss: float = 1460) -> float:
+    """The Mathis et al. (1997) steady-state rate of one Reno flow with independent
+    losses at rate ``loss``: MSS / RTT x sqrt(3/2) / sqrt(loss), in bits per second."""
+    if not 0 < loss < 1 or rtt_s <= 0:
+        raise ValueError(f"need 0 < loss < 1 and rtt > 0, got loss={loss}, rtt={rtt_s}")
+    return mss * 8 / rtt_s * math.sqrt(1.5) / math.sqrt(loss)
+
+
+def theory(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Analytic rows on sec3's path: one NewReno flow offered a share of the link with
+    0.2% independent loss, its Mathis rate and the paper's throughput loss."""
+    p = Path_(SEC3_PATH)
+    rows = []
+    for load in (0.5, 0.9):
+        rate = mathis_rate(0.002, p.rtt_s, float(SEC3_PATH["transport"]["mss"]))
+        rows.append(
+            {
+                "scheme": f"mathis_{round(load * 100)}",
+                "status": "ok",
+                "load": load,
+                "rtt_us": p.rtt_s * 1e6,
+                "rate_gbps": rate / 1e9,
+                "throughput_loss": max(0.0, 1 - rate / (load * p.rate_bps)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def _plot_curves(curves: dict[str, pd.Series], stem: Path, ylabel: str) -> None:
     if not curves:
         return
@@ -347,4 +636,9 @@ ANALYSES: dict[str, Callable[[Experiment, pd.DataFrame, Path], pd.DataFrame]] = 
     "whitepaper.sec2": sec2,
     "whitepaper.sec3": sec3,
     "whitepaper.sec4": sec4,
+    "whitepaper.mixed": mixed,
+    "whitepaper.long": long,
+    "whitepaper.burst": burst,
+    "whitepaper.clos": clos,
+    "whitepaper.theory": theory,
 }
