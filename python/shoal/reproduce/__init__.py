@@ -54,14 +54,27 @@ Run with :func:`reproduce` or ``shoal reproduce PAPER/NAME [--quick|--full]``.
 from __future__ import annotations
 
 import copy
-import math
 import os
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from shoal.analysis import (
+    DIRECTION_ONLY,
+    FAILS,
+    HOLDS,
+    MAGNITUDE_FACTOR,
+    Claim,
+    ClaimError,
+    effect_size,
+    select_rows,
+    verdict,
+)
+from shoal.analysis import evaluate_claims as _evaluate_claims
 
 if TYPE_CHECKING:  # pandas is imported where used (keeps `shoal run` start-up lean)
     import pandas as pd
@@ -77,6 +90,7 @@ __all__ = [
     "Experiment",
     "ExperimentError",
     "ReproduceResult",
+    "effect_size",
     "evaluate_claims",
     "experiments_root",
     "find",
@@ -261,198 +275,26 @@ def _is_file(path: Path) -> bool:
 # ---------------------------------------------------------------- claims
 
 
-#: Verdicts of a claim (see the module's documentation).
-HOLDS, DIRECTION_ONLY, FAILS = "holds", "direction only", "fails"
-
-#: How far Shoal's effect may be from the paper's, as a factor either way, and still hold.
-MAGNITUDE_FACTOR = 2.0
-
-
-@dataclass(slots=True)
-class Claim:
-    """One row of the Shoal-vs-paper table.
-
-    ``holds`` is whether the direction is right (None when the claim states none);
-    ``factor`` is Shoal's effect over the paper's (None without ``paper_value``);
-    ``verdict`` is ``HOLDS``, ``DIRECTION_ONLY``, ``FAILS`` or None.
-    """
-
-    what: str
-    paper: str
-    shoal: float | None
-    text: str
-    expect: str | None
-    holds: bool | None
-    paper_value: float | None = None
-    factor: float | None = None
-    verdict: str | None = None
-
-
-def effect_size(value: float, effect: str) -> float:
-    """The size of a claim's effect: the value itself, the reduction ``1 - value`` of a
-    new / old ratio ("X% lower"), or the increase ``value - 1`` ("X% higher")."""
-    if effect == "reduction":
-        return 1.0 - value
-    if effect == "increase":
-        return value - 1.0
-    return value
-
-
-def verdict(
-    value: float | None, expect: str | None, paper_value: float | None, effect: str = "value"
-) -> tuple[bool | None, float | None, str | None]:
-    """Whether the direction holds, Shoal's effect over the paper's, and the verdict.
-
-    Without ``expect`` the direction is that of the paper's effect (for a reduction or an
-    increase: the same sign), or none at all for a plain value.
-    """
-    if value is None or not math.isfinite(value):
-        return None, None, None
-    direction = _holds(value, expect)
-    if paper_value is None:
-        return direction, None, None if direction is None else (HOLDS if direction else FAILS)
-    ours, theirs = effect_size(value, effect), effect_size(paper_value, effect)
-    factor = ours / theirs if theirs != 0 else None
-    if direction is None:
-        direction = True if effect == "value" else (factor is not None and factor > 0)
-    if not direction:
-        return direction, factor, FAILS
-    within = factor is not None and 1 / MAGNITUDE_FACTOR <= factor <= MAGNITUDE_FACTOR
-    return direction, factor, HOLDS if within else DIRECTION_ONLY
+@contextmanager
+def _claim_errors() -> Iterator[None]:
+    """A claim or figure that names what the runs table lacks is the experiment file's
+    mistake: raised as an ExperimentError, which the CLI reports as such."""
+    try:
+        yield
+    except ClaimError as exc:
+        raise ExperimentError(str(exc)) from None
 
 
 def _select(runs: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
-    rows = runs
-    for column, value in where.items():
-        if column not in rows:
-            raise ExperimentError(f"claim: no column {column!r} in the runs table")
-        if value in ("max", "min"):
-            values = rows[column].dropna()
-            if values.empty:
-                return rows.iloc[0:0]
-            value = values.max() if value == "max" else values.min()
-        rows = rows[rows[column] == value]
-    return rows
-
-
-def _value(runs: pd.DataFrame, metric: str, where: Mapping[str, Any]) -> float | None:
-    rows = _select(runs, where)
-    if metric not in rows or rows.empty:
-        return None
-    import pandas as pd
-
-    values = pd.to_numeric(rows[metric], errors="coerce").dropna()
-    return float(values.mean()) if not values.empty else None
-
-
-def _fmt(value: float | None, fmt: str) -> str:
-    if value is None or not math.isfinite(value):
-        return "n/a"
-    if fmt == "pct":
-        return f"{value * 100:.3g}%"
-    if fmt == "ratio":
-        return f"{value:.3g}x"
-    if fmt == "int":
-        return f"{value:,.0f}"
-    if fmt == "us":
-        return f"{value / 1e3:,.0f} us"
-    if fmt == "ms":
-        return f"{value / 1e6:.3g} ms"
-    if fmt == "gbps":
-        return f"{value:.1f} Gbps"
-    return f"{value:.4g}"
-
-
-def _holds(value: float | None, expect: str | None) -> bool | None:
-    if expect is None or value is None or not math.isfinite(value):
-        return None
-    op, _, number = expect.strip().partition(" ")
-    bound = float(number)
-    checks: dict[str, Callable[[float, float], bool]] = {
-        ">": lambda a, b: a > b,
-        ">=": lambda a, b: a >= b,
-        "<": lambda a, b: a < b,
-        "<=": lambda a, b: a <= b,
-    }
-    if op not in checks:
-        raise ExperimentError(f"claim: expect must be '<op> <number>', got {expect!r}")
-    return checks[op](value, bound)
-
-
-def _claim_value(
-    rows: pd.DataFrame, claim: Mapping[str, Any], where: Mapping[str, Any]
-) -> float | None:
-    """A claim's value on ``rows``: its metric where ``where`` holds, over the same metric
-    where ``ratio_to`` also holds if it has one."""
-    # Resolve "max"/"min" on the numerator's rows so the ratio compares like with like.
-    fixed = {}
-    selected = rows
-    for column, value in where.items():
-        sel = _select(selected, {column: value})
-        fixed[column] = sel[column].iloc[0] if not sel.empty else value
-        selected = sel
-    value = _value(rows, claim["metric"], fixed)
-    if claim.get("ratio_to") and value is not None:
-        other = _value(rows, claim["metric"], {**fixed, **dict(claim["ratio_to"])})
-        value = value / other if other not in (None, 0.0) else None
-    return value
-
-
-def _best_over(
-    rows: pd.DataFrame, claim: Mapping[str, Any], where: Mapping[str, Any], column: str
-) -> tuple[float | None, Any]:
-    """The claim's value at the value of ``column`` where its effect is largest (for a
-    plain value expected below a bound, the smallest), and that value."""
-    if column not in rows:
-        raise ExperimentError(f"claim: no column {column!r} in the runs table")
-    effect = str(claim.get("effect", "value"))
-    below = str(claim.get("expect") or "").lstrip().startswith("<")
-    sign = -1.0 if effect == "value" and below else 1.0
-    values = (
-        (_claim_value(rows, claim, {**where, column: at}), at)
-        for at in sorted(rows[column].dropna().unique())
-    )
-    candidates = [(value, at) for value, at in values if value is not None and math.isfinite(value)]
-    if not candidates:
-        return None, None
-    # The first of equal effects, as the values of the column come in order.
-    return max(candidates, key=lambda c: sign * effect_size(c[0], effect))
+    with _claim_errors():
+        return select_rows(runs, where)
 
 
 def evaluate_claims(exp: Experiment, runs: pd.DataFrame) -> list[Claim]:
     """Shoal's value for each of the experiment's claims (means over seeds), with its
-    verdict against the paper's."""
-    ok = runs[runs["status"] == "ok"] if "status" in runs else runs
-    out = []
-    for c in exp.claims:
-        where = dict(c.get("where") or {})
-        fmt = str(c.get("format", "num"))
-        if c.get("best_over"):
-            column = str(c["best_over"])
-            value, at = _best_over(ok, c, where, column)
-            shown = f"{at:g}" if isinstance(at, int | float) else str(at)
-            text = _fmt(value, fmt) + ("" if at is None else f" ({column.split('.')[-1]} {shown})")
-        else:
-            value = _claim_value(ok, c, where)
-            text = _fmt(value, fmt)
-        expect = c.get("expect")
-        paper_value = c.get("paper_value")
-        paper_value = None if paper_value is None else float(paper_value)
-        holds, factor, judged = verdict(value, expect, paper_value, str(c.get("effect", "value")))
-        out.append(
-            Claim(
-                what=str(c["what"]),
-                paper=str(c.get("paper", "")),
-                shoal=value,
-                text=text,
-                expect=expect,
-                holds=holds,
-                paper_value=paper_value,
-                factor=factor,
-                verdict=judged,
-            )
-        )
-    return out
+    verdict against the paper's (:func:`shoal.analysis.evaluate_claims`)."""
+    with _claim_errors():
+        return _evaluate_claims(exp.claims, runs)
 
 
 # ---------------------------------------------------------------- analyses and figures

@@ -1,0 +1,249 @@
+"""What Shoal computes from finished runs, shared by the paper experiments
+(:mod:`shoal.reproduce`) and the validation drivers, so that each of those holds only
+what is particular to its paper or its reference simulator.
+
+Claims and verdicts
+    A paper's claim is checked against a runs table (one row per run, as
+    :meth:`shoal.store.Store.runs` gives it) by the rule of the project's audit of the
+    papers: **holds** when the direction is right and, if the paper gives a number,
+    Shoal's effect is within :data:`MAGNITUDE_FACTOR` of it; **direction only** when the
+    direction is right but the effect is not within that factor; **fails** when the
+    direction is wrong (:func:`verdict`, :func:`evaluate_claims`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pandas is imported where used (keeps `shoal run` start-up lean)
+    import pandas as pd
+
+__all__ = [
+    "DIRECTION_ONLY",
+    "FAILS",
+    "HOLDS",
+    "MAGNITUDE_FACTOR",
+    "Claim",
+    "ClaimError",
+    "best_over",
+    "claim_value",
+    "direction_holds",
+    "effect_size",
+    "evaluate_claims",
+    "format_value",
+    "select_rows",
+    "verdict",
+]
+
+
+class ClaimError(ValueError):
+    """A claim that cannot be evaluated on a runs table (a column it names is missing, an
+    ``expect`` that is no comparison)."""
+
+
+# ---------------------------------------------------------------- claims and verdicts
+
+#: Verdicts of a claim (see the module's documentation).
+HOLDS, DIRECTION_ONLY, FAILS = "holds", "direction only", "fails"
+
+#: How far Shoal's effect may be from the paper's, as a factor either way, and still hold.
+MAGNITUDE_FACTOR = 2.0
+
+
+@dataclass(slots=True)
+class Claim:
+    """One row of the Shoal-vs-paper table.
+
+    ``holds`` is whether the direction is right (None when the claim states none);
+    ``factor`` is Shoal's effect over the paper's (None without ``paper_value``);
+    ``verdict`` is ``HOLDS``, ``DIRECTION_ONLY``, ``FAILS`` or None.
+    """
+
+    what: str
+    paper: str
+    shoal: float | None
+    text: str
+    expect: str | None
+    holds: bool | None
+    paper_value: float | None = None
+    factor: float | None = None
+    verdict: str | None = None
+
+
+def effect_size(value: float, effect: str) -> float:
+    """The size of a claim's effect: the value itself, the reduction ``1 - value`` of a
+    new / old ratio ("X% lower"), or the increase ``value - 1`` ("X% higher")."""
+    if effect == "reduction":
+        return 1.0 - value
+    if effect == "increase":
+        return value - 1.0
+    return value
+
+
+def verdict(
+    value: float | None, expect: str | None, paper_value: float | None, effect: str = "value"
+) -> tuple[bool | None, float | None, str | None]:
+    """Whether the direction holds, Shoal's effect over the paper's, and the verdict.
+
+    Without ``expect`` the direction is that of the paper's effect (for a reduction or an
+    increase: the same sign), or none at all for a plain value.
+    """
+    if value is None or not math.isfinite(value):
+        return None, None, None
+    direction = direction_holds(value, expect)
+    if paper_value is None:
+        return direction, None, None if direction is None else (HOLDS if direction else FAILS)
+    ours, theirs = effect_size(value, effect), effect_size(paper_value, effect)
+    factor = ours / theirs if theirs != 0 else None
+    if direction is None:
+        direction = True if effect == "value" else (factor is not None and factor > 0)
+    if not direction:
+        return direction, factor, FAILS
+    within = factor is not None and 1 / MAGNITUDE_FACTOR <= factor <= MAGNITUDE_FACTOR
+    return direction, factor, HOLDS if within else DIRECTION_ONLY
+
+
+def direction_holds(value: float | None, expect: str | None) -> bool | None:
+    """Whether ``value`` satisfies ``expect`` (``"<op> <number>"``, op one of ``> >= <
+    <=``); None without an expectation or a finite value."""
+    if expect is None or value is None or not math.isfinite(value):
+        return None
+    op, _, number = expect.strip().partition(" ")
+    bound = float(number)
+    checks: dict[str, Callable[[float, float], bool]] = {
+        ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b,
+        "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b,
+    }
+    if op not in checks:
+        raise ClaimError(f"claim: expect must be '<op> <number>', got {expect!r}")
+    return checks[op](value, bound)
+
+
+def select_rows(runs: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
+    """The rows of ``runs`` where each column of ``where`` has its value; ``"max"`` and
+    ``"min"`` stand for that column's extremes among the rows selected so far."""
+    rows = runs
+    for column, value in where.items():
+        if column not in rows:
+            raise ClaimError(f"claim: no column {column!r} in the runs table")
+        if value in ("max", "min"):
+            values = rows[column].dropna()
+            if values.empty:
+                return rows.iloc[0:0]
+            value = values.max() if value == "max" else values.min()
+        rows = rows[rows[column] == value]
+    return rows
+
+
+def _mean_where(runs: pd.DataFrame, metric: str, where: Mapping[str, Any]) -> float | None:
+    rows = select_rows(runs, where)
+    if metric not in rows or rows.empty:
+        return None
+    import pandas as pd
+
+    values = pd.to_numeric(rows[metric], errors="coerce").dropna()
+    return float(values.mean()) if not values.empty else None
+
+
+def format_value(value: float | None, fmt: str) -> str:
+    """A claim's value as its table shows it: ``pct ratio int us ms gbps``, else 4
+    significant digits; ``n/a`` for none."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if fmt == "pct":
+        return f"{value * 100:.3g}%"
+    if fmt == "ratio":
+        return f"{value:.3g}x"
+    if fmt == "int":
+        return f"{value:,.0f}"
+    if fmt == "us":
+        return f"{value / 1e3:,.0f} us"
+    if fmt == "ms":
+        return f"{value / 1e6:.3g} ms"
+    if fmt == "gbps":
+        return f"{value:.1f} Gbps"
+    return f"{value:.4g}"
+
+
+def claim_value(
+    rows: pd.DataFrame, claim: Mapping[str, Any], where: Mapping[str, Any]
+) -> float | None:
+    """A claim's value on ``rows``: the mean of its ``metric`` where ``where`` holds, over
+    the same metric where ``ratio_to`` also holds if it has one."""
+    # Resolve "max"/"min" on the numerator's rows so the ratio compares like with like.
+    fixed = {}
+    selected = rows
+    for column, value in where.items():
+        sel = select_rows(selected, {column: value})
+        fixed[column] = sel[column].iloc[0] if not sel.empty else value
+        selected = sel
+    value = _mean_where(rows, claim["metric"], fixed)
+    if claim.get("ratio_to") and value is not None:
+        other = _mean_where(rows, claim["metric"], {**fixed, **dict(claim["ratio_to"])})
+        value = value / other if other not in (None, 0.0) else None
+    return value
+
+
+def best_over(
+    rows: pd.DataFrame, claim: Mapping[str, Any], where: Mapping[str, Any], column: str
+) -> tuple[float | None, Any]:
+    """The claim's value at the value of ``column`` where its effect is largest (for a
+    plain value expected below a bound, the smallest), and that value."""
+    if column not in rows:
+        raise ClaimError(f"claim: no column {column!r} in the runs table")
+    effect = str(claim.get("effect", "value"))
+    below = str(claim.get("expect") or "").lstrip().startswith("<")
+    sign = -1.0 if effect == "value" and below else 1.0
+    values = (
+        (claim_value(rows, claim, {**where, column: at}), at)
+        for at in sorted(rows[column].dropna().unique())
+    )
+    candidates = [(value, at) for value, at in values if value is not None and math.isfinite(value)]
+    if not candidates:
+        return None, None
+    # The first of equal effects, as the values of the column come in order.
+    return max(candidates, key=lambda c: sign * effect_size(c[0], effect))
+
+
+def evaluate_claims(claims: Iterable[Mapping[str, Any]], runs: pd.DataFrame) -> list[Claim]:
+    """Shoal's value for each claim (a ``[[experiment.claims]]`` table: ``what paper
+    metric where ratio_to format expect paper_value effect best_over``) on the runs that
+    succeeded, means over seeds, with its verdict against the paper's."""
+    ok = runs[runs["status"] == "ok"] if "status" in runs else runs
+    out = []
+    for c in claims:
+        where = dict(c.get("where") or {})
+        fmt = str(c.get("format", "num"))
+        if c.get("best_over"):
+            column = str(c["best_over"])
+            value, at = best_over(ok, c, where, column)
+            shown = f"{at:g}" if isinstance(at, int | float) else str(at)
+            text = format_value(value, fmt) + (
+                "" if at is None else f" ({column.split('.')[-1]} {shown})"
+            )
+        else:
+            value = claim_value(ok, c, where)
+            text = format_value(value, fmt)
+        expect = c.get("expect")
+        paper_value = c.get("paper_value")
+        paper_value = None if paper_value is None else float(paper_value)
+        holds, factor, judged = verdict(value, expect, paper_value, str(c.get("effect", "value")))
+        out.append(
+            Claim(
+                what=str(c["what"]),
+                paper=str(c.get("paper", "")),
+                shoal=value,
+                text=text,
+                expect=expect,
+                holds=holds,
+                paper_value=paper_value,
+                factor=factor,
+                verdict=judged,
+            )
+        )
+    return out
