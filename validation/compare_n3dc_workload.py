@@ -74,7 +74,6 @@ from compare_n3dc import (
     write_n3dc_config,
 )
 from compare_ns3 import (
-    BUCKETS,
     UserError,
     parse_size,
     ratio,
@@ -269,22 +268,21 @@ def run_n3dc(cmd: list[str], log: Path, rng_run: int) -> tuple[float, int]:
 
 def bucket_stats(fct_ns, ideal_ns, bytes_) -> dict:
     """Per size bucket (and all flows): count, finished, mean and p99 FCT (us), and the
-    p50 / p95 / p99 and mean slowdown of the finished flows."""
-    import numpy as np
+    p50 / p95 / p99 and mean slowdown of the finished flows (shoal.analysis.bucket_stats)."""
+    from shoal.analysis import BUCKET_LABELS
+    from shoal.analysis import bucket_stats as stats_of
 
-    buckets = [(name, label, lo, hi) for name, label, lo, hi in BUCKETS]
-    buckets.append(("all", "all", 0, float("inf")))
+    def us(ns):
+        return None if ns is None else ns / 1e3
+
     out = {}
-    for name, label, lo, hi in buckets:
-        sel = (bytes_ > lo) & (bytes_ <= hi)
-        done = sel & ~np.isnan(fct_ns)
-        fct, slow = fct_ns[done], fct_ns[done] / ideal_ns[done]
-        stats: dict = {"label": label, "count": int(sel.sum()), "finished": int(done.sum())}
-        stats["mean_fct_us"] = float(fct.mean() / 1e3) if len(fct) else None
-        stats["p99_fct_us"] = float(np.percentile(fct, 99) / 1e3) if len(fct) else None
-        stats["mean_slowdown"] = float(slow.mean()) if len(slow) else None
+    for name, s in stats_of(bytes_, fct_ns, fct_ns / ideal_ns, percentiles=PERCENTILES).items():
+        stats: dict = {"label": BUCKET_LABELS[name], "count": s["count"], "finished": s["finished"]}
+        stats["mean_fct_us"] = us(s["mean_fct_ns"])
+        stats["p99_fct_us"] = us(s["p99_fct_ns"])
+        stats["mean_slowdown"] = s["mean_slowdown"]
         for p in PERCENTILES:
-            stats[f"p{p}_slowdown"] = float(np.percentile(slow, p)) if len(slow) else None
+            stats[f"p{p}_slowdown"] = s[f"p{p}_slowdown"]
         out[name] = stats
     return out
 

@@ -187,26 +187,20 @@ def run_guarded(compare, args) -> int:
 # ---- the comparison -------------------------------------------------------------------
 
 def bucket_stats(fct_ns, bytes_):
-    import numpy as np
+    """Per size bucket (and all flows): count, finished, and the mean, median and p99 FCT
+    (us) of the finished flows (shoal.analysis.bucket_stats)."""
+    from shoal.analysis import BUCKET_LABELS
+    from shoal.analysis import bucket_stats as stats_of
 
-    out = {}
-    for name, label, lo, hi in BUCKETS:
-        sel = (bytes_ > lo) & (bytes_ <= hi)
-        v = fct_ns[sel]
-        v = v[~np.isnan(v)]
-        out[name] = {
-            "label": label,
-            "count": int(sel.sum()),
-            "finished": int(len(v)),
-            "mean_us": float(v.mean() / 1e3) if len(v) else None,
-            "median_us": float(np.median(v) / 1e3) if len(v) else None,
-            "p99_us": float(np.percentile(v, 99) / 1e3) if len(v) else None,
-        }
-    v = fct_ns[~np.isnan(fct_ns)]
-    out["all"] = {"label": "all", "count": int(len(fct_ns)), "finished": int(len(v)),
-                  "mean_us": float(v.mean() / 1e3), "median_us": float(np.median(v) / 1e3),
-                  "p99_us": float(np.percentile(v, 99) / 1e3)}
-    return out
+    def us(ns):
+        return None if ns is None else ns / 1e3
+
+    return {
+        name: {"label": BUCKET_LABELS[name], "count": s["count"], "finished": s["finished"],
+               "mean_us": us(s["mean_fct_ns"]), "median_us": us(s["median_fct_ns"]),
+               "p99_us": us(s["p99_fct_ns"])}
+        for name, s in stats_of(bytes_, fct_ns, percentiles=(99,)).items()
+    }
 
 
 def ratio(a, b):

@@ -9,6 +9,11 @@ Claims and verdicts
     Shoal's effect is within :data:`MAGNITUDE_FACTOR` of it; **direction only** when the
     direction is right but the effect is not within that factor; **fails** when the
     direction is wrong (:func:`verdict`, :func:`evaluate_claims`).
+
+Size buckets
+    Flows fall in ``small`` (at most the first bound, 100 KB by default), ``medium`` (up
+    to the second, 10 MB) and ``large`` buckets, as in ``summary.json``; ``all`` holds
+    every flow. :func:`bucket_stats` gives each bucket's FCT and slowdown statistics.
 """
 
 from __future__ import annotations
@@ -19,9 +24,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pandas is imported where used (keeps `shoal run` start-up lean)
+    import numpy.typing as npt
     import pandas as pd
 
 __all__ = [
+    "BUCKETS",
+    "BUCKET_LABELS",
+    "SIZE_BOUNDS",
     "DIRECTION_ONLY",
     "FAILS",
     "HOLDS",
@@ -29,6 +38,8 @@ __all__ = [
     "Claim",
     "ClaimError",
     "best_over",
+    "bucket_masks",
+    "bucket_stats",
     "claim_value",
     "direction_holds",
     "effect_size",
@@ -246,4 +257,75 @@ def evaluate_claims(claims: Iterable[Mapping[str, Any]], runs: pd.DataFrame) -> 
                 verdict=judged,
             )
         )
+    return out
+
+
+# ---------------------------------------------------------------- size buckets
+
+#: The upper bounds (bytes) of the small and medium buckets: ``run.size_buckets``'s
+#: default, so that statistics here match the buckets of ``summary.json``.
+SIZE_BOUNDS: tuple[float, float] = (100_000, 10_000_000)
+#: The buckets, in the order every table shows them.
+BUCKETS = ("small", "medium", "large", "all")
+#: How reports name the buckets of :data:`SIZE_BOUNDS`.
+BUCKET_LABELS = {"small": "<=100KB", "medium": "100KB-10MB", "large": ">10MB", "all": "all"}
+
+
+def bucket_masks(
+    bytes_: Any, bounds: tuple[float, float] = SIZE_BOUNDS
+) -> dict[str, npt.NDArray[Any]]:
+    """Which flows of sizes ``bytes_`` each bucket of :data:`BUCKETS` holds: ``small``
+    up to ``bounds[0]`` bytes, ``medium`` above it up to ``bounds[1]``, ``large`` above
+    that, ``all`` every flow."""
+    import numpy as np
+
+    size = np.asarray(bytes_)
+    return {
+        "small": size <= bounds[0],
+        "medium": (size > bounds[0]) & (size <= bounds[1]),
+        "large": size > bounds[1],
+        "all": np.ones(size.shape, dtype=bool),
+    }
+
+
+def bucket_stats(
+    bytes_: Any,
+    fct_ns: Any,
+    slowdown: Any = None,
+    *,
+    finished: Any = None,
+    bounds: tuple[float, float] = SIZE_BOUNDS,
+    percentiles: Iterable[float] = (50, 95, 99),
+) -> dict[str, dict[str, Any]]:
+    """Per bucket of :data:`BUCKETS` (:func:`bucket_masks`): ``count`` (flows),
+    ``finished``, and over the finished flows ``mean_fct_ns``, ``median_fct_ns`` and
+    ``p<q>_fct_ns`` for each of ``percentiles``; with ``slowdown`` (one value per flow,
+    e.g. FCT over an ideal FCT; NaN values are left out) also ``mean_slowdown`` and
+    ``p<q>_slowdown``. A statistic of no flows is None.
+
+    A flow is finished where ``finished`` is true, or, without it, where its FCT is not
+    NaN. Percentiles interpolate linearly (:func:`numpy.percentile`); the median is
+    :func:`numpy.median`'s, which can differ from the 50th percentile in the last bit.
+    """
+    import numpy as np
+
+    fct = np.asarray(fct_ns, dtype=float)
+    done = ~np.isnan(fct) if finished is None else np.asarray(finished, dtype=bool)
+    slow = None if slowdown is None else np.asarray(slowdown, dtype=float)
+    qs = tuple(percentiles)
+    out: dict[str, dict[str, Any]] = {}
+    for name, mask in bucket_masks(bytes_, bounds).items():
+        part = fct[mask & done]
+        stats: dict[str, Any] = {"count": int(mask.sum()), "finished": int((mask & done).sum())}
+        stats["mean_fct_ns"] = float(part.mean()) if len(part) else None
+        stats["median_fct_ns"] = float(np.median(part)) if len(part) else None
+        for q in qs:
+            stats[f"p{q:g}_fct_ns"] = float(np.percentile(part, q)) if len(part) else None
+        if slow is not None:
+            values = slow[mask & done]
+            values = values[~np.isnan(values)]
+            stats["mean_slowdown"] = float(values.mean()) if len(values) else None
+            for q in qs:
+                stats[f"p{q:g}_slowdown"] = float(np.percentile(values, q)) if len(values) else None
+        out[name] = stats
     return out

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from shoal.analysis import bucket_stats
 from shoal.reproduce._runs import join_columns, ok_runs
 from shoal.reproduce._units import rate_bps, time_s
 
@@ -254,21 +255,20 @@ def slowdown_percentiles(
 ) -> dict[str, float | None]:
     """Slowdown percentiles of finished flows per size bucket: ``<bucket>_p<q>_slowdown``
     for the buckets ``small`` (<= bounds[0]), ``medium`` and ``large`` (> bounds[1]),
-    and ``all``."""
-    done = flows[flows["finished"].astype(bool)]
-    buckets = {
-        "small": done[done["bytes"] <= bounds[0]],
-        "medium": done[(done["bytes"] > bounds[0]) & (done["bytes"] <= bounds[1])],
-        "large": done[done["bytes"] > bounds[1]],
-        "all": done,
+    and ``all`` (:func:`shoal.analysis.bucket_stats`)."""
+    stats = bucket_stats(
+        flows["bytes"],
+        flows["fct_ns"],
+        flows["slowdown"],
+        finished=flows["finished"].astype(bool),
+        bounds=(bounds[0], bounds[1]),
+        percentiles=percentiles,
+    )
+    return {
+        f"{name}_p{q:g}_slowdown": part[f"p{q:g}_slowdown"]
+        for name, part in stats.items()
+        for q in percentiles
     }
-    out: dict[str, float | None] = {}
-    for name, part in buckets.items():
-        values = part["slowdown"].dropna().to_numpy(dtype=float)
-        for q in percentiles:
-            value = float(np.percentile(values, q)) if values.size else None
-            out[f"{name}_p{q:g}_slowdown"] = value
-    return out
 
 
 def reference_slowdown(flows: pd.DataFrame, scenario: dict[str, Any]) -> pd.DataFrame:
