@@ -14,6 +14,13 @@ Size buckets
     Flows fall in ``small`` (at most the first bound, 100 KB by default), ``medium`` (up
     to the second, 10 MB) and ``large`` buckets, as in ``summary.json``; ``all`` holds
     every flow. :func:`bucket_stats` gives each bucket's FCT and slowdown statistics.
+
+Pauses and occupancy
+    :func:`pause_totals` reads a run's PFC totals from its summary;
+    :func:`paused_ns_by_link` times each link's pauses in a window from the frame log
+    (``pfc.parquet``); :func:`pooled_occupancy`, :func:`pooled_quantile` and
+    :func:`time_at_least` read the switch pools' occupancy distribution
+    (``occupancy.parquet``).
 """
 
 from __future__ import annotations
@@ -38,6 +45,11 @@ __all__ = [
     "Claim",
     "ClaimError",
     "best_over",
+    "pause_totals",
+    "paused_ns_by_link",
+    "pooled_occupancy",
+    "pooled_quantile",
+    "time_at_least",
     "bucket_masks",
     "bucket_stats",
     "claim_value",
@@ -329,3 +341,95 @@ def bucket_stats(
                 stats[f"p{q:g}_slowdown"] = float(np.percentile(values, q)) if len(values) else None
         out[name] = stats
     return out
+
+
+# ---------------------------------------------------------------- pauses and occupancy
+
+
+def pause_totals(summary: Mapping[str, Any]) -> dict[str, float]:
+    """A run's PAUSE frames sent (``pauses``) and paused time summed over port classes
+    (``paused_ms``), from its ``summary.json``; both 0 for a run without a lossless
+    class."""
+    pfc = summary.get("pfc") or {}
+    return {
+        "pauses": float(pfc.get("pause_frames_sent", 0)),
+        "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
+    }
+
+
+def pooled_occupancy(occupancy: pd.DataFrame) -> pd.DataFrame:
+    """The time-weighted occupancy distribution of a switch pool picked uniformly at
+    random, from ``occupancy.parquet`` (columns ``switch pool min_bytes max_bytes
+    time_ns``): each bucket's time summed over the pools, and the CDF at its upper edge.
+    Every pool's window has the same length, so summing times weighs the pools equally.
+    Columns ``min_bytes max_bytes time_ns cdf``, buckets in increasing order."""
+    import numpy as np
+
+    missing = [c for c in ("min_bytes", "max_bytes", "time_ns") if c not in occupancy]
+    if missing:
+        raise ValueError(f"occupancy: no column {missing[0]!r}")
+    pooled = occupancy.groupby(["min_bytes", "max_bytes"], sort=True)["time_ns"].sum().reset_index()
+    total = float(pooled["time_ns"].sum())
+    pooled["cdf"] = pooled["time_ns"].cumsum() / total if total > 0 else np.nan
+    return pooled
+
+
+def pooled_quantile(pooled: pd.DataFrame, q: float) -> float:
+    """The upper edge of the bucket holding the ``q``-quantile (0 < q <= 1) of a
+    distribution from :func:`pooled_occupancy`: the quantile lies within that bucket, at
+    most 1/64 below the edge (NaN for an empty distribution)."""
+    if not 0 < q <= 1:
+        raise ValueError(f"q must be in (0, 1], got {q}")
+    reached = pooled[pooled["cdf"] >= q - 1e-12]
+    return float(reached["max_bytes"].iloc[0]) if len(reached) else float("nan")
+
+
+def time_at_least(pooled: pd.DataFrame, nbytes: float) -> float:
+    """The fraction of the time a distribution from :func:`pooled_occupancy` spent in the
+    buckets that start at ``nbytes`` or above: the time at ``nbytes`` or more, less what
+    falls in the one bucket that straddles it (at most 1/64 above ``nbytes``)."""
+    total = float(pooled["time_ns"].sum())
+    above = float(pooled.loc[pooled["min_bytes"] >= nbytes, "time_ns"].sum())
+    return above / total if total > 0 else float("nan")
+
+
+def paused_ns_by_link(events: pd.DataFrame, start_ns: float, end_ns: float) -> pd.Series:
+    """The time each (node_kind, node, port) link, as the sending side of its egress, was
+    paused by PFC within ``[start_ns, end_ns]``, from the frame log ``pfc.parquet``
+    (``time_ns node_kind node port class pause``, in time order): a link is paused while
+    at least one of its classes is, a class from its first PAUSE until the next RESUME
+    (a repeated frame changes nothing, as at the receiver), a pause still in force at
+    ``end_ns`` counts to ``end_ns``. Timed pauses (``pause_quanta``) are not supported:
+    their expiries are not in the log."""
+    if end_ns < start_ns:
+        raise ValueError(f"window [{start_ns}, {end_ns}] ns ends before it starts")
+    missing = [
+        c for c in ("time_ns", "node_kind", "node", "port", "class", "pause") if c not in events
+    ]
+    if missing:
+        raise ValueError(f"pfc events: no column {missing[0]!r}")
+    import pandas as pd
+
+    out: dict[tuple[Any, ...], float] = {}
+    for link, frames in events.groupby(["node_kind", "node", "port"], sort=True):
+        paused_classes: set[int] = set()
+        since: float | None = None
+        total = 0.0
+        for time_ns, cls, pause in zip(
+            frames["time_ns"], frames["class"], frames["pause"], strict=True
+        ):
+            was_paused = bool(paused_classes)
+            if pause:
+                paused_classes.add(int(cls))
+            else:
+                paused_classes.discard(int(cls))
+            if not was_paused and paused_classes:
+                since = float(time_ns)
+            elif was_paused and not paused_classes and since is not None:
+                total += max(0.0, min(float(time_ns), end_ns) - max(since, start_ns))
+                since = None
+        if since is not None:
+            total += max(0.0, end_ns - max(since, start_ns))
+        out[tuple(link)] = total
+    index = pd.MultiIndex.from_tuples(list(out), names=["node_kind", "node", "port"])
+    return pd.Series(list(out.values()), index=index, dtype=float, name="paused_ns")

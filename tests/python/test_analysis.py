@@ -105,3 +105,45 @@ def test_claims_on_a_runs_table() -> None:
     assert best.shoal == pytest.approx(1.5) and best.text.endswith("(load 0.9)")
     with pytest.raises(analysis.ClaimError, match="no column 'nope'"):
         analysis.evaluate_claims([{"what": "x", "metric": "fct", "where": {"nope": 1}}], runs)
+
+
+def test_pause_totals_from_a_summary() -> None:
+    summary = {"pfc": {"pause_frames_sent": 7, "paused_ns": 2_500_000}}
+    assert analysis.pause_totals(summary) == {"pauses": 7.0, "paused_ms": 2.5}
+    assert analysis.pause_totals({"pfc": None}) == {"pauses": 0.0, "paused_ms": 0.0}
+
+
+def test_a_link_is_paused_while_any_of_its_classes_is() -> None:
+    # Class 1 paused 10-50, class 2 paused 30-70: the link is paused 10-70 (60 ns); in
+    # the window 0-40 that is 30 ns. A repeated PAUSE changes nothing.
+    log = pd.DataFrame(
+        {
+            "time_ns": [10.0, 20.0, 30.0, 50.0, 70.0],
+            "node_kind": ["switch"] * 5,
+            "node": [3] * 5,
+            "port": [1] * 5,
+            "class": [1, 1, 2, 1, 2],
+            "pause": [True, True, True, False, False],
+        }
+    )
+    assert analysis.paused_ns_by_link(log, 0.0, 100.0)[("switch", 3, 1)] == 60.0
+    assert analysis.paused_ns_by_link(log, 0.0, 40.0)[("switch", 3, 1)] == 30.0
+
+
+def test_occupancy_quantiles_are_bucket_edges_of_the_pooled_time() -> None:
+    # Two pools, each 100 ns: together 0-99 B for 120 ns, 100-199 B for 60 ns,
+    # 200-299 B for 20 ns. CDF at the edges: 0.6, 0.9, 1.0.
+    occ = pd.DataFrame(
+        {
+            "switch": [0, 0, 1, 1],
+            "pool": [0, 0, 0, 0],
+            "min_bytes": [0, 100, 0, 200],
+            "max_bytes": [99, 199, 99, 299],
+            "time_ns": [40.0, 60.0, 80.0, 20.0],
+        }
+    )
+    pooled = analysis.pooled_occupancy(occ)
+    assert pooled["cdf"].tolist() == pytest.approx([0.6, 0.9, 1.0])
+    assert analysis.pooled_quantile(pooled, 0.5) == 99
+    assert analysis.pooled_quantile(pooled, 0.9) == 199
+    assert analysis.time_at_least(pooled, 100) == pytest.approx(0.4)

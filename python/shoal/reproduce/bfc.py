@@ -38,6 +38,13 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from shoal.analysis import (
+    pause_totals,
+    paused_ns_by_link,
+    pooled_occupancy,
+    pooled_quantile,
+    time_at_least,
+)
 from shoal.reproduce._runs import join_columns, ok_runs
 from shoal.reproduce._units import rate_bps, size_bytes, time_s
 
@@ -294,7 +301,6 @@ def _run_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
     same = (done["src"] // rack) == (done["dst"] // rack)
     ratio = slowdown(done["fct_ns"], done["bytes"], same)
     summary = json.loads((run_dir / "summary.json").read_text())
-    pfc = summary.get("pfc") or {}
     out: dict[str, Any] = {
         "workload": workload,
         "p99_all": harness_p99(ratio),
@@ -302,8 +308,7 @@ def _run_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
         "background_flows": float(len(background)),
         "incast_flows": float((flows["query"] >= 0).sum()),
         "unfinished": float(flows["fct_ns"].isna().sum()),
-        "pauses": float(pfc.get("pause_frames_sent", 0)),
-        "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
+        **pause_totals(summary),
     }
     bfc = (summary.get("counters") or {}).get("bfc")
     if bfc:
@@ -601,7 +606,6 @@ def _inter_dc_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]
     done = flows[flows["fct_ns"].notna()]
     inter = site[done["src"].to_numpy()] != site[done["dst"].to_numpy()]
     summary = json.loads((run_dir / "summary.json").read_text())
-    pfc = summary.get("pfc") or {}
     bfc = (summary.get("counters") or {}).get("bfc") or {}
     remote = float(scenario.get("workload", {}).get("remote_fraction", 0.0))
     out: dict[str, Any] = {
@@ -609,7 +613,7 @@ def _inter_dc_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]
         "flows": float(len(flows)),
         "unfinished": float(flows["fct_ns"].isna().sum()),
         "inter_share": float(inter.mean()) if len(done) else float("nan"),
-        "pauses": float(pfc.get("pause_frames_sent", 0)),
+        "pauses": pause_totals(summary)["pauses"],
         "bfc_pauses": float(bfc.get("pauses", 0)),
     }
     for name, part in (("intra", done[~inter]), ("inter", done[inter])):
@@ -708,80 +712,6 @@ OCCUPANCY_QUANTILES = (50, 90, 99)
 FULL_FRACTION = 0.95
 
 
-def pooled_occupancy(occupancy: pd.DataFrame) -> pd.DataFrame:
-    """The time-weighted occupancy distribution of a switch pool picked uniformly at
-    random, from ``occupancy.parquet`` (columns ``switch pool min_bytes max_bytes
-    time_ns``): each bucket's time summed over the pools, and the CDF at its upper edge.
-    Every pool's window has the same length, so summing times weighs the pools equally.
-    Columns ``min_bytes max_bytes time_ns cdf``, buckets in increasing order."""
-    missing = [c for c in ("min_bytes", "max_bytes", "time_ns") if c not in occupancy]
-    if missing:
-        raise ValueError(f"occupancy: no column {missing[0]!r}")
-    pooled = occupancy.groupby(["min_bytes", "max_bytes"], sort=True)["time_ns"].sum().reset_index()
-    total = float(pooled["time_ns"].sum())
-    pooled["cdf"] = pooled["time_ns"].cumsum() / total if total > 0 else np.nan
-    return pooled
-
-
-def pooled_quantile(pooled: pd.DataFrame, q: float) -> float:
-    """The upper edge of the bucket holding the ``q``-quantile (0 < q <= 1) of a
-    distribution from :func:`pooled_occupancy`: the quantile lies within that bucket, at
-    most 1/64 below the edge (NaN for an empty distribution)."""
-    if not 0 < q <= 1:
-        raise ValueError(f"q must be in (0, 1], got {q}")
-    reached = pooled[pooled["cdf"] >= q - 1e-12]
-    return float(reached["max_bytes"].iloc[0]) if len(reached) else float("nan")
-
-
-def time_at_least(pooled: pd.DataFrame, nbytes: float) -> float:
-    """The fraction of the time a distribution from :func:`pooled_occupancy` spent in the
-    buckets that start at ``nbytes`` or above: the time at ``nbytes`` or more, less what
-    falls in the one bucket that straddles it (at most 1/64 above ``nbytes``)."""
-    total = float(pooled["time_ns"].sum())
-    above = float(pooled.loc[pooled["min_bytes"] >= nbytes, "time_ns"].sum())
-    return above / total if total > 0 else float("nan")
-
-
-def paused_ns_by_link(events: pd.DataFrame, start_ns: float, end_ns: float) -> pd.Series:
-    """The time each (node_kind, node, port) link, as the sending side of its egress, was
-    paused by PFC within ``[start_ns, end_ns]``, from the frame log ``pfc.parquet``
-    (``time_ns node_kind node port class pause``, in time order): a link is paused while
-    at least one of its classes is, a class from its first PAUSE until the next RESUME
-    (a repeated frame changes nothing, as at the receiver), a pause still in force at
-    ``end_ns`` counts to ``end_ns``. Timed pauses (``pause_quanta``) are not supported:
-    their expiries are not in the log."""
-    if end_ns < start_ns:
-        raise ValueError(f"window [{start_ns}, {end_ns}] ns ends before it starts")
-    missing = [
-        c for c in ("time_ns", "node_kind", "node", "port", "class", "pause") if c not in events
-    ]
-    if missing:
-        raise ValueError(f"pfc events: no column {missing[0]!r}")
-    out: dict[tuple[Any, ...], float] = {}
-    for link, frames in events.groupby(["node_kind", "node", "port"], sort=True):
-        paused_classes: set[int] = set()
-        since: float | None = None
-        total = 0.0
-        for time_ns, cls, pause in zip(
-            frames["time_ns"], frames["class"], frames["pause"], strict=True
-        ):
-            was_paused = bool(paused_classes)
-            if pause:
-                paused_classes.add(int(cls))
-            else:
-                paused_classes.discard(int(cls))
-            if not was_paused and paused_classes:
-                since = float(time_ns)
-            elif was_paused and not paused_classes and since is not None:
-                total += max(0.0, min(float(time_ns), end_ns) - max(since, start_ns))
-                since = None
-        if since is not None:
-            total += max(0.0, end_ns - max(since, start_ns))
-        out[tuple(link)] = total
-    index = pd.MultiIndex.from_tuples(list(out), names=["node_kind", "node", "port"])
-    return pd.Series(list(out.values()), index=index, dtype=float, name="paused_ns")
-
-
 def directed_links(scenario: dict[str, Any]) -> int:
     """The egresses (directed links) of a ``leaf_spine`` topology: one per host, and per
     leaf one per host and spine below or above it, and per spine one per leaf."""
@@ -837,7 +767,7 @@ def _buffer_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
     pools = summary.get("pools") or []
     out["occ_max_mb"] = max((float(p["max"]) for p in pools), default=float("nan")) / 1e6
     out["window_ms"] = window / 1e6
-    out["pauses"] = float((summary.get("pfc") or {}).get("pause_frames_sent", 0))
+    out["pauses"] = pause_totals(summary)["pauses"]
     out["packets_dropped"] = float((summary.get("packets") or {}).get("dropped", 0))
     links = directed_links(scenario)
     events = run_dir / "pfc.parquet"

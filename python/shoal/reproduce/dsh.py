@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from shoal.analysis import pause_totals
 from shoal.reproduce._runs import join_columns, ok_runs
 from shoal.reproduce._units import rate_bps, size_bytes, time_s
 
@@ -54,16 +55,6 @@ def _summary(run_dir: Path) -> dict[str, Any]:
     import json
 
     return json.loads((run_dir / "summary.json").read_text())
-
-
-def _pause_columns(summary: dict[str, Any]) -> dict[str, float]:
-    """A run's PAUSE frames sent (``pauses``) and paused time summed over port classes
-    (``paused_ms``), from its summary."""
-    pfc = summary.get("pfc") or {}
-    return {
-        "pauses": float(pfc.get("pause_frames_sent", 0)),
-        "paused_ms": float(pfc.get("paused_ns", 0.0)) / 1e6,
-    }
 
 
 def first_pause_theorem(
@@ -465,7 +456,7 @@ def _fig5_run(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
         "medium_avg_fct_us": avg_us("medium"),
         "large_avg_fct_us": avg_us("large"),
         "flows_finished": float(fct["all"]["count"]),
-        **_pause_columns(summary),
+        **pause_totals(summary),
     }
 
 
@@ -550,7 +541,7 @@ def headroom_utilization(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd
             "util_p99": p99,
             "util_max": float(util.max()) if used else None,
             "unused_p99": 1 - p99 if p99 is not None else None,
-            **_pause_columns(_summary(run_dir)),
+            **pause_totals(_summary(run_dir)),
         }
     return join_columns(runs, extra)
 
@@ -597,7 +588,7 @@ def _background_and_fan_in(run_dir: Path) -> dict[str, Any]:
         "bg_flows": float((~fan_in).sum()),
         "fanin_flows": float(fan_in.sum()),
         "unfinished": float(len(flows) - len(done)),
-        **_pause_columns(_summary(run_dir)),
+        **pause_totals(_summary(run_dir)),
     }
 
 
