@@ -48,8 +48,8 @@ def read_json(path: str | os.PathLike[str]) -> dict[str, Any]:
     return data
 
 
-def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """The table in the Parquet file ``path``.
+def read_parquet(path: str | os.PathLike[str], columns: list[str] | None = None) -> pd.DataFrame:
+    """The table in the Parquet file ``path`` (only ``columns``, when given).
 
     Raises:
         CorruptFileError: the file is not a readable Parquet file.
@@ -59,7 +59,7 @@ def read_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
     import pyarrow as pa
 
     try:
-        return pd.read_parquet(path)
+        return pd.read_parquet(path, columns=columns)
     except OSError as exc:
         if exc.errno is not None:  # the system's error, not Arrow's "corrupt data"
             raise

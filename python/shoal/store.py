@@ -347,6 +347,31 @@ class Store:
         """
         return read_summary(self.run_dir(key) / "summary.json")
 
+    def scenario(self, key: str) -> dict[str, Any]:
+        """The resolved scenario of a run (its ``scenario.json``), or ``{}`` when the run
+        has none.
+
+        Raises:
+            CorruptFileError: it cannot be read back.
+        """
+        path = self.run_dir(key) / "scenario.json"
+        return read_json(path) if path.is_file() else {}
+
+    def table(self, key: str, name: str, columns: list[str] | None = None) -> pd.DataFrame | None:
+        """One run's Parquet file ``<name>.parquet`` (``flows``, ``queues``, ``pfc``,
+        ``pfc_ports``, ``ingress``, ``headroom``, ``occupancy``), only ``columns`` when
+        given, without a ``key`` column; None when the run has no such file.
+
+        Raises:
+            StoreError: ``name`` is no run table.
+            CorruptFileError: the file cannot be read back.
+        """
+        if f"{name}.parquet" not in RUN_FILES:
+            tables = ", ".join(n.removesuffix(".parquet") for n in RUN_FILES if ".parquet" in n)
+            raise StoreError(f"no run table {name!r}; accepted: {tables}")
+        path = self.run_dir(key) / f"{name}.parquet"
+        return _read_run_table(path, columns) if path.is_file() else None
+
     def with_metrics(self, row: dict[str, Any]) -> dict[str, Any]:
         """``row``, a run's row (``key``, ``status``...), with the run's headline metrics
         when it finished. A run whose files cannot be read back is reported, not fatal:
@@ -590,9 +615,9 @@ def _corrupt_run_file(path: Path, reason: str) -> CorruptFileError:
     return CorruptFileError(path, f"{reason}; running its sweep again redoes that run")
 
 
-def _read_run_table(path: Path) -> pd.DataFrame:
+def _read_run_table(path: Path, columns: list[str] | None = None) -> pd.DataFrame:
     try:
-        return read_parquet(path)
+        return read_parquet(path, columns)
     except CorruptFileError as exc:
         raise _corrupt_run_file(path, exc.reason) from None
 

@@ -165,7 +165,7 @@ def test_burst_throughput_is_a_line_not_a_band(burst: tuple[Path, pd.DataFrame])
     # The raw samples swing far more: the test would catch a band.
     store, runs = burst
     run_dir = shoal.Store(store).run_dir(runs.set_index("scheme").loc["dcqcn", "key"])
-    raw = bottleneck_series(run_dir)
+    raw = bottleneck_series(pd.read_parquet(run_dir / "queues.parquet"))
     start = float(pd.read_parquet(run_dir / "flows.parquet")["start_ns"].max())
     early = raw[(raw["time_ns"] < start - 0.1e6) & (raw["time_ns"] > start - 0.5e6)]
     assert float(np.std(early["throughput_gbps"])) > 0.3

@@ -228,3 +228,26 @@ def test_a_store_is_made_in_a_new_or_empty_directory_only(tmp_path: Path) -> Non
     with pytest.raises(StoreError, match="not a Shoal results store"):
         Store(tmp_path / "other")
     assert os.listdir(tmp_path / "other") == ["runs"]
+
+
+def test_a_runs_scenario_and_tables_are_read_through_the_store(tmp_path: Path) -> None:
+    import io
+
+    import pandas as pd
+
+    from shoal.store import Store, StoreError
+
+    flows = pd.DataFrame({"id": [0, 1], "bytes": [10, 20], "fct_ns": [1.0, None]})
+    buf = io.BytesIO()
+    flows.to_parquet(buf, index=False)
+    store = Store(tmp_path / "s", create=True)
+    files = {"flows.parquet": buf.getvalue(), "scenario.json": b'{"run": {"seed": 3}}'}
+    store.put("k1", {"status": "ok"}, files)
+    assert store.scenario("k1") == {"run": {"seed": 3}}
+    pd.testing.assert_frame_equal(store.table("k1", "flows"), flows)
+    assert store.table("k1", "flows", ["bytes"]).columns.tolist() == ["bytes"]
+    assert store.table("k1", "queues") is None
+    store.put("k2", {"status": "ok"}, {})
+    assert store.scenario("k2") == {}
+    with pytest.raises(StoreError, match="no run table 'summary'"):
+        store.table("k1", "summary")

@@ -1,9 +1,8 @@
-"""What every paper analysis does with a stored sweep: walk its successful runs, read a
-run's stop time, and join the computed columns back onto the runs table."""
+"""What every paper analysis does with a stored sweep: walk its successful runs, read
+their files through the store, and join the computed columns back onto the runs table."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -11,23 +10,44 @@ from typing import Any
 import pandas as pd
 
 from shoal.reproduce._units import time_s
+from shoal.store import Store
 
-__all__ = ["join_columns", "ok_runs", "stop_time_s"]
+__all__ = ["StoredRun", "join_columns", "ok_runs", "stop_time_s"]
+
+
+class StoredRun:
+    """One finished run of a store, its files read when asked for (an analysis reads
+    only the tables it needs: a run's queue samples can be large)."""
+
+    def __init__(self, store: Store, key: str) -> None:
+        self.store = store
+        self.key = key
+
+    def summary(self) -> dict[str, Any]:
+        """The run's ``summary.json``."""
+        return self.store.summary(self.key)
+
+    def flows(self, columns: list[str] | None = None) -> pd.DataFrame:
+        """The run's flows (only ``columns``, when given)."""
+        flows = self.store.table(self.key, "flows", columns)
+        if flows is None:
+            raise FileNotFoundError(f"run {self.key} of {self.store.root} has no flows")
+        return flows
+
+    def table(self, name: str, columns: list[str] | None = None) -> pd.DataFrame | None:
+        """The run's table ``name`` (``queues``, ``pfc``, ...), None when it has none."""
+        return self.store.table(self.key, name, columns)
 
 
 def ok_runs(
     runs: pd.DataFrame, store: Path
-) -> Iterator[tuple[Any, pd.Series, Path, dict[str, Any]]]:
-    """(row index, row, run directory, resolved scenario) of every run that succeeded."""
-    from shoal.store import Store
-
+) -> Iterator[tuple[Any, pd.Series, StoredRun, dict[str, Any]]]:
+    """(row index, row, run, resolved scenario) of every run that succeeded."""
     db = Store(store)
     for i, row in runs.iterrows():
         if row.get("status") != "ok":
             continue
-        run_dir = db.run_dir(row["key"])
-        path = run_dir / "scenario.json"
-        yield i, row, run_dir, json.loads(path.read_text()) if path.is_file() else {}
+        yield i, row, StoredRun(db, row["key"]), db.scenario(row["key"])
 
 
 def stop_time_s(scenario: Mapping[str, Any]) -> float | None:

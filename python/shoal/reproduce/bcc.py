@@ -23,11 +23,11 @@ def goodput(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     receiver of TCP flows (hosts), and ``udp_goodput_gbps``.
     """
     extra: dict[int, dict[str, Any]] = {}
-    for i, _, run_dir, scenario in ok_runs(runs, store):
+    for i, _, run, scenario in ok_runs(runs, store):
         stop = stop_time_s(scenario)
         if not stop:
             continue
-        flows = pd.read_parquet(run_dir / "flows.parquet")
+        flows = run.flows()
         tcp = flows[flows["kind"] == "tcp"]
         udp = flows[flows["kind"] == "udp"]
         values = {

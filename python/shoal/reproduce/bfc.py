@@ -45,7 +45,7 @@ from shoal.analysis import (
     pooled_quantile,
     time_at_least,
 )
-from shoal.reproduce._runs import join_columns, ok_runs
+from shoal.reproduce._runs import StoredRun, join_columns, ok_runs
 from shoal.reproduce._units import rate_bps, size_bytes, time_s
 
 if TYPE_CHECKING:
@@ -286,21 +286,17 @@ def _hosts_per_rack(scenario: dict[str, Any]) -> int:
     return int(topo["hosts_per_leaf"])
 
 
-def _run_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
+def _run_columns(run: StoredRun, scenario: dict[str, Any]) -> dict[str, Any]:
     """A run's per-bin counts and p99s, and its other harness columns."""
-    import json
-
     workload = workload_of(scenario)
     rack = _hosts_per_rack(scenario)
-    flows = pd.read_parquet(
-        run_dir / "flows.parquet", columns=["src", "dst", "bytes", "fct_ns", "query"]
-    )
+    flows = run.flows(["src", "dst", "bytes", "fct_ns", "query"])
     table = p99_by_bin(flows, workload, rack)
     background = flows[flows["query"] < 0]
     done = background[background["fct_ns"].notna()]
     same = (done["src"] // rack) == (done["dst"] // rack)
     ratio = slowdown(done["fct_ns"], done["bytes"], same)
-    summary = json.loads((run_dir / "summary.json").read_text())
+    summary = run.summary()
     out: dict[str, Any] = {
         "workload": workload,
         "p99_all": harness_p99(ratio),
@@ -341,7 +337,7 @@ def slowdown_bins(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFr
     highest (``worst_bins``), and the lowest ratio to Ideal-FQ of any DCQCN variant in a
     bin overlapping 100-500 KB (``medium_best_dcqcn_vs_ideal``, the same on every row
     of the workload and seed)."""
-    extra = {i: _run_columns(run_dir, scenario) for i, _, run_dir, scenario in ok_runs(runs, store)}
+    extra = {i: _run_columns(run, scenario) for i, _, run, scenario in ok_runs(runs, store)}
     runs = join_columns(runs, extra)
     if "workload" not in runs or "scheme" not in runs:
         return runs
@@ -496,9 +492,11 @@ def queue_occupancy(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.Data
     ``queue_max_kb`` (:func:`bottleneck_queue_p99`, leaving out the first tenth of the
     run, when every flow starts at once)."""
     extra = {}
-    for i, _, run_dir, scenario in ok_runs(runs, store):
-        samples = pd.read_parquet(run_dir / "queues.parquet")
-        flows = pd.read_parquet(run_dir / "flows.parquet", columns=["id"])
+    for i, _, run, scenario in ok_runs(runs, store):
+        samples = run.table("queues")
+        if samples is None:
+            raise FileNotFoundError(f"run {run.key} has no queues.parquet: run.sample_interval")
+        flows = run.flows(["id"])
         stop_ns = float(samples["time_ns"].max()) if len(samples) else 0.0
         queues = int(scenario.get("switch", {}).get("queues", 35))
         extra[i] = {"flows": len(flows), **bottleneck_queue_p99(samples, queues, stop_ns / 10)}
@@ -596,16 +594,12 @@ def _p99(values: Any) -> float:
     return harness_p99(values)
 
 
-def _inter_dc_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
-    import json
-
+def _inter_dc_columns(run: StoredRun, scenario: dict[str, Any]) -> dict[str, Any]:
     site = _site_of_hosts(scenario)
-    flows = pd.read_parquet(
-        run_dir / "flows.parquet", columns=["src", "dst", "bytes", "fct_ns", "slowdown"]
-    )
+    flows = run.flows(["src", "dst", "bytes", "fct_ns", "slowdown"])
     done = flows[flows["fct_ns"].notna()]
     inter = site[done["src"].to_numpy()] != site[done["dst"].to_numpy()]
-    summary = json.loads((run_dir / "summary.json").read_text())
+    summary = run.summary()
     bfc = (summary.get("counters") or {}).get("bfc") or {}
     remote = float(scenario.get("workload", {}).get("remote_fraction", 0.0))
     out: dict[str, Any] = {
@@ -639,7 +633,7 @@ def inter_dc(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     among the runs of one variant and seed, ``p99_fct_inter_vs_bfc_us`` and
     ``p99_fct_inter_short_vs_bfc_us``: those p99 FCTs of inter-DC flows less BFC's (the
     paper's "600 us higher")."""
-    extra = {i: _inter_dc_columns(run_dir, sc) for i, _, run_dir, sc in ok_runs(runs, store)}
+    extra = {i: _inter_dc_columns(run, sc) for i, _, run, sc in ok_runs(runs, store)}
     runs = join_columns(runs, extra)
     if "variant" not in runs or "scheme" not in runs:
         return runs
@@ -726,7 +720,7 @@ def directed_links(scenario: dict[str, Any]) -> int:
     return leaves * hosts + leaves * (hosts + spines) + spines * leaves
 
 
-def _window_ns(run_dir: Path, scenario: dict[str, Any], summary: dict[str, Any]) -> float:
+def _window_ns(scenario: dict[str, Any], summary: dict[str, Any]) -> float:
     """The window the occupancy distribution covers: ``[0, run.occupancy_until]``, or
     the whole run if that is unset or later than the run's end."""
     run_ns = float(summary["duration_ps"]) / 1e3
@@ -734,22 +728,20 @@ def _window_ns(run_dir: Path, scenario: dict[str, Any], summary: dict[str, Any])
     return min(run_ns, time_s(until) * 1e9) if until is not None else run_ns
 
 
-def _buffer_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
+def _buffer_columns(run: StoredRun, scenario: dict[str, Any]) -> dict[str, Any]:
     """A run's occupancy quantiles (pooled over the switches), largest occupancy, and
     the time its links spent paused by PFC, over the occupancy window."""
-    import json
-
     from shoal.reproduce import ExperimentError
 
-    path = run_dir / "occupancy.parquet"
-    if not path.is_file():
+    occupancy = run.table("occupancy")
+    if occupancy is None:
         raise ExperimentError(
-            f"bfc: {run_dir.name} has no occupancy.parquet; the experiment must set "
+            f"bfc: {run.key} has no occupancy.parquet; the experiment must set "
             "run.occupancy_cdf = true"
         )
-    summary = json.loads((run_dir / "summary.json").read_text())
-    window = _window_ns(run_dir, scenario, summary)
-    pooled = pooled_occupancy(pd.read_parquet(path))
+    summary = run.summary()
+    window = _window_ns(scenario, summary)
+    pooled = pooled_occupancy(occupancy)
     out: dict[str, Any] = {
         f"occ_p{q}_kb": pooled_quantile(pooled, q / 100) / 1e3 for q in OCCUPANCY_QUANTILES
     }
@@ -770,11 +762,9 @@ def _buffer_columns(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
     out["pauses"] = pause_totals(summary)["pauses"]
     out["packets_dropped"] = float((summary.get("packets") or {}).get("dropped", 0))
     links = directed_links(scenario)
-    events = run_dir / "pfc.parquet"
+    events = run.table("pfc")
     paused = (
-        paused_ns_by_link(pd.read_parquet(events), 0.0, window)
-        if events.is_file()
-        else pd.Series(dtype=float)
+        paused_ns_by_link(events, 0.0, window) if events is not None else pd.Series(dtype=float)
     )
     out["paused_pct"] = 100 * float(paused.sum()) / (links * window) if window > 0 else float("nan")
     out["paused_link_max_pct"] = 100 * float(paused.max()) / window if len(paused) else 0.0
@@ -795,9 +785,7 @@ def buffer_and_pauses(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.Da
     ``paused_link_max_pct`` (the most paused link), ``paused_links`` (links paused at
     all), ``pauses`` (PAUSE frames sent in the whole run), ``packets_dropped``,
     ``window_ms`` and ``link_gbps``."""
-    extra = {
-        i: _buffer_columns(run_dir, scenario) for i, _, run_dir, scenario in ok_runs(runs, store)
-    }
+    extra = {i: _buffer_columns(run, scenario) for i, _, run, scenario in ok_runs(runs, store)}
     return join_columns(runs, extra)
 
 
@@ -822,12 +810,15 @@ def occupancy_cdf_figure(
         fig = plot._figure(3.6, 2.7)
         ax = fig.subplots()
         seen: set[str] = set()
-        for _, row, run_dir, _ in ok_runs(runs, store):
+        for _, row, run, _ in ok_runs(runs, store):
             label = _curve_label(row, by)
             if label in seen:  # another seed of the same curve
                 continue
             seen.add(label)
-            pooled = pooled_occupancy(pd.read_parquet(run_dir / "occupancy.parquet"))
+            occupancy = run.table("occupancy")
+            if occupancy is None:
+                raise FileNotFoundError(f"run {run.key} has no occupancy.parquet")
+            pooled = pooled_occupancy(occupancy)
             x = np.maximum(pooled["max_bytes"].to_numpy(dtype=float) / 1e3, 1.0)
             ax.step(x, pooled["cdf"].to_numpy(dtype=float), where="post", label=label)
         ax.set_xscale("log")

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from shoal.analysis import pause_totals
-from shoal.reproduce._runs import join_columns, ok_runs
+from shoal.reproduce._runs import StoredRun, join_columns, ok_runs
 from shoal.reproduce._units import rate_bps, size_bytes, time_s
 
 if TYPE_CHECKING:
@@ -50,11 +50,12 @@ BUFFER = 16 * MiB
 CC_NAMES = {"dcqcn": "DCQCN", "powertcp": "PowerTCP"}
 
 
-def _summary(run_dir: Path) -> dict[str, Any]:
-    """A run's ``summary.json``."""
-    import json
-
-    return json.loads((run_dir / "summary.json").read_text())
+def _pfc_ports(run: StoredRun) -> pd.DataFrame:
+    """A run's PFC counters per node, port and class (``pfc_ports.parquet``)."""
+    ports = run.table("pfc_ports")
+    if ports is None:
+        raise FileNotFoundError(f"run {run.key} has no pfc_ports.parquet: no class is lossless")
+    return ports
 
 
 def first_pause_theorem(
@@ -85,8 +86,8 @@ def first_pause_theorem(
     return m * rate * (t0 - h) / (grow - slope)
 
 
-def _fig11_run(run_dir: Path, scenario: dict[str, Any]) -> dict[str, float | None]:
-    flows = pd.read_parquet(run_dir / "flows.parquet")
+def _fig11_run(run: StoredRun, scenario: dict[str, Any]) -> dict[str, float | None]:
+    flows = run.flows()
     start_ns = float(flows["start_ns"].max())
     burst = flows[flows["start_ns"] == start_ns]
     background = flows[flows["start_ns"] < start_ns]
@@ -109,9 +110,11 @@ def _fig11_run(run_dir: Path, scenario: dict[str, Any]) -> dict[str, float | Non
             f'"56840B") for the theorem, got {fc.get("headroom")!r}'
         ) from None
 
-    ports = pd.read_parquet(run_dir / "pfc_ports.parquet")
+    ports = _pfc_ports(run)
     at_senders = ports[(ports["node_kind"] == "host") & ports["node"].isin(senders)]
-    frames = pd.read_parquet(run_dir / "pfc.parquet")
+    frames = run.table("pfc")
+    if frames is None:
+        raise FileNotFoundError(f"run {run.key} has no pfc.parquet: no class is lossless")
     pauses = frames[
         (frames["node_kind"] == "host") & frames["node"].isin(senders) & frames["pause"]
     ]
@@ -159,7 +162,7 @@ def _fig11_run(run_dir: Path, scenario: dict[str, Any]) -> dict[str, float | Non
 def pfc_avoidance(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Fig. 11's columns per run (see the experiment's description), then per scheme the
     largest swept burst that no PAUSE met (``no_pause_max_fraction``)."""
-    extra = {i: _fig11_run(run_dir, scenario) for i, _, run_dir, scenario in ok_runs(runs, store)}
+    extra = {i: _fig11_run(run, scenario) for i, _, run, scenario in ok_runs(runs, store)}
     runs = join_columns(runs, extra)
     if "burst_fraction" not in runs or "scheme" not in runs:
         return runs
@@ -287,7 +290,7 @@ def trend_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
 BEFORE_NS, AFTER_NS = 500e3, 500e3
 
 
-def _innocent_series(run_dir: Path, scenario: dict[str, Any]) -> tuple[pd.DataFrame, float]:
+def _innocent_series(run: StoredRun, scenario: dict[str, Any]) -> tuple[pd.DataFrame, float]:
     """F0's throughput (``time_ns``, ``gbps``) at S1's port to its receiver, and the
     burst's start: on a dumbbell, host h >= ``hosts`` hangs off S1's port h - hosts, and
     F0 is the first long flow whose receiver is not the burst's."""
@@ -298,13 +301,15 @@ def _innocent_series(run_dir: Path, scenario: dict[str, Any]) -> tuple[pd.DataFr
         raise ExperimentError(
             f'dsh.collateral: topology.kind must be "dumbbell", got {topo.get("kind")!r}'
         )
-    flows = pd.read_parquet(run_dir / "flows.parquet")
+    flows = run.flows()
     start_ns = float(flows["start_ns"].max())
     burst = flows[flows["start_ns"] == start_ns]
     innocent = flows[(flows["start_ns"] < start_ns) & ~flows["dst"].isin(set(burst["dst"]))]
     dst = int(innocent.sort_values("id")["dst"].iloc[0])
     port = dst - int(topo["hosts"])
-    samples = pd.read_parquet(run_dir / "queues.parquet")
+    samples = run.table("queues")
+    if samples is None:
+        raise FileNotFoundError(f"run {run.key} has no queues.parquet: run.sample_interval")
     at = samples[(samples["switch"] == 1) & (samples["port"] == port)]
     series = at.groupby("time_ns")["tx_bytes"].max().reset_index()
     series["gbps"] = series["tx_bytes"].diff() * 8 / series["time_ns"].diff()
@@ -314,13 +319,13 @@ def _innocent_series(run_dir: Path, scenario: dict[str, Any]) -> tuple[pd.DataFr
 def collateral(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Fig. 13's columns per run (see the experiment's description)."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, _, run_dir, scenario in ok_runs(runs, store):
-        series, start = _innocent_series(run_dir, scenario)
+    for i, _, run, scenario in ok_runs(runs, store):
+        series, start = _innocent_series(run, scenario)
         t = series["time_ns"] - start
         before = series[(t > -BEFORE_NS) & (t <= 0)]["gbps"]
         after = series[(t > 0) & (t <= AFTER_NS)]
         rate = float(before.mean())
-        ports = pd.read_parquet(run_dir / "pfc_ports.parquet")
+        ports = _pfc_ports(run)
         # S0 is switch 0; its last port is the one to S1 (hosts are wired first).
         s0 = ports[(ports["node_kind"] == "switch") & (ports["node"] == 0)]
         uplink = s0[s0["port"] == int(scenario["topology"]["hosts"])]
@@ -342,11 +347,11 @@ def f0_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> A
     from shoal import plot
 
     curves: dict[str, list[tuple[str, pd.DataFrame]]] = {}
-    for _, row, run_dir, scenario in ok_runs(runs, store):
+    for _, row, run, scenario in ok_runs(runs, store):
         scheme, _, cc = str(row.get("scheme", "")).partition("_")
         if scheme.upper() in (label for label, _ in curves.get(cc or scheme, [])):
             continue  # one seed per line
-        series, start = _innocent_series(run_dir, scenario)
+        series, start = _innocent_series(run, scenario)
         series = series.assign(t_us=(series["time_ns"] - start) / 1e3)
         series = series[(series["t_us"] > -200) & (series["t_us"] <= 800)]
         curves.setdefault(cc or scheme, []).append((scheme.upper(), series))
@@ -376,8 +381,8 @@ def deadlock_onset(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataF
     DSH scheme ``<sih scheme's fraction> - <its own>`` (the scheme named with ``dsh``
     replaced by ``sih``), the paper's "avoids" in points."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, _, run_dir, _ in ok_runs(runs, store):
-        summary = _summary(run_dir)
+    for i, _, run, _ in ok_runs(runs, store):
+        summary = run.summary()
         found = (summary.get("pfc") or {}).get("deadlocks") or []
         first = min(found, key=lambda d: d["onset_ns"]) if found else None
         extra[i] = {
@@ -433,8 +438,8 @@ def onset_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -
     return fig
 
 
-def _fig5_run(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
-    summary = _summary(run_dir)
+def _fig5_run(run: StoredRun, scenario: dict[str, Any]) -> dict[str, Any]:
+    summary = run.summary()
     fct = summary["fct"]
     topo = scenario["topology"]
     # The leaves' pool (the first switches, all the same): the quick fabric's spines
@@ -463,7 +468,7 @@ def _fig5_run(run_dir: Path, scenario: dict[str, Any]) -> dict[str, Any]:
 def fct_vs_buffer(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Fig. 5's columns per run (see the experiment's description), with the average
     FCT normalized to that of the largest buffer of the same seed and scheme."""
-    extra = {i: _fig5_run(run_dir, scenario) for i, _, run_dir, scenario in ok_runs(runs, store)}
+    extra = {i: _fig5_run(run, scenario) for i, _, run, scenario in ok_runs(runs, store)}
     runs = join_columns(runs, extra)
     if "avg_fct_us" not in runs:
         return runs
@@ -514,21 +519,20 @@ def fct_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> 
 # ---------------------------------------------------------------- Fig. 6
 
 
-def _utilization(run_dir: Path) -> pd.Series:
+def _utilization(run: StoredRun) -> pd.Series:
     """Peak bytes / headroom of every ended headroom episode of a run (empty when no
     headroom was used)."""
-    path = run_dir / "headroom.parquet"
-    if not path.is_file():
+    episodes = run.table("headroom", ["peak_bytes", "headroom_bytes"])
+    if episodes is None:
         return pd.Series(dtype=float)
-    episodes = pd.read_parquet(path, columns=["peak_bytes", "headroom_bytes"])
     return episodes["peak_bytes"] / episodes["headroom_bytes"]
 
 
 def headroom_utilization(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Fig. 6's columns per run (see the experiment's description)."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, _, run_dir, scenario in ok_runs(runs, store):
-        util = _utilization(run_dir)
+    for i, _, run, scenario in ok_runs(runs, store):
+        util = _utilization(run)
         classes = len(scenario["switch"]["flow_control"]["classes"])
         used = len(util) > 0  # else no headroom was used: no utilization to give
         p50 = float(util.median()) if used else None
@@ -541,7 +545,7 @@ def headroom_utilization(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd
             "util_p99": p99,
             "util_max": float(util.max()) if used else None,
             "unused_p99": 1 - p99 if p99 is not None else None,
-            **pause_totals(_summary(run_dir)),
+            **pause_totals(run.summary()),
         }
     return join_columns(runs, extra)
 
@@ -551,7 +555,7 @@ def utilization_figure(runs: pd.DataFrame, store: Path, *, title: str | None = N
     of every run), with the paper's median and 99th percentile marked."""
     from shoal import plot
 
-    util = pd.concat([_utilization(run_dir) for _, _, run_dir, _ in ok_runs(runs, store)])
+    util = pd.concat([_utilization(run) for _, _, run, _ in ok_runs(runs, store)])
     with plot._style():
         fig = plot._figure(3.6, 2.6)
         ax = fig.subplots()
@@ -572,10 +576,10 @@ def utilization_figure(runs: pd.DataFrame, store: Path, *, title: str | None = N
 # ---------------------------------------------------------------- Fig. 14 and 15
 
 
-def _background_and_fan_in(run_dir: Path) -> dict[str, Any]:
+def _background_and_fan_in(run: StoredRun) -> dict[str, Any]:
     """A run's average FCT of its background flows and of its fan-in flows (those that
     answer a round: ``query`` >= 0), and its PAUSE count and paused time."""
-    flows = pd.read_parquet(run_dir / "flows.parquet", columns=["query", "fct_ns"])
+    flows = run.flows(["query", "fct_ns"])
     done = flows[flows["fct_ns"].notna()]
     fan_in = done["query"] >= 0
 
@@ -588,7 +592,7 @@ def _background_and_fan_in(run_dir: Path) -> dict[str, Any]:
         "bg_flows": float((~fan_in).sum()),
         "fanin_flows": float(fan_in.sum()),
         "unfinished": float(len(flows) - len(done)),
-        **pause_totals(_summary(run_dir)),
+        **pause_totals(run.summary()),
     }
 
 
@@ -606,7 +610,7 @@ def fct_vs_sih(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame
     and every other axis but the figure's x-axis (``workload.load`` by default), the
     lowest and the highest such ratio of the seed means (``*_best_vs_sih``, the paper's
     "up to", and ``*_worst_vs_sih``)."""
-    extra = {i: _background_and_fan_in(run_dir) for i, _, run_dir, _ in ok_runs(runs, store)}
+    extra = {i: _background_and_fan_in(run) for i, _, run, _ in ok_runs(runs, store)}
     runs = join_columns(runs, extra)
     if "bg_fct_us" not in runs or "scheme" not in runs:
         return runs

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -62,8 +61,8 @@ def queries(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     buffer), and the per-group comparisons of :func:`_compare`.
     """
     extra: dict[int, dict[str, Any]] = {}
-    for i, _, run_dir, scenario in ok_runs(runs, store):
-        summary = json.loads((run_dir / "summary.json").read_text())
+    for i, _, run, scenario in ok_runs(runs, store):
+        summary = run.summary()
         q = summary.get("queries") or {}
         drops = summary.get("drops") or {}
         values: dict[str, Any] = {
@@ -77,7 +76,7 @@ def queries(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
         }
         stop = stop_time_s(scenario)
         if stop:
-            flows = pd.read_parquet(run_dir / "flows.parquet")
+            flows = run.flows()
             tcp = flows[flows["kind"] == "tcp"]
             background = tcp[tcp["query"] < 0] if "query" in tcp else tcp
             values["goodput_gbps"] = tcp["delivered_bytes"].sum() * 8 / stop / 1e9

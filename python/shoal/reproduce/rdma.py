@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from shoal.analysis import bucket_stats
-from shoal.reproduce._runs import join_columns, ok_runs
+from shoal.reproduce._runs import StoredRun, join_columns, ok_runs
 from shoal.reproduce._units import rate_bps, time_s
 
 if TYPE_CHECKING:
@@ -42,12 +42,12 @@ BURST_NS = (0.0, 4e6)
 AFTER_FROM_NS = 5e6
 
 
-def bottleneck_series(run_dir: Path) -> pd.DataFrame:
-    """The switch port that sent the most bytes, sampled: ``time_ns``, ``bytes`` (all its
-    queues), ``tx_bytes`` (sent since the start) and ``throughput_gbps`` (sent since the
-    previous sample). Empty when the run sampled no queue."""
-    samples = pd.read_parquet(run_dir / "queues.parquet")
-    if samples.empty:
+def bottleneck_series(samples: pd.DataFrame | None) -> pd.DataFrame:
+    """The switch port that sent the most bytes, from a run's queue samples
+    (``queues.parquet``): ``time_ns``, ``bytes`` (all its queues), ``tx_bytes`` (sent
+    since the start) and ``throughput_gbps`` (sent since the previous sample). Empty when
+    the run sampled no queue."""
+    if samples is None or samples.empty:
         return pd.DataFrame(columns=["time_ns", "bytes", "tx_bytes", "throughput_gbps"])
     sent = samples.groupby(["switch", "port"])["tx_bytes"].max()
     switch, port = sent.idxmax()
@@ -97,13 +97,13 @@ def burst_metrics(series: pd.DataFrame, burst_ns: float) -> dict[str, float | No
 def burst(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Adds :func:`burst_metrics`'s columns: the burst starts when the last flows do."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, _, run_dir, _ in ok_runs(runs, store):
-        extra[i] = burst_metrics(bottleneck_series(run_dir), _burst_start(run_dir))
+    for i, _, run, _ in ok_runs(runs, store):
+        extra[i] = burst_metrics(bottleneck_series(run.table("queues")), _burst_start(run))
     return join_columns(runs, extra)
 
 
-def _burst_start(run_dir: Path) -> float:
-    flows = pd.read_parquet(run_dir / "flows.parquet", columns=["start_ns"])
+def _burst_start(run: StoredRun) -> float:
+    flows = run.flows(["start_ns"])
     return float(flows["start_ns"].max())
 
 
@@ -152,10 +152,10 @@ def burst_figure(
 
     names = {**SCHEME_NAMES, **(names or {})}
     curves: dict[str, tuple[pd.DataFrame, float]] = {}
-    for _, row, run_dir, _ in ok_runs(runs, store):
+    for _, row, run, _ in ok_runs(runs, store):
         scheme = str(row.get("scheme", ""))
         if scheme not in curves:
-            series, burst_ns = bottleneck_series(run_dir), _burst_start(run_dir)
+            series, burst_ns = bottleneck_series(run.table("queues")), _burst_start(run)
             series = series.assign(
                 windowed_gbps=windowed_throughput_gbps(series, THROUGHPUT_WINDOW_NS)
             )
@@ -283,8 +283,8 @@ def reference_slowdown(flows: pd.DataFrame, scenario: dict[str, Any]) -> pd.Data
 def workload(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Adds :func:`slowdown_percentiles`'s columns, against the reference's ideal FCT."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, _, run_dir, scenario in ok_runs(runs, store):
-        flows = reference_slowdown(pd.read_parquet(run_dir / "flows.parquet"), scenario)
+    for i, _, run, scenario in ok_runs(runs, store):
+        flows = reference_slowdown(run.flows(), scenario)
         bounds = [float(b) for b in _bucket_bounds(scenario)]
         extra[i] = slowdown_percentiles(flows, bounds)
     return join_columns(runs, extra)
@@ -296,10 +296,10 @@ def slowdown_figure(runs: pd.DataFrame, store: Path, **keys: Any) -> Any:
     from shoal import plot
 
     frames = [
-        reference_slowdown(pd.read_parquet(run_dir / "flows.parquet"), scenario).assign(
+        reference_slowdown(run.flows(), scenario).assign(
             scheme=SCHEME_NAMES.get(str(row.get("scheme", "")), str(row.get("scheme", "")))
         )
-        for _, row, run_dir, scenario in ok_runs(runs, store)
+        for _, row, run, scenario in ok_runs(runs, store)
     ]
     return plot.slowdown_vs_size(pd.concat(frames), by="scheme", **keys)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from shoal._units import fmt_size
-from shoal.reproduce._runs import join_columns, ok_runs
+from shoal.reproduce._runs import StoredRun, join_columns, ok_runs
 from shoal.reproduce._units import rate_bps as _rate
 from shoal.reproduce._units import size_bytes as _size
 from shoal.reproduce._units import time_s as _time_s
@@ -63,13 +63,12 @@ class Path_:
         self.bdp_bytes = float(bdp(rate=self.rate_bps, rtt=self.rtt_s).bdp)
 
 
-def bottleneck_series(run_dir: Path) -> pd.DataFrame:
+def bottleneck_series(run: StoredRun) -> pd.DataFrame:
     """Samples of the bottleneck port (the port with the largest mean queue, all queues
     summed): time_ns, bytes, tx_bytes."""
-    path = run_dir / "queues.parquet"
-    if not path.is_file():
+    q = run.table("queues")
+    if q is None:
         return pd.DataFrame(columns=["time_ns", "bytes", "tx_bytes"])
-    q = pd.read_parquet(path)
     per = q.groupby(["switch", "port", "time_ns"], as_index=False).agg(
         bytes=("bytes", "sum"), tx_bytes=("tx_bytes", "max")
     )
@@ -224,11 +223,11 @@ def sec2(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     buffer_bdp; draws utilization over time (figures/util_time.png)."""
     extra: dict[Any, dict[str, Any]] = {}
     curves: dict[str, pd.Series] = {}
-    for i, row, run_dir, sc in ok_runs(runs, store):
+    for i, row, run, sc in ok_runs(runs, store):
         p = Path_(sc)
         buffer = _size(sc.get("switch", {}).get("pool_size", 0))
         stop_ns = _time_s(sc.get("run", {}).get("stop_time", 0)) * 1e9
-        series = bottleneck_series(run_dir)
+        series = bottleneck_series(run)
         extra[i] = {
             "bdp_bytes": p.bdp_bytes,
             "base_rtt_us": p.rtt_s * 1e6,
@@ -249,7 +248,7 @@ def sec3(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     utilization while flows arrive and the idle tail after the last arrival (Fig. 3-5);
     each class's FCT over the same load's through a 20 MB buffer (Figs. 3-6/3-7)."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, row, run_dir, sc in ok_runs(runs, store):
+    for i, row, run, sc in ok_runs(runs, store):
         p = Path_(sc)
         wl = sc.get("workload", {})
         scheme = str(row["scheme"])
@@ -258,7 +257,7 @@ def sec3(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
         part = (
             "load" if not scheme.startswith("c_") else "flows" if "_n" in scheme else "concurrent"
         )
-        flows = pd.read_parquet(run_dir / "flows.parquet")
+        flows = run.flows()
         mice = flows[flows["bytes"] <= MICE_MAX_BYTES]
         eleph = flows[flows["bytes"] > MICE_MAX_BYTES]
         first, last = flows["start_ns"].min(), flows["start_ns"].max()
@@ -302,7 +301,7 @@ def sec3(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
             values["tail_ms"] = (flows["finish_ns"].max() - last) * 1e-6
             values["tail_share"] = 1 - (last - first) * 1e-9 / span_s if span_s > 0 else None
             values["tail_gap"] = loss - values["tail_share"] if span_s > 0 else None
-            series = bottleneck_series(run_dir)
+            series = bottleneck_series(run)
             u = utilization(series, p.rate_bps, first, last) if len(series) else None
             values["util_arrivals_over_load"] = u / load if u is not None and load else None
         extra[i] = values
@@ -334,11 +333,11 @@ def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     mice (incast) mean FCT and QCT; single-flow runs: peak queue vs w_e + h."""
     extra: dict[Any, dict[str, Any]] = {}
     curves: dict[str, pd.Series] = {}
-    for i, row, run_dir, sc in ok_runs(runs, store):
+    for i, row, run, sc in ok_runs(runs, store):
         p = Path_(sc)
         h = _size(sc.get("switch", {}).get("marking", {}).get("cutoff", {}).get("k", 0))
-        flows = pd.read_parquet(run_dir / "flows.parquet")
-        series = bottleneck_series(run_dir)
+        flows = run.flows()
+        series = bottleneck_series(run)
         values: dict[str, Any] = {"bdp_bytes": p.bdp_bytes, "k_bdp": h / p.bdp_bytes}
         senders = sc.get("workload", {}).get("senders")
         single = isinstance(senders, list) and len(senders) == 1
@@ -387,8 +386,7 @@ def sec4(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
 def _scenario(store: Path, row: pd.Series) -> dict[str, Any]:
     from shoal.store import Store
 
-    path = Store(store).run_dir(row["key"]) / "scenario.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
+    return Store(store).scenario(row["key"])
 
 
 def mixed(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
@@ -459,12 +457,12 @@ def long(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     theory_loss = 1 - sync_utilization, jain (Jain's index of the flows' delivered
     bytes), flows_n."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, row, run_dir, sc in ok_runs(runs, store):
+    for i, row, run, sc in ok_runs(runs, store):
         p = Path_(sc)
         buffer = _size(sc.get("switch", {}).get("pool_size", 0))
         stop_ns = _time_s(sc.get("run", {}).get("stop_time", 0)) * 1e9
-        flows = pd.read_parquet(run_dir / "flows.parquet")
-        util = utilization(bottleneck_series(run_dir), p.rate_bps, 0.1 * stop_ns)
+        flows = run.flows()
+        util = utilization(bottleneck_series(run), p.rate_bps, 0.1 * stop_ns)
         extra[i] = {
             "part": "fair" if str(row["scheme"]).startswith("fair") else "flows",
             "flows_n": len(flows),
@@ -490,9 +488,9 @@ def burst(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     whose mice mean FCT is within 10% of the largest buffer's) and need_ratio (that over
     s10's, same seed)."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, row, run_dir, sc in ok_runs(runs, store):
+    for i, row, run, sc in ok_runs(runs, store):
         mss = float(sc.get("transport", {}).get("mss", 1460))
-        flows = pd.read_parquet(run_dir / "flows.parquet")
+        flows = run.flows()
         packets = (flows["bytes"] / mss).apply(math.ceil)
         mice = flows["bytes"] <= MICE_MAX_BYTES
 
@@ -542,15 +540,17 @@ def clos(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     spine port after 2 ms; switches 0..leaves-1 are leaves), their ratios, receivers_n,
     and per seed crossover_n (the smallest n whose spine queue exceeds its leaf queue)."""
     extra: dict[Any, dict[str, Any]] = {}
-    for i, _row, run_dir, sc in ok_runs(runs, store):
+    for i, _row, run, sc in ok_runs(runs, store):
         leaves = int(sc.get("topology", {}).get("leaves", 0))
-        q = pd.read_parquet(run_dir / "queues.parquet")
+        q = run.table("queues")
+        if q is None:
+            raise FileNotFoundError(f"run {run.key} has no queues.parquet: run.sample_interval")
         q = q[q["time_ns"] >= 2e6]
         mean = q.groupby(["switch", "port"])["bytes"].mean()
         is_leaf = mean.index.get_level_values("switch") < leaves
         leaf = float(mean[is_leaf].max()) if is_leaf.any() else 0.0
         spine = float(mean[~is_leaf].max()) if (~is_leaf).any() else 0.0
-        flows = pd.read_parquet(run_dir / "flows.parquet")
+        flows = run.flows()
         extra[i] = {
             "receivers_n": int(flows["dst"].nunique()),
             "leaf_queue": leaf,
