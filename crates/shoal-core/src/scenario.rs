@@ -543,6 +543,18 @@ pub struct TransportConfig {
     pub partial_ack_rto: PartialAckRto,
     pub sack: bool,
     pub reuse_connections: bool,
+    pub restart_window: RestartWindow,
+}
+
+/// The window a reused connection restarts from after an idle period longer than an RTO.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RestartWindow {
+    /// min(initial window, cwnd): RFC 5681, section 4.1, and Linux.
+    Min,
+    /// The initial window, even above a smaller cwnd: ns-2's `slow_start_restart_`
+    /// (`slowdown(CLOSE_CWND_INIT)`), which the PIAS, LossPass and BCC scripts run.
+    Initial,
 }
 
 /// The RDMA transport (`[rdma]`): reliable connections of a RoCE NIC, as ns3-datacenter
@@ -771,6 +783,7 @@ impl Default for TransportConfig {
             partial_ack_rto: PartialAckRto::First,
             sack: true,
             reuse_connections: false,
+            restart_window: RestartWindow::Min,
         }
     }
 }

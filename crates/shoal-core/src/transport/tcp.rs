@@ -6,7 +6,7 @@ use super::cc::{AnyCc, CcConfig, CongestionControl, Feedback, NewReno, SendState
 use super::sack::{OutOfOrder, SackBlock, Scoreboard};
 use super::Outbox;
 use crate::net::{IntHop, Packet, PacketKind};
-use crate::scenario::{PartialAckRto, TransportConfig};
+use crate::scenario::{PartialAckRto, RestartWindow, TransportConfig};
 use crate::sim::Ps;
 
 /// Transport settings shared by every TCP flow of a run.
@@ -34,6 +34,7 @@ pub struct TcpConfig {
     pub sack: bool,
     /// A new flow takes over an idle connection between the same hosts, if one exists.
     pub reuse_connections: bool,
+    pub restart_window: RestartWindow,
 }
 
 impl TcpConfig {
@@ -56,6 +57,7 @@ impl TcpConfig {
             partial_ack_rto: t.partial_ack_rto,
             sack: t.sack,
             reuse_connections: t.reuse_connections,
+            restart_window: t.restart_window,
         }
     }
 
@@ -178,8 +180,8 @@ impl TcpSender {
 
     /// A sender for a new flow on an idle, open connection, which needs no handshake. It
     /// keeps the connection's window, unless the connection sent nothing for longer than
-    /// an RTO: then the window restarts at min(initial window, cwnd) (RFC 5681, section
-    /// 4.1); ssthresh is kept either way.
+    /// an RTO: then the window restarts at `cfg.restart_window` (RFC 5681's min(initial
+    /// window, cwnd), or ns-2's initial window); ssthresh is kept either way.
     pub fn reopen(cfg: &TcpConfig, bytes: u64, template: Packet, mut conn: IdleConnection, now: Ps) -> Self {
         conn.cc.on_new_flow();
         let mut sender = TcpSender::new(cfg, bytes, template, conn.cc);
@@ -190,7 +192,10 @@ impl TcpSender {
         let restart_window = sender.window.cwnd;
         sender.window = conn.window;
         if idle > sender.rto(cfg) {
-            sender.window.cwnd = sender.window.cwnd.min(restart_window);
+            sender.window.cwnd = match cfg.restart_window {
+                RestartWindow::Min => sender.window.cwnd.min(restart_window),
+                RestartWindow::Initial => restart_window,
+            };
         }
         sender
     }
@@ -627,6 +632,29 @@ mod tests {
         );
         assert_eq!(reopen(80_000.0, rto / 2).window.cwnd, 80_000.0, "a short pause keeps the window");
         assert_eq!(reopen(3_000.0, rto + 1).window.cwnd, 3_000.0, "RW = min(IW, cwnd)");
+    }
+
+    /// ns-2's `slow_start_restart_` (`slowdown(CLOSE_CWND_INIT)`: cwnd_ = windowInit_)
+    /// raises a window smaller than the initial one back to it after an RTO of silence,
+    /// and lowers a larger one; a shorter pause keeps either.
+    #[test]
+    fn an_ns2_restart_returns_to_the_initial_window_from_either_side() {
+        let rto: Ps = 1_000_000_000;
+        let t = TransportConfig {
+            init_cwnd: 10,
+            handshake: true,
+            rto_min: Time(rto),
+            restart_window: RestartWindow::Initial,
+            ..Default::default()
+        };
+        let cfg = TcpConfig::from_scenario(&t);
+        let iw = 10.0 * cfg.mss as f64;
+        let template = Packet::template(0, 1, 0, 0);
+        let reopen = |cwnd: f64, at: Ps| TcpSender::reopen(&cfg, 50_000, template, idle_connection(&cfg, cwnd), at);
+        assert_eq!(reopen(3_000.0, rto + 1).window.cwnd, iw);
+        assert_eq!(reopen(80_000.0, rto + 1).window.cwnd, iw);
+        assert_eq!(reopen(3_000.0, rto / 2).window.cwnd, 3_000.0);
+        assert_eq!(reopen(3_000.0, rto + 1).window.ssthresh, 30_000.0, "ssthresh is kept");
     }
 
     /// Runs one flow through a lossless, reordering-free path in round trips: the packets
