@@ -113,6 +113,9 @@ class Claim(BaseModel):
         "value", description="value, reduction or increase"
     )
     best_over: str | None = Field(None, description="a column of the runs table")
+    modes: list[Literal["quick", "full"]] = Field(
+        ["quick", "full"], description="the modes whose runs can give it: quick, full"
+    )
 
     @model_validator(mode="after")
     def _effect_needs_a_number(self) -> Claim:

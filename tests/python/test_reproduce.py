@@ -76,6 +76,10 @@ def test_claims_select_extremes_and_ratios() -> None:
     )
     (claim,) = evaluate_claims(exp, runs)
     assert claim.shoal == 3.0 and claim.text == "3x" and claim.holds is True
+    # A claim whose runs only the full mode makes is left out of the quick table.
+    exp.claims[0]["modes"] = ["full"]
+    assert evaluate_claims(exp, runs, "quick") == []
+    assert [c.shoal for c in evaluate_claims(exp, runs, "full")] == [3.0]
 
 
 @pytest.mark.parametrize(
@@ -322,7 +326,7 @@ def test_fig3_quick_end_to_end(fig3_quick: tuple[Path, str]) -> None:
             assert (store / "figures" / f"{stem}.{ext}").stat().st_size > 1000
     assert "Shoal vs paper" in stdout
     assert "Shoal" in stdout and "paper" in stdout
-    assert "0.34% (90% load)" in stdout  # the paper's column
+    assert "1.36%" in stdout and "10,390" in stdout  # the paper's column
     assert "n/a" not in stdout.split("Shoal vs paper")[1].split("quick mode")[0]
 
 

@@ -36,6 +36,8 @@ there)::
     effect = "value"                         # how magnitudes compare (see `verdict`)
     best_over = "workload.load"              # optional: for "up to X": the value of this
                                              #   column where the effect is largest
+    modes = ["full"]                         # optional: the modes that make its runs
+                                             #   (default both); others leave it out
 
 Each claim gets a verdict, by the rule of the project's audit of the five papers:
 **holds** when the direction is right and, if the paper gives a number, Shoal's effect is
@@ -290,11 +292,13 @@ def _select(runs: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
         return select_rows(runs, where)
 
 
-def evaluate_claims(exp: Experiment, runs: pd.DataFrame) -> list[Claim]:
+def evaluate_claims(exp: Experiment, runs: pd.DataFrame, mode: str | None = None) -> list[Claim]:
     """Shoal's value for each of the experiment's claims (means over seeds), with its
-    verdict against the paper's (:func:`shoal.analysis.evaluate_claims`)."""
+    verdict against the paper's (:func:`shoal.analysis.evaluate_claims`). With ``mode``,
+    only the claims whose runs that mode makes (a claim's ``modes``; both by default)."""
+    claims = [c for c in exp.claims if mode is None or mode in c.get("modes", ("quick", "full"))]
     with _claim_errors():
-        return _evaluate_claims(exp.claims, runs)
+        return _evaluate_claims(claims, runs)
 
 
 # ---------------------------------------------------------------- analyses and figures
@@ -506,5 +510,5 @@ def reproduce(
             raise ExperimentError(f"{exp.id}: unknown analysis {exp.analysis!r}")
         runs = ANALYSES[exp.analysis](exp, runs, store_path)
     figures = _draw(exp, runs, out_path, store_path) if (runs["status"] == "ok").any() else []
-    claims = evaluate_claims(exp, runs)
+    claims = evaluate_claims(exp, runs, mode)
     return ReproduceResult(exp, mode, runs, claims, figures, store_path, out_path)
