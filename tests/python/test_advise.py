@@ -98,7 +98,9 @@ def test_buffer_per_capacity_trend_of_dsh_fig4() -> None:
 
 
 def _theorem(num: float, a: float, n: int, m: int, r: float) -> float:
-    if r <= (1 - a * n) / (a * m) + 1:
+    # The case boundary follows from the paper's Eq. 13 (T'(0+) >= -1), where the two
+    # cases meet; the printed (1 - a n) is a sign slip (test below).
+    if r <= (1 + a * n) / (a * m) + 1:
         return num / ((1 + a * (n + m)) * (r - 1))
     return num / ((1 + a * n) * ((1 + a * m) * (r - 1) - a * n))
 
@@ -125,6 +127,19 @@ def test_dsh_burst_follows_theorems_1_and_2(n: int, m: int, r: float) -> None:
     assert res.dsh_burst_bytes == pytest.approx(r * 100e9 / 8 * dsh, rel=1e-12)
     # DSH absorbs longer bursts than static headroom with more than one queue per port.
     assert res.dsh_duration > res.sih_duration
+
+
+def test_dsh_theorems_two_cases_meet_at_their_boundary() -> None:
+    # Eq. 13: with the congested queues following T, T'(0+) = -a M (R - 1) / (1 + a N);
+    # case 1 needs T'(0+) >= -1. At the boundary both durations must agree, and just
+    # past it case 2 must be used: a duration continuous in the load R.
+    a, n, m = 1 / 16, 2, 16
+    boundary = (1 + a * n) / (a * m) + 1
+    kw = dict(rate="100Gbps", delay="2us", buffer="16MiB", ports=32, queues=7, alpha="1/16")
+    below = advise.dsh_burst(congested=n, bursting=m, load=boundary - 1e-9, **kw)
+    above = advise.dsh_burst(congested=n, bursting=m, load=boundary + 1e-9, **kw)
+    assert below.dsh_duration == pytest.approx(above.dsh_duration, rel=1e-6)
+    assert below.sih_duration == pytest.approx(above.sih_duration, rel=1e-6)
 
 
 def test_dsh_burst_does_not_depend_on_queues_but_static_does() -> None:

@@ -729,8 +729,14 @@ class DshBurstAdvice(Advice):
 def _burst_time(
     num: Fraction, a: Fraction, N: int, M: int, R: Fraction
 ) -> tuple[int, Fraction | None]:
-    """(case, duration in byte-times); None when unbounded within the model."""
-    threshold = (1 - a * N) / (a * M) + 1
+    """(case, duration in byte-times); None when unbounded within the model.
+
+    Case 1 holds while the congested queues can fall as fast as the threshold, T'(0+) >=
+    -1; by the paper's Eq. 13 that is alpha M (R - 1) <= 1 + alpha N, so the cases meet
+    (the two durations are equal) at R = (1 + alpha N) / (alpha M) + 1. The paper prints
+    (1 - alpha N) there, which contradicts its Eq. 13 and leaves a jump between the cases
+    whenever N > 0."""
+    threshold = (1 + a * N) / (a * M) + 1
     if threshold >= R:
         case, den = 1, (1 + a * (N + M)) * (R - 1)
     else:
