@@ -176,13 +176,17 @@ class Worker:
             p for p in (_package_root(), env.get("PYTHONPATH")) if p
         )
         # -P: the current directory is not put on sys.path (a stray shoal.py there
-        # must not shadow the package).
+        # must not shadow the package). A process group of its own: a terminal's Ctrl-C
+        # goes to the whole foreground group, and a worker still importing the package
+        # (before main() ignores SIGINT) would die with a traceback on the user's
+        # screen; the parent handles Ctrl-C and kills its workers.
         self.proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "shoal._worker", str(os.getpid())],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
             bufsize=0,
+            process_group=0,
         )
 
     def _pipes(self) -> tuple[IO[bytes], IO[bytes]]:
