@@ -50,12 +50,10 @@ def data_loss(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """
     extra: dict[int, dict[str, Any]] = {}
     for i, _, run, _scenario in ok_runs(runs, store):
-        counters = run.summary().get("counters", {})
-        sent = counters.get("data_packets_sent")
-        drops = counters.get("drops", {})
+        summary = run.summary()
+        sent = summary.get("counters", {}).get("data_packets_sent")
         if sent:
-            switch_drops = sum(n for reason, n in drops.items() if reason != "nic_buffer")
-            extra[i] = {"data_loss_rate": switch_drops / sent}
+            extra[i] = {"data_loss_rate": summary["packets"]["switch_dropped"] / sent}
     return join_columns(runs, extra)
 
 
