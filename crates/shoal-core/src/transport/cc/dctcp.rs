@@ -5,12 +5,14 @@ use serde::{Deserialize, Serialize};
 
 /// DCTCP (Alizadeh et al., RFC 8257): alpha, the EWMA (gain g) of the fraction of
 /// marked bytes, is updated once per window of data (the first window starts with the
-/// first ACK); on an echo, or a loss, ssthresh and the window become cwnd * (1 - alpha/2),
-/// at most once per window, and the window does not grow until the reduced window is
-/// acknowledged.
+/// first ACK); on an echo ssthresh and the window become cwnd * (1 - alpha/2), at most
+/// once per window, and the window does not grow until the reduced window is
+/// acknowledged. A loss halves the window as it would Reno's, or takes the echo's cut
+/// (`loss_response`).
 pub struct Dctcp {
     pub alpha: f64,
     g: f64,
+    loss_response: LossResponse,
     acked: u64,
     marked: u64,
     /// The current observation window ends when snd_una passes this segment.
@@ -20,8 +22,21 @@ pub struct Dctcp {
 
 impl Dctcp {
     pub fn new(g: f64, alpha: f64) -> Self {
-        Dctcp { alpha, g, acked: 0, marked: 0, window_end: None, cwr_until: 0 }
+        Dctcp { alpha, g, loss_response: LossResponse::Alpha, acked: 0, marked: 0, window_end: None, cwr_until: 0 }
     }
+}
+
+/// How DCTCP's window answers a loss (fast retransmit or timeout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossResponse {
+    /// ssthresh = flight / 2, as a conventional TCP: RFC 8257, section 3.4 ("MUST react
+    /// to loss episodes in the same way as conventional TCP"), Linux since 5.1
+    /// (`dctcp_react_to_loss`) and the ns-2 DCTCP patch (`CLOSE_SSTHRESH_HALF`).
+    Halve,
+    /// ssthresh = cwnd * (1 - alpha/2), the echo's cut: ns-3's `TcpDctcp::GetSsThresh`
+    /// and Linux before 5.1. With few marks alpha is near 0 and a loss barely cuts.
+    Alpha,
 }
 
 /// DCTCP's keys.
@@ -33,11 +48,13 @@ pub struct DctcpConfig {
     /// Alpha at flow start (RFC 8257, Linux and ns-3: 1; ns-2 scripts often set 0, so
     /// young flows barely cut their window).
     pub alpha_init: Probability,
+    /// The window's answer to a loss.
+    pub loss_response: LossResponse,
 }
 
 impl Default for DctcpConfig {
     fn default() -> Self {
-        DctcpConfig { g: 0.0625, alpha_init: Probability::new(1.0) }
+        DctcpConfig { g: 0.0625, alpha_init: Probability::new(1.0), loss_response: LossResponse::Alpha }
     }
 }
 
@@ -46,7 +63,7 @@ impl Scheme for Dctcp {
     type Env = ();
 
     fn build(cfg: &DctcpConfig, _: &()) -> Self {
-        Dctcp::new(cfg.g, cfg.alpha_init.get())
+        Dctcp { loss_response: cfg.loss_response, ..Dctcp::new(cfg.g, cfg.alpha_init.get()) }
     }
 
     fn validate(cfg: &DctcpConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
@@ -83,8 +100,11 @@ impl CongestionControl for Dctcp {
         }
     }
 
-    fn on_loss(&mut self, s: &SendState, _flight_bytes: f64) -> f64 {
-        self.reduced(s)
+    fn on_loss(&mut self, s: &SendState, flight_bytes: f64) -> f64 {
+        match self.loss_response {
+            LossResponse::Halve => s.reno_ssthresh(flight_bytes),
+            LossResponse::Alpha => self.reduced(s),
+        }
     }
 
     fn on_timeout(&mut self) {
@@ -110,6 +130,20 @@ impl Dctcp {
 mod tests {
     use super::super::tests::ack;
     use super::*;
+
+    /// With no marks alpha decays towards 0, and the echo's cut with it: a loss then
+    /// halves the data in flight (RFC 8257, 3.4) unless the ns-3 behaviour is asked for.
+    #[test]
+    fn a_loss_halves_the_window_whatever_alpha() {
+        let w = SendState::window(40_000.0, f64::INFINITY, 1000.0);
+        let flight = 36_000.0;
+        let mut halve = Dctcp { loss_response: LossResponse::Halve, ..Dctcp::new(1.0 / 16.0, 0.02) };
+        let mut alpha = Dctcp { loss_response: LossResponse::Alpha, ..Dctcp::new(1.0 / 16.0, 0.02) };
+        assert_eq!(halve.on_loss(&w, flight), 18_000.0);
+        assert_eq!(alpha.on_loss(&w, flight), 40_000.0 * 0.99);
+        let tiny = SendState::window(1_500.0, f64::INFINITY, 1000.0);
+        assert_eq!(halve.on_loss(&tiny, 1_000.0), 2_000.0, "at least two segments");
+    }
 
     #[test]
     fn dctcp_alpha_converges_to_mark_fraction() {

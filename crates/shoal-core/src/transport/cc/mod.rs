@@ -74,6 +74,12 @@ impl SendState {
             self.cwnd += self.mss * acked / self.cwnd;
         }
     }
+
+    /// Reno's ssthresh after a loss (RFC 5681, eq. 4): half the data in flight, at
+    /// least two segments.
+    pub fn reno_ssthresh(&self, flight_bytes: f64) -> f64 {
+        (flight_bytes / 2.0).max(2.0 * self.mss)
+    }
 }
 
 /// An ACK as a controller sees it. TCP passes the ACKs that acknowledge new data outside
@@ -100,7 +106,7 @@ pub trait CongestionControl: Send {
     fn on_ack(&mut self, s: &mut SendState, f: &Feedback);
     /// A loss was detected; returns the new ssthresh.
     fn on_loss(&mut self, s: &SendState, flight_bytes: f64) -> f64 {
-        (flight_bytes / 2.0).max(2.0 * s.mss)
+        s.reno_ssthresh(flight_bytes)
     }
     /// The retransmission timer fired: the window restarts from one segment in slow
     /// start, so any hold from an earlier reduction ends.
