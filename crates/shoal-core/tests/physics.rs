@@ -323,3 +323,44 @@ fn a_reused_connection_skips_the_handshake() {
     // Flows 100 ns apart overlap: no connection is idle, so reuse changes nothing.
     assert_eq!(fcts(true, "100ns"), fcts(false, "100ns"));
 }
+
+/// RFC 8257, section 3.4: DCTCP "MUST react to loss episodes in the same way as
+/// conventional TCP". Where nothing is marked (K out of reach) every window change comes
+/// from losses, so an incast through a small tail-drop buffer runs exactly as under
+/// NewReno. ns-3's answer (`loss_response = "alpha"`, cwnd x (1 - alpha/2)) cuts less and
+/// less as alpha decays without marks, and loses more.
+#[test]
+fn without_marks_dctcp_loses_as_reno() {
+    let incast = |cc: &str| {
+        run(&scenario(&format!(
+            r#"
+            [topology]
+            kind = "star"
+            hosts = 9
+            link_rate = "10Gbps"
+            link_delay = "5us"
+            [switch]
+            pool_size = "150KB"
+            [switch.marking.cutoff]
+            k = "100MB"
+            [transport]
+            cc = {cc}
+            rto_min = "1ms"
+            [workload]
+            pattern = "incast"
+            senders = "0-7"
+            receiver = 8
+            size = "3MB"
+            "#
+        )))
+    };
+    let outcome = |sim: &shoal_core::Simulation| {
+        let fcts: Vec<_> = sim.flow_records().iter().map(|r| r.finish.unwrap() - r.start).collect();
+        (fcts, sim.counters().total_dropped())
+    };
+    let reno = outcome(&incast(r#""newreno""#));
+    assert!(reno.1 > 0, "the test needs losses");
+    assert_eq!(outcome(&incast(r#"{ kind = "dctcp" }"#)), reno);
+    let ns3 = outcome(&incast(r#"{ kind = "dctcp", loss_response = "alpha" }"#));
+    assert!(ns3.1 > reno.1, "cutting by alpha / 2 loses more: {} vs {}", ns3.1, reno.1);
+}

@@ -22,7 +22,7 @@ pub struct Dctcp {
 
 impl Dctcp {
     pub fn new(g: f64, alpha: f64) -> Self {
-        Dctcp { alpha, g, loss_response: LossResponse::Alpha, acked: 0, marked: 0, window_end: None, cwr_until: 0 }
+        Dctcp { alpha, g, loss_response: LossResponse::Halve, acked: 0, marked: 0, window_end: None, cwr_until: 0 }
     }
 }
 
@@ -54,7 +54,7 @@ pub struct DctcpConfig {
 
 impl Default for DctcpConfig {
     fn default() -> Self {
-        DctcpConfig { g: 0.0625, alpha_init: Probability::new(1.0), loss_response: LossResponse::Alpha }
+        DctcpConfig { g: 0.0625, alpha_init: Probability::new(1.0), loss_response: LossResponse::Halve }
     }
 }
 
