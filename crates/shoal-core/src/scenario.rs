@@ -544,6 +544,7 @@ pub struct TransportConfig {
     pub sack: bool,
     pub reuse_connections: bool,
     pub restart_window: RestartWindow,
+    pub restart_after: RestartAfter,
 }
 
 /// The window a reused connection restarts from after an idle period longer than an RTO.
@@ -555,6 +556,18 @@ pub enum RestartWindow {
     /// The initial window, even above a smaller cwnd: ns-2's `slow_start_restart_`
     /// (`slowdown(CLOSE_CWND_INIT)`), which the PIAS, LossPass and BCC scripts run.
     Initial,
+}
+
+/// How long a reused connection must have been silent for its window to restart.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RestartAfter {
+    /// The retransmission timeout, `rto_min` included: RFC 5681, section 4.1, and Linux.
+    Rto,
+    /// The RTO estimate without its floor, srtt + 4 rttvar: ns-2's FullTcp compares the
+    /// idle time with `t_rtxcur_`, which `minrto_` does not bound, so with a 5 ms RTOmin
+    /// a connection silent for a few round trips already restarts.
+    RtoEstimate,
 }
 
 /// The RDMA transport (`[rdma]`): reliable connections of a RoCE NIC, as ns3-datacenter
@@ -784,6 +797,7 @@ impl Default for TransportConfig {
             sack: true,
             reuse_connections: false,
             restart_window: RestartWindow::Min,
+            restart_after: RestartAfter::Rto,
         }
     }
 }

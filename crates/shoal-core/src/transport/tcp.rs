@@ -6,7 +6,7 @@ use super::cc::{AnyCc, CcConfig, CongestionControl, Feedback, NewReno, SendState
 use super::sack::{OutOfOrder, SackBlock, Scoreboard};
 use super::Outbox;
 use crate::net::{IntHop, Packet, PacketKind};
-use crate::scenario::{PartialAckRto, RestartWindow, TransportConfig};
+use crate::scenario::{PartialAckRto, RestartAfter, RestartWindow, TransportConfig};
 use crate::sim::Ps;
 
 /// Transport settings shared by every TCP flow of a run.
@@ -35,6 +35,7 @@ pub struct TcpConfig {
     /// A new flow takes over an idle connection between the same hosts, if one exists.
     pub reuse_connections: bool,
     pub restart_window: RestartWindow,
+    pub restart_after: RestartAfter,
 }
 
 impl TcpConfig {
@@ -58,6 +59,7 @@ impl TcpConfig {
             sack: t.sack,
             reuse_connections: t.reuse_connections,
             restart_window: t.restart_window,
+            restart_after: t.restart_after,
         }
     }
 
@@ -180,8 +182,9 @@ impl TcpSender {
 
     /// A sender for a new flow on an idle, open connection, which needs no handshake. It
     /// keeps the connection's window, unless the connection sent nothing for longer than
-    /// an RTO: then the window restarts at `cfg.restart_window` (RFC 5681's min(initial
-    /// window, cwnd), or ns-2's initial window); ssthresh is kept either way.
+    /// `cfg.restart_after` (an RTO, or ns-2's unfloored estimate of one): then the window
+    /// restarts at `cfg.restart_window` (RFC 5681's min(initial window, cwnd), or ns-2's
+    /// initial window); ssthresh is kept either way.
     pub fn reopen(cfg: &TcpConfig, bytes: u64, template: Packet, mut conn: IdleConnection, now: Ps) -> Self {
         conn.cc.on_new_flow();
         let mut sender = TcpSender::new(cfg, bytes, template, conn.cc);
@@ -191,7 +194,11 @@ impl TcpSender {
         let idle = now.saturating_sub(conn.last_sent);
         let restart_window = sender.window.cwnd;
         sender.window = conn.window;
-        if idle > sender.rto(cfg) {
+        let silence = match cfg.restart_after {
+            RestartAfter::Rto => sender.rto(cfg),
+            RestartAfter::RtoEstimate => sender.rto_estimate().unwrap_or(cfg.rto_init),
+        };
+        if idle > silence {
             sender.window.cwnd = match cfg.restart_window {
                 RestartWindow::Min => sender.window.cwnd.min(restart_window),
                 RestartWindow::Initial => restart_window,
@@ -257,11 +264,14 @@ impl TcpSender {
     }
 
     fn rto(&self, cfg: &TcpConfig) -> Ps {
-        let base = match self.srtt {
-            None => cfg.rto_init,
-            Some(srtt) => (srtt + (4 * self.rttvar).max(CLOCK_GRANULARITY)).max(cfg.rto_min),
-        };
+        let base = self.rto_estimate().map_or(cfg.rto_init, |rto| rto.max(cfg.rto_min));
         base.saturating_mul(1u64 << self.backoff.min(30)).min(cfg.rto_max)
+    }
+
+    /// RFC 6298's srtt + max(G, 4 rttvar), before the floor and the backoff; none before
+    /// the first RTT sample.
+    fn rto_estimate(&self) -> Option<Ps> {
+        self.srtt.map(|srtt| srtt + (4 * self.rttvar).max(CLOCK_GRANULARITY))
     }
 
     /// RFC 6298 estimator, fed by echoed timestamps (valid across retransmissions).
@@ -655,6 +665,32 @@ mod tests {
         assert_eq!(reopen(80_000.0, rto + 1).window.cwnd, iw);
         assert_eq!(reopen(3_000.0, rto / 2).window.cwnd, 3_000.0);
         assert_eq!(reopen(3_000.0, rto + 1).window.ssthresh, 30_000.0, "ssthresh is kept");
+    }
+
+    /// ns-2 compares the silence with the RTO estimate before its floor: with an 80 +- 5 us
+    /// estimate (100 us) and a 1 ms rto_min, 150 us of silence restarts the window under
+    /// `restart_after = "rto_estimate"` but not under the RFC's full RTO.
+    #[test]
+    fn an_ns2_restart_needs_only_the_unfloored_rto_of_silence() {
+        let rto_min: Ps = 1_000_000_000;
+        let restart = |after: RestartAfter, idle: Ps| {
+            let t = TransportConfig {
+                init_cwnd: 10,
+                handshake: true,
+                rto_min: Time(rto_min),
+                restart_window: RestartWindow::Initial,
+                restart_after: after,
+                ..Default::default()
+            };
+            let cfg = TcpConfig::from_scenario(&t);
+            let template = Packet::template(0, 1, 0, 0);
+            TcpSender::reopen(&cfg, 50_000, template, idle_connection(&cfg, 3_000.0), idle).window.cwnd
+        };
+        let iw = 10.0 * TcpConfig::from_scenario(&TransportConfig::default()).mss as f64;
+        assert_eq!(restart(RestartAfter::RtoEstimate, 150_000_000), iw);
+        assert_eq!(restart(RestartAfter::RtoEstimate, 90_000_000), 3_000.0, "within the estimate");
+        assert_eq!(restart(RestartAfter::Rto, 150_000_000), 3_000.0, "within rto_min");
+        assert_eq!(restart(RestartAfter::Rto, rto_min + 1), iw);
     }
 
     /// Runs one flow through a lossless, reordering-free path in round trips: the packets
