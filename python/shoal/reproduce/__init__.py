@@ -317,6 +317,7 @@ def _register_builtin() -> None:
     from shoal.reproduce import bcc
 
     ANALYSES.update(bcc.ANALYSES)
+    FIGURES.update(bcc.FIGURES)
     losspass = __import__("shoal.reproduce.losspass", fromlist=["ANALYSES"])
     ANALYSES.update(losspass.ANALYSES)
     FIGURES.update(losspass.FIGURES)
