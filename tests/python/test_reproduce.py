@@ -14,7 +14,16 @@ import shoal
 from conftest import CliRunner
 from shoal.reproduce import Experiment, evaluate_claims, experiments_root, find, list_experiments
 
-BCC = {"bcc/fig3", "bcc/fig4", "bcc/fig7", "bcc/fig9-11", "bcc/fig12", "bcc/fig13", "bcc/table4"}
+BCC = {
+    "bcc/fig2",
+    "bcc/fig3",
+    "bcc/fig4",
+    "bcc/fig7",
+    "bcc/fig9-11",
+    "bcc/fig12",
+    "bcc/fig13",
+    "bcc/table4",
+}
 
 
 def test_list_shows_the_bcc_experiments(shoal_cli: CliRunner) -> None:
@@ -352,6 +361,21 @@ def test_fig4_quick_keeps_the_port_below_c_rtt_1_plus_lambda(tmp_path: Path) -> 
     assert row["occupancy_p50_kb"] <= row["occupancy_p99_kb"] <= row["occupancy_p9999_kb"] < 1_720
     assert row["occupancy_p9999_kb"] > 720
     assert (tmp_path / "fig4" / "figures" / "occupancy.png").stat().st_size > 1000
+
+
+def test_fig2_quick_needs_the_buffers_theory_gives(tmp_path: Path) -> None:
+    """BCC Fig. 2's setup (16 long-lived flows into one 100 Gbps port, base RTT 30 us:
+    BDP 375 KB) against theory: DCTCP reaches full throughput once K > C x RTT / 7 =
+    54 KB (Alizadeh et al.'s analysis; the paper quotes the fluid model's 0.17 BDP), so
+    by the 75 KB point; halving ECN* needs at least BDP / sqrt(16) = 94 KB even if its
+    16 flows were perfectly desynchronized (Appenzeller et al.)."""
+    from shoal.reproduce import reproduce
+
+    runs = reproduce("bcc/fig2", store=tmp_path / "fig2", jobs=1, progress=False).runs
+    need = runs.groupby("scheme")["min_k_full_kb"].first()
+    assert need["dctcp"] <= 75
+    assert need["ecn_star"] > 94
+    assert runs["utilization"].max() <= 1.0
 
 
 def test_fig3_quick_end_to_end(fig3_quick: tuple[Path, str]) -> None:

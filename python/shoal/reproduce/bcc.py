@@ -10,12 +10,20 @@ import pandas as pd
 
 from shoal.analysis import pooled_occupancy, pooled_quantile, time_at_least
 from shoal.reproduce._runs import join_columns, ok_runs, stop_time_s
-from shoal.reproduce._units import size_bytes
+from shoal.reproduce._units import rate_bps, size_bytes
 
 if TYPE_CHECKING:
     from shoal.reproduce import Experiment
 
-__all__ = ["ANALYSES", "FIGURES", "congested_pool", "data_loss", "goodput", "port_occupancy"]
+__all__ = [
+    "ANALYSES",
+    "FIGURES",
+    "congested_pool",
+    "data_loss",
+    "goodput",
+    "port_occupancy",
+    "threshold_for_full_throughput",
+]
 
 
 def goodput(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
@@ -40,6 +48,26 @@ def goodput(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
             values[f"tcp_goodput_gbps_{int(dst)}"] = g["delivered_bytes"].sum() * 8 / stop / 1e9
         extra[i] = values
     return join_columns(runs, extra)
+
+
+def threshold_for_full_throughput(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 2: :func:`goodput`, its ``utilization`` (TCP goodput over the line rate's
+    goodput, rate x mss / (mss + header)) and, for every run of a scheme,
+    ``min_k_full_kb``: the smallest ``switch.marking.cutoff.k`` (KB, 1,000 B) whose run
+    of that scheme reaches 99% utilization (NaN if none does)."""
+    runs = goodput(exp, runs, store)
+    utilization: dict[int, dict[str, Any]] = {}
+    for i, _, _run, scenario in ok_runs(runs, store):
+        transport = scenario["transport"]
+        line = rate_bps(scenario["topology"]["link_rate"]) / 1e9
+        payload = transport["mss"] / (transport["mss"] + transport["header"])
+        utilization[i] = {
+            "utilization": runs.at[i, "tcp_goodput_gbps"] / (line * payload),
+            "k_kb": size_bytes(scenario["switch"]["marking"]["cutoff"]["k"]) / 1e3,
+        }
+    runs = join_columns(runs, utilization)
+    full = runs[runs["utilization"] >= 0.99].groupby("scheme")["k_kb"].min()
+    return runs.assign(min_k_full_kb=runs["scheme"].map(full))
 
 
 def data_loss(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
@@ -134,6 +162,7 @@ ANALYSES: dict[str, Callable[[Experiment, pd.DataFrame, Path], pd.DataFrame]] = 
     "bcc.goodput": goodput,
     "bcc.data_loss": data_loss,
     "bcc.port_occupancy": port_occupancy,
+    "bcc.threshold_for_full_throughput": threshold_for_full_throughput,
 }
 FIGURES: dict[str, Callable[..., Any]] = {
     "bcc.occupancy_cdf": occupancy_cdf_figure,
