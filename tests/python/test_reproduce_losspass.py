@@ -12,7 +12,7 @@ import pytest
 import shoal
 from shoal.reproduce import ANALYSES, ReproduceResult, find, list_experiments, reproduce
 
-LOSSPASS = {"losspass/fig1", "losspass/fig3", "losspass/fig5"}
+LOSSPASS = {"losspass/fig1", "losspass/fig3", "losspass/fig4", "losspass/fig5"}
 
 
 def test_the_losspass_experiments_are_listed() -> None:
@@ -47,6 +47,20 @@ def fig3_quick(tmp_path_factory: pytest.TempPathFactory) -> ReproduceResult:
     finally:
         ANALYSES.clear()
         ANALYSES.update(saved)
+
+
+def test_fig4_quick_pushout_spares_the_small_flows(tmp_path: Path) -> None:
+    """LossPass Fig. 4's testbed: PIAS and LossPass differ only in what a full port
+    buffer refuses (Algorithm 1: a high-priority arrival pushes out the low-priority
+    tail), so LossPass pushes packets out, and its small flows, whose packets are all
+    high-priority, finish no later on average than under PIAS at every load."""
+    runs = reproduce("losspass/fig4", store=tmp_path / "store", jobs=1, progress=False).runs
+    assert (runs["status"] == "ok").all()
+    small = runs.pivot_table(index="workload.load", columns="scheme", values="small_mean_fct_ns")
+    assert (small["losspass"] <= small["pias"]).all(), small
+    pushed = runs.set_index(["scheme", "workload.load"])["pushouts"]
+    assert pushed["losspass"].max() > 0
+    assert (pushed["pias"] == 0).all()
 
 
 def test_fig3_quick_end_to_end(fig3_quick: ReproduceResult) -> None:
