@@ -15,6 +15,12 @@ def default_scenario_toml() -> str:
 def presets_toml() -> str:
     """The named presets (``preset = "<name>"``) as TOML: each a description and keys."""
 
+def builtin_cdf(name: str) -> str | None:
+    """The text of a built-in flow-size distribution, or None for another name."""
+
+def builtin_cdf_names() -> list[str]:
+    """The names of the built-in flow-size distributions."""
+
 def resolve(scenario_json: str, as_written: bool = False) -> tuple[str, list[str]]:
     """Validate a scenario; return the resolved scenario JSON (defaults filled) and warnings
     (with ``as_written``, also those about the scenario as written: keys without effect,

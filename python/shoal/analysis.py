@@ -21,13 +21,19 @@ Pauses and occupancy
     (``pfc.parquet``); :func:`pooled_occupancy`, :func:`pooled_quantile` and
     :func:`time_at_least` read the switch pools' occupancy distribution
     (``occupancy.parquet``).
+
+Flow sizes
+    :func:`flow_size_cdf` reads a workload's flow-size distribution (a built-in name or a
+    CDF file) as the core interpolates it; :func:`byte_fraction_upto` weighs it by bytes.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pandas is imported where used (keeps `shoal run` start-up lean)
@@ -52,6 +58,8 @@ __all__ = [
     "time_at_least",
     "bucket_masks",
     "bucket_stats",
+    "byte_fraction_upto",
+    "flow_size_cdf",
     "claim_value",
     "direction_holds",
     "effect_size",
@@ -433,3 +441,53 @@ def paused_ns_by_link(events: pd.DataFrame, start_ns: float, end_ns: float) -> p
         out[tuple(link)] = total
     index = pd.MultiIndex.from_tuples(list(out), names=["node_kind", "node", "port"])
     return pd.Series(list(out.values()), index=index, dtype=float, name="paused_ns")
+
+
+def flow_size_cdf(cdf: str | os.PathLike[str]) -> pd.DataFrame:
+    """A flow-size distribution as ``workload.cdf`` names it (a built-in name such as
+    ``"websearch"``, or a file of ``<bytes> <percent>`` lines, ``#`` comments), as points
+    ``bytes`` and ``cdf`` (a fraction) between which the core interpolates linearly.
+
+    Raises:
+        ValueError: neither a built-in name nor a readable file, or a malformed line.
+    """
+    import pandas as pd
+
+    from shoal import _core
+
+    text = _core.builtin_cdf(os.fspath(cdf))
+    if text is None:
+        path = Path(cdf)
+        if not path.is_file():
+            names = ", ".join(_core.builtin_cdf_names())
+            raise ValueError(f"{os.fspath(cdf)!r} is neither a built-in CDF ({names}) nor a file")
+        text = path.read_text(encoding="utf-8-sig")
+    points = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = line.split()
+        try:
+            size, percent = (float(f) for f in fields)
+        except ValueError:
+            raise ValueError(
+                f"{os.fspath(cdf)}: line {n}: expected <bytes> <percent>, found {line!r}"
+            ) from None
+        points.append((size, percent / 100))
+    return pd.DataFrame(points, columns=["bytes", "cdf"])
+
+
+def byte_fraction_upto(cdf: pd.DataFrame, size: float) -> float:
+    """The share of all bytes carried by flows of at most ``size`` bytes, for a
+    distribution from :func:`flow_size_cdf`: between two points sizes are uniform, so a
+    segment of probability p from a to b carries p (a + b) / 2 bytes per flow."""
+    import numpy as np
+
+    a, b = cdf["bytes"].to_numpy(dtype=float)[:-1], cdf["bytes"].to_numpy(dtype=float)[1:]
+    p = np.diff(cdf["cdf"].to_numpy(dtype=float))
+    total = float((p * (a + b) / 2).sum())
+    upto = np.clip(size, a, b)
+    inside = np.where(b > a, (upto - a) / np.where(b > a, b - a, 1.0), (b <= size).astype(float))
+    below = float((p * inside * (a + upto) / 2).sum())
+    return below / total if total > 0 else math.nan

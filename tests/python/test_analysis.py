@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -147,3 +148,29 @@ def test_occupancy_quantiles_are_bucket_edges_of_the_pooled_time() -> None:
     assert analysis.pooled_quantile(pooled, 0.5) == 99
     assert analysis.pooled_quantile(pooled, 0.9) == 199
     assert analysis.time_at_least(pooled, 100) == pytest.approx(0.4)
+
+
+def test_byte_fraction_of_a_uniform_size_distribution() -> None:
+    """Sizes uniform on [0, 100] B: flows up to x carry (x^2 / 2) / (100^2 / 2) of the
+    bytes; a point mass (a vertical step of the CDF) carries its size times its mass."""
+    from shoal.analysis import byte_fraction_upto
+
+    uniform = pd.DataFrame({"bytes": [0.0, 100.0], "cdf": [0.0, 1.0]})
+    assert byte_fraction_upto(uniform, 50) == pytest.approx(0.25)
+    assert byte_fraction_upto(uniform, 100) == pytest.approx(1.0)
+    # half the flows are exactly 10 B, half exactly 90 B: 10 / (10 + 90) of the bytes
+    two_sizes = pd.DataFrame({"bytes": [10.0, 10.0, 90.0, 90.0], "cdf": [0.0, 0.5, 0.5, 1.0]})
+    assert byte_fraction_upto(two_sizes, 50) == pytest.approx(0.1)
+
+
+def test_flow_size_cdf_reads_built_in_names_and_files(tmp_path: Path) -> None:
+    from shoal.analysis import flow_size_cdf
+
+    web = flow_size_cdf("websearch")
+    assert web["cdf"].iloc[-1] == pytest.approx(1.0)
+    assert (web["bytes"].diff().dropna() >= 0).all()
+    path = tmp_path / "two.cdf"
+    path.write_text("# a comment\n0 0\n100 100\n")
+    assert flow_size_cdf(path)["bytes"].tolist() == [0.0, 100.0]
+    with pytest.raises(ValueError, match="neither a built-in CDF"):
+        flow_size_cdf(tmp_path / "missing.cdf")

@@ -34,6 +34,18 @@ fn presets_toml() -> &'static str {
     shoal_core::presets::PRESETS_TOML
 }
 
+/// The text of a built-in flow-size distribution (`workload.cdf = "<name>"`), or None.
+#[pyfunction]
+fn builtin_cdf(name: &str) -> Option<&'static str> {
+    shoal_core::workload::cdf::BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+}
+
+/// The names of the built-in flow-size distributions.
+#[pyfunction]
+fn builtin_cdf_names() -> Vec<&'static str> {
+    shoal_core::workload::cdf::BUILTIN.iter().map(|(n, _)| *n).collect()
+}
+
 /// Validates a scenario; returns (the resolved scenario as JSON, warnings). With
 /// `as_written`, the warnings include those about the scenario as written: keys without
 /// effect for its topology or workload pattern, plain numbers that look like unit
@@ -320,6 +332,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type_bound::<PyScenarioError>())?;
     m.add_function(wrap_pyfunction!(default_scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(presets_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_cdf, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_cdf_names, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(generate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;

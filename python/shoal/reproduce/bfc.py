@@ -39,6 +39,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from shoal.analysis import (
+    byte_fraction_upto,
+    flow_size_cdf,
     pause_totals,
     paused_ns_by_link,
     pooled_occupancy,
@@ -57,6 +59,7 @@ __all__ = [
     "FIGURES",
     "SCHEME_NAMES",
     "bin_labels",
+    "byte_cdf",
     "gateway_ids",
     "inter_dc",
     "inter_dc_figure",
@@ -850,13 +853,70 @@ def paused_bars_figure(runs: pd.DataFrame, store: Path, *, title: str | None = N
     return fig
 
 
+#: Fig. 4's workloads: (label, ``workload.cdf``); Google is the harness's file (Homa's W3).
+FIG4_WORKLOADS = (("Google", "homa_w3.cdf"), ("FB_Hadoop", "fb_hadoop"), ("WebSearch", "websearch"))
+#: The end-to-end bandwidth-delay products Fig. 4's claims are read at: T1's (100 Gbps x
+#: 8 us), Trend 1's example (100 Gbps x 12 us) and those at 4x and 16x the link speed.
+FIG4_BDPS = {"100KB": 100e3, "150KB": 150e3, "600KB": 600e3, "2400KB": 2.4e6}
+
+
+def byte_cdf(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
+    """Fig. 4, computed from the workload files (nothing is simulated): one row per
+    workload, ``flows_upto_<bdp>`` (the share of flows of at most that many bytes) and
+    ``bytes_upto_<bdp>`` (the share of bytes they carry) for each of :data:`FIG4_BDPS`."""
+    from shoal.reproduce import experiments_root
+
+    rows = []
+    for label, cdf in FIG4_WORKLOADS:
+        source = experiments_root() / "bfc" / cdf if cdf.endswith(".cdf") else cdf
+        points = flow_size_cdf(source)
+        row: dict[str, Any] = {"status": "ok", "scheme": label}
+        for name, size in FIG4_BDPS.items():
+            row[f"flows_upto_{name}"] = float(np.interp(size, points["bytes"], points["cdf"]))
+            row[f"bytes_upto_{name}"] = byte_fraction_upto(points, size)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def byte_cdf_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None) -> Any:
+    """Fig. 4: the byte-weighted CDF of flow sizes per workload, with the BDPs of
+    :data:`FIG4_BDPS` marked."""
+    from shoal import plot
+    from shoal.reproduce import experiments_root
+
+    with plot._style():
+        fig = plot._figure(3.6, 2.7)
+        ax = fig.subplots()
+        for label, cdf in FIG4_WORKLOADS:
+            source = experiments_root() / "bfc" / cdf if cdf.endswith(".cdf") else cdf
+            points = flow_size_cdf(source)
+            smallest = max(points["bytes"].iloc[1], 1.0)
+            sizes = np.geomspace(smallest, points["bytes"].iloc[-1], 200)
+            ax.plot(sizes, [byte_fraction_upto(points, x) for x in sizes], label=label)
+        for i, (name, size) in enumerate(FIG4_BDPS.items()):
+            ax.axvline(size, color="0.6", linestyle=":", linewidth=0.8)
+            ax.annotate(
+                name, (size, 0.02 + 0.4 * (i % 2)), rotation=90, fontsize="xx-small", color="0.4"
+            )
+        ax.set_xscale("log")
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("flow size (bytes)")
+        ax.set_ylabel("share of bytes in flows up to this size")
+        ax.legend(frameon=False, fontsize="x-small")
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
 ANALYSES = {
+    "bfc.byte_cdf": byte_cdf,
     "bfc.slowdown_bins": slowdown_bins,
     "bfc.queue_occupancy": queue_occupancy,
     "bfc.inter_dc": inter_dc,
     "bfc.buffer_and_pauses": buffer_and_pauses,
 }
 FIGURES = {
+    "bfc.byte_cdf": byte_cdf_figure,
     "bfc.slowdown_bins": slowdown_figure,
     "bfc.inter_dc": inter_dc_figure,
     "bfc.occupancy_cdf": occupancy_cdf_figure,
