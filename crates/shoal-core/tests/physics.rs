@@ -364,3 +364,41 @@ fn without_marks_dctcp_loses_as_reno() {
     let ns3 = outcome(&incast(r#"{ kind = "dctcp", loss_response = "alpha" }"#));
     assert!(ns3.1 > reno.1, "cutting by alpha / 2 loses more: {} vs {}", ns3.1, reno.1);
 }
+
+/// A reused connection keeps its 5-tuple, so ECMP keeps it on one path: one host sending
+/// flows one after another to a host on another leaf, over 4 spines, loads a single
+/// uplink of its leaf when every flow takes over the previous one's connection; opening a
+/// connection per flow spreads them over the uplinks.
+#[test]
+fn a_reused_connection_keeps_its_path() {
+    let uplinks_used = |reuse: bool| {
+        let mut sim = run(&scenario(&format!(
+            r#"
+            [topology]
+            kind = "leaf_spine"
+            leaves = 2
+            spines = 4
+            hosts_per_leaf = 1
+            link_rate = "10Gbps"
+            [transport]
+            reuse_connections = {reuse}
+            [workload]
+            pattern = "incast"
+            senders = "0"
+            receiver = 1
+            size = "20KB"
+            period = "1ms"
+            repeats = 12
+            "#
+        )));
+        let counters = sim.counters_json();
+        counters["links"]["core_links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["from_switch"] == 0 && l["utilization"].as_f64().unwrap() > 0.0)
+            .count()
+    };
+    assert_eq!(uplinks_used(true), 1);
+    assert!(uplinks_used(false) > 1);
+}

@@ -92,13 +92,22 @@ const CLOCK_GRANULARITY: Ps = 1_000_000; // 1 us
 
 /// What a TCP connection keeps between the flows it carries when connections are reused
 /// (`transport.reuse_connections`): its congestion controller's learned state (DCTCP's
-/// alpha), its window, ssthresh and RTT estimate, and when it last sent data.
+/// alpha), its window, ssthresh and RTT estimate, when it last sent data, and its
+/// 5-tuple's ECMP hashes (data and ACKs), so that its flows keep its paths.
 pub struct IdleConnection {
     cc: AnyCc,
     window: SendState,
     srtt: Option<Ps>,
     rttvar: Ps,
     last_sent: Ps,
+    hashes: (u32, u32),
+}
+
+impl IdleConnection {
+    /// The ECMP hashes of the connection's data packets and of its ACKs.
+    pub fn hashes(&self) -> (u32, u32) {
+        self.hashes
+    }
 }
 
 /// A TCP sender with SACK-based (RFC 6675) or NewReno (RFC 6582) loss recovery; window
@@ -207,10 +216,10 @@ impl TcpSender {
         sender
     }
 
-    /// Hands the connection over for the next flow. Only once every segment is
-    /// acknowledged: the sender has no further use for its controller, which becomes a
-    /// placeholder.
-    pub fn release(&mut self) -> IdleConnection {
+    /// Hands the connection over for the next flow, with the ECMP hash of its ACKs. Only
+    /// once every segment is acknowledged: the sender has no further use for its
+    /// controller, which becomes a placeholder.
+    pub fn release(&mut self, ack_hash: u32) -> IdleConnection {
         debug_assert!(self.done(), "a connection is released only when its flow is acknowledged");
         IdleConnection {
             cc: std::mem::replace(&mut self.cc, AnyCc::NewReno(NewReno)),
@@ -218,6 +227,7 @@ impl TcpSender {
             srtt: self.srtt,
             rttvar: self.rttvar,
             last_sent: self.last_sent,
+            hashes: (self.template.hash, ack_hash),
         }
     }
 
@@ -618,7 +628,7 @@ mod tests {
         first.srtt = Some(80_000_000);
         first.rttvar = 5_000_000;
         first.snd_una = first.segments;
-        first.release()
+        first.release(0)
     }
 
     /// RFC 5681, section 4.1: a connection idle for longer than an RTO restarts its window

@@ -50,13 +50,22 @@ impl TcpFlow {
 
 impl TransportKind for TcpFlow {
     /// Opens the flow (on an idle connection between its hosts, when connections are
-    /// reused and one is free) and sends what it may.
-    fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, _path: Option<&PathInfo>, cx: &mut HostCx) -> TcpFlow {
+    /// reused and one is free: then on the connection's paths) and sends what it may.
+    fn open(
+        spec: &FlowSpec,
+        mut forward: Packet,
+        mut reverse: Packet,
+        _path: Option<&PathInfo>,
+        cx: &mut HostCx,
+    ) -> TcpFlow {
         let stacks = &mut *cx.stacks;
         let cfg = &stacks.tcp;
         let idle = stacks.idle_connections.get_mut(&(spec.src, spec.dst)).and_then(Vec::pop);
         let mut sender = match idle {
-            Some(conn) => TcpSender::reopen(cfg, spec.bytes, forward, conn, cx.now),
+            Some(conn) => {
+                (forward.hash, reverse.hash) = conn.hashes();
+                TcpSender::reopen(cfg, spec.bytes, forward, conn, cx.now)
+            }
             None => TcpSender::new(cfg, spec.bytes, forward, cc::build(cfg)),
         };
         let receiver = TcpReceiver::new(cfg, spec.bytes);
@@ -114,7 +123,8 @@ impl Transport for TcpFlow {
                         cx.finished = true;
                     }
                     if cfg.reuse_connections {
-                        stacks.idle_connections.entry((self.src, self.dst)).or_default().push(self.sender.release());
+                        let conn = self.sender.release(self.reverse.hash);
+                        stacks.idle_connections.entry((self.src, self.dst)).or_default().push(conn);
                     }
                 }
             }
