@@ -393,8 +393,8 @@ def test_fig3_k720_loses_more_than_k200_at_high_load(fig3_quick: tuple[Path, str
     """The paper's Fig. 3(d): at the highest load K = 720 KB drops more packets than
     K = 200 KB. It follows from dynamic thresholds: with M = 8 congested ports in one
     pool each queue gets at most alpha*B/(1+M*alpha) = 4*3MB/33 ~ 364 KB of shared
-    buffer (+128 KB reserved) < 720 KB, so K = 720 KB never marks before the queue hits
-    its drop threshold, while K = 200 KB marks first."""
+    buffer (and no reserve, as the authors' code runs) < 720 KB, so K = 720 KB never
+    marks before the queue hits its drop threshold, while K = 200 KB marks first."""
     store, _ = fig3_quick
     runs = shoal.Store(store).runs()
     top = runs[runs["workload.load"] == runs["workload.load"].max()]
@@ -415,7 +415,13 @@ def test_bcc_marking_derives_the_advisor_thresholds() -> None:
     scenario["switch"]["marking"] = {"cutoff": {"k": "720KB"}}
     bcc = {"rtt": "80us", "lambda": 0.72, "h": "8us", "pmax": 0.1}
     adv = shoal.advise.bcc(
-        rate="100Gbps", rtt="80us", lam=0.72, pool="3MB", alpha=4, reserved="128KB", ports=8
+        rate="100Gbps",
+        rtt="80us",
+        lam=0.72,
+        pool="3MB",
+        alpha=4,
+        reserved=scenario["switch"]["reserved"],
+        ports=8,
     )
     kmax, kmin = math.floor(float(adv.kmax)), math.floor(float(adv.kmin))
     assert 2.5e6 < kmax < 2.7e6 and 1.7e6 < kmin < 1.9e6  # the paper's ~2.6 / ~1.8 MB
