@@ -15,11 +15,9 @@ def default_scenario_toml() -> str:
 def presets_toml() -> str:
     """The named presets (``preset = "<name>"``) as TOML: each a description and keys."""
 
-def builtin_cdf(name: str) -> str | None:
-    """The text of a built-in flow-size distribution, or None for another name."""
-
-def builtin_cdf_names() -> list[str]:
-    """The names of the built-in flow-size distributions."""
+def flow_size_cdf(cdf: str) -> list[tuple[float, float]]:
+    """The points (bytes, cumulative percent) of a built-in or file flow-size CDF, read and
+    checked as a run reads ``workload.cdf``; ScenarioError when it cannot be."""
 
 def resolve(scenario_json: str, as_written: bool = False) -> tuple[str, list[str]]:
     """Validate a scenario; return the resolved scenario JSON (defaults filled) and warnings

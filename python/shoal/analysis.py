@@ -33,7 +33,6 @@ import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pandas is imported where used (keeps `shoal run` start-up lean)
@@ -445,37 +444,20 @@ def paused_ns_by_link(events: pd.DataFrame, start_ns: float, end_ns: float) -> p
 
 def flow_size_cdf(cdf: str | os.PathLike[str]) -> pd.DataFrame:
     """A flow-size distribution as ``workload.cdf`` names it (a built-in name such as
-    ``"websearch"``, or a file of ``<bytes> <percent>`` lines, ``#`` comments), as points
-    ``bytes`` and ``cdf`` (a fraction) between which the core interpolates linearly.
+    ``"websearch"``, or a file of ``<bytes> <percent>`` lines, ``#`` comments), read and
+    checked by the core as a run reads it: points ``bytes`` and ``cdf`` (a fraction)
+    between which sizes are interpolated linearly.
 
     Raises:
-        ValueError: neither a built-in name nor a readable file, or a malformed line.
+        ScenarioError: neither a built-in name nor a readable file, or not a CDF.
     """
     import pandas as pd
 
     from shoal import _core
 
-    text = _core.builtin_cdf(os.fspath(cdf))
-    if text is None:
-        path = Path(cdf)
-        if not path.is_file():
-            names = ", ".join(_core.builtin_cdf_names())
-            raise ValueError(f"{os.fspath(cdf)!r} is neither a built-in CDF ({names}) nor a file")
-        text = path.read_text(encoding="utf-8-sig")
-    points = []
-    for n, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        fields = line.split()
-        try:
-            size, percent = (float(f) for f in fields)
-        except ValueError:
-            raise ValueError(
-                f"{os.fspath(cdf)}: line {n}: expected <bytes> <percent>, found {line!r}"
-            ) from None
-        points.append((size, percent / 100))
-    return pd.DataFrame(points, columns=["bytes", "cdf"])
+    points = pd.DataFrame(_core.flow_size_cdf(os.fspath(cdf)), columns=["bytes", "cdf"])
+    points["cdf"] /= 100
+    return points
 
 
 def byte_fraction_upto(cdf: pd.DataFrame, size: float) -> float:
@@ -484,7 +466,8 @@ def byte_fraction_upto(cdf: pd.DataFrame, size: float) -> float:
     segment of probability p from a to b carries p (a + b) / 2 bytes per flow."""
     import numpy as np
 
-    a, b = cdf["bytes"].to_numpy(dtype=float)[:-1], cdf["bytes"].to_numpy(dtype=float)[1:]
+    sizes = cdf["bytes"].to_numpy(dtype=float)
+    a, b = sizes[:-1], sizes[1:]
     p = np.diff(cdf["cdf"].to_numpy(dtype=float))
     total = float((p * (a + b) / 2).sum())
     upto = np.clip(size, a, b)

@@ -34,16 +34,12 @@ fn presets_toml() -> &'static str {
     shoal_core::presets::PRESETS_TOML
 }
 
-/// The text of a built-in flow-size distribution (`workload.cdf = "<name>"`), or None.
+/// The points (bytes, cumulative percent) of the flow-size distribution `workload.cdf`
+/// names (a built-in name or a file), read and checked as a run reads it.
 #[pyfunction]
-fn builtin_cdf(name: &str) -> Option<&'static str> {
-    shoal_core::workload::cdf::BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
-}
-
-/// The names of the built-in flow-size distributions.
-#[pyfunction]
-fn builtin_cdf_names() -> Vec<&'static str> {
-    shoal_core::workload::cdf::BUILTIN.iter().map(|(n, _)| *n).collect()
+fn flow_size_cdf(cdf: &str) -> PyResult<Vec<(f64, f64)>> {
+    let cdf = shoal_core::workload::load_cdf(cdf, "cdf").map_err(to_py)?;
+    Ok(cdf.points().to_vec())
 }
 
 /// Validates a scenario; returns (the resolved scenario as JSON, warnings). With
@@ -332,8 +328,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type_bound::<PyScenarioError>())?;
     m.add_function(wrap_pyfunction!(default_scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(presets_toml, m)?)?;
-    m.add_function(wrap_pyfunction!(builtin_cdf, m)?)?;
-    m.add_function(wrap_pyfunction!(builtin_cdf_names, m)?)?;
+    m.add_function(wrap_pyfunction!(flow_size_cdf, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(generate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;

@@ -860,16 +860,22 @@ FIG4_WORKLOADS = (("Google", "homa_w3.cdf"), ("FB_Hadoop", "fb_hadoop"), ("WebSe
 FIG4_BDPS = {"100KB": 100e3, "150KB": 150e3, "600KB": 600e3, "2400KB": 2.4e6}
 
 
+def _fig4_cdfs() -> list[tuple[str, pd.DataFrame]]:
+    """Each of :data:`FIG4_WORKLOADS` as (label, :func:`shoal.analysis.flow_size_cdf`)."""
+    from shoal.reproduce import experiments_root
+
+    def source(cdf: str) -> Path | str:
+        return experiments_root() / "bfc" / cdf if cdf.endswith(".cdf") else cdf
+
+    return [(label, flow_size_cdf(source(cdf))) for label, cdf in FIG4_WORKLOADS]
+
+
 def byte_cdf(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
     """Fig. 4, computed from the workload files (nothing is simulated): one row per
     workload, ``flows_upto_<bdp>`` (the share of flows of at most that many bytes) and
     ``bytes_upto_<bdp>`` (the share of bytes they carry) for each of :data:`FIG4_BDPS`."""
-    from shoal.reproduce import experiments_root
-
     rows = []
-    for label, cdf in FIG4_WORKLOADS:
-        source = experiments_root() / "bfc" / cdf if cdf.endswith(".cdf") else cdf
-        points = flow_size_cdf(source)
+    for label, points in _fig4_cdfs():
         row: dict[str, Any] = {"status": "ok", "scheme": label}
         for name, size in FIG4_BDPS.items():
             row[f"flows_upto_{name}"] = float(np.interp(size, points["bytes"], points["cdf"]))
@@ -882,14 +888,11 @@ def byte_cdf_figure(runs: pd.DataFrame, store: Path, *, title: str | None = None
     """Fig. 4: the byte-weighted CDF of flow sizes per workload, with the BDPs of
     :data:`FIG4_BDPS` marked."""
     from shoal import plot
-    from shoal.reproduce import experiments_root
 
     with plot._style():
         fig = plot._figure(3.6, 2.7)
         ax = fig.subplots()
-        for label, cdf in FIG4_WORKLOADS:
-            source = experiments_root() / "bfc" / cdf if cdf.endswith(".cdf") else cdf
-            points = flow_size_cdf(source)
+        for label, points in _fig4_cdfs():
             smallest = max(points["bytes"].iloc[1], 1.0)
             sizes = np.geomspace(smallest, points["bytes"].iloc[-1], 200)
             ax.plot(sizes, [byte_fraction_upto(points, x) for x in sizes], label=label)

@@ -67,6 +67,12 @@ impl FlowSizeCdf {
         }
     }
 
+    /// The points (size in bytes, cumulative percent) between which sizes are
+    /// interpolated linearly.
+    pub fn points(&self) -> &[(f64, f64)] {
+        &self.points
+    }
+
     pub fn builtin(name: &str) -> Option<Self> {
         BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, text)| Self::parse(text).expect("built-in CDFs are valid"))
     }
