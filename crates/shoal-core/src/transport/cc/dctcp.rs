@@ -21,8 +21,8 @@ pub struct Dctcp {
 }
 
 impl Dctcp {
-    pub fn new(g: f64, alpha: f64) -> Self {
-        Dctcp { alpha, g, loss_response: LossResponse::Halve, acked: 0, marked: 0, window_end: None, cwr_until: 0 }
+    pub fn new(g: f64, alpha: f64, loss_response: LossResponse) -> Self {
+        Dctcp { alpha, g, loss_response, acked: 0, marked: 0, window_end: None, cwr_until: 0 }
     }
 }
 
@@ -63,7 +63,7 @@ impl Scheme for Dctcp {
     type Env = ();
 
     fn build(cfg: &DctcpConfig, _: &()) -> Self {
-        Dctcp { loss_response: cfg.loss_response, ..Dctcp::new(cfg.g, cfg.alpha_init.get()) }
+        Dctcp::new(cfg.g, cfg.alpha_init.get(), cfg.loss_response)
     }
 
     fn validate(cfg: &DctcpConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
@@ -137,8 +137,8 @@ mod tests {
     fn a_loss_halves_the_window_whatever_alpha() {
         let w = SendState::window(40_000.0, f64::INFINITY, 1000.0);
         let flight = 36_000.0;
-        let mut halve = Dctcp { loss_response: LossResponse::Halve, ..Dctcp::new(1.0 / 16.0, 0.02) };
-        let mut alpha = Dctcp { loss_response: LossResponse::Alpha, ..Dctcp::new(1.0 / 16.0, 0.02) };
+        let mut halve = Dctcp::new(1.0 / 16.0, 0.02, LossResponse::Halve);
+        let mut alpha = Dctcp::new(1.0 / 16.0, 0.02, LossResponse::Alpha);
         assert_eq!(halve.on_loss(&w, flight), 18_000.0);
         assert_eq!(alpha.on_loss(&w, flight), 40_000.0 * 0.99);
         let tiny = SendState::window(1_500.0, f64::INFINITY, 1000.0);
@@ -148,7 +148,7 @@ mod tests {
     #[test]
     fn dctcp_alpha_converges_to_mark_fraction() {
         // Every ACK marked: alpha -> 1 as 1 - (1-g)^n over n windows.
-        let mut d = Dctcp::new(1.0 / 16.0, 0.0);
+        let mut d = Dctcp::new(1.0 / 16.0, 0.0, LossResponse::Halve);
         let mut w = SendState::window(10.0 * 1000.0, f64::INFINITY, 1000.0);
         // The first ACK opens the first observation window.
         d.on_ack(&mut w, &ack(1000, true, 1, 1));
@@ -165,7 +165,7 @@ mod tests {
 
     #[test]
     fn a_timeout_ends_the_hold_after_a_reduction() {
-        let mut d = Dctcp::new(1.0 / 16.0, 1.0);
+        let mut d = Dctcp::new(1.0 / 16.0, 1.0, LossResponse::Halve);
         let mut w = SendState::window(64_000.0, f64::INFINITY, 1000.0);
         d.on_ack(&mut w, &ack(1000, true, 1, 64));
         assert_eq!(w.cwnd, 32_000.0);
@@ -184,7 +184,7 @@ mod tests {
     /// again below the old `cwr_until`.
     #[test]
     fn a_new_flow_keeps_alpha_and_drops_the_hold() {
-        let mut d = Dctcp::new(1.0 / 16.0, 0.25);
+        let mut d = Dctcp::new(1.0 / 16.0, 0.25, LossResponse::Halve);
         let mut w = SendState::window(64_000.0, f64::INFINITY, 1000.0);
         d.on_ack(&mut w, &ack(1000, true, 900, 1000));
         let alpha = d.alpha;
