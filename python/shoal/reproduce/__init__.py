@@ -296,7 +296,10 @@ def evaluate_claims(exp: Experiment, runs: pd.DataFrame, mode: str | None = None
     """Shoal's value for each of the experiment's claims (means over seeds), with its
     verdict against the paper's (:func:`shoal.analysis.evaluate_claims`). With ``mode``,
     only the claims whose runs that mode makes (a claim's ``modes``; both by default)."""
-    claims = [c for c in exp.claims if mode is None or mode in c.get("modes", ("quick", "full"))]
+    from shoal._specs import Claim as ClaimSpec
+
+    every_mode = ClaimSpec.model_fields["modes"].default
+    claims = [c for c in exp.claims if mode is None or mode in c.get("modes", every_mode)]
     with _claim_errors():
         return _evaluate_claims(claims, runs)
 
