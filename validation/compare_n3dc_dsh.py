@@ -1,0 +1,769 @@
+#!/usr/bin/env python3
+"""The DSH paper's fig. 12 (deadlocks) and fig. 14 (FCT) in ns3-datacenter, SIH against DSH,
+on the same flows as Shoal.
+
+    python validation/compare_n3dc_dsh.py --n3dc /path/to/ns3-datacenter/simulator/ns-3.39 \\
+        --build [--experiment fig12|fig14] [--schemes sih_dcqcn,dsh_dcqcn] [--seeds 1-10] \\
+        [--stop 100ms] [--load 0.6] [--duration 1ms] [--out DIR]
+
+Why: where Shoal's DSH and the paper disagree (fig. 12: the paper's DSH avoids 96% of
+deadlocks under DCQCN, Shoal's none; fig. 14: the paper's DSH speeds DCQCN's background
+flows up, Shoal's slows them down), the same setup runs in an independent simulator.
+ns3-datacenter (the HPCC code base the DSH paper's simulations build on) has SIH's static
+headroom but not DSH, so ``--build`` adds DSH to its switch MMU as the paper's section IV
+states it (the C++ below, written for this comparison, the same rules as Shoal's
+``switch/flow_control/dsh.rs``; off unless a switch sets ``dsh``) and builds a program
+that sets up the paper's Tomahawk MMU and watches for deadlocks. The rest is the
+reference's own: RDMA NICs, DCQCN (its cc mode 1, no window) and PowerTCP, PFC frames
+and their timing, round-robin egress queues, ECMP.
+
+Per scheme and seed: ``shoal trace`` draws the experiment's flows (its full mode's
+scenario; fig14 at background load ``--load``); the reference gets the scenario's
+leaf-spine without its failed links, each flow in its trace's priority, the scheme's
+shared pool (fig12's ``pool_size``, or what reserves and headroom leave of fig14's whole
+16 MiB chip), the reserve per queue, alpha 1/16, and eta = 2 (C D + MTU) + 3,840 B per port
+from the port's rate (SIH: per lossless queue; DSH: per port, as insurance), RED as the
+scenario's. fig12: a cycle of switches, each holding packets in a queue toward the next
+that its downstream has PAUSEd without a break for 1 ms (Shoal's ``deadlock_after``), is
+a deadlock, dated from the cycle's last pause, and ends the run; the fraction of runs
+that deadlock is compared. fig14: the mean FCT of background (classes 2-7) and fan-in
+(class 1) flows and DSH's over SIH's are compared. Shoal runs the same scenario.
+
+Writes ``comparison.json`` and every input into ``--out`` (default
+``validation/results/n3dc_dsh_<experiment>``). A run already made with the same inputs is
+read back, so an interrupted comparison resumes. Exit status: 0 when the comparison ran,
+1 when ns3-datacenter or Shoal is missing or fails, 2 on bad arguments.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from compare_n3dc import START_OFFSET_S, n3dc_files, n3dc_parser, write_n3dc_config
+from compare_n3dc_t1 import (
+    ACK_HIGH_PRIO_ENV,
+    read_n3dc_fct_by_sport,
+    sorted_trace,
+    toml_document,
+    write_t1_topology,
+)
+from compare_n3dc_workload import children_cpu_s, flow_port, red_maps, run_n3dc
+from compare_ns3 import UserError, parse_size, parse_time_s, run, run_guarded, shoal_cmd
+from time_n3dc import CMAKE_ENTRY
+
+HERE = Path(__file__).resolve().parent
+EXPERIMENT = "dsh/fig12"
+SCHEMES = ("sih_dcqcn", "dsh_dcqcn", "sih_powertcp", "dsh_powertcp")
+N3DC_FLAGS = {
+    "dcqcn": ["--algorithm=1", "--wien=false", "--delayWien=false", "--windowCheck=0"],
+    "powertcp": ["--algorithm=3", "--wien=true", "--delayWien=false", "--windowCheck=1"],
+}
+PROGRAMS = Path("examples/PowerTCP")
+PROGRAM = "powertcp-evaluation-dsh"
+BUILT = "build/examples/PowerTCP/ns3.39-{}-optimized"
+MODEL = Path("src/point-to-point/model")
+MARK = "Shoal's validation/compare_n3dc_dsh.py"
+
+# ---- DSH in the reference's MMU ----------------------------------------------------------
+
+MMU_DECLS = """\
+	// ---- DSH (dynamic and shared headroom), added by Shoal's validation/compare_n3dc_dsh.py ----
+	// Off unless `dsh` is set. Each ingress port keeps dshEta[port] of insurance headroom; the
+	// rest of ingressPool (less the reserves) is shared under T = dshAlpha x (shared pool -
+	// shared bytes in use). A queue PAUSEs its class above X_qoff = T - eta; a port PAUSEs every
+	// lossless class while its queues' shared bytes exceed dshQueues x T or its insurance holds
+	// bytes; a paused port's arrivals go to its insurance.
+	bool dsh = false;
+	double dshAlpha = 1.0 / 16;
+	uint32_t dshQueues = 7;
+	uint64_t dshEta[pCnt] = {};
+	uint64_t dshInsUsed[pCnt][qCnt] = {};
+	uint64_t dshPortInsUsed[pCnt] = {};
+	uint64_t dshInsTotalUsed = 0;
+	bool dshQueuePaused[pCnt][qCnt] = {};
+	bool dshPortPaused[pCnt] = {};
+	uint64_t dshPortPauses = 0;
+	uint64_t DshShared(uint32_t port, uint32_t q);
+	uint64_t DshThreshold();
+	bool DshAdmit(uint32_t port, uint32_t q, uint32_t psize);
+	void DshEnqueue(uint32_t port, uint32_t q, uint32_t psize);
+	void DshDequeue(uint32_t port, uint32_t q, uint32_t psize);
+	void DshUpdate(uint32_t port);
+	bool DshWantsPaused(uint32_t port, uint32_t q) {
+		return dshQueuePaused[port][q] || dshPortPaused[port];
+	}
+"""
+
+MMU_DEFS = """
+// ---- DSH, added by Shoal's validation/compare_n3dc_dsh.py (see switch-mmu.h) ----
+uint64_t SwitchMmu::DshShared(uint32_t port, uint32_t q) {
+	uint64_t held = GetIngressReservedUsed(port, q) + dshInsUsed[port][q];
+	return ingress_bytes[port][q] > held ? ingress_bytes[port][q] - held : 0;
+}
+
+uint64_t SwitchMmu::DshThreshold() {
+	uint64_t pool = ingressPool - totalIngressReserved;
+	uint64_t held = totalIngressReservedUsed + dshInsTotalUsed;
+	uint64_t used = totalUsed > held ? totalUsed - held : 0;
+	return used < pool ? uint64_t(dshAlpha * double(pool - used)) : 0;
+}
+
+bool SwitchMmu::DshAdmit(uint32_t port, uint32_t q, uint32_t psize) {
+	if (dshPortPaused[port])
+		return dshPortInsUsed[port] + psize <= dshEta[port];
+	if (ingress_bytes[port][q] + psize <= reserveIngress[port][q])
+		return true;
+	uint64_t pool = ingressPool - totalIngressReserved;
+	uint64_t held = totalIngressReservedUsed + dshInsTotalUsed;
+	uint64_t used = totalUsed > held ? totalUsed - held : 0;
+	return used + psize <= pool;
+}
+
+void SwitchMmu::DshEnqueue(uint32_t port, uint32_t q, uint32_t psize) {
+	totalIngressReservedUsed -= GetIngressReservedUsed(port, q);
+	ingress_bytes[port][q] += psize;
+	totalUsed += psize;
+	totalIngressReservedUsed += GetIngressReservedUsed(port, q);
+	if (dshPortPaused[port]) {
+		dshInsUsed[port][q] += psize;
+		dshPortInsUsed[port] += psize;
+		dshInsTotalUsed += psize;
+	}
+}
+
+void SwitchMmu::DshDequeue(uint32_t port, uint32_t q, uint32_t psize) {
+	totalIngressReservedUsed -= GetIngressReservedUsed(port, q);
+	ingress_bytes[port][q] -= std::min<uint64_t>(psize, ingress_bytes[port][q]);
+	totalUsed -= std::min<uint64_t>(psize, totalUsed);
+	totalIngressReservedUsed += GetIngressReservedUsed(port, q);
+	uint64_t insurance = std::min<uint64_t>(psize, dshInsUsed[port][q]);
+	dshInsUsed[port][q] -= insurance;
+	dshPortInsUsed[port] -= insurance;
+	dshInsTotalUsed -= insurance;
+}
+
+void SwitchMmu::DshUpdate(uint32_t port) {
+	uint64_t t = DshThreshold();
+	uint64_t xq = t > dshEta[port] ? t - dshEta[port] : 0;
+	uint64_t sum = 0;
+	for (uint32_t q = 1; q < qCnt; q++) {
+		uint64_t s = DshShared(port, q);
+		sum += s;
+		if (!dshQueuePaused[port][q] && s > xq)
+			dshQueuePaused[port][q] = true;
+		else if (dshQueuePaused[port][q] && (s < xq || s == 0))
+			dshQueuePaused[port][q] = false;
+	}
+	uint64_t xp = dshQueues * t;
+	if (!dshPortPaused[port] && (sum > xp || dshPortInsUsed[port] > 0)) {
+		dshPortPaused[port] = true;
+		dshPortPauses++;
+	}
+	else if (dshPortPaused[port] && (sum < xp || sum == 0) && dshPortInsUsed[port] == 0)
+		dshPortPaused[port] = false;
+}
+"""
+
+NODE_SYNC = """\
+// DSH's frames for one ingress port, added by Shoal's validation/compare_n3dc_dsh.py:
+// one per lossless class whose wanted state changed (a port-level PAUSE goes out as a
+// PAUSE of every lossless class).
+static void DshSyncPort(Ptr<SwitchMmu> mmu, Ptr<QbbNetDevice> device, uint32_t port) {
+	mmu->DshUpdate(port);
+	for (uint32_t q = 1; q < SwitchMmu::qCnt; q++) {
+		bool want = mmu->DshWantsPaused(port, q);
+		if (want != bool(mmu->paused[port][q])) {
+			device->SendPfc(q, want ? 0 : 1);
+			mmu->paused[port][q] = want;
+		}
+	}
+}
+
+"""
+SYNC = "DshSyncPort(m_mmu, DynamicCast<QbbNetDevice>(m_devices[inDev]), inDev);"
+ADMIT = (
+    "if (m_mmu->CheckIngressAdmission(inDev, qIndex, p->GetSize(), found,unsched) "
+    "&& m_mmu->CheckEgressAdmission",
+    "if (m_mmu->dsh) {\n"
+    "\t\t\t\tif (!m_mmu->DshAdmit(inDev, qIndex, p->GetSize())) return; // Drop\n"
+    "\t\t\t\tm_mmu->DshEnqueue(inDev, qIndex, p->GetSize());\n"
+    "\t\t\t\tm_mmu->UpdateEgressAdmission(idx, qIndex, p->GetSize(), found);\n"
+    f"\t\t\t\t{SYNC}\n"
+    "\t\t\t} else if (m_mmu->CheckIngressAdmission(inDev, qIndex, p->GetSize(), found,unsched) "
+    "&& m_mmu->CheckEgressAdmission",
+)
+DEQUEUE = (
+    "\t\tm_mmu->RemoveFromIngressAdmission(inDev, qIndex, p->GetSize(), found);\n",
+    "\t\tif (m_mmu->dsh) m_mmu->DshDequeue(inDev, qIndex, p->GetSize());\n"
+    "\t\telse m_mmu->RemoveFromIngressAdmission(inDev, qIndex, p->GetSize(), found);\n",
+)
+RESUME = (
+    "\t\tCheckAndSendResume(inDev, qIndex);\n",
+    f"\t\tif (m_mmu->dsh) {SYNC}\n\t\telse CheckAndSendResume(inDev, qIndex);\n",
+)
+
+# ---- the program: the reference's burst program with the paper's MMU and a deadlock watch ----
+
+SWITCH_CONFIG_START = "\t\t\tuint32_t shift = 3; // by default 1/8\n"
+SWITCH_CONFIG_END = "\t\t\tsw->m_mmu->SetEgressLosslessPool(buffer_size * 1024 * 1024);\n"
+SWITCH_CONFIG = """\
+			// Shoal's validation/compare_n3dc_dsh.py: the DSH paper's Tomahawk MMU, from the
+			// environment. SHOAL_RESERVE is the private bytes of each queue; the shared pool is
+			// SHOAL_POOL bytes (Shoal's switch.pool_size) or what the switch's reserves and
+			// headroom leave of SHOAL_BUFFER (Shoal's switch.buffer, the whole chip);
+			// eta = 2 (C D + MTU) + 3840 B per port from its own rate and delay (Eq. 1). SIH
+			// gives every lossless queue (1-7) eta of headroom, DSH every port eta of insurance.
+			double alpha = atof(getenv("SHOAL_ALPHA"));
+			bool dsh = std::string(getenv("SHOAL_HEADROOM")) == "dsh";
+			uint64_t pool = getenv("SHOAL_POOL") ? strtoull(getenv("SHOAL_POOL"), nullptr, 10) : 0;
+			uint64_t reserve = strtoull(getenv("SHOAL_RESERVE"), nullptr, 10);
+			sw->m_mmu->SetAlphaIngress(alpha);
+			sw->m_mmu->SetAlphaEgress(UINT16_MAX);
+			sw->m_mmu->SetXonOffset(1);
+			sw->m_mmu->dsh = dsh;
+			sw->m_mmu->dshAlpha = alpha;
+			uint64_t totalHeadroom = 0, totalReserve = 0;
+			for (uint32_t j = 1; j < sw->GetNDevices(); j++) {
+				Ptr<QbbNetDevice> dev = DynamicCast<QbbNetDevice>(sw->GetDevice(j));
+				uint64_t rate = dev->GetDataRate().GetBitRate();
+				NS_ASSERT_MSG(rate2kmin.find(rate) != rate2kmin.end(), "kmin for each rate");
+				sw->m_mmu->ConfigEcn(j, rate2kmin[rate], rate2kmax[rate], rate2pmax[rate]);
+				Ptr<QbbChannel> link = DynamicCast<QbbChannel>(dev->GetChannel());
+				uint64_t delay_ns = link->GetDelay().GetTimeStep();
+				uint64_t eta = 2 * (rate / 8 * delay_ns / 1000000000 + 1500) + 3840;
+				if (dsh) {
+					sw->m_mmu->dshEta[j] = eta;
+					totalHeadroom += eta;
+				}
+				for (uint32_t qu = 0; qu < 8; qu++) {
+					sw->m_mmu->SetReserved(reserve, j, qu, "ingress");
+					totalReserve += reserve;
+					if (!dsh && qu > 0) {
+						sw->m_mmu->SetHeadroom(eta, j, qu);
+						totalHeadroom += eta;
+					}
+				}
+			}
+			if (!pool)
+				pool = strtoull(getenv("SHOAL_BUFFER"), nullptr, 10) - totalReserve - totalHeadroom;
+			sw->m_mmu->SetIngressPool(pool + totalReserve);
+			sw->m_mmu->SetBufferPool(pool + totalReserve + totalHeadroom);
+			sw->m_mmu->SetEgressLosslessPool(pool + totalReserve + totalHeadroom);
+"""
+WATCH = """\
+// Shoal's validation/compare_n3dc_dsh.py: every 10 us, a switch's egress queue that
+// holds packets while its downstream switch has PAUSEd it without a break for
+// SHOAL_DEADLOCK_NS is stuck; a cycle of switches joined by stuck queues is a deadlock,
+// reported with its onset (when the cycle's last pause began), and the run ends.
+static std::map<std::tuple<uint32_t, uint32_t, uint32_t>, int64_t> shoal_paused_since;
+
+static bool ShoalFindCycle(std::map<uint32_t, std::map<uint32_t, int64_t>> &stuck, uint32_t start,
+                           uint32_t at, std::vector<uint32_t> &path) {
+	for (auto &next : stuck[at]) {
+		if (next.first == start) return true;
+		if (std::find(path.begin(), path.end(), next.first) != path.end()) continue;
+		path.push_back(next.first);
+		if (ShoalFindCycle(stuck, start, next.first, path)) return true;
+		path.pop_back();
+	}
+	return false;
+}
+
+static void ShoalDeadlockWatch(int64_t after_ns) {
+	int64_t now = Simulator::Now().GetTimeStep();
+	std::map<uint32_t, std::map<uint32_t, int64_t>> stuck;
+	for (uint32_t i = 0; i < n.GetN(); i++) {
+		if (!n.Get(i)->GetNodeType()) continue;
+		Ptr<SwitchNode> sw = DynamicCast<SwitchNode>(n.Get(i));
+		for (uint32_t j = 1; j < sw->GetNDevices(); j++) {
+			Ptr<QbbNetDevice> dev = DynamicCast<QbbNetDevice>(sw->GetDevice(j));
+			Ptr<QbbChannel> ch = DynamicCast<QbbChannel>(dev->GetChannel());
+			Ptr<NetDevice> other = ch->GetDevice(0) == dev ? ch->GetDevice(1) : ch->GetDevice(0);
+			if (!other->GetNode()->GetNodeType()) continue;
+			Ptr<SwitchNode> peer = DynamicCast<SwitchNode>(other->GetNode());
+			for (uint32_t q = 1; q < 8; q++) {
+				auto key = std::make_tuple(i, j, q);
+				bool paused = peer->m_mmu->paused[other->GetIfIndex()][q];
+				if (paused && dev->GetQueue()->GetNBytes(q) > 0) {
+					int64_t since = shoal_paused_since.emplace(key, now).first->second;
+					if (now - since >= after_ns) {
+						int64_t &edge = stuck[i][other->GetNode()->GetId()];
+						edge = std::max(edge, since);
+					}
+				} else {
+					shoal_paused_since.erase(key);
+				}
+			}
+		}
+	}
+	for (auto &from : stuck) {
+		std::vector<uint32_t> path{from.first};
+		if (ShoalFindCycle(stuck, from.first, from.first, path)) {
+			int64_t onset = 0;
+			for (size_t k = 0; k < path.size(); k++)
+				onset = std::max(onset, stuck[path[k]][path[(k + 1) % path.size()]]);
+			std::cout << "SHOAL_DEADLOCK onset_ns " << onset << " detected_ns " << now << " cycle";
+			for (auto s : path) std::cout << " " << s;
+			std::cout << std::endl;
+			Simulator::Stop();
+			return;
+		}
+	}
+	Simulator::Schedule(MicroSeconds(10), ShoalDeadlockWatch, after_ns);
+}
+
+"""
+PROGRAM_CHANGES = [
+    (
+        "#include <time.h>\n",
+        "#include <time.h>\n#include <algorithm>\n#include <map>\n#include <tuple>\n",
+    ),
+    (
+        "\tSimulator::Schedule(Seconds(delay), PrintResults, switchDown, 1, delay);",
+        "\t// (report off) "
+        "Simulator::Schedule(Seconds(delay), PrintResults, switchDown, 1, delay);",
+    ),
+    ("int main(int argc, char *argv[])\n", WATCH + "int main(int argc, char *argv[])\n"),
+    (
+        "\tSimulator::Stop(Seconds(simulator_stop_time));\n",
+        '\tif (getenv("SHOAL_DEADLOCK_NS"))\n'
+        "\t\tSimulator::Schedule(MicroSeconds(10), ShoalDeadlockWatch,"
+        ' (int64_t)strtoll(getenv("SHOAL_DEADLOCK_NS"), nullptr, 10));\n'
+        "\tSimulator::Stop(Seconds(simulator_stop_time));\n",
+    ),
+]
+
+
+def _substitute(text: str, changes, name: str) -> str:
+    for old, new in changes:
+        if text.count(old) != 1:
+            raise UserError(
+                f"{name} is not ns3-datacenter 6ddb4a4's: cannot find {old.strip()[:60]!r}", 1
+            )
+        text = text.replace(old, new)
+    return text
+
+
+def _write_if_changed(path: Path, text: str) -> bool:
+    if path.is_file() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+
+
+def patch_mmu(n3dc: Path) -> bool:
+    """Adds DSH to the reference's switch MMU and node (once); returns whether it changed."""
+    header, source, node = (
+        n3dc / MODEL / f for f in ("switch-mmu.h", "switch-mmu.cc", "switch-node.cc")
+    )
+    texts = {p: p.read_text() for p in (header, source, node)}
+    if all(MARK in t for t in texts.values()):
+        return False
+    if any(MARK in t for t in texts.values()):
+        raise UserError(
+            f"{n3dc / MODEL} is half patched: restore its switch-mmu.* and switch-node.cc", 1
+        )
+    # After the last member, so that programs built before keep every offset they use.
+    hook = "\tuint32_t lpfUpdatedOnce;\n"
+    texts[header] = _substitute(texts[header], [(hook, hook + MMU_DECLS)], "switch-mmu.h")
+    end = texts[source].rstrip().rfind("}")
+    texts[source] = texts[source][:end] + MMU_DEFS + "\n}\n"
+    anchor = "void SwitchNode::CheckAndSendPfc("
+    texts[node] = _substitute(
+        texts[node], [(anchor, NODE_SYNC + anchor), ADMIT, DEQUEUE, RESUME], "switch-node.cc"
+    )
+    for path, text in texts.items():
+        path.write_text(text)
+    return True
+
+
+def prepare_program(n3dc: Path, build: bool) -> Path:
+    """The deadlock program, built (with ``build``) if it or the MMU changed; its path."""
+    changed = patch_mmu(n3dc)
+    src = (n3dc / PROGRAMS / "powertcp-evaluation-burst.cc").read_text()
+    start, stop = src.find(SWITCH_CONFIG_START), src.find(SWITCH_CONFIG_END)
+    if start < 0 or stop < start:
+        raise UserError(
+            "powertcp-evaluation-burst.cc is not ns3-datacenter 6ddb4a4's: no switch setup", 1
+        )
+    src = src[:start] + SWITCH_CONFIG + src[stop + len(SWITCH_CONFIG_END) :]
+    src = _substitute(src, PROGRAM_CHANGES, "powertcp-evaluation-burst.cc")
+    changed |= _write_if_changed(n3dc / PROGRAMS / f"{PROGRAM}.cc", src)
+    cmake = n3dc / PROGRAMS / "CMakeLists.txt"
+    if f"NAME {PROGRAM}\n" not in cmake.read_text():
+        cmake.write_text(cmake.read_text() + CMAKE_ENTRY.format(name=PROGRAM))
+        changed = True
+    program = n3dc / BUILT.format(PROGRAM)
+    if changed or not program.is_file():
+        if not build:
+            raise UserError(f"build {PROGRAM} first: rerun with --build (minutes)", 1)
+        print("building the reference's deadlock program (minutes) ...", flush=True)
+        cmd = ["cmake", "--build", str(n3dc / "cmake-cache"), "-j", "2", "--target", PROGRAM]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise UserError(
+                f"building failed: {' '.join(cmd)}\n{r.stdout[-3000:]}{r.stderr[-2000:]}", 1
+            )
+    return program
+
+
+# ---- the experiments' scenarios and the reference's inputs --------------------------------
+
+
+def scenarios(experiment: str, schemes, args) -> dict[str, dict]:
+    """Each scheme's scenario of ``experiment`` as its full mode resolves it (fig14: at
+    background load ``args.load``), with ``args.duration`` of arrivals when given and
+    ``args.stop`` of simulated time (fig12)."""
+    from shoal._sweep import expand, load_sweep, resolve_runs
+    from shoal.reproduce import find
+
+    spec = load_sweep(find(f"dsh/{experiment}").sweep_spec("full"))
+    runs = [
+        r
+        for r in expand(spec)
+        if r.params.get("scheme") in schemes and r.params.get("seed", 1) == 1
+    ]
+    if experiment == "fig14":
+        loads = sorted({r.params["workload.load"] for r in runs})
+        runs = [r for r in runs if r.params["workload.load"] == args.load]
+        if not runs:
+            raise UserError(
+                f"--load {args.load}: fig14's background loads are {', '.join(map(str, loads))}", 2
+            )
+    out = {}
+    for r in resolve_runs(spec, runs):
+        sc = copy.deepcopy(r.scenario)
+        if experiment == "fig12":
+            sc["run"]["stop_time"] = args.stop
+        if args.duration:
+            for w in [sc["workload"], *sc["workload"].get("extra", [])]:
+                w["duration"] = args.duration
+        out[r.params["scheme"]] = sc
+    missing = [s for s in schemes if s not in out]
+    if missing:
+        raise UserError(
+            f"dsh/{experiment} has no scheme {missing[0]!r} (it has {', '.join(SCHEMES)})", 2
+        )
+    return out
+
+
+def write_topology(path: Path, topology: dict) -> Path:
+    """The scenario's leaf-spine in the reference's format, without its failed links."""
+    write_t1_topology(path, topology)
+    failed = {frozenset(link) for link in topology.get("failed_links", [])}
+    head, ids, *links = path.read_text().splitlines()
+    kept = [row for row in links if frozenset(map(int, row.split()[:2])) not in failed]
+    nodes, switches, tors, _ = head.split()
+    path.write_text(f"{nodes} {switches} {tors} {len(kept)}\n{ids}\n" + "\n".join(kept) + "\n")
+    return path
+
+
+def write_flows(out: Path, trace) -> Path:
+    """The reference's flow file: ``src dst pg dport bytes start_s``, each flow in its
+    trace's priority (the reference's NICs and switches queue by it)."""
+    rows = [
+        f"{r.src} {r.dst} {r.priority} {flow_port(i, 1)} {r.bytes} "
+        f"{START_OFFSET_S + r.start_ns / 1e9:.9f}"
+        for i, r in enumerate(trace.itertuples())
+    ]
+    path = out / "n3dc_flows.txt"
+    path.write_text(f"{len(rows)}\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def mmu_env(sc: dict) -> dict[str, str]:
+    """The environment the program reads its MMU from (and the switches' ACK priority), from
+    the scenario as Shoal resolves it (its preset and defaults laid under it)."""
+    from shoal import _core
+
+    resolved = json.loads(_core.resolve(json.dumps(sc))[0])
+    sw, fc = resolved["switch"], resolved["switch"]["flow_control"]
+    if sw["reserve_per"] != "queue":
+        raise UserError(
+            f"switch.reserve_per = {sw['reserve_per']!r}: the program reserves per queue", 2
+        )
+    env = dict([ACK_HIGH_PRIO_ENV]) if resolved["rdma"].get("ack_priority") == 0 else {}
+    if sw.get("buffer"):
+        env["SHOAL_BUFFER"] = str(parse_size(sw["buffer"]))
+    else:
+        env["SHOAL_POOL"] = str(parse_size(sw["pool_size"]))
+    env |= {
+        "SHOAL_HEADROOM": "dsh" if fc["kind"] == "dsh" else "sih",
+        "SHOAL_RESERVE": str(parse_size(sw["reserved"])),
+        "SHOAL_ALPHA": str(fc["alpha"]),
+    }
+    if fc.get("stop_at_deadlock"):
+        env["SHOAL_DEADLOCK_NS"] = str(round(parse_time_s(fc["deadlock_after"]) * 1e9))
+    return env
+
+
+def read_deadlock(stdout: str) -> dict:
+    m = re.search(r"SHOAL_DEADLOCK onset_ns (\d+) detected_ns (\d+) cycle ([\d ]+)", stdout)
+    if not m:
+        return {"deadlocked": False}
+    offset = START_OFFSET_S * 1e9
+    return {
+        "deadlocked": True,
+        "onset_ms": (int(m.group(1)) - offset) / 1e6,
+        "detected_ms": (int(m.group(2)) - offset) / 1e6,
+        "cycle": [int(s) for s in m.group(3).split()],
+    }
+
+
+def run_reference(
+    program: Path, n3dc: Path, sc: dict, trace, seed: int, out: Path, stop_s: float
+) -> dict:
+    """The reference on one scheme and seed until ``stop_s`` of its clock (resumed from
+    ``out`` when the inputs match): deadlock, wall and CPU time, lossless drops."""
+    out.mkdir(parents=True, exist_ok=True)
+    topology = write_topology(out / "n3dc_topology.txt", sc["topology"])
+    write_flows(out, trace)
+    t = sc["topology"]
+    rates = sorted({_bps(t["link_rate"]), _bps(t.get("uplink_rate", t["link_rate"]))})
+    overrides = {
+        "TOPOLOGY_FILE": topology,
+        **n3dc_files(out),
+        "SIMULATOR_STOP_TIME": f"{stop_s:.4f}",
+        "ACK_HIGH_PRIO": 1 if sc.get("rdma", {}).get("ack_priority") == 0 else 0,
+        **red_maps(sc["switch"].get("marking", {}).get("red"), rates),
+    }
+    conf = write_n3dc_config(n3dc, out, overrides)
+    cmd = [str(program), f"--conf={conf}", *N3DC_FLAGS[sc["rdma"]["cc"]["kind"]]]
+    env = mmu_env(sc)
+    digest = hashlib.sha256(
+        b"".join(p.read_bytes() for p in (conf, out / "n3dc_flows.txt", topology, program))
+        + json.dumps([cmd[2:], env, seed]).encode()
+    ).hexdigest()
+    record = out / "n3dc_run.json"
+    saved = json.loads(record.read_text()) if record.is_file() else {}
+    if saved.get("inputs") == digest and (out / "n3dc_fct.txt").is_file():
+        return saved
+    cpu = children_cpu_s()
+    saved_env = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    log = out / "n3dc_stdout.txt"
+    try:
+        wall, drops = run_n3dc(cmd, log, seed)
+    finally:
+        for k, v in saved_env.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    saved = {"inputs": digest, **read_deadlock(log.read_text()), "wall_s": wall}
+    saved |= {"cpu_s": children_cpu_s() - cpu, "lossless_drops": drops}
+    tmp = record.with_suffix(".tmp")
+    tmp.write_text(json.dumps(saved, indent=2) + "\n")
+    tmp.replace(record)
+    log.unlink()
+    return saved
+
+
+def run_shoal(shoal, scenario: Path, out: Path) -> dict:
+    """Shoal on ``scenario``: its first deadlock, wall time, lossless drops."""
+    wall, _ = run(shoal + ["run", str(scenario), "--out", str(out), "-q"], "shoal run")
+    pfc = json.loads((out / "summary.json").read_text())["pfc"]
+    result = {"deadlocked": False, "wall_s": wall, "lossless_drops": pfc.get("lossless_drops", 0)}
+    if pfc.get("deadlocks"):
+        first = pfc["deadlocks"][0]
+        result |= {
+            "deadlocked": True,
+            "onset_ms": first["onset_ns"] / 1e6,
+            "cycle": first.get("cycle"),
+        }
+    return result
+
+
+def mean_fcts(fct_ns, trace) -> dict:
+    """Mean FCT (us) of fig14's background flows (classes 2-7) and fan-in flows (class 1),
+    and the flows that did not finish."""
+    import numpy as np
+
+    fct = np.asarray(fct_ns, dtype=float)
+    fanin = trace["priority"].to_numpy() == 1
+    return {
+        "background_mean_us": float(np.nanmean(fct[~fanin]) / 1e3),
+        "fanin_mean_us": float(np.nanmean(fct[fanin]) / 1e3),
+        "unfinished": int(np.isnan(fct).sum()),
+    }
+
+
+def _bps(rate: str) -> int:
+    from shoal import _core
+
+    return _core.parse_rate_bps(rate)
+
+
+def parse_seeds(text: str) -> list[int]:
+    seeds = []
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        try:
+            seeds += list(range(int(a), int(b or a) + 1))
+        except ValueError:
+            raise UserError(
+                f"--seeds {text!r}: expected numbers and ranges such as 1-10,15", 2
+            ) from None
+    return seeds
+
+
+def one_run(args, program: Path, n3dc: Path, shoal, sc: dict, seed: int, sdir: Path) -> dict:
+    """Both simulators on one scheme and seed: the row of comparison.json."""
+    import pandas as pd
+
+    sdir.mkdir(parents=True, exist_ok=True)
+    sc = copy.deepcopy(sc)
+    sc["run"]["seed"] = seed
+    scenario = sdir / "shoal.toml"
+    scenario.write_text(toml_document(sc))
+    trace_csv = sdir / "trace.csv"
+    if not trace_csv.is_file() or trace_csv.stat().st_mtime < scenario.stat().st_mtime:
+        run(shoal + ["trace", str(scenario), "--out", str(trace_csv)], "shoal trace")
+    trace = sorted_trace(pd.read_csv(trace_csv))
+    if args.experiment == "fig12":
+        stop = START_OFFSET_S + parse_time_s(sc["run"]["stop_time"])
+    else:
+        stop = START_OFFSET_S + trace["start_ns"].max() / 1e9 + args.tail
+    ref = run_reference(program, n3dc, sc, trace, seed, sdir, stop)
+    mine_path = sdir / "shoal_run.json"
+    mine = json.loads(mine_path.read_text()) if mine_path.is_file() else {}
+    if mine.get("scenario") != scenario.read_text():
+        mine = run_shoal(shoal, scenario, sdir / "shoal") | {"scenario": scenario.read_text()}
+        if args.experiment == "fig14":
+            flows = pd.read_parquet(sdir / "shoal" / "flows.parquet").set_index("id")
+            mine |= mean_fcts(flows.loc[trace["id"], "fct_ns"].to_numpy(dtype=float), trace)
+        mine_path.write_text(json.dumps(mine, indent=2) + "\n")
+    row = {
+        "seed": seed,
+        "flows": len(trace),
+        "n3dc": {k: v for k, v in ref.items() if k != "inputs"},
+    }
+    if args.experiment == "fig14":
+        row["n3dc"] |= mean_fcts(read_n3dc_fct_by_sport(sdir / "n3dc_fct.txt", trace), trace)
+    row["shoal"] = {k: v for k, v in mine.items() if k != "scenario"}
+    return row
+
+
+def summarize(experiment: str, rows: dict[str, list[dict]]) -> dict:
+    """Per scheme: fig12, the fraction of runs that deadlocked; fig14, the mean FCTs over
+    the seeds and DSH's over SIH's (same CC), in each simulator."""
+    out = {}
+    for s, runs in rows.items():
+        entry: dict = {"runs": runs}
+        for sim in ("n3dc", "shoal"):
+            if experiment == "fig12":
+                entry[f"{sim}_deadlock_fraction"] = sum(r[sim]["deadlocked"] for r in runs) / len(
+                    runs
+                )
+            else:
+                for m in ("background_mean_us", "fanin_mean_us"):
+                    entry[f"{sim}_{m}"] = sum(r[sim][m] for r in runs) / len(runs)
+        out[s] = entry
+    if experiment == "fig14":
+        for s, entry in out.items():
+            twin = "sih_" + s.removeprefix("dsh_")
+            if s.startswith("dsh_") and twin in out:
+                for sim in ("n3dc", "shoal"):
+                    for m in ("background", "fanin"):
+                        key = f"{sim}_{m}_mean_us"
+                        entry[f"{sim}_{m}_vs_sih"] = entry[key] / out[twin][key]
+    return out
+
+
+def compare(args) -> int:
+    n3dc = Path(args.n3dc).resolve()
+    schemes = [s for s in args.schemes.split(",") if s]
+    bad = [s for s in schemes if s not in SCHEMES]
+    if bad:
+        raise UserError(f"--schemes: {bad[0]!r} is not one of {', '.join(SCHEMES)}", 2)
+    seeds = parse_seeds(args.seeds)
+    program = prepare_program(n3dc, args.build)
+    scs = scenarios(args.experiment, schemes, args)
+    out = Path(args.out or HERE / "results" / f"n3dc_dsh_{args.experiment}")
+    out.mkdir(parents=True, exist_ok=True)
+    shoal = shoal_cmd()
+    rows: dict[str, list[dict]] = {}
+    for s in schemes:
+        rows[s] = []
+        for seed in seeds:
+            row = one_run(args, program, n3dc, shoal, scs[s], seed, out / s / f"seed{seed}")
+            rows[s].append(row)
+            print(
+                f"{s} seed {seed}: ns3-datacenter {_brief(row['n3dc'])}, "
+                f"Shoal {_brief(row['shoal'])}",
+                flush=True,
+            )
+    result = {
+        "experiment": f"dsh/{args.experiment}",
+        "seeds": args.seeds,
+        "stop": args.stop,
+        "duration": args.duration,
+        "load": args.load,
+        "schemes": summarize(args.experiment, rows),
+    }
+    tmp = out / "comparison.json.tmp"
+    tmp.write_text(json.dumps(result, indent=2) + "\n")
+    tmp.replace(out / "comparison.json")
+    print()
+    for s, r in result["schemes"].items():
+        if args.experiment == "fig12":
+            print(
+                f"{s:<14} runs deadlocked: ns3-datacenter {r['n3dc_deadlock_fraction']:.0%}, "
+                f"Shoal {r['shoal_deadlock_fraction']:.0%} ({len(r['runs'])} seeds)"
+            )
+        else:
+            n, m = (
+                "/".join(f"{r[f'{sim}_{k}_mean_us']:.1f}" for k in ("background", "fanin"))
+                for sim in ("n3dc", "shoal")
+            )
+            line = f"{s:<14} mean FCT background/fan-in (us): ns3-datacenter {n}, Shoal {m}"
+            if "n3dc_background_vs_sih" in r:
+                n, m = (
+                    "/".join(f"{r[f'{sim}_{k}_vs_sih']:.3f}" for k in ("background", "fanin"))
+                    for sim in ("n3dc", "shoal")
+                )
+                line += f"; DSH/SIH: ns3-datacenter {n}, Shoal {m}"
+            print(line)
+    print(f"\nwrote {out / 'comparison.json'}")
+    return 0
+
+
+def _brief(r: dict) -> str:
+    if "background_mean_us" in r:
+        text = f"background {r['background_mean_us']:.1f} us, fan-in {r['fanin_mean_us']:.1f} us"
+    else:
+        text = f"deadlock at {r['onset_ms']:.2f} ms" if r["deadlocked"] else "no deadlock"
+    return f"{text} ({r['wall_s']:.0f} s)"
+
+
+def main(argv=None) -> int:
+    p = n3dc_parser(__doc__)
+    p.add_argument("--experiment", choices=("fig12", "fig14"), default="fig12")
+    p.add_argument(
+        "--build", action="store_true", help="add DSH to the reference and build the program"
+    )
+    p.add_argument("--schemes", default="sih_dcqcn,dsh_dcqcn", help=f"of {', '.join(SCHEMES)}")
+    p.add_argument("--seeds", default="1-10", help="seeds, e.g. 1-10 or 1,4,7 (default 1-10)")
+    p.add_argument(
+        "--stop", default="100ms", help="fig12: simulated time per run (default 100ms, the paper's)"
+    )
+    p.add_argument(
+        "--load", type=float, default=0.6, help="fig14: the background load (default 0.6)"
+    )
+    p.add_argument("--duration", help="arrivals for this long (default: the experiment's own)")
+    p.add_argument(
+        "--tail",
+        type=float,
+        default=0.05,
+        help="fig14: seconds the reference runs after the last arrival (default 0.05)",
+    )
+    p.add_argument("--out")
+    return run_guarded(compare, p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
