@@ -37,16 +37,18 @@ read back, so an interrupted comparison resumes. Exit status: 0 when the compari
 
 from __future__ import annotations
 
+import argparse
 import copy
 import hashlib
 import json
+import math
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-from compare_n3dc import START_OFFSET_S, n3dc_files, n3dc_parser, write_n3dc_config
+from compare_n3dc import START_OFFSET_S, n3dc_files, write_n3dc_config
 from compare_n3dc_t1 import (
     ACK_HIGH_PRIO_ENV,
     read_n3dc_fct_by_sport,
@@ -96,6 +98,17 @@ MMU_DECLS = """\
 	void DshEnqueue(uint32_t port, uint32_t q, uint32_t psize);
 	void DshDequeue(uint32_t port, uint32_t q, uint32_t psize);
 	void DshUpdate(uint32_t port);
+	// Static headroom's episodes (from its first byte until empty), for fig. 6: the most
+	// bytes each held, counted by (xoff << 32 | peak).
+	uint64_t shoalPeak[pCnt][qCnt] = {};
+	std::unordered_map<uint64_t, uint64_t> shoalPeaks;
+	void ShoalNoteHeadroom(uint32_t port, uint32_t q) {
+		shoalPeak[port][q] = std::max(shoalPeak[port][q], xoffUsed[port][q]);
+		if (xoffUsed[port][q] == 0 && shoalPeak[port][q] > 0) {
+			shoalPeaks[xoff[port][q] << 32 | shoalPeak[port][q]]++;
+			shoalPeak[port][q] = 0;
+		}
+	}
 	bool DshWantsPaused(uint32_t port, uint32_t q) {
 		return dshQueuePaused[port][q] || dshPortPaused[port];
 	}
@@ -202,7 +215,13 @@ ADMIT = (
 DEQUEUE = (
     "\t\tm_mmu->RemoveFromIngressAdmission(inDev, qIndex, p->GetSize(), found);\n",
     "\t\tif (m_mmu->dsh) m_mmu->DshDequeue(inDev, qIndex, p->GetSize());\n"
-    "\t\telse m_mmu->RemoveFromIngressAdmission(inDev, qIndex, p->GetSize(), found);\n",
+    "\t\telse m_mmu->RemoveFromIngressAdmission(inDev, qIndex, p->GetSize(), found);\n"
+    "\t\tm_mmu->ShoalNoteHeadroom(inDev, qIndex);\n",
+)
+ENQUEUE = (
+    "m_mmu->UpdateIngressAdmission(inDev, qIndex, p->GetSize(), found, unsched);\n",
+    "m_mmu->UpdateIngressAdmission(inDev, qIndex, p->GetSize(), found, unsched);\n"
+    "\t\t\t\tm_mmu->ShoalNoteHeadroom(inDev, qIndex);\n",
 )
 RESUME = (
     "\t\tCheckAndSendResume(inDev, qIndex);\n",
@@ -332,6 +351,16 @@ PROGRAM_CHANGES = [
     ),
     ("int main(int argc, char *argv[])\n", WATCH + "int main(int argc, char *argv[])\n"),
     (
+        "\tSimulator::Run();\n",
+        "\tSimulator::Run();\n"
+        "\tfor (uint32_t i = 0; i < n.GetN(); i++) {\n"
+        "\t\tif (!n.Get(i)->GetNodeType()) continue;\n"
+        "\t\tfor (auto &kv : DynamicCast<SwitchNode>(n.Get(i))->m_mmu->shoalPeaks)\n"
+        '\t\t\tstd::cout << "SHOAL_HEADROOM_PEAK " << (kv.first >> 32) << " "\n'
+        '\t\t\t          << (kv.first & 0xffffffffu) << " " << kv.second << std::endl;\n'
+        "\t}\n",
+    ),
+    (
         "\tSimulator::Stop(Seconds(simulator_stop_time));\n",
         '\tif (getenv("SHOAL_DEADLOCK_NS"))\n'
         "\t\tSimulator::Schedule(MicroSeconds(10), ShoalDeadlockWatch,"
@@ -359,29 +388,34 @@ def _write_if_changed(path: Path, text: str) -> bool:
 
 
 def patch_mmu(n3dc: Path) -> bool:
-    """Adds DSH to the reference's switch MMU and node (once); returns whether it changed."""
-    header, source, node = (
-        n3dc / MODEL / f for f in ("switch-mmu.h", "switch-mmu.cc", "switch-node.cc")
-    )
-    texts = {p: p.read_text() for p in (header, source, node)}
-    if all(MARK in t for t in texts.values()):
-        return False
-    if any(MARK in t for t in texts.values()):
-        raise UserError(
-            f"{n3dc / MODEL} is half patched: restore its switch-mmu.* and switch-node.cc", 1
-        )
+    """Adds DSH (and the headroom episodes' record) to the reference's switch MMU and node;
+    returns whether a file changed. The first call keeps each file's original next to it
+    (``<file>.shoal-orig``), and every call derives the files from those, so a newer
+    version of these changes replaces an older one."""
+    files = [n3dc / MODEL / f for f in ("switch-mmu.h", "switch-mmu.cc", "switch-node.cc")]
+    originals = [f.with_name(f.name + ".shoal-orig") for f in files]
+    if not all(o.is_file() for o in originals):
+        if any(MARK in f.read_text() for f in files):
+            raise UserError(
+                f"{n3dc / MODEL} holds an earlier version of these changes without its "
+                "originals: restore switch-mmu.h, switch-mmu.cc and switch-node.cc from "
+                "ns3-datacenter 6ddb4a4",
+                1,
+            )
+        for f, o in zip(files, originals, strict=True):
+            o.write_text(f.read_text())
+    header, source, node = (o.read_text() for o in originals)
     # After the last member, so that programs built before keep every offset they use.
     hook = "\tuint32_t lpfUpdatedOnce;\n"
-    texts[header] = _substitute(texts[header], [(hook, hook + MMU_DECLS)], "switch-mmu.h")
-    end = texts[source].rstrip().rfind("}")
-    texts[source] = texts[source][:end] + MMU_DEFS + "\n}\n"
+    header = _substitute(header, [(hook, hook + MMU_DECLS)], "switch-mmu.h")
+    end = source.rstrip().rfind("}")
+    source = source[:end] + MMU_DEFS + "\n}\n"
     anchor = "void SwitchNode::CheckAndSendPfc("
-    texts[node] = _substitute(
-        texts[node], [(anchor, NODE_SYNC + anchor), ADMIT, DEQUEUE, RESUME], "switch-node.cc"
+    node = _substitute(
+        node, [(anchor, NODE_SYNC + anchor), ADMIT, ENQUEUE, DEQUEUE, RESUME], "switch-node.cc"
     )
-    for path, text in texts.items():
-        path.write_text(text)
-    return True
+    changed = [_write_if_changed(f, t) for f, t in zip(files, (header, source, node), strict=True)]
+    return any(changed)
 
 
 def prepare_program(n3dc: Path, build: bool) -> Path:
@@ -417,19 +451,25 @@ def prepare_program(n3dc: Path, build: bool) -> Path:
 # ---- the experiments' scenarios and the reference's inputs --------------------------------
 
 
-def scenarios(experiment: str, schemes, args) -> dict[str, dict]:
-    """Each scheme's scenario of ``experiment`` as its full mode resolves it (fig14: at
-    background load ``args.load``), with ``args.duration`` of arrivals when given and
-    ``args.stop`` of simulated time (fig12)."""
+def run_name(experiment: str, params: dict) -> str:
+    """What a run of ``experiment`` is called here: its scheme (fig12, fig14), its buffer
+    (fig5: "14MB" ... "30MB"), or "sih_dcqcn" (fig6, one run)."""
+    if experiment == "fig5":
+        return params["switch.buffer_label"]
+    return params.get("scheme", "sih_dcqcn")
+
+
+def scenarios(experiment: str, names, args) -> dict[str, dict]:
+    """Each named run's scenario of ``experiment`` as its full mode resolves it (fig14: at
+    background load ``args.load``), with ``args.duration`` of arrivals or ``args.flows``
+    flows when given, and ``args.stop`` of simulated time (fig12)."""
     from shoal._sweep import expand, load_sweep, resolve_runs
     from shoal.reproduce import find
 
     spec = load_sweep(find(f"dsh/{experiment}").sweep_spec("full"))
-    runs = [
-        r
-        for r in expand(spec)
-        if r.params.get("scheme") in schemes and r.params.get("seed", 1) == 1
-    ]
+    runs = [r for r in expand(spec) if r.params.get("seed", 1) == 1]
+    every = sorted({run_name(experiment, r.params) for r in runs})
+    runs = [r for r in runs if run_name(experiment, r.params) in names]
     if experiment == "fig14":
         loads = sorted({r.params["workload.load"] for r in runs})
         runs = [r for r in runs if r.params["workload.load"] == args.load]
@@ -442,14 +482,16 @@ def scenarios(experiment: str, schemes, args) -> dict[str, dict]:
         sc = copy.deepcopy(r.scenario)
         if experiment == "fig12":
             sc["run"]["stop_time"] = args.stop
-        if args.duration:
-            for w in [sc["workload"], *sc["workload"].get("extra", [])]:
+        for w in [sc["workload"], *sc["workload"].get("extra", [])]:
+            if args.duration:
                 w["duration"] = args.duration
-        out[r.params["scheme"]] = sc
-    missing = [s for s in schemes if s not in out]
+            if args.flows:
+                w["flows"] = args.flows
+        out[run_name(experiment, r.params)] = sc
+    missing = [s for s in names if s not in out]
     if missing:
         raise UserError(
-            f"dsh/{experiment} has no scheme {missing[0]!r} (it has {', '.join(SCHEMES)})", 2
+            f"dsh/{experiment} has no run {missing[0]!r} (it has {', '.join(every)})", 2
         )
     return out
 
@@ -517,6 +559,30 @@ def read_deadlock(stdout: str) -> dict:
     }
 
 
+def read_peaks(stdout: str) -> list[list[int]]:
+    """The program's static-headroom episodes: ``[eta, peak bytes, count]`` rows."""
+    rows = re.findall(r"^SHOAL_HEADROOM_PEAK (\d+) (\d+) (\d+)$", stdout, re.MULTILINE)
+    return sorted([int(a), int(b), int(c)] for a, b, c in rows)
+
+
+def utilization(values, weights=None) -> dict:
+    """Median and 99th percentile of headroom utilization (peak / eta, each episode once
+    or ``weights`` times), and the episodes."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=float)
+    w = np.ones(len(v)) if weights is None else np.asarray(weights, dtype=float)
+    if len(v) == 0:
+        return {"episodes": 0, "util_p50": math.nan, "util_p99": math.nan}
+    order = np.argsort(v, kind="stable")
+    v, cum = v[order], np.cumsum(w[order])
+
+    def q(p):  # the smallest value with at least p of the episodes at or below it
+        return float(v[np.searchsorted(cum, p * cum[-1], side="left")])
+
+    return {"episodes": int(cum[-1]), "util_p50": q(0.5), "util_p99": q(0.99)}
+
+
 def run_reference(
     program: Path, n3dc: Path, sc: dict, trace, seed: int, out: Path, stop_s: float
 ) -> dict:
@@ -554,7 +620,9 @@ def run_reference(
     finally:
         for k, v in saved_env.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
-    saved = {"inputs": digest, **read_deadlock(log.read_text()), "wall_s": wall}
+    stdout = log.read_text()
+    saved = {"inputs": digest, **read_deadlock(stdout), "wall_s": wall}
+    saved["headroom_peaks"] = read_peaks(stdout)
     saved |= {"cpu_s": children_cpu_s() - cpu, "lossless_drops": drops}
     tmp = record.with_suffix(".tmp")
     tmp.write_text(json.dumps(saved, indent=2) + "\n")
@@ -579,17 +647,18 @@ def run_shoal(shoal, scenario: Path, out: Path) -> dict:
 
 
 def mean_fcts(fct_ns, trace) -> dict:
-    """Mean FCT (us) of fig14's background flows (classes 2-7) and fan-in flows (class 1),
-    and the flows that did not finish."""
+    """Mean FCT (us) of all flows and, where there are fan-in flows (class 1, fig14), of
+    the background (classes 2-7) and the fan-in flows apart; the flows that did not
+    finish."""
     import numpy as np
 
     fct = np.asarray(fct_ns, dtype=float)
+    out = {"mean_us": float(np.nanmean(fct) / 1e3), "unfinished": int(np.isnan(fct).sum())}
     fanin = trace["priority"].to_numpy() == 1
-    return {
-        "background_mean_us": float(np.nanmean(fct[~fanin]) / 1e3),
-        "fanin_mean_us": float(np.nanmean(fct[fanin]) / 1e3),
-        "unfinished": int(np.isnan(fct).sum()),
-    }
+    if fanin.any():
+        out["background_mean_us"] = float(np.nanmean(fct[~fanin]) / 1e3)
+        out["fanin_mean_us"] = float(np.nanmean(fct[fanin]) / 1e3)
+    return out
 
 
 def _bps(rate: str) -> int:
@@ -632,25 +701,36 @@ def one_run(args, program: Path, n3dc: Path, shoal, sc: dict, seed: int, sdir: P
     mine_path = sdir / "shoal_run.json"
     mine = json.loads(mine_path.read_text()) if mine_path.is_file() else {}
     if mine.get("scenario") != scenario.read_text():
-        mine = run_shoal(shoal, scenario, sdir / "shoal") | {"scenario": scenario.read_text()}
-        if args.experiment == "fig14":
-            flows = pd.read_parquet(sdir / "shoal" / "flows.parquet").set_index("id")
+        run_dir = sdir / "shoal"
+        mine = run_shoal(shoal, scenario, run_dir) | {"scenario": scenario.read_text()}
+        if args.experiment in ("fig5", "fig14"):
+            flows = pd.read_parquet(run_dir / "flows.parquet").set_index("id")
             mine |= mean_fcts(flows.loc[trace["id"], "fct_ns"].to_numpy(dtype=float), trace)
+        if args.experiment == "fig6":
+            episodes = pd.read_parquet(run_dir / "headroom.parquet")
+            mine |= utilization(episodes["peak_bytes"] / episodes["headroom_bytes"])
         mine_path.write_text(json.dumps(mine, indent=2) + "\n")
-    row = {
-        "seed": seed,
-        "flows": len(trace),
-        "n3dc": {k: v for k, v in ref.items() if k != "inputs"},
-    }
-    if args.experiment == "fig14":
-        row["n3dc"] |= mean_fcts(read_n3dc_fct_by_sport(sdir / "n3dc_fct.txt", trace), trace)
+    reference = {k: v for k, v in ref.items() if k not in ("inputs", "headroom_peaks")}
+    if args.experiment in ("fig5", "fig14"):
+        reference |= mean_fcts(read_n3dc_fct_by_sport(sdir / "n3dc_fct.txt", trace), trace)
+    if args.experiment == "fig6":
+        peaks = ref["headroom_peaks"]
+        reference |= utilization([p / eta for eta, p, _ in peaks], [c for *_, c in peaks])
+    row = {"seed": seed, "flows": len(trace), "n3dc": reference}
     row["shoal"] = {k: v for k, v in mine.items() if k != "scenario"}
     return row
 
 
 def summarize(experiment: str, rows: dict[str, list[dict]]) -> dict:
-    """Per scheme: fig12, the fraction of runs that deadlocked; fig14, the mean FCTs over
-    the seeds and DSH's over SIH's (same CC), in each simulator."""
+    """Per run name, in each simulator, over the seeds: fig12, the fraction of runs that
+    deadlocked; fig14, the mean FCTs and DSH's over SIH's (same CC); fig5, the mean FCT
+    and the smallest buffer's over the largest's; fig6, the utilization's median and
+    99th percentile."""
+    metrics = {
+        "fig14": ("background_mean_us", "fanin_mean_us"),
+        "fig5": ("mean_us",),
+        "fig6": ("util_p50", "util_p99", "episodes"),
+    }.get(experiment, ())
     out = {}
     for s, runs in rows.items():
         entry: dict = {"runs": runs}
@@ -659,90 +739,113 @@ def summarize(experiment: str, rows: dict[str, list[dict]]) -> dict:
                 entry[f"{sim}_deadlock_fraction"] = sum(r[sim]["deadlocked"] for r in runs) / len(
                     runs
                 )
-            else:
-                for m in ("background_mean_us", "fanin_mean_us"):
-                    entry[f"{sim}_{m}"] = sum(r[sim][m] for r in runs) / len(runs)
+            for m in metrics:
+                entry[f"{sim}_{m}"] = sum(r[sim][m] for r in runs) / len(runs)
         out[s] = entry
-    if experiment == "fig14":
-        for s, entry in out.items():
-            twin = "sih_" + s.removeprefix("dsh_")
-            if s.startswith("dsh_") and twin in out:
-                for sim in ("n3dc", "shoal"):
+    for sim in ("n3dc", "shoal"):
+        if experiment == "fig14":
+            for s, entry in out.items():
+                twin = out.get("sih_" + s.removeprefix("dsh_"))
+                if s.startswith("dsh_") and twin:
                     for m in ("background", "fanin"):
                         key = f"{sim}_{m}_mean_us"
-                        entry[f"{sim}_{m}_vs_sih"] = entry[key] / out[twin][key]
+                        entry[f"{sim}_{m}_vs_sih"] = entry[key] / twin[key]
+        if experiment == "fig5" and len(out) > 1:
+            by_size = sorted(out, key=parse_size)
+            small, large = out[by_size[0]], out[by_size[-1]]
+            small[f"{sim}_vs_largest"] = small[f"{sim}_mean_us"] / large[f"{sim}_mean_us"]
     return out
 
 
-def compare(args) -> int:
-    n3dc = Path(args.n3dc).resolve()
+def run_names(args) -> list[str]:
+    """The runs to compare: fig12's and fig14's schemes, fig5's buffers, fig6's one run."""
+    if args.experiment == "fig6":
+        return ["sih_dcqcn"]
+    if args.experiment == "fig5":
+        return [b for b in args.buffers.split(",") if b]
     schemes = [s for s in args.schemes.split(",") if s]
     bad = [s for s in schemes if s not in SCHEMES]
     if bad:
         raise UserError(f"--schemes: {bad[0]!r} is not one of {', '.join(SCHEMES)}", 2)
+    return schemes
+
+
+def compare(args) -> int:
+    n3dc = Path(args.n3dc).resolve()
+    names = run_names(args)
     seeds = parse_seeds(args.seeds)
+    scs = scenarios(args.experiment, names, args)
     program = prepare_program(n3dc, args.build)
-    scs = scenarios(args.experiment, schemes, args)
     out = Path(args.out or HERE / "results" / f"n3dc_dsh_{args.experiment}")
     out.mkdir(parents=True, exist_ok=True)
     shoal = shoal_cmd()
     rows: dict[str, list[dict]] = {}
-    for s in schemes:
-        rows[s] = []
+    for name in names:
+        rows[name] = []
         for seed in seeds:
-            row = one_run(args, program, n3dc, shoal, scs[s], seed, out / s / f"seed{seed}")
-            rows[s].append(row)
+            row = one_run(args, program, n3dc, shoal, scs[name], seed, out / name / f"seed{seed}")
+            rows[name].append(row)
             print(
-                f"{s} seed {seed}: ns3-datacenter {_brief(row['n3dc'])}, "
+                f"{name} seed {seed}: ns3-datacenter {_brief(row['n3dc'])}, "
                 f"Shoal {_brief(row['shoal'])}",
                 flush=True,
             )
+    settings = ("seeds", "stop", "load", "duration", "flows", "tail")
     result = {
         "experiment": f"dsh/{args.experiment}",
-        "seeds": args.seeds,
-        "stop": args.stop,
-        "duration": args.duration,
-        "load": args.load,
-        "schemes": summarize(args.experiment, rows),
+        **{k: getattr(args, k) for k in settings},
+        "runs": summarize(args.experiment, rows),
     }
     tmp = out / "comparison.json.tmp"
     tmp.write_text(json.dumps(result, indent=2) + "\n")
     tmp.replace(out / "comparison.json")
     print()
-    for s, r in result["schemes"].items():
-        if args.experiment == "fig12":
-            print(
-                f"{s:<14} runs deadlocked: ns3-datacenter {r['n3dc_deadlock_fraction']:.0%}, "
-                f"Shoal {r['shoal_deadlock_fraction']:.0%} ({len(r['runs'])} seeds)"
-            )
-        else:
-            n, m = (
-                "/".join(f"{r[f'{sim}_{k}_mean_us']:.1f}" for k in ("background", "fanin"))
-                for sim in ("n3dc", "shoal")
-            )
-            line = f"{s:<14} mean FCT background/fan-in (us): ns3-datacenter {n}, Shoal {m}"
-            if "n3dc_background_vs_sih" in r:
-                n, m = (
-                    "/".join(f"{r[f'{sim}_{k}_vs_sih']:.3f}" for k in ("background", "fanin"))
-                    for sim in ("n3dc", "shoal")
-                )
-                line += f"; DSH/SIH: ns3-datacenter {n}, Shoal {m}"
-            print(line)
+    for name, r in result["runs"].items():
+        print(f"{name:<14} " + _summary_line(args.experiment, r))
     print(f"\nwrote {out / 'comparison.json'}")
     return 0
+
+
+def _summary_line(experiment: str, r: dict) -> str:
+    def both(fmt: str, *keys: str) -> str:
+        n, m = ("/".join(fmt.format(r[f"{sim}_{k}"]) for k in keys) for sim in ("n3dc", "shoal"))
+        return f"ns3-datacenter {n}, Shoal {m}"
+
+    if experiment == "fig12":
+        return f"runs deadlocked: {both('{:.0%}', 'deadlock_fraction')} ({len(r['runs'])} seeds)"
+    if experiment == "fig6":
+        return f"headroom utilization p50/p99: {both('{:.2%}', 'util_p50', 'util_p99')}"
+    if experiment == "fig5":
+        line = f"mean FCT (us): {both('{:.1f}', 'mean_us')}"
+        if "n3dc_vs_largest" in r:
+            line += f"; over the largest buffer's: {both('{:.3f}', 'vs_largest')}"
+        return line
+    line = (
+        f"mean FCT background/fan-in (us): {both('{:.1f}', 'background_mean_us', 'fanin_mean_us')}"
+    )
+    if "n3dc_background_vs_sih" in r:
+        line += f"; DSH/SIH: {both('{:.3f}', 'background_vs_sih', 'fanin_vs_sih')}"
+    return line
 
 
 def _brief(r: dict) -> str:
     if "background_mean_us" in r:
         text = f"background {r['background_mean_us']:.1f} us, fan-in {r['fanin_mean_us']:.1f} us"
+    elif "util_p50" in r:
+        text = f"utilization p50 {r['util_p50']:.2%}, p99 {r['util_p99']:.2%}"
+    elif "mean_us" in r:
+        text = f"mean FCT {r['mean_us']:.1f} us"
     else:
         text = f"deadlock at {r['onset_ms']:.2f} ms" if r["deadlocked"] else "no deadlock"
     return f"{text} ({r['wall_s']:.0f} s)"
 
 
 def main(argv=None) -> int:
-    p = n3dc_parser(__doc__)
-    p.add_argument("--experiment", choices=("fig12", "fig14"), default="fig12")
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--n3dc", required=True, help="ns3-datacenter's simulator/ns-3.39, configured")
+    p.add_argument("--experiment", choices=("fig12", "fig14", "fig5", "fig6"), default="fig12")
     p.add_argument(
         "--build", action="store_true", help="add DSH to the reference and build the program"
     )
@@ -754,12 +857,14 @@ def main(argv=None) -> int:
     p.add_argument(
         "--load", type=float, default=0.6, help="fig14: the background load (default 0.6)"
     )
-    p.add_argument("--duration", help="arrivals for this long (default: the experiment's own)")
+    p.add_argument("--buffers", default="14MB,30MB", help="fig5: the buffers (default 14MB,30MB)")
+    p.add_argument("--duration", help="fig12, fig14: arrivals for this long (default: their own)")
+    p.add_argument("--flows", type=int, help="fig5, fig6: this many flows (default: their own)")
     p.add_argument(
         "--tail",
         type=float,
         default=0.05,
-        help="fig14: seconds the reference runs after the last arrival (default 0.05)",
+        help="fig5, fig6, fig14: seconds the reference runs after the last arrival (default 0.05)",
     )
     p.add_argument("--out")
     return run_guarded(compare, p.parse_args(argv))

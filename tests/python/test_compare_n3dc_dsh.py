@@ -26,7 +26,7 @@ BURST = (
     + "\t\t\tsw->m_mmu->SetAlphaIngress(1.0 / 8);\n"
     + dsh.SWITCH_CONFIG_END
     + dsh.PROGRAM_CHANGES[1][0]
-    + "\n\tSimulator::Stop(Seconds(simulator_stop_time));\n}\n"
+    + "\n\tSimulator::Stop(Seconds(simulator_stop_time));\n\tSimulator::Run();\n}\n"
 )
 
 # A stand-in for the built program: reads its configuration, writes an empty FCT file, and
@@ -53,7 +53,8 @@ def n3dc(tmp_path: Path) -> Path:
         "void SwitchNode::CheckAndSendPfc(uint32_t inDev, uint32_t qIndex) {}\n"
         + "\t\t\t"
         + dsh.ADMIT[0]
-        + "(idx, qIndex, p->GetSize(), found,unsched)) {\n"
+        + "(idx, qIndex, p->GetSize(), found,unsched)) {\n\t\t\t\t"
+        + dsh.ENQUEUE[0]
         + dsh.DEQUEUE[0]
         + dsh.RESUME[0]
     )
@@ -64,7 +65,20 @@ def n3dc(tmp_path: Path) -> Path:
     (root / compare_n3dc.TEMPLATE).write_text(
         "".join(
             f"{k} x\n"
-            for k in ["TOPOLOGY_FILE", "FLOW_FILE", "FCT_OUTPUT_FILE", "PFC_OUTPUT_FILE", "TRACE_OUTPUT_FILE", "QLEN_MON_FILE", "ENABLE_TRACE", "SIMULATOR_STOP_TIME", "ACK_HIGH_PRIO", "KMIN_MAP", "KMAX_MAP", "PMAX_MAP"]
+            for k in [
+                "TOPOLOGY_FILE",
+                "FLOW_FILE",
+                "FCT_OUTPUT_FILE",
+                "PFC_OUTPUT_FILE",
+                "TRACE_OUTPUT_FILE",
+                "QLEN_MON_FILE",
+                "ENABLE_TRACE",
+                "SIMULATOR_STOP_TIME",
+                "ACK_HIGH_PRIO",
+                "KMIN_MAP",
+                "KMAX_MAP",
+                "PMAX_MAP",
+            ]
         )
     )
     return root
@@ -77,9 +91,10 @@ def build_fake(root: Path) -> None:
     exe.chmod(0o755)
 
 
-def test_dsh_is_added_to_the_mmu_once(n3dc: Path):
-    assert dsh.patch_mmu(n3dc)
+def test_dsh_is_added_to_the_mmu_once_and_a_newer_version_replaces_it(n3dc: Path, monkeypatch):
     model = n3dc / dsh.MODEL
+    original = (model / "switch-mmu.h").read_text()
+    assert dsh.patch_mmu(n3dc)
     header = (model / "switch-mmu.h").read_text()
     # The new members come after the last old one: programs built before keep their offsets.
     assert header.index("lpfUpdatedOnce") < header.index("bool dsh = false;") < header.index("};")
@@ -87,19 +102,27 @@ def test_dsh_is_added_to_the_mmu_once(n3dc: Path):
     assert "SwitchMmu::DshUpdate" in (model / "switch-mmu.cc").read_text()
     node = (model / "switch-node.cc").read_text()
     assert node.count("DshSyncPort(m_mmu") == 2 and "else CheckAndSendResume" in node
+    assert node.count("ShoalNoteHeadroom(inDev, qIndex)") == 2
     assert node.index("static void DshSyncPort") < node.index("SwitchNode::CheckAndSendPfc")
+    assert (model / "switch-mmu.h.shoal-orig").read_text() == original
     assert not dsh.patch_mmu(n3dc)  # a second call changes nothing
+    monkeypatch.setattr(dsh, "MMU_DECLS", dsh.MMU_DECLS + "\tint shoal_newer = 1;\n")
+    assert dsh.patch_mmu(n3dc)
+    header = (model / "switch-mmu.h").read_text()
+    assert header.count("bool dsh = false;") == 1 and "shoal_newer" in header
 
 
-def test_a_half_patched_or_unknown_tree_is_refused(n3dc: Path):
+def test_an_earlier_patch_without_originals_or_an_unknown_tree_is_refused(n3dc: Path):
     model = n3dc / dsh.MODEL
+    header = (model / "switch-mmu.h").read_text()
     (model / "switch-mmu.h").write_text(f"// {dsh.MARK}\n")
-    with pytest.raises(UserError, match="half patched"):
+    with pytest.raises(UserError, match="earlier version"):
         dsh.patch_mmu(n3dc)
     (model / "switch-mmu.h").write_text("class SwitchMmu {};\n")
     with pytest.raises(UserError, match="not ns3-datacenter 6ddb4a4's") as e:
         dsh.patch_mmu(n3dc)
     assert e.value.code == 1
+    del header
 
 
 def test_the_program_replaces_the_switch_setup_and_watches_for_deadlocks(n3dc: Path):
@@ -110,6 +133,7 @@ def test_the_program_replaces_the_switch_setup_and_watches_for_deadlocks(n3dc: P
     assert source.index("static void ShoalDeadlockWatch") < source.index("int main(")
     assert source.index("ShoalDeadlockWatch, (int64_t)") < source.index("Simulator::Stop(Seconds")
     assert "// (report off) Simulator::Schedule" in source
+    assert source.index("Simulator::Run();") < source.index('"SHOAL_HEADROOM_PEAK "')
     build_fake(n3dc)
     assert dsh.prepare_program(n3dc, build=False).is_file()  # nothing changed: no build
     cmake = (n3dc / dsh.PROGRAMS / "CMakeLists.txt").read_text()
@@ -137,7 +161,7 @@ def test_fig12s_fabric_loses_exactly_its_two_failed_links(tmp_path: Path):
 
 
 def test_the_mmu_settings_come_from_the_scheme():
-    args = type("A", (), {"stop": "5ms", "duration": None, "load": 0.6})()
+    args = type("A", (), {"stop": "5ms", "duration": None, "load": 0.6, "flows": None})()
     fig12 = dsh.scenarios("fig12", ["sih_dcqcn", "dsh_dcqcn"], args)
     sih, dsh_env = (dsh.mmu_env(fig12[s]) for s in ("sih_dcqcn", "dsh_dcqcn"))
     assert sih["SHOAL_HEADROOM"] == "sih" and dsh_env["SHOAL_HEADROOM"] == "dsh"
@@ -169,6 +193,25 @@ def test_a_deadlock_line_is_read_relative_to_the_first_flow():
     assert dsh.read_deadlock("Running Simulation.\n") == {"deadlocked": False}
 
 
+def test_headroom_episodes_are_read_and_their_percentiles_weighted_by_count():
+    out = "x\nSHOAL_HEADROOM_PEAK 56840 1048 98\nSHOAL_HEADROOM_PEAK 56840 51156 2\n"
+    peaks = dsh.read_peaks(out)
+    assert peaks == [[56840, 1048, 98], [56840, 51156, 2]]
+    util = dsh.utilization([p / eta for eta, p, _ in peaks], [c for *_, c in peaks])
+    assert util == {"episodes": 100, "util_p50": 1048 / 56840, "util_p99": 51156 / 56840}
+    # Unweighted: each value once (Shoal's episodes, one row each).
+    assert dsh.utilization([0.3, 0.1, 0.2])["util_p50"] == 0.2
+
+
+def test_fig5s_summary_divides_the_smallest_buffer_by_the_largest():
+    def run(mean):
+        return {sim: {"mean_us": mean} for sim in ("n3dc", "shoal")}
+
+    out = dsh.summarize("fig5", {"30MB": [run(100)], "14MB": [run(178.1)]})
+    assert out["14MB"]["n3dc_vs_largest"] == pytest.approx(1.781)
+    assert "n3dc_vs_largest" not in out["30MB"]
+
+
 def test_fig14s_summary_divides_each_dsh_scheme_by_its_sih_twin():
     def run(bg, fanin):
         return {
@@ -188,6 +231,8 @@ def test_bad_arguments_name_what_is_accepted(n3dc: Path, capsys):
     assert "'pfc' is not one of sih_dcqcn" in capsys.readouterr().err
     assert dsh.main(["--n3dc", str(n3dc), "--seeds", "1-x"]) == 2
     assert "expected numbers and ranges" in capsys.readouterr().err
+    assert dsh.main(["--n3dc", str(n3dc), "--experiment", "fig5", "--buffers", "15MB"]) == 2
+    assert "no run '15MB' (it has 14MB, 16MB, 20MB, 24MB, 30MB)" in capsys.readouterr().err
 
 
 def test_a_whole_fig12_run_compares_both_simulators_on_the_same_flows(n3dc: Path, tmp_path: Path):
@@ -197,7 +242,7 @@ def test_a_whole_fig12_run_compares_both_simulators_on_the_same_flows(n3dc: Path
     build_fake(n3dc)
     assert dsh.main(argv) == 0
     result = json.loads((out / "comparison.json").read_text())
-    sih, dsh_row = (result["schemes"][s] for s in ("sih_dcqcn", "dsh_dcqcn"))
+    sih, dsh_row = (result["runs"][s] for s in ("sih_dcqcn", "dsh_dcqcn"))
     assert sih["n3dc_deadlock_fraction"] == 1 and dsh_row["n3dc_deadlock_fraction"] == 0
     assert sih["runs"][0]["n3dc"]["onset_ms"] == pytest.approx(1.5)
     # Shoal ran the same scheme: under SIH its fabric locks within 2 ms for this seed too.
