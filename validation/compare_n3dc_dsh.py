@@ -71,6 +71,7 @@ PROGRAMS = Path("examples/PowerTCP")
 PROGRAM = "powertcp-evaluation-dsh"
 BUILT = "build/examples/PowerTCP/ns3.39-{}-optimized"
 MODEL = Path("src/point-to-point/model")
+ENDLESS = 10**12
 MARK = "Shoal's validation/compare_n3dc_dsh.py"
 
 # ---- DSH in the reference's MMU ----------------------------------------------------------
@@ -101,6 +102,7 @@ MMU_DECLS = """\
 	// Static headroom's episodes (from its first byte until empty), for fig. 6: the most
 	// bytes each held, counted by (xoff << 32 | peak).
 	uint64_t shoalPeak[pCnt][qCnt] = {};
+	uint64_t shoalPausesSent[pCnt] = {};
 	std::unordered_map<uint64_t, uint64_t> shoalPeaks;
 	void ShoalNoteHeadroom(uint32_t port, uint32_t q) {
 		shoalPeak[port][q] = std::max(shoalPeak[port][q], xoffUsed[port][q]);
@@ -194,6 +196,7 @@ static void DshSyncPort(Ptr<SwitchMmu> mmu, Ptr<QbbNetDevice> device, uint32_t p
 		bool want = mmu->DshWantsPaused(port, q);
 		if (want != bool(mmu->paused[port][q])) {
 			device->SendPfc(q, want ? 0 : 1);
+			mmu->shoalPausesSent[port] += want;
 			mmu->paused[port][q] = want;
 		}
 	}
@@ -217,6 +220,10 @@ DEQUEUE = (
     "\t\tif (m_mmu->dsh) m_mmu->DshDequeue(inDev, qIndex, p->GetSize());\n"
     "\t\telse m_mmu->RemoveFromIngressAdmission(inDev, qIndex, p->GetSize(), found);\n"
     "\t\tm_mmu->ShoalNoteHeadroom(inDev, qIndex);\n",
+)
+SET_PAUSE = (
+    "\tpaused[port][qIndex] = true;\n}",
+    "\tpaused[port][qIndex] = true;\n\tshoalPausesSent[port]++;\n}",
 )
 ENQUEUE = (
     "m_mmu->UpdateIngressAdmission(inDev, qIndex, p->GetSize(), found, unsched);\n",
@@ -283,6 +290,27 @@ WATCH = """\
 // reported with its onset (when the cycle's last pause began), and the run ends.
 static std::map<std::tuple<uint32_t, uint32_t, uint32_t>, int64_t> shoal_paused_since;
 
+// The node at the other end of a switch's device j.
+static Ptr<Node> ShoalPeer(Ptr<SwitchNode> sw, uint32_t j) {
+	Ptr<QbbNetDevice> dev = DynamicCast<QbbNetDevice>(sw->GetDevice(j));
+	Ptr<QbbChannel> ch = DynamicCast<QbbChannel>(dev->GetChannel());
+	return (ch->GetDevice(0) == dev ? ch->GetDevice(1) : ch->GetDevice(0))->GetNode();
+}
+
+// SHOAL_TX_SAMPLE = "<switch> <peer> <interval ns>": the bytes the switch has sent on its
+// port to the peer (its QbbDequeue trace), every interval (fig. 13's innocent flow).
+static uint64_t shoal_tx_bytes = 0;
+
+static void ShoalCountTx(Ptr<const Packet> p, uint32_t q) {
+	shoal_tx_bytes += p->GetSize();
+}
+
+static void ShoalTxSample(int64_t every_ns) {
+	int64_t now = Simulator::Now().GetTimeStep();
+	std::cout << "SHOAL_TX " << now << " " << shoal_tx_bytes << std::endl;
+	Simulator::Schedule(NanoSeconds(every_ns), ShoalTxSample, every_ns);
+}
+
 static bool ShoalFindCycle(std::map<uint32_t, std::map<uint32_t, int64_t>> &stuck, uint32_t start,
                            uint32_t at, std::vector<uint32_t> &path) {
 	for (auto &next : stuck[at]) {
@@ -342,7 +370,8 @@ static void ShoalDeadlockWatch(int64_t after_ns) {
 PROGRAM_CHANGES = [
     (
         "#include <time.h>\n",
-        "#include <time.h>\n#include <algorithm>\n#include <map>\n#include <tuple>\n",
+        "#include <time.h>\n#include <algorithm>\n#include <map>\n#include <sstream>\n"
+        "#include <tuple>\n",
     ),
     (
         "\tSimulator::Schedule(Seconds(delay), PrintResults, switchDown, 1, delay);",
@@ -358,10 +387,26 @@ PROGRAM_CHANGES = [
         "\t\tfor (auto &kv : DynamicCast<SwitchNode>(n.Get(i))->m_mmu->shoalPeaks)\n"
         '\t\t\tstd::cout << "SHOAL_HEADROOM_PEAK " << (kv.first >> 32) << " "\n'
         '\t\t\t          << (kv.first & 0xffffffffu) << " " << kv.second << std::endl;\n'
+        "\t\tPtr<SwitchNode> sw = DynamicCast<SwitchNode>(n.Get(i));\n"
+        "\t\tfor (uint32_t j = 1; j < sw->GetNDevices(); j++)\n"
+        "\t\t\tif (sw->m_mmu->shoalPausesSent[j])\n"
+        '\t\t\t\tstd::cout << "SHOAL_PAUSES " << i << " " << ShoalPeer(sw, j)->GetId() << " "\n'
+        "\t\t\t\t          << sw->m_mmu->shoalPausesSent[j] << std::endl;\n"
         "\t}\n",
     ),
     (
         "\tSimulator::Stop(Seconds(simulator_stop_time));\n",
+        '\tif (getenv("SHOAL_TX_SAMPLE")) {\n'
+        "\t\tuint32_t node, peer;\n"
+        "\t\tint64_t every;\n"
+        '\t\tstd::istringstream(getenv("SHOAL_TX_SAMPLE")) >> node >> peer >> every;\n'
+        "\t\tPtr<SwitchNode> sw = DynamicCast<SwitchNode>(n.Get(node));\n"
+        "\t\tfor (uint32_t j = 1; j < sw->GetNDevices(); j++)\n"
+        "\t\t\tif (ShoalPeer(sw, j)->GetId() == peer)\n"
+        "\t\t\t\tsw->GetDevice(j)->TraceConnectWithoutContext(\n"
+        '\t\t\t\t    "QbbDequeue", MakeCallback(&ShoalCountTx));\n'
+        "\t\tSimulator::Schedule(NanoSeconds(every), ShoalTxSample, every);\n"
+        "\t}\n"
         '\tif (getenv("SHOAL_DEADLOCK_NS"))\n'
         "\t\tSimulator::Schedule(MicroSeconds(10), ShoalDeadlockWatch,"
         ' (int64_t)strtoll(getenv("SHOAL_DEADLOCK_NS"), nullptr, 10));\n'
@@ -408,6 +453,7 @@ def patch_mmu(n3dc: Path) -> bool:
     # After the last member, so that programs built before keep every offset they use.
     hook = "\tuint32_t lpfUpdatedOnce;\n"
     header = _substitute(header, [(hook, hook + MMU_DECLS)], "switch-mmu.h")
+    source = _substitute(source, [SET_PAUSE], "switch-mmu.cc")
     end = source.rstrip().rfind("}")
     source = source[:end] + MMU_DEFS + "\n}\n"
     anchor = "void SwitchNode::CheckAndSendPfc("
@@ -496,8 +542,25 @@ def scenarios(experiment: str, names, args) -> dict[str, dict]:
     return out
 
 
+def write_dumbbell(path: Path, topology: dict) -> Path:
+    """A dumbbell in the reference's format, numbered as Shoal numbers it: hosts
+    0..hosts-1 on S0, the next hosts_right on S1, then S0 and S1."""
+    left, right = topology["hosts"], topology["hosts_right"]
+    hosts = left + right
+    s0, s1 = hosts, hosts + 1
+    rate, up = _bps(topology["link_rate"]), _bps(topology.get("uplink_rate", topology["link_rate"]))
+    delay = f"{round(parse_time_s(topology['link_delay']) * 1e9)}ns"
+    links = [f"{h} {s0 if h < left else s1} {rate}.0 {delay} 0" for h in range(hosts)]
+    links.append(f"{s0} {s1} {up}.0 {delay} 0")
+    path.write_text(f"{hosts + 2} 2 2 {len(links)}\n{s0} {s1}\n" + "\n".join(links) + "\n")
+    return path
+
+
 def write_topology(path: Path, topology: dict) -> Path:
-    """The scenario's leaf-spine in the reference's format, without its failed links."""
+    """The scenario's leaf-spine (or dumbbell) in the reference's format, without its
+    failed links."""
+    if topology["kind"] == "dumbbell":
+        return write_dumbbell(path, topology)
     write_t1_topology(path, topology)
     failed = {frozenset(link) for link in topology.get("failed_links", [])}
     head, ids, *links = path.read_text().splitlines()
@@ -509,9 +572,10 @@ def write_topology(path: Path, topology: dict) -> Path:
 
 def write_flows(out: Path, trace) -> Path:
     """The reference's flow file: ``src dst pg dport bytes start_s``, each flow in its
-    trace's priority (the reference's NICs and switches queue by it)."""
+    trace's priority (the reference's NICs and switches queue by it); a long-lived flow
+    sends 10^12 bytes, as the reference's own endless flows do."""
     rows = [
-        f"{r.src} {r.dst} {r.priority} {flow_port(i, 1)} {r.bytes} "
+        f"{r.src} {r.dst} {r.priority} {flow_port(i, 1)} {min(r.bytes, ENDLESS)} "
         f"{START_OFFSET_S + r.start_ns / 1e9:.9f}"
         for i, r in enumerate(trace.itertuples())
     ]
@@ -565,6 +629,62 @@ def read_peaks(stdout: str) -> list[list[int]]:
     return sorted([int(a), int(b), int(c)] for a, b, c in rows)
 
 
+def read_tx(stdout: str) -> dict:
+    """The program's samples of one port's transmitted bytes (``SHOAL_TX_SAMPLE``), in
+    ns from the first flow's start."""
+    rows = re.findall(r"^SHOAL_TX (\d+) (\d+)$", stdout, re.MULTILINE)
+    offset = round(START_OFFSET_S * 1e9)
+    return {"tx_ns": [int(t) - offset for t, _ in rows], "tx_bytes": [int(b) for _, b in rows]}
+
+
+#: Fig. 13's windows around the burst, as Shoal's analysis has them (ns).
+BEFORE_NS = AFTER_NS = 500e3
+
+
+def innocent_rate(times_ns, tx_bytes, burst_ns: float) -> dict:
+    """Fig. 13's innocent flow from samples of its receiver's port: its mean rate in the
+    500 us before the burst, its lowest in the 500 us after, and the second over the
+    first (as ``shoal.reproduce.dsh.collateral``)."""
+    import numpy as np
+
+    t, b = np.asarray(times_ns, dtype=float), np.asarray(tx_bytes, dtype=float)
+    if len(t) < 2:
+        return {"f0_before_gbps": math.nan, "f0_min_gbps": math.nan, "f0_min_ratio": math.nan}
+    gbps = np.diff(b) * 8 / np.diff(t)
+    at = t[1:] - burst_ns
+    before = float(gbps[(at > -BEFORE_NS) & (at <= 0)].mean())
+    low = float(gbps[(at > 0) & (at <= AFTER_NS)].min())
+    return {"f0_before_gbps": before, "f0_min_gbps": low, "f0_min_ratio": low / before}
+
+
+def innocent_receiver(trace) -> int:
+    """Fig. 13's F0: the first flow that starts before the burst and goes elsewhere."""
+    burst = trace["start_ns"].max()
+    burst_dst = set(trace.loc[trace["start_ns"] == burst, "dst"])
+    early = trace[(trace["start_ns"] < burst) & ~trace["dst"].isin(burst_dst)]
+    return int(early.sort_values("id")["dst"].iloc[0])
+
+
+def shoal_collateral(run_dir: Path, topology: dict, trace) -> dict:
+    """Fig. 13's innocent flow and S1's PAUSEs to S0 in Shoal's run: F0 is the first flow
+    that starts before the burst and goes elsewhere; S1's port to host h is h - hosts,
+    and its port to S0 comes after its hosts'."""
+    import pandas as pd
+
+    burst = trace["start_ns"].max()
+    port = innocent_receiver(trace) - topology["hosts"]
+    q = pd.read_parquet(run_dir / "queues.parquet")
+    at = q[(q["switch"] == 1) & (q["port"] == port)].groupby("time_ns")["tx_bytes"].max()
+    pfc = pd.read_parquet(run_dir / "pfc_ports.parquet")
+    up = pfc[
+        (pfc["node_kind"] == "switch")
+        & (pfc["node"] == 1)
+        & (pfc["port"] == topology["hosts_right"])
+    ]
+    out = innocent_rate(at.index.to_numpy(), at.to_numpy(), burst)
+    return out | {"s1_pauses_to_s0": int(up["pauses_sent"].sum())}
+
+
 def utilization(values, weights=None) -> dict:
     """Median and 99th percentile of headroom utilization (peak / eta, each episode once
     or ``weights`` times), and the episodes."""
@@ -584,7 +704,14 @@ def utilization(values, weights=None) -> dict:
 
 
 def run_reference(
-    program: Path, n3dc: Path, sc: dict, trace, seed: int, out: Path, stop_s: float
+    program: Path,
+    n3dc: Path,
+    sc: dict,
+    trace,
+    seed: int,
+    out: Path,
+    stop_s: float,
+    env: dict[str, str] | None = None,
 ) -> dict:
     """The reference on one scheme and seed until ``stop_s`` of its clock (resumed from
     ``out`` when the inputs match): deadlock, wall and CPU time, lossless drops."""
@@ -602,7 +729,7 @@ def run_reference(
     }
     conf = write_n3dc_config(n3dc, out, overrides)
     cmd = [str(program), f"--conf={conf}", *N3DC_FLAGS[sc["rdma"]["cc"]["kind"]]]
-    env = mmu_env(sc)
+    env = mmu_env(sc) | (env or {})
     digest = hashlib.sha256(
         b"".join(p.read_bytes() for p in (conf, out / "n3dc_flows.txt", topology, program))
         + json.dumps([cmd[2:], env, seed]).encode()
@@ -623,6 +750,11 @@ def run_reference(
     stdout = log.read_text()
     saved = {"inputs": digest, **read_deadlock(stdout), "wall_s": wall}
     saved["headroom_peaks"] = read_peaks(stdout)
+    saved |= read_tx(stdout)
+    saved["pauses"] = {
+        f"{a} {b}": int(c)
+        for a, b, c in re.findall(r"^SHOAL_PAUSES (\d+) (\d+) (\d+)$", stdout, re.M)
+    }
     saved |= {"cpu_s": children_cpu_s() - cpu, "lossless_drops": drops}
     tmp = record.with_suffix(".tmp")
     tmp.write_text(json.dumps(saved, indent=2) + "\n")
@@ -693,11 +825,17 @@ def one_run(args, program: Path, n3dc: Path, shoal, sc: dict, seed: int, sdir: P
     if not trace_csv.is_file() or trace_csv.stat().st_mtime < scenario.stat().st_mtime:
         run(shoal + ["trace", str(scenario), "--out", str(trace_csv)], "shoal trace")
     trace = sorted_trace(pd.read_csv(trace_csv))
-    if args.experiment == "fig12":
+    if args.experiment in ("fig12", "fig13"):
         stop = START_OFFSET_S + parse_time_s(sc["run"]["stop_time"])
     else:
         stop = START_OFFSET_S + trace["start_ns"].max() / 1e9 + args.tail
-    ref = run_reference(program, n3dc, sc, trace, seed, sdir, stop)
+    sample = {}
+    if args.experiment == "fig13":
+        t = sc["topology"]
+        s1, f0 = t["hosts"] + t["hosts_right"] + 1, innocent_receiver(trace)
+        every = round(parse_time_s(sc["run"]["sample_interval"]) * 1e9)
+        sample = {"SHOAL_TX_SAMPLE": f"{s1} {f0} {every}"}
+    ref = run_reference(program, n3dc, sc, trace, seed, sdir, stop, sample)
     mine_path = sdir / "shoal_run.json"
     mine = json.loads(mine_path.read_text()) if mine_path.is_file() else {}
     if mine.get("scenario") != scenario.read_text():
@@ -709,10 +847,18 @@ def one_run(args, program: Path, n3dc: Path, shoal, sc: dict, seed: int, sdir: P
         if args.experiment == "fig6":
             episodes = pd.read_parquet(run_dir / "headroom.parquet")
             mine |= utilization(episodes["peak_bytes"] / episodes["headroom_bytes"])
+        if args.experiment == "fig13":
+            mine |= shoal_collateral(run_dir, sc["topology"], trace)
         mine_path.write_text(json.dumps(mine, indent=2) + "\n")
-    reference = {k: v for k, v in ref.items() if k not in ("inputs", "headroom_peaks")}
+    bulky = ("inputs", "headroom_peaks", "tx_ns", "tx_bytes", "pauses")
+    reference = {k: v for k, v in ref.items() if k not in bulky}
     if args.experiment in ("fig5", "fig14"):
         reference |= mean_fcts(read_n3dc_fct_by_sport(sdir / "n3dc_fct.txt", trace), trace)
+    if args.experiment == "fig13":
+        burst = trace["start_ns"].max()
+        reference |= innocent_rate(ref["tx_ns"], ref["tx_bytes"], burst)
+        s0, s1 = (sc["topology"]["hosts"] + sc["topology"]["hosts_right"] + i for i in (0, 1))
+        reference["s1_pauses_to_s0"] = ref["pauses"].get(f"{s1} {s0}", 0)
     if args.experiment == "fig6":
         peaks = ref["headroom_peaks"]
         reference |= utilization([p / eta for eta, p, _ in peaks], [c for *_, c in peaks])
@@ -730,6 +876,7 @@ def summarize(experiment: str, rows: dict[str, list[dict]]) -> dict:
         "fig14": ("background_mean_us", "fanin_mean_us"),
         "fig5": ("mean_us",),
         "fig6": ("util_p50", "util_p99", "episodes"),
+        "fig13": ("f0_min_ratio", "s1_pauses_to_s0"),
     }.get(experiment, ())
     out = {}
     for s, runs in rows.items():
@@ -815,6 +962,11 @@ def _summary_line(experiment: str, r: dict) -> str:
         return f"runs deadlocked: {both('{:.0%}', 'deadlock_fraction')} ({len(r['runs'])} seeds)"
     if experiment == "fig6":
         return f"headroom utilization p50/p99: {both('{:.2%}', 'util_p50', 'util_p99')}"
+    if experiment == "fig13":
+        return (
+            f"F0's lowest rate after the burst / before: {both('{:.2f}', 'f0_min_ratio')}; "
+            f"S1's PAUSEs to S0: {both('{:.0f}', 's1_pauses_to_s0')}"
+        )
     if experiment == "fig5":
         line = f"mean FCT (us): {both('{:.1f}', 'mean_us')}"
         if "n3dc_vs_largest" in r:
@@ -831,6 +983,8 @@ def _summary_line(experiment: str, r: dict) -> str:
 def _brief(r: dict) -> str:
     if "background_mean_us" in r:
         text = f"background {r['background_mean_us']:.1f} us, fan-in {r['fanin_mean_us']:.1f} us"
+    elif "f0_min_ratio" in r:
+        text = f"F0 down to {r['f0_min_ratio']:.0%}, {r['s1_pauses_to_s0']} PAUSEs S1 -> S0"
     elif "util_p50" in r:
         text = f"utilization p50 {r['util_p50']:.2%}, p99 {r['util_p99']:.2%}"
     elif "mean_us" in r:
@@ -845,7 +999,9 @@ def main(argv=None) -> int:
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("--n3dc", required=True, help="ns3-datacenter's simulator/ns-3.39, configured")
-    p.add_argument("--experiment", choices=("fig12", "fig14", "fig5", "fig6"), default="fig12")
+    p.add_argument(
+        "--experiment", choices=("fig12", "fig14", "fig5", "fig6", "fig13"), default="fig12"
+    )
     p.add_argument(
         "--build", action="store_true", help="add DSH to the reference and build the program"
     )

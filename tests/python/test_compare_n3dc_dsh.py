@@ -48,7 +48,11 @@ def n3dc(tmp_path: Path) -> Path:
     model.mkdir(parents=True)
     programs.mkdir(parents=True)
     (model / "switch-mmu.h").write_text("class SwitchMmu {\n\tuint32_t lpfUpdatedOnce;\n};\n")
-    (model / "switch-mmu.cc").write_text("namespace ns3 {\nvoid f() {}\n}\n")
+    (model / "switch-mmu.cc").write_text(
+        "namespace ns3 {\nvoid SwitchMmu::SetPause(uint32_t port, uint32_t qIndex) {\n"
+        + dsh.SET_PAUSE[0]
+        + "\n}\n"
+    )
     (model / "switch-node.cc").write_text(
         "void SwitchNode::CheckAndSendPfc(uint32_t inDev, uint32_t qIndex) {}\n"
         + "\t\t\t"
@@ -99,7 +103,8 @@ def test_dsh_is_added_to_the_mmu_once_and_a_newer_version_replaces_it(n3dc: Path
     # The new members come after the last old one: programs built before keep their offsets.
     assert header.index("lpfUpdatedOnce") < header.index("bool dsh = false;") < header.index("};")
     assert (model / "switch-mmu.cc").read_text().rstrip().endswith("}")
-    assert "SwitchMmu::DshUpdate" in (model / "switch-mmu.cc").read_text()
+    source = (model / "switch-mmu.cc").read_text()
+    assert "SwitchMmu::DshUpdate" in source and "shoalPausesSent[port]++;" in source
     node = (model / "switch-node.cc").read_text()
     assert node.count("DshSyncPort(m_mmu") == 2 and "else CheckAndSendResume" in node
     assert node.count("ShoalNoteHeadroom(inDev, qIndex)") == 2
@@ -142,6 +147,7 @@ def test_the_program_replaces_the_switch_setup_and_watches_for_deadlocks(n3dc: P
 
 def test_fig12s_fabric_loses_exactly_its_two_failed_links(tmp_path: Path):
     topology = {
+        "kind": "leaf_spine",
         "leaves": 4,
         "spines": 2,
         "hosts_per_leaf": 16,
@@ -158,6 +164,36 @@ def test_fig12s_fabric_loses_exactly_its_two_failed_links(tmp_path: Path):
     assert {frozenset((68, 64)), frozenset((69, 67)), frozenset((68, 65))} <= pairs
     up = [row for row in links if int(row.split()[0]) >= 64]
     assert all(row.split()[2] == "400000000000.0" for row in up)
+
+
+def test_fig13s_dumbbell_is_numbered_as_shoal_numbers_it(tmp_path: Path):
+    topology = {
+        "kind": "dumbbell",
+        "hosts": 2,
+        "hosts_right": 26,
+        "link_rate": "100Gbps",
+        "uplink_rate": "100Gbps",
+        "link_delay": "2us",
+    }
+    head, ids, *links = dsh.write_topology(tmp_path / "d.txt", topology).read_text().splitlines()
+    assert head.split() == ["30", "2", "2", "29"] and ids == "28 29"
+    pairs = [tuple(map(int, row.split()[:2])) for row in links]
+    assert pairs[:3] == [(0, 28), (1, 28), (2, 29)] and pairs[-1] == (28, 29)
+    assert all(row.split()[3] == "2000ns" for row in links)
+
+
+def test_the_innocent_flows_rate_is_read_around_the_burst():
+    # 50 Gbps (6,250 B per us) until the burst at 1 ms, 25 Gbps for 100 us, then 50 again.
+    times = [i * 5_000 for i in range(400)]
+    tx, sent = [], 0
+    for t in times:
+        tx.append(sent)
+        sent += 3_125 * 5 if 1_000_000 <= t < 1_100_000 else 6_250 * 5
+    r = dsh.innocent_rate(times, tx, 1_000_000)
+    assert r["f0_before_gbps"] == pytest.approx(50) and r["f0_min_gbps"] == pytest.approx(25)
+    assert r["f0_min_ratio"] == pytest.approx(0.5)
+    out = "SHOAL_TX 100005000 31250\nx\nSHOAL_TX 100010000 62500\n"
+    assert dsh.read_tx(out) == {"tx_ns": [5000, 10000], "tx_bytes": [31250, 62500]}
 
 
 def test_the_mmu_settings_come_from_the_scheme():
