@@ -1,38 +1,44 @@
 #!/usr/bin/env python3
-"""The DSH paper's fig. 12 (deadlocks) and fig. 14 (FCT) in ns3-datacenter, SIH against DSH,
-on the same flows as Shoal.
+"""The DSH paper's figs. 5, 6, 12, 13 and 14 in ns3-datacenter, SIH against DSH, on the same
+flows as Shoal.
 
     python validation/compare_n3dc_dsh.py --n3dc /path/to/ns3-datacenter/simulator/ns-3.39 \\
-        --build [--experiment fig12|fig14] [--schemes sih_dcqcn,dsh_dcqcn] [--seeds 1-10] \\
-        [--stop 100ms] [--load 0.6] [--duration 1ms] [--out DIR]
+        --build [--experiment fig12|fig14|fig13|fig5|fig6] [--schemes sih_dcqcn,dsh_dcqcn] \\
+        [--seeds 1-10] [--stop 100ms] [--load 0.6] [--duration 1ms] [--flows N] [--out DIR]
 
-Why: where Shoal's DSH and the paper disagree (fig. 12: the paper's DSH avoids 96% of
+Why: where Shoal and the paper disagree (fig. 12: the paper's DSH avoids 96% of
 deadlocks under DCQCN, Shoal's none; fig. 14: the paper's DSH speeds DCQCN's background
-flows up, Shoal's slows them down), the same setup runs in an independent simulator.
-ns3-datacenter (the HPCC code base the DSH paper's simulations build on) has SIH's static
-headroom but not DSH, so ``--build`` adds DSH to its switch MMU as the paper's section IV
-states it (the C++ below, written for this comparison, the same rules as Shoal's
-``switch/flow_control/dsh.rs``; off unless a switch sets ``dsh``) and builds a program
-that sets up the paper's Tomahawk MMU and watches for deadlocks. The rest is the
+flows up, Shoal's slows them down; fig. 13: the paper's SIH hurts PowerTCP's innocent
+flow; fig. 5: the paper's 14 MB buffer costs PowerTCP 78%; fig. 6: the paper's median
+headroom use is 4.96%), the same setup runs in an independent simulator. ns3-datacenter
+(the HPCC code base the DSH paper's simulations build on) has SIH's static headroom but
+not DSH, so ``--build`` adds DSH to its switch MMU as the paper's section IV states it
+(the C++ below, written for this comparison with the rules of Shoal's
+``switch/flow_control/dsh.rs``; off unless a switch sets ``dsh``), with records of static
+headroom's episodes and of PAUSE frames sent, and builds a program that sets up the
+paper's Tomahawk MMU, watches for deadlocks and samples one port. The rest is the
 reference's own: RDMA NICs, DCQCN (its cc mode 1, no window) and PowerTCP, PFC frames
 and their timing, round-robin egress queues, ECMP.
 
-Per scheme and seed: ``shoal trace`` draws the experiment's flows (its full mode's
-scenario; fig14 at background load ``--load``); the reference gets the scenario's
-leaf-spine without its failed links, each flow in its trace's priority, the scheme's
-shared pool (fig12's ``pool_size``, or what reserves and headroom leave of fig14's whole
-16 MiB chip), the reserve per queue, alpha 1/16, and eta = 2 (C D + MTU) + 3,840 B per port
-from the port's rate (SIH: per lossless queue; DSH: per port, as insurance), RED as the
-scenario's. fig12: a cycle of switches, each holding packets in a queue toward the next
-that its downstream has PAUSEd without a break for 1 ms (Shoal's ``deadlock_after``), is
-a deadlock, dated from the cycle's last pause, and ends the run; the fraction of runs
-that deadlock is compared. fig14: the mean FCT of background (classes 2-7) and fan-in
-(class 1) flows and DSH's over SIH's are compared. Shoal runs the same scenario.
+Per run and seed: ``shoal trace`` draws the experiment's flows (its full mode's scenario;
+fig14 at background load ``--load``, fig5 at each of ``--buffers``); the reference gets
+the scenario's fabric without its failed links, each flow in its trace's priority, the
+shared pool (``pool_size``, or what reserves and headroom leave of the 16 MiB chip), the
+reserve per queue, alpha 1/16, and eta = 2 (C D + MTU) + 3,840 B per port from the port's
+rate (SIH: per lossless queue; DSH: per port, as insurance), RED as the scenario's.
+Compared: fig12, the fraction of runs that deadlock (a cycle of switches, each holding
+packets in a queue toward the next that its downstream has PAUSEd for 1 ms, Shoal's
+``deadlock_after``, dated from the cycle's last pause; the run ends there); fig14, the
+mean FCT of background (classes 2-7) and fan-in (class 1) flows and DSH's over SIH's;
+fig13, the innocent flow's lowest rate after the burst over its rate before, and S1's
+PAUSE frames to S0; fig5, the mean FCT and the smallest buffer's over the largest's;
+fig6, the median and 99th percentile of static headroom's peak / eta over its episodes.
+Shoal runs the same scenario.
 
 Writes ``comparison.json`` and every input into ``--out`` (default
-``validation/results/n3dc_dsh_<experiment>``). A run already made with the same inputs is
-read back, so an interrupted comparison resumes. Exit status: 0 when the comparison ran,
-1 when ns3-datacenter or Shoal is missing or fails, 2 on bad arguments.
+``validation/results/n3dc_dsh_<experiment>``). A run already made with the same inputs and
+program is read back, so an interrupted comparison resumes. Exit status: 0 when the
+comparison ran, 1 when ns3-datacenter or Shoal is missing or fails, 2 on bad arguments.
 """
 
 from __future__ import annotations
@@ -643,18 +649,25 @@ BEFORE_NS = AFTER_NS = 500e3
 
 def innocent_rate(times_ns, tx_bytes, burst_ns: float) -> dict:
     """Fig. 13's innocent flow from samples of its receiver's port: its mean rate in the
-    500 us before the burst, its lowest in the 500 us after, and the second over the
-    first (as ``shoal.reproduce.dsh.collateral``)."""
+    500 us before the burst, its lowest and its mean in the 500 us after, and those over
+    the first (as ``shoal.reproduce.dsh.collateral``)."""
     import numpy as np
 
     t, b = np.asarray(times_ns, dtype=float), np.asarray(tx_bytes, dtype=float)
     if len(t) < 2:
-        return {"f0_before_gbps": math.nan, "f0_min_gbps": math.nan, "f0_min_ratio": math.nan}
+        keys = ("f0_before_gbps", "f0_min_gbps", "f0_min_ratio", "f0_mean_ratio")
+        return dict.fromkeys(keys, math.nan)
     gbps = np.diff(b) * 8 / np.diff(t)
     at = t[1:] - burst_ns
     before = float(gbps[(at > -BEFORE_NS) & (at <= 0)].mean())
-    low = float(gbps[(at > 0) & (at <= AFTER_NS)].min())
-    return {"f0_before_gbps": before, "f0_min_gbps": low, "f0_min_ratio": low / before}
+    after = gbps[(at > 0) & (at <= AFTER_NS)]
+    low = float(after.min())
+    return {
+        "f0_before_gbps": before,
+        "f0_min_gbps": low,
+        "f0_min_ratio": low / before,
+        "f0_mean_ratio": float(after.mean()) / before,
+    }
 
 
 def innocent_receiver(trace) -> int:
@@ -876,7 +889,7 @@ def summarize(experiment: str, rows: dict[str, list[dict]]) -> dict:
         "fig14": ("background_mean_us", "fanin_mean_us"),
         "fig5": ("mean_us",),
         "fig6": ("util_p50", "util_p99", "episodes"),
-        "fig13": ("f0_min_ratio", "s1_pauses_to_s0"),
+        "fig13": ("f0_min_ratio", "f0_mean_ratio", "s1_pauses_to_s0"),
     }.get(experiment, ())
     out = {}
     for s, runs in rows.items():
@@ -964,7 +977,8 @@ def _summary_line(experiment: str, r: dict) -> str:
         return f"headroom utilization p50/p99: {both('{:.2%}', 'util_p50', 'util_p99')}"
     if experiment == "fig13":
         return (
-            f"F0's lowest rate after the burst / before: {both('{:.2f}', 'f0_min_ratio')}; "
+            "F0's lowest / mean rate in 500 us after the burst, over its rate before: "
+            f"{both('{:.2f}', 'f0_min_ratio', 'f0_mean_ratio')}; "
             f"S1's PAUSEs to S0: {both('{:.0f}', 's1_pauses_to_s0')}"
         )
     if experiment == "fig5":
