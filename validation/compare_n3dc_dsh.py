@@ -62,7 +62,7 @@ from compare_n3dc_t1 import (
     toml_document,
     write_t1_topology,
 )
-from compare_n3dc_workload import children_cpu_s, flow_port, red_maps, run_n3dc
+from compare_n3dc_workload import children_cpu_s, red_maps, run_n3dc, write_n3dc_flows
 from compare_ns3 import UserError, parse_size, parse_time_s, run, run_guarded, shoal_cmd
 from time_n3dc import CMAKE_ENTRY
 
@@ -77,7 +77,6 @@ PROGRAMS = Path("examples/PowerTCP")
 PROGRAM = "powertcp-evaluation-dsh"
 BUILT = "build/examples/PowerTCP/ns3.39-{}-optimized"
 MODEL = Path("src/point-to-point/model")
-ENDLESS = 10**12
 MARK = "Shoal's validation/compare_n3dc_dsh.py"
 
 # ---- DSH in the reference's MMU ----------------------------------------------------------
@@ -576,20 +575,6 @@ def write_topology(path: Path, topology: dict) -> Path:
     return path
 
 
-def write_flows(out: Path, trace) -> Path:
-    """The reference's flow file: ``src dst pg dport bytes start_s``, each flow in its
-    trace's priority (the reference's NICs and switches queue by it); a long-lived flow
-    sends 10^12 bytes, as the reference's own endless flows do."""
-    rows = [
-        f"{r.src} {r.dst} {r.priority} {flow_port(i, 1)} {min(r.bytes, ENDLESS)} "
-        f"{START_OFFSET_S + r.start_ns / 1e9:.9f}"
-        for i, r in enumerate(trace.itertuples())
-    ]
-    path = out / "n3dc_flows.txt"
-    path.write_text(f"{len(rows)}\n" + "\n".join(rows) + "\n")
-    return path
-
-
 def mmu_env(sc: dict) -> dict[str, str]:
     """The environment the program reads its MMU from (and the switches' ACK priority), from
     the scenario as Shoal resolves it (its preset and defaults laid under it)."""
@@ -730,7 +715,7 @@ def run_reference(
     ``out`` when the inputs match): deadlock, wall and CPU time, lossless drops."""
     out.mkdir(parents=True, exist_ok=True)
     topology = write_topology(out / "n3dc_topology.txt", sc["topology"])
-    write_flows(out, trace)
+    write_n3dc_flows(out, trace, own_priority=True)
     t = sc["topology"]
     rates = sorted({_bps(t["link_rate"]), _bps(t.get("uplink_rate", t["link_rate"]))})
     overrides = {

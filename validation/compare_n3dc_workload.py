@@ -164,11 +164,20 @@ def red_maps(red: dict | None, rates: list[int]) -> dict[str, object]:
     }
 
 
-def write_n3dc_flows(out: Path, trace, run: int = 1, same_paths: bool = False) -> Path:
+#: The bytes the reference's own "endless" flows send (its flow-burstExp files).
+ENDLESS = 10**12
+
+
+def write_n3dc_flows(
+    out: Path, trace, run: int = 1, same_paths: bool = False, own_priority: bool = False
+) -> Path:
     """The reference's flow file for its run ``run``: ``src dst pg dport bytes start_s``,
-    priority group 3 (its lossless queue), the flows' destination ports of that run."""
+    priority group 3 (its lossless queue) or, with ``own_priority``, each flow's in the
+    trace; the flows' destination ports of that run; a long-lived flow sends 10^12 bytes,
+    as the reference's own endless flows do."""
     rows = [
-        f"{r.src} {r.dst} 3 {flow_port(i, run, same_paths)} {r.bytes} "
+        f"{r.src} {r.dst} {r.priority if own_priority else 3} {flow_port(i, run, same_paths)} "
+        f"{min(r.bytes, ENDLESS)} "
         f"{START_OFFSET_S + r.start_ns / 1e9:.9f}"
         for i, r in enumerate(trace.itertuples())
     ]
