@@ -273,3 +273,38 @@ def test_write_errors_from_the_core_are_clean(tiny: Path, tmp_path: Path) -> Non
     assert shoal.load(out).scenario["run"]["seed"] == 1
     planted = [p for p in tmp_path.iterdir() if p.name.startswith(".x.tmp")]
     assert len(planted) == 1 and planted[0].read_text() == "mine"
+
+
+def test_switch_data_drops_are_counted_apart_from_ack_drops() -> None:
+    # Hosts 1-8 send 1 MB each into host 0, and host 0 sends 1 MB to each of them, whose
+    # ACKs come back through host 0's port: a 20 KB pool drops data and ACKs there. With
+    # every segment full (1,000 B flows' multiples), the dropped bytes fix the split:
+    # 1,040 B per data packet, 64 B per ACK.
+    size = "1000000B"
+    sc = {
+        "topology": {"kind": "star", "hosts": 9, "link_rate": "10Gbps", "link_delay": "1us"},
+        "switch": {"pool_size": "20KB", "ports_per_pool": 9},
+        "transport": {"cc": "newreno", "mss": 1000, "header": 40, "ack_size": 64},
+        "workload": {
+            "pattern": "incast",
+            "senders": "1-8",
+            "receiver": 0,
+            "size": size,
+            "extra": [
+                {"pattern": "incast", "senders": [0], "receiver": r, "size": size}
+                for r in range(1, 9)
+            ],
+        },
+        "run": {"seed": 1},
+    }
+    result = shoal.run(sc)
+    c = result.summary["counters"]
+    drops, data = c["packets"]["switch_dropped"], c["switch_data_dropped"]
+    assert 0 < data < drops  # both kinds were dropped
+    assert c["bytes_dropped"] == 1040 * data + 64 * (drops - data)
+    # Every lost segment is sent again (a spurious retransmission only adds).
+    assert result.flows["finished"].all() and result.flows["retransmits"].sum() >= data
+    # Without the reverse flows no ACK crosses host 0's port: every drop is data.
+    sc["workload"].pop("extra")
+    alone = shoal.run(sc).summary["counters"]
+    assert alone["switch_data_dropped"] == alone["packets"]["switch_dropped"] > 0

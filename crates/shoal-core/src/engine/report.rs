@@ -336,6 +336,7 @@ impl Simulation {
                 "switch_dropped": c.switch_dropped(),
             },
             "data_packets_sent": c.data_packets_sent,
+            "switch_data_dropped": c.switch_data_dropped,
             "bytes_dropped": c.bytes_dropped,
             "drops": drops,
             "ecn_marks": c.ecn_marks,

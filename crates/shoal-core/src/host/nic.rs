@@ -118,7 +118,7 @@ impl Nic {
     /// the drop counted, when it does not fit.
     pub fn push(&mut self, mut pkt: Packet, drops: &mut Drops) -> bool {
         if self.bytes + pkt.size as u64 > self.capacity {
-            drops.counters.drop(DropReason::NicBuffer, pkt.size as u64);
+            drops.counters.drop(DropReason::NicBuffer, &pkt);
             drops.exts.release(pkt.ext);
             return false;
         }

@@ -6,6 +6,8 @@ mod pauses;
 pub use occupancy::{OccupancyDistribution, TimeIntegral, TimeWeighted};
 pub use pauses::{PauseEvent, PauseKey, PauseLog, PauseTally};
 
+use crate::net::Packet;
+
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DropReason {
@@ -70,6 +72,10 @@ pub struct Counters {
     /// promise.
     pub lossless_drops: u64,
     pub data_packets_sent: u64,
+    /// Packets with payload dropped at switches (every reason but a full sending NIC): the
+    /// numerator of loss per data packet, which ACK drops would inflate on fabrics where
+    /// ACKs share the congested queues.
+    pub switch_data_dropped: u64,
     /// Packets marked CE (each once).
     pub ecn_marks: u64,
     /// Times each rule fired (a packet may be marked by several), by `MarkRule` index.
@@ -77,9 +83,12 @@ pub struct Counters {
 }
 
 impl Counters {
-    pub fn drop(&mut self, reason: DropReason, bytes: u64) {
+    pub fn drop(&mut self, reason: DropReason, pkt: &Packet) {
         self.dropped[reason as usize] += 1;
-        self.bytes_dropped += bytes;
+        self.bytes_dropped += pkt.size as u64;
+        if reason != DropReason::NicBuffer && pkt.kind.carries_payload() {
+            self.switch_data_dropped += 1;
+        }
     }
 
     pub fn total_dropped(&self) -> u64 {

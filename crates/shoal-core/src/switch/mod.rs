@@ -377,7 +377,7 @@ impl Switch {
     /// Drops a packet of `pool`: counts it, network-wide and in the pool, and frees its
     /// side-table payload.
     fn drop_packet(&mut self, pool: usize, reason: DropReason, pkt: &Packet, cx: &mut Drops) {
-        cx.counters.drop(reason, pkt.size as u64);
+        cx.counters.drop(reason, pkt);
         if self.lossless & (1 << class_of(pkt.priority)) != 0 {
             cx.counters.lossless_drops += 1;
         }
