@@ -71,19 +71,20 @@ def threshold_for_full_throughput(exp: Experiment, runs: pd.DataFrame, store: Pa
 
 
 def data_loss(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
-    """Switch drops per data packet sent, ``data_loss_rate``.
+    """Data packets dropped at switches per data packet sent, ``data_loss_rate``.
 
-    ``loss_rate`` counts ACKs in its denominator, and the authors' ns-2 script averages
-    the drop ratio over all 32 switch ports, 24 of which carry only ACKs; on a star, where
-    each data packet crosses one switch queue, drops per data packet is the measure both
-    simulators share.
+    ``loss_rate`` counts ACKs in its numerator and denominator, and the authors' ns-2
+    script averages the drop ratio over all the switch queues, many of which carry only
+    ACKs; data drops per data packet sent is the measure both simulators share (the
+    reference's data-packet drops over the data packets its hosts sent). Runs made before
+    the core counted data drops apart (``switch_data_dropped``) get none.
     """
     extra: dict[int, dict[str, Any]] = {}
     for i, _, run, _scenario in ok_runs(runs, store):
-        summary = run.summary()
-        sent = summary.get("counters", {}).get("data_packets_sent")
-        if sent:
-            extra[i] = {"data_loss_rate": summary["packets"]["switch_dropped"] / sent}
+        counters = run.summary().get("counters", {})
+        sent, dropped = counters.get("data_packets_sent"), counters.get("switch_data_dropped")
+        if sent and dropped is not None:
+            extra[i] = {"data_loss_rate": dropped / sent}
     return join_columns(runs, extra)
 
 
