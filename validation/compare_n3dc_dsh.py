@@ -57,6 +57,7 @@ from pathlib import Path
 from compare_n3dc import START_OFFSET_S, n3dc_files, write_n3dc_config
 from compare_n3dc_t1 import (
     ACK_HIGH_PRIO_ENV,
+    _bps,
     read_n3dc_fct_by_sport,
     sorted_trace,
     toml_document,
@@ -789,12 +790,6 @@ def mean_fcts(fct_ns, trace) -> dict:
         out["background_mean_us"] = float(np.nanmean(fct[~fanin]) / 1e3)
         out["fanin_mean_us"] = float(np.nanmean(fct[fanin]) / 1e3)
     return out
-
-
-def _bps(rate: str) -> int:
-    from shoal import _core
-
-    return _core.parse_rate_bps(rate)
 
 
 def parse_seeds(text: str) -> list[int]:
