@@ -192,6 +192,7 @@ def test_the_innocent_flows_rate_is_read_around_the_burst():
     r = dsh.innocent_rate(times, tx, 1_000_000)
     assert r["f0_before_gbps"] == pytest.approx(50) and r["f0_min_gbps"] == pytest.approx(25)
     assert r["f0_min_ratio"] == pytest.approx(0.5)
+    assert r["f0_mean_ratio"] == pytest.approx((20 * 0.5 + 80) / 100)
     out = "SHOAL_TX 100005000 31250\nx\nSHOAL_TX 100010000 62500\n"
     assert dsh.read_tx(out) == {"tx_ns": [5000, 10000], "tx_bytes": [31250, 62500]}
 
