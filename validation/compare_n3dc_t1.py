@@ -75,6 +75,9 @@ from compare_ns3 import UserError, parse_size, parse_time_s, ratio, run, run_gua
 HERE = Path(__file__).resolve().parent
 EXPERIMENT = "bfc/fig5"
 WORKLOAD = "homa_w4"  # fig5's FB_Hadoop point
+#: The experiments this compares: fig5 at its FB_Hadoop point, fig5c (Google at 65%, no
+#: incast; one workload).
+EXPERIMENTS = {"fig5": ("bfc/fig5", WORKLOAD), "fig5c": ("bfc/fig5c", None)}
 SCHEMES = ("dcqcn", "dcqcn_win", "hpcc")
 MIB = 1 << 20
 # The reference's flags per scheme (its script-burst.sh / script-workload.sh runs them
@@ -106,18 +109,22 @@ ORDER = ("n3dc", *(f"shoal_{v}" for v in VARIANTS))
 # ---- fig5's scenarios ------------------------------------------------------------------
 
 
-def fig5_scenarios(schemes, duration: str | None = None, seed: int = 1) -> dict[str, dict]:
-    """Each scheme's scenario of fig5's quick FB_Hadoop run as the sweep resolves it, with
-    ``duration`` of arrivals (background and incast) when given and ``run.seed`` ``seed``
-    (fig5 runs seed 1)."""
+def fig5_scenarios(
+    schemes, duration: str | None = None, seed: int = 1, experiment: str = "fig5"
+) -> dict[str, dict]:
+    """Each scheme's scenario of fig5's quick FB_Hadoop run (or fig5c's quick run) as the
+    sweep resolves it, with ``duration`` of arrivals (background and incast) when given and
+    ``run.seed`` ``seed`` (fig5 runs seed 1)."""
     from shoal._sweep import expand, load_sweep, resolve_runs
     from shoal.reproduce import find
 
-    spec = load_sweep(find(EXPERIMENT).sweep_spec("quick"))
+    name, workload = EXPERIMENTS[experiment]
+    spec = load_sweep(find(name).sweep_spec("quick"))
     wanted = [
         r
         for r in expand(spec)
-        if r.params.get("scheme") in schemes and r.params.get("workload.cdf") == WORKLOAD
+        if r.params.get("scheme") in schemes
+        and (workload is None or r.params.get("workload.cdf") == workload)
     ]
     out = {}
     for r in resolve_runs(spec, wanted):
@@ -130,7 +137,7 @@ def fig5_scenarios(schemes, duration: str | None = None, seed: int = 1) -> dict[
         out[r.params["scheme"]] = sc
     missing = [s for s in schemes if s not in out]
     if missing:
-        raise UserError(f"{EXPERIMENT} has no scheme {missing[0]!r} with workload {WORKLOAD}", 1)
+        raise UserError(f"{name} has no scheme {missing[0]!r} with workload {workload}", 1)
     return out
 
 
@@ -376,7 +383,7 @@ def run_seed(args, n3dc: Path, program: Path, seed: int, out: Path) -> tuple[dic
     import pandas as pd
 
     schemes = args.schemes
-    scenarios = fig5_scenarios(schemes, args.duration, seed)
+    scenarios = fig5_scenarios(schemes, args.duration, seed, args.experiment)
     first = scenarios[schemes[0]]
     rack = first["topology"]["hosts_per_leaf"]
     out.mkdir(parents=True, exist_ok=True)
@@ -512,17 +519,19 @@ def pool(raws: list[dict], rack: int) -> dict:
 def compare(args) -> int:
     n3dc = Path(args.n3dc).resolve()
     program = reference_program(args)
-    first = fig5_scenarios(args.schemes[:1], args.duration)[args.schemes[0]]
+    first = fig5_scenarios(args.schemes[:1], args.duration, experiment=args.experiment)
+    first = first[args.schemes[0]]
     duration = first["workload"]["duration"]
-    out = Path(args.out or HERE / "results" / f"n3dc_t1_{duration}").resolve()
+    tag = "" if args.experiment == "fig5" else f"{args.experiment}_"
+    out = Path(args.out or HERE / "results" / f"n3dc_t1_{tag}{duration}").resolve()
     reports, raws = [], []
     for seed in args.seeds:
         report, raw = run_seed(args, n3dc, program, seed, out / f"seed{seed}")
         reports.append(report)
         raws.append(raw)
     result = {
-        "experiment": EXPERIMENT,
-        "workload": WORKLOAD,
+        "experiment": EXPERIMENTS[args.experiment][0],
+        "workload": EXPERIMENTS[args.experiment][1] or Path(first["workload"]["cdf"]).stem,
         "duration": duration,
         "seeds": args.seeds,
         "flows": sum(r["flows"] for r in reports),
@@ -588,6 +597,12 @@ def parse_schemes(text: str) -> list[str]:
 
 def main(argv=None) -> int:
     p = n3dc_parser(__doc__)
+    p.add_argument(
+        "--experiment",
+        choices=sorted(EXPERIMENTS),
+        default="fig5",
+        help="bfc/fig5 at its FB_Hadoop point (default) or bfc/fig5c (Google, no incast)",
+    )
     p.add_argument(
         "--schemes",
         default=",".join(SCHEMES),

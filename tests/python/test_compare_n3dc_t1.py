@@ -242,3 +242,12 @@ def test_bad_arguments_exit_2_and_a_missing_reference_exits_1(tmp_path: Path, ca
     capsys.readouterr()
     assert t1.main(["--n3dc", str(tmp_path / "nowhere"), "--out", str(tmp_path)]) == 1
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_fig5c_is_google_without_incast():
+    sc = t1.fig5_scenarios(["dcqcn", "hpcc"], experiment="fig5c")
+    assert set(sc) == {"dcqcn", "hpcc"}
+    for scenario in sc.values():
+        assert Path(scenario["workload"]["cdf"]).stem == "homa_w3"
+        assert not scenario["workload"].get("extra")  # no incast
+    assert sc["hpcc"]["rdma"]["cc"]["kind"] == "hpcc"
