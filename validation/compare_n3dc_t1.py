@@ -398,7 +398,7 @@ def run_seed(args, n3dc: Path, program: Path, seed: int, out: Path) -> tuple[dic
             files[s, v].write_text(toml_document(sc))
 
     trace_csv = out / "trace.csv"
-    print(f"seed {seed}: generating fig5's FB_Hadoop flows ...", flush=True)
+    print(f"seed {seed}: generating {args.experiment}'s flows ...", flush=True)
     run(shoal + ["trace", str(files[schemes[0], "fig5"]), "--out", str(trace_csv)], "shoal trace")
     trace = sorted_trace(pd.read_csv(trace_csv))
     topology = write_t1_topology(out / "n3dc_topology.txt", first["topology"])
