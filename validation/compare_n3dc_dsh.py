@@ -48,7 +48,6 @@ import copy
 import hashlib
 import json
 import math
-import os
 import re
 import subprocess
 import sys
@@ -738,14 +737,8 @@ def run_reference(
     if saved.get("inputs") == digest and (out / "n3dc_fct.txt").is_file():
         return saved
     cpu = children_cpu_s()
-    saved_env = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
     log = out / "n3dc_stdout.txt"
-    try:
-        wall, drops = run_n3dc(cmd, log, seed)
-    finally:
-        for k, v in saved_env.items():
-            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    wall, drops = run_n3dc(cmd, log, seed, env)
     stdout = log.read_text()
     saved = {"inputs": digest, **read_deadlock(stdout), "wall_s": wall}
     saved["headroom_peaks"] = read_peaks(stdout)

@@ -51,7 +51,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -445,16 +444,8 @@ def run_seed(args, n3dc: Path, program: Path, seed: int, out: Path) -> tuple[dic
         else:
             print(f"seed {seed}, {s}: running ns3-datacenter on {len(trace)} flows ...", flush=True)
             cpu = children_cpu_s()
-            saved_env = os.environ.get(env_name) if env_name else None
-            if env_name:
-                os.environ[env_name] = env_value
-            try:
-                wall, drops = run_n3dc(cmd, sdir / "n3dc_stdout.txt", seed)
-            finally:
-                if env_name and saved_env is None:
-                    del os.environ[env_name]
-                elif env_name:
-                    os.environ[env_name] = saved_env
+            extra = {env_name: env_value} if env_name else None
+            wall, drops = run_n3dc(cmd, sdir / "n3dc_stdout.txt", seed, extra)
             saved = {"inputs": digest, "wall_s": wall, "cpu_s": children_cpu_s() - cpu}
             saved["lossless_drops"] = drops
             record.write_text(json.dumps(saved, indent=2) + "\n")

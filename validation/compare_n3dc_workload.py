@@ -252,11 +252,14 @@ def children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_n3dc(cmd: list[str], log: Path, rng_run: int) -> tuple[float, int]:
-    """Runs the reference once, its standard output (a throughput report every few
-    microseconds: hundreds of MB) into ``log``; returns the wall time and the lossless
-    packets its MMU dropped (it prints each, switch-mmu.cc:719, :796)."""
-    env = {**os.environ, "NS_GLOBAL_VALUE": f"RngRun={rng_run}"}
+def run_n3dc(
+    cmd: list[str], log: Path, rng_run: int, env: dict[str, str] | None = None
+) -> tuple[float, int]:
+    """Runs the reference once, with ``env`` added to its environment, its standard output
+    (a throughput report every few microseconds: hundreds of MB) into ``log``; returns the
+    wall time and the lossless packets its MMU dropped (it prints each,
+    switch-mmu.cc:719, :796)."""
+    env = {**os.environ, **(env or {}), "NS_GLOBAL_VALUE": f"RngRun={rng_run}"}
     t0 = time.perf_counter()
     try:
         with log.open("w") as stdout:
