@@ -49,7 +49,6 @@ import hashlib
 import json
 import math
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -64,7 +63,7 @@ from compare_n3dc_t1 import (
 )
 from compare_n3dc_workload import children_cpu_s, red_maps, run_n3dc, write_n3dc_flows
 from compare_ns3 import UserError, parse_size, parse_time_s, run, run_guarded, shoal_cmd
-from time_n3dc import CMAKE_ENTRY
+from time_n3dc import BUILT, PROGRAMS, build_targets, write_if_changed, write_program
 
 HERE = Path(__file__).resolve().parent
 EXPERIMENT = "dsh/fig12"
@@ -73,9 +72,7 @@ N3DC_FLAGS = {
     "dcqcn": ["--algorithm=1", "--wien=false", "--delayWien=false", "--windowCheck=0"],
     "powertcp": ["--algorithm=3", "--wien=true", "--delayWien=false", "--windowCheck=1"],
 }
-PROGRAMS = Path("examples/PowerTCP")
 PROGRAM = "powertcp-evaluation-dsh"
-BUILT = "build/examples/PowerTCP/ns3.39-{}-optimized"
 MODEL = Path("src/point-to-point/model")
 MARK = "Shoal's validation/compare_n3dc_dsh.py"
 
@@ -430,13 +427,6 @@ def _substitute(text: str, changes, name: str) -> str:
     return text
 
 
-def _write_if_changed(path: Path, text: str) -> bool:
-    if path.is_file() and path.read_text() == text:
-        return False
-    path.write_text(text)
-    return True
-
-
 def patch_mmu(n3dc: Path) -> bool:
     """Adds DSH (and the headroom episodes' record) to the reference's switch MMU and node;
     returns whether a file changed. The first call keeps each file's original next to it
@@ -465,12 +455,13 @@ def patch_mmu(n3dc: Path) -> bool:
     node = _substitute(
         node, [(anchor, NODE_SYNC + anchor), ADMIT, ENQUEUE, DEQUEUE, RESUME], "switch-node.cc"
     )
-    changed = [_write_if_changed(f, t) for f, t in zip(files, (header, source, node), strict=True)]
+    changed = [write_if_changed(f, t) for f, t in zip(files, (header, source, node), strict=True)]
     return any(changed)
 
 
 def prepare_program(n3dc: Path, build: bool) -> Path:
-    """The deadlock program, built (with ``build``) if it or the MMU changed; its path."""
+    """The comparison's program (the burst program with the paper's MMU, the deadlock watch
+    and the samplers), built (with ``build``) if it or the MMU changed; its path."""
     changed = patch_mmu(n3dc)
     src = (n3dc / PROGRAMS / "powertcp-evaluation-burst.cc").read_text()
     start, stop = src.find(SWITCH_CONFIG_START), src.find(SWITCH_CONFIG_END)
@@ -480,22 +471,12 @@ def prepare_program(n3dc: Path, build: bool) -> Path:
         )
     src = src[:start] + SWITCH_CONFIG + src[stop + len(SWITCH_CONFIG_END) :]
     src = _substitute(src, PROGRAM_CHANGES, "powertcp-evaluation-burst.cc")
-    changed |= _write_if_changed(n3dc / PROGRAMS / f"{PROGRAM}.cc", src)
-    cmake = n3dc / PROGRAMS / "CMakeLists.txt"
-    if f"NAME {PROGRAM}\n" not in cmake.read_text():
-        cmake.write_text(cmake.read_text() + CMAKE_ENTRY.format(name=PROGRAM))
-        changed = True
+    changed |= write_program(n3dc, PROGRAM, src)
     program = n3dc / BUILT.format(PROGRAM)
     if changed or not program.is_file():
         if not build:
             raise UserError(f"build {PROGRAM} first: rerun with --build (minutes)", 1)
-        print("building the reference's deadlock program (minutes) ...", flush=True)
-        cmd = ["cmake", "--build", str(n3dc / "cmake-cache"), "-j", "2", "--target", PROGRAM]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise UserError(
-                f"building failed: {' '.join(cmd)}\n{r.stdout[-3000:]}{r.stderr[-2000:]}", 1
-            )
+        build_targets(n3dc, [PROGRAM])
     return program
 
 

@@ -93,22 +93,44 @@ build_example(
 """
 
 
+def write_if_changed(path: Path, text: str) -> bool:
+    """Writes ``text`` to ``path`` unless it holds it already; returns whether it wrote."""
+    if path.is_file() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+
+
+def write_program(n3dc: Path, name: str, text: str) -> bool:
+    """Writes program ``name``'s source next to the reference's programs, and its CMake
+    entry; returns whether anything changed."""
+    changed = write_if_changed(n3dc / PROGRAMS / f"{name}.cc", text)
+    cmake = n3dc / PROGRAMS / "CMakeLists.txt"
+    if f"NAME {name}\n" not in cmake.read_text():
+        cmake.write_text(cmake.read_text() + CMAKE_ENTRY.format(name=name))
+        changed = True
+    return changed
+
+
 def write_copy(n3dc: Path, original: str, name: str, change: tuple[str, str]) -> bool:
     """Writes program ``name``, ``original`` with one substitution, and its CMake entry;
     returns whether anything changed."""
     src = (n3dc / PROGRAMS / f"{original}.cc").read_text()
     if src.count(change[0]) != 1:
         raise UserError(f"{original}.cc is not ns3-datacenter 6ddb4a4's: cannot derive {name}", 1)
-    target = n3dc / PROGRAMS / f"{name}.cc"
-    text = src.replace(change[0], change[1])
-    changed = not target.is_file() or target.read_text() != text
-    if changed:
-        target.write_text(text)
-    cmake = n3dc / PROGRAMS / "CMakeLists.txt"
-    if f"NAME {name}\n" not in cmake.read_text():
-        cmake.write_text(cmake.read_text() + CMAKE_ENTRY.format(name=name))
-        changed = True
-    return changed
+    return write_program(n3dc, name, src.replace(change[0], change[1]))
+
+
+def build_targets(n3dc: Path, targets: list[str]) -> None:
+    """Builds ``targets`` with the reference tree's own CMake; a failure is an error with
+    the build's output."""
+    print("building the reference's programs (minutes) ...", flush=True)
+    cmd = ["cmake", "--build", str(n3dc / "cmake-cache"), "--target", *targets]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise UserError(
+            f"building failed: {' '.join(cmd)}\n{r.stdout[-2000:]}{r.stderr[-2000:]}", 1
+        )
 
 
 def prepare_programs(n3dc: Path, build: bool) -> None:
@@ -124,13 +146,7 @@ def prepare_programs(n3dc: Path, build: bool) -> None:
             "with the optimized profile, validation/README.md says how)",
             1,
         )
-    print("building the reference's programs (minutes) ...", flush=True)
-    cmd = ["cmake", "--build", str(n3dc / "cmake-cache"), "--target", WORKLOAD, FLOWS, QUIET]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise UserError(
-            f"building failed: {' '.join(cmd)}\n{r.stdout[-2000:]}{r.stderr[-2000:]}", 1
-        )
+    build_targets(n3dc, [WORKLOAD, FLOWS, QUIET])
 
 
 def peak_rss_kib(pid: int) -> int | None:
