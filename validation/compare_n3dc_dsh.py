@@ -609,24 +609,17 @@ def read_tx(stdout: str) -> dict:
     return {"tx_ns": [int(t) - offset for t, _ in rows], "tx_bytes": [int(b) for _, b in rows]}
 
 
-#: Fig. 13's windows around the burst, as Shoal's analysis has them (ns).
-BEFORE_NS = AFTER_NS = 500e3
-
-
 def innocent_rate(times_ns, tx_bytes, burst_ns: float) -> dict:
-    """Fig. 13's innocent flow from samples of its receiver's port: its mean rate in the
-    500 us before the burst, its lowest and its mean in the 500 us after, and those over
-    the first (as ``shoal.reproduce.dsh.collateral``)."""
-    import numpy as np
+    """Fig. 13's innocent flow from samples of the bytes sent on its receiver's port: its
+    mean rate in the window before the burst, its lowest and its mean in the window
+    after, and those over the first (the windows and rates of
+    ``shoal.reproduce.dsh.collateral``)."""
+    from shoal.reproduce.dsh import AFTER_NS, BEFORE_NS, throughput
 
-    t, b = np.asarray(times_ns, dtype=float), np.asarray(tx_bytes, dtype=float)
-    if len(t) < 2:
-        keys = ("f0_before_gbps", "f0_min_gbps", "f0_min_ratio", "f0_mean_ratio")
-        return dict.fromkeys(keys, math.nan)
-    gbps = np.diff(b) * 8 / np.diff(t)
-    at = t[1:] - burst_ns
-    before = float(gbps[(at > -BEFORE_NS) & (at <= 0)].mean())
-    after = gbps[(at > 0) & (at <= AFTER_NS)]
+    series = throughput(times_ns, tx_bytes)
+    at = series["time_ns"] - burst_ns
+    before = float(series["gbps"][(at > -BEFORE_NS) & (at <= 0)].mean())
+    after = series["gbps"][(at > 0) & (at <= AFTER_NS)]
     low = float(after.min())
     return {
         "f0_before_gbps": before,
@@ -636,19 +629,12 @@ def innocent_rate(times_ns, tx_bytes, burst_ns: float) -> dict:
     }
 
 
-def innocent_receiver(trace) -> int:
-    """Fig. 13's F0: the first flow that starts before the burst and goes elsewhere."""
-    burst = trace["start_ns"].max()
-    burst_dst = set(trace.loc[trace["start_ns"] == burst, "dst"])
-    early = trace[(trace["start_ns"] < burst) & ~trace["dst"].isin(burst_dst)]
-    return int(early.sort_values("id")["dst"].iloc[0])
-
-
 def shoal_collateral(run_dir: Path, topology: dict, trace) -> dict:
-    """Fig. 13's innocent flow and S1's PAUSEs to S0 in Shoal's run: F0 is the first flow
-    that starts before the burst and goes elsewhere; S1's port to host h is h - hosts,
-    and its port to S0 comes after its hosts'."""
+    """Fig. 13's innocent flow and S1's PAUSEs to S0 in Shoal's run: S1's port to host h
+    is h - hosts, and its port to S0 comes after its hosts'."""
     import pandas as pd
+
+    from shoal.reproduce.dsh import innocent_receiver
 
     burst = trace["start_ns"].max()
     port = innocent_receiver(trace) - topology["hosts"]
@@ -782,6 +768,8 @@ def parse_seeds(text: str) -> list[int]:
 def one_run(args, program: Path, n3dc: Path, shoal, sc: dict, seed: int, sdir: Path) -> dict:
     """Both simulators on one scheme and seed: the row of comparison.json."""
     import pandas as pd
+
+    from shoal.reproduce.dsh import innocent_receiver
 
     sdir.mkdir(parents=True, exist_ok=True)
     sc = copy.deepcopy(sc)

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from shoal.reproduce import Experiment
 
 __all__ = [
+    "AFTER_NS",
     "ANALYSES",
+    "BEFORE_NS",
     "BUFFER",
     "FIG4_CHIPS",
     "FIGURES",
@@ -36,9 +38,11 @@ __all__ = [
     "fct_vs_sih_figure",
     "headroom_utilization",
     "first_pause_theorem",
+    "innocent_receiver",
     "onset_figure",
     "pause_figure",
     "pfc_avoidance",
+    "throughput",
     "trend_figure",
     "utilization_figure",
 ]
@@ -302,18 +306,30 @@ def _innocent_series(run: StoredRun, scenario: dict[str, Any]) -> tuple[pd.DataF
             f'dsh.collateral: topology.kind must be "dumbbell", got {topo.get("kind")!r}'
         )
     flows = run.flows()
-    start_ns = float(flows["start_ns"].max())
-    burst = flows[flows["start_ns"] == start_ns]
-    innocent = flows[(flows["start_ns"] < start_ns) & ~flows["dst"].isin(set(burst["dst"]))]
-    dst = int(innocent.sort_values("id")["dst"].iloc[0])
-    port = dst - int(topo["hosts"])
+    port = innocent_receiver(flows) - int(topo["hosts"])
     samples = run.table("queues")
     if samples is None:
         raise FileNotFoundError(f"run {run.key} has no queues.parquet: run.sample_interval")
     at = samples[(samples["switch"] == 1) & (samples["port"] == port)]
-    series = at.groupby("time_ns")["tx_bytes"].max().reset_index()
+    tx = at.groupby("time_ns")["tx_bytes"].max()
+    return throughput(tx.index.to_numpy(), tx.to_numpy()), float(flows["start_ns"].max())
+
+
+def innocent_receiver(flows: pd.DataFrame) -> int:
+    """Fig. 13's F0's receiver: of the flows (``id``, ``start_ns``, ``dst``) that start
+    before the burst (the last start) and go elsewhere than the burst, the first one's."""
+    start_ns = flows["start_ns"].max()
+    burst = flows[flows["start_ns"] == start_ns]
+    innocent = flows[(flows["start_ns"] < start_ns) & ~flows["dst"].isin(set(burst["dst"]))]
+    return int(innocent.sort_values("id")["dst"].iloc[0])
+
+
+def throughput(time_ns: Any, tx_bytes: Any) -> pd.DataFrame:
+    """A port's throughput (``time_ns``, ``gbps``) between samples of the bytes it has
+    sent, each rate at the end of its interval."""
+    series = pd.DataFrame({"time_ns": time_ns, "tx_bytes": tx_bytes}, dtype=float)
     series["gbps"] = series["tx_bytes"].diff() * 8 / series["time_ns"].diff()
-    return series.dropna(), start_ns
+    return series.dropna()
 
 
 def collateral(exp: Experiment, runs: pd.DataFrame, store: Path) -> pd.DataFrame:
