@@ -7,8 +7,9 @@
 //! few small structs whose sizes change rarely; the Python tests compare the estimate
 //! with a measured run.
 
+use crate::config::ScenarioError;
 use crate::net::{NetworkSpec, NodeId};
-use crate::scenario::{Pattern, Scenario, ScenarioError};
+use crate::scenario::{Pattern, Scenario};
 use crate::sim::PS_PER_S;
 use crate::switch::flow_control::FlowControlConfig;
 

@@ -4,9 +4,8 @@
 //! topology or workload pattern, and plain numbers that are almost surely a unit mistake
 //! (`link_delay = 10` is 10 ps).
 
-use crate::scenario::{
-    FanInSizes, FlowTransport, Pattern, Probability, Scenario, ScenarioError, TopologyKind, Warnings,
-};
+use crate::config::{Probability, ScenarioError, Warnings};
+use crate::scenario::{FanInSizes, FlowTransport, Pattern, Scenario, TopologyKind};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

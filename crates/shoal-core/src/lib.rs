@@ -10,6 +10,7 @@
 //! run loop) and `results` (flow tables, the summary, run directories).
 
 pub mod budget;
+pub mod config;
 pub mod engine;
 mod files;
 pub mod host;

@@ -1,7 +1,7 @@
 //! Named presets (`preset = "<name>"`, `presets.toml`): a chip's settings as a paper
 //! describes them, laid under the scenario's own keys before it is read.
 
-use crate::scenario::ScenarioError;
+use crate::config::ScenarioError;
 use serde_json::{Map, Value};
 
 /// The presets as their file has them: each a table of scenario keys and a description.

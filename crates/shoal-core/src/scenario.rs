@@ -1,6 +1,7 @@
 //! The scenario: a serde schema with documented defaults (`defaults.toml`), and its
 //! validation. Every error names the key path, the value and what is accepted.
 
+pub use crate::config::{PerQueue, Probability, ScenarioError, Warnings};
 use crate::net::IntValues;
 use crate::switch::admission::AdmissionConfig;
 use crate::switch::classify::ClassifierConfig;
@@ -12,65 +13,9 @@ use crate::transport::cc::{CcConfig, RdmaCcConfig};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt;
 
 /// The commented defaults file; `Scenario::default()` equals what it parses to.
 pub const DEFAULTS_TOML: &str = include_str!("defaults.toml");
-
-/// A user mistake in a scenario: the key path and a message.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScenarioError {
-    pub path: String,
-    pub message: String,
-}
-
-impl ScenarioError {
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { path: path.into(), message: message.into() }
-    }
-
-    /// Key `key` of the section at `path` holds `value`, which is refused: the error names
-    /// the key, the value and what is accepted.
-    pub fn not_accepted(path: &str, key: &str, value: impl std::fmt::Display, accepted: &str) -> Self {
-        ScenarioError::new(format!("{path}.{key}"), format!("{value} is not accepted (accepted: {accepted})"))
-    }
-
-    /// Key `key` of the section at `path` holds queue index `value`, which is not below
-    /// `switch.queues` = `queues`: the error names the key, the value, the queues and why
-    /// a queue must be left above it.
-    pub fn queue_index(path: &str, key: &str, value: u32, queues: u32, why: &str) -> Self {
-        ScenarioError::new(
-            format!("{path}.{key}"),
-            format!(
-                "{value} is not accepted with switch.queues = {queues} (accepted: 0 to {}: {why})",
-                queues.saturating_sub(1)
-            ),
-        )
-    }
-
-    /// A serde error at `path` (as `serde_path_to_error` writes it, "." for the top),
-    /// joined with the key path a scheme's section carries inside its message.
-    fn from_serde(path: String, message: &str) -> Self {
-        let path = if path == "." { String::new() } else { path };
-        match crate::registry::split_nested(message) {
-            Some((inner, message)) if path.is_empty() => ScenarioError::new(inner, clean_serde_message(message)),
-            Some((inner, message)) => ScenarioError::new(format!("{path}.{inner}"), clean_serde_message(message)),
-            None => ScenarioError::new(path, clean_serde_message(message)),
-        }
-    }
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
-        }
-    }
-}
-
-impl std::error::Error for ScenarioError {}
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
@@ -329,65 +274,6 @@ pub enum NicOrder {
     Creation,
     /// The flow served moves to the back, a flow with a new packet joins the back.
     Rotate,
-}
-
-/// A probability: a number from 0 to 1, refused where it is read, so that the error
-/// names its key.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
-#[serde(try_from = "f64", into = "f64")]
-pub struct Probability(f64);
-
-impl Probability {
-    /// `p`, which must be a probability (for constants).
-    pub const fn new(p: f64) -> Self {
-        assert!(p >= 0.0 && p <= 1.0, "not a probability");
-        Probability(p)
-    }
-
-    pub fn get(self) -> f64 {
-        self.0
-    }
-}
-
-impl TryFrom<f64> for Probability {
-    type Error = String;
-
-    fn try_from(p: f64) -> Result<Self, String> {
-        if (0.0..=1.0).contains(&p) {
-            Ok(Probability(p))
-        } else {
-            Err(format!("{p} is outside [0, 1]"))
-        }
-    }
-}
-
-impl From<Probability> for f64 {
-    fn from(p: Probability) -> f64 {
-        p.0
-    }
-}
-
-/// One value for every queue, or one value per queue.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(untagged)]
-pub enum PerQueue {
-    All(f64),
-    Each(Vec<f64>),
-}
-
-impl PerQueue {
-    pub fn get(&self, queue: usize) -> f64 {
-        match self {
-            PerQueue::All(v) => *v,
-            PerQueue::Each(values) => values.get(queue).copied().unwrap_or(values[values.len() - 1]),
-        }
-    }
-    pub fn values(&self) -> Vec<f64> {
-        match self {
-            PerQueue::All(v) => vec![*v],
-            PerQueue::Each(values) => values.clone(),
-        }
-    }
 }
 
 /// Where `switch.reserved` sits (`switch.reserve_per`).
@@ -703,7 +589,7 @@ where
     }
     T::deserialize(value)
         .map(Err)
-        .map_err(|e| serde::de::Error::custom(format!("{e}; or one of {}", crate::registry::listed(words))))
+        .map_err(|e| serde::de::Error::custom(format!("{e}; or one of {}", crate::config::keys::listed(words))))
 }
 
 impl RdmaConfig {
@@ -1084,9 +970,6 @@ impl Default for RunConfig {
         }
     }
 }
-
-/// Warnings: legal settings that are almost certainly a mistake.
-pub type Warnings = Vec<String>;
 
 impl Scenario {
     /// The largest packet any transport of the scenario sends, headers included: the MTU
@@ -1799,7 +1682,6 @@ impl Workload {
     }
 }
 
-/// Shortens serde's messages: "unknown field `x`, expected one of ..." stays readable.
 /// `e`, or for a congestion control set in the other transport's section (`hpcc` in
 /// `transport.cc`, `newreno` in `rdma.cc`), `e` with where it belongs.
 fn point_to_the_other_transport(mut e: ScenarioError) -> ScenarioError {
@@ -1838,11 +1720,6 @@ fn non_finite(value: &toml::Value, path: String) -> Option<(String, String)> {
 /// The error for a NaN or infinite `number` at `path`.
 fn not_finite(path: String, number: &str) -> ScenarioError {
     ScenarioError::new(path, format!("{number} is not accepted (accepted: a finite number)"))
-}
-
-fn clean_serde_message(message: &str) -> String {
-    let message = message.trim();
-    message.replace("unknown variant", "unknown value").replace("unknown field", "unknown key")
 }
 
 #[cfg(test)]

@@ -3,11 +3,12 @@
 //! and flows behind `transport::Transport`, whose requests (`HostAction`) it carries out.
 
 use crate::budget;
+use crate::config::ScenarioError;
 use crate::host::Nic;
 use crate::net::{self, Effect, Effects, ExtStore, IntFormat, NodeId, Packet, PacketKind, Routes};
 use crate::observe::{DeadlockDetector, NetView, Observer, QueueSampler};
 use crate::results::FlowTable;
-use crate::scenario::{Scenario, ScenarioError, SwitchConfig};
+use crate::scenario::{Scenario, SwitchConfig};
 use crate::sim::{mix64, stream, EventQueue, LinkRate, PackedEvent, Ps, TIME_LIMIT};
 use crate::stats::{Counters, PauseKey, PauseLog};
 use crate::switch::flow_control::{FlowControlConfig, FlowControlEnv, IngressLink};

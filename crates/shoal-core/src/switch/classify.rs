@@ -1,9 +1,10 @@
 //! The classification decision point: which egress queue of a port an arriving packet
 //! joins (`[switch.classifier]`).
 
+use crate::config::{ScenarioError, Warnings};
 use crate::net::Packet;
 use crate::registry::{keyless_scheme, registry, Scheme};
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use crate::sim::mix_below;
 use crate::switch::scheduler::SchedulerConfig;
 use serde::{Deserialize, Serialize};

@@ -23,9 +23,10 @@ pub use pfc::{
 use super::admission::Verdict;
 use super::mmu::{Charge, IngressAccounts, CLASSES};
 use super::{PortQueue, Ports};
+use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Effects, ExtStore, Packet};
 use crate::registry::{keyless_scheme, registry};
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::units::{Bytes, Time};
 

@@ -4,8 +4,9 @@
 
 use super::active_set::ActiveSet;
 use super::PortQueue;
+use crate::config::{ScenarioError, Warnings};
 use crate::registry::{keyless_scheme, registry, Scheme};
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 

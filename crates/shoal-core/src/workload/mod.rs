@@ -10,9 +10,10 @@ pub use cdf::FlowSizeCdf;
 pub use stream::FlowStream;
 pub use trace::{read_trace, TraceRow};
 
+use crate::config::ScenarioError;
 use crate::files::read_regular_file;
 use crate::net::{LinkSpec, NetworkSpec, NodeId};
-use crate::scenario::{FanInSizes, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Scenario, ScenarioError, Workload};
+use crate::scenario::{FanInSizes, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Scenario, Workload};
 use crate::sim::{Ps, Rng, PS_PER_S};
 use crate::units::MAX_TIME;
 use rand::Rng as _;

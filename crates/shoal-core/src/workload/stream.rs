@@ -5,8 +5,9 @@
 
 use super::{fixed_flows, fixed_pairs, plan_arrivals, read_trace, ArrivalFlows, FlowKind, FlowSpec, Plan, TraceRow};
 use super::{ENDLESS, MAX_FLOWS};
+use crate::config::ScenarioError;
 use crate::net::NetworkSpec;
-use crate::scenario::{Arrival, Pattern, Scenario, ScenarioError, Workload};
+use crate::scenario::{Arrival, Pattern, Scenario, Workload};
 use crate::sim::{stream, Ps, Rng, PS_PER_S, TIME_LIMIT};
 use rand::Rng as _;
 use rand_distr::{Distribution, Exp, LogNormal};

@@ -2,8 +2,8 @@
 
 use super::MAX_FLOWS;
 use super::{FlowKind, FlowSpec};
+use crate::config::ScenarioError;
 use crate::files::open_regular_file;
-use crate::scenario::ScenarioError;
 use crate::sim::{Ps, PS_PER_NS};
 use crate::units::{MAX_BYTES, MAX_TIME};
 use std::io::BufRead;

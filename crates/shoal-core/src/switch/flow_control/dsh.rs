@@ -32,10 +32,11 @@ use super::{
     check_pausing_keys, class_mask, largest_pool, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
     IngressCx, LosslessArrival, PoolState, PORT_LEVEL,
 };
+use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Effects, Packet};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;
 use crate::switch::flow_control::{pause_frame, read_pause_frame, HeadroomRule, Pause};

@@ -25,10 +25,11 @@ use super::{
     check_pausing_keys, class_mask, largest_pool, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
     HeadroomEpisode, IngressCx, LosslessArrival, PoolState,
 };
+use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, ScenarioError, Topology, TopologyKind, Warnings};
+use crate::scenario::{Scenario, Topology, TopologyKind};
 use crate::sim::{LinkRate, Ps};
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;

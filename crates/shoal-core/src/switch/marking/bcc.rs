@@ -1,6 +1,7 @@
 use super::{MarkContext, MarkRule, Marker, PoolEnv, SharedBufferRed};
+use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use crate::sim::Rng;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};

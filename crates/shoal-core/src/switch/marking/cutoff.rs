@@ -1,6 +1,7 @@
 use super::{MarkContext, MarkRule, Marker, PoolEnv};
+use crate::config::{ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use crate::sim::Rng;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};

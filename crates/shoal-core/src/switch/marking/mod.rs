@@ -15,8 +15,10 @@ pub use red::{QueueRed, RedConfig};
 pub use shared_cutoff::{SharedCutoff, SharedCutoffConfig};
 pub use shared_red::{SharedBufferRed, SharedRedConfig};
 
-use crate::registry::{nested, registry};
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::config::keys::nested;
+use crate::config::{ScenarioError, Warnings};
+use crate::registry::registry;
+use crate::scenario::Scenario;
 use crate::sim::Rng;
 use rand::Rng as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -1,6 +1,7 @@
 use super::{check_red, red_marks, MarkContext, MarkRule, Marker, PoolEnv};
+use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use crate::sim::Rng;
 use crate::units::{Bytes, Rate};
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,7 @@
 use super::{CongestionControl, Feedback, SendState};
+use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 /// DCTCP (Alizadeh et al., RFC 8257): alpha, the EWMA (gain g) of the fraction of

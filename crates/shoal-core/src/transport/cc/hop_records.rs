@@ -1,8 +1,8 @@
 //! What the telemetry-driven controllers (HPCC, PowerTCP) keep of the last ACK's stack:
 //! one record per hop, against which the next ACK's records measure each hop.
 
+use crate::config::ScenarioError;
 use crate::net::{IntFormat, IntHop, WIRE_HOP_SLOTS};
-use crate::scenario::ScenarioError;
 use crate::sim::Ps;
 use crate::units::Rate;
 

@@ -28,9 +28,9 @@ pub use theta_powertcp::{ThetaPowerTcp, ThetaPowerTcpConfig};
 pub use timely::{Timely, TimelyConfig};
 
 use super::TcpConfig;
+use crate::config::Warnings;
 use crate::net::{IntFormat, IntHop};
 use crate::registry::registry;
-use crate::scenario::Warnings;
 use crate::sim::Ps;
 use crate::units::Rate;
 use serde::Deserialize;

@@ -15,9 +15,10 @@
 
 use super::hop_records::{check_target, ewma, HopRecords, HOPS};
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use crate::config::{Probability, ScenarioError, Warnings};
 use crate::net::IntHop;
 use crate::registry::Scheme;
-use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use crate::sim::{Ps, PS_PER_S};
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};

@@ -3,8 +3,9 @@
 //! `rdma-hw.cc:1179-1231`, the same as the HPCC code base's). TCP's DCTCP is `dctcp.rs`.
 
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use crate::config::{ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};
 

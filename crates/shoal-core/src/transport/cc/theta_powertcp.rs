@@ -10,8 +10,9 @@
 
 use super::hop_records::ewma;
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::{Probability, Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};

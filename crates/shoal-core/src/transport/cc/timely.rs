@@ -4,8 +4,9 @@
 //! the time its data packet left the sender (the reference's 8-byte INT timestamp).
 
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use crate::config::{ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::units::{Rate, Time};
 use serde::{Deserialize, Serialize};

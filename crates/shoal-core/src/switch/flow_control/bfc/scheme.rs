@@ -4,10 +4,11 @@
 
 use super::decide::{Assignment, Decide, Setup, FIRST_PHYSICAL};
 use super::{BloomFilter, BloomShape, FlowTable};
+use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Ext, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
-use crate::scenario::{FlowTransport, Pattern, Scenario, ScenarioError, Warnings};
+use crate::scenario::{FlowTransport, Pattern, Scenario};
 use crate::sim::{stream, Ps};
 use crate::switch::admission::Verdict;
 use crate::switch::flow_control::{

@@ -9,8 +9,10 @@ pub use mellanox::{Mellanox, MellanoxConfig};
 pub use paper::{Paper, PaperConfig};
 
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
-use crate::registry::{keys, split_tag, Scheme};
-use crate::scenario::{Scenario, ScenarioError, Warnings};
+use crate::config::keys::{keys, split_tag};
+use crate::config::{ScenarioError, Warnings};
+use crate::registry::Scheme;
+use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::units::{Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -43,7 +45,7 @@ impl DcqcnConfig {
         let own = keys(model);
         let key = rest.keys().find(|k| !own.contains(k))?;
         let other = Self::MODELS.iter().find(|&&m| keys(m).contains(key))?;
-        Some(crate::registry::nested(
+        Some(crate::config::keys::nested(
             key,
             &format!("is a key of model = \"{other}\", not of model = \"{model}\" (set [rdma.cc] model = \"{other}\")"),
         ))

@@ -1,5 +1,6 @@
 use super::{check_gain, check_timers};
-use crate::scenario::{Scenario, ScenarioError};
+use crate::config::ScenarioError;
+use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::transport::cc::{CongestionControl, Feedback, SendState};
 use crate::units::{Bytes, Rate, Time};
