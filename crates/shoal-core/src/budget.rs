@@ -9,9 +9,10 @@
 
 use crate::config::ScenarioError;
 use crate::net::{NetworkSpec, NodeId};
-use crate::scenario::{Pattern, Scenario};
+use crate::scenario::Scenario;
 use crate::sim::PS_PER_S;
 use crate::switch::flow_control::FlowControlConfig;
+use crate::workload::config::Pattern;
 
 /// A switch port with its link, its share of the host behind it and its statistics.
 const PORT_BYTES: u64 = 1_600;

@@ -5,7 +5,9 @@
 //! (`link_delay = 10` is 10 ps).
 
 use crate::config::{Probability, ScenarioError, Warnings};
-use crate::scenario::{FanInSizes, FlowTransport, Pattern, Scenario, TopologyKind};
+use crate::net::config::TopologyKind;
+use crate::scenario::Scenario;
+use crate::workload::config::{FanInSizes, FlowTransport, Pattern};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

@@ -8,9 +8,10 @@ use crate::host::Nic;
 use crate::net::{self, Effect, Effects, ExtStore, IntFormat, NodeId, Packet, PacketKind, Routes};
 use crate::observe::{DeadlockDetector, NetView, Observer, QueueSampler};
 use crate::results::FlowTable;
-use crate::scenario::{Scenario, SwitchConfig};
+use crate::scenario::Scenario;
 use crate::sim::{mix64, stream, EventQueue, LinkRate, PackedEvent, Ps, TIME_LIMIT};
 use crate::stats::{Counters, PauseKey, PauseLog};
+use crate::switch::config::SwitchConfig;
 use crate::switch::flow_control::{FlowControlConfig, FlowControlEnv, IngressLink};
 use crate::switch::{Drops, Switch};
 use crate::transport::{AnyTransport, HostAction, HostCx, Stacks, Transport};
@@ -292,10 +293,12 @@ impl Simulation {
                 let reserved = reserve.total(ports, queues);
                 let needed = reserved + pool.headroom + packet;
                 let reserves = match sc.switch.reserve_per {
-                    crate::scenario::ReservePer::Queue => {
+                    crate::switch::config::ReservePer::Queue => {
                         format!("{} per queue x {queues} queues x {ports} ports", sc.switch.reserved)
                     }
-                    crate::scenario::ReservePer::Port => format!("{} per port x {ports} ports", sc.switch.reserved),
+                    crate::switch::config::ReservePer::Port => {
+                        format!("{} per port x {ports} ports", sc.switch.reserved)
+                    }
                 };
                 return Err(ScenarioError::new(
                     key,

@@ -2,8 +2,8 @@
 //! in strict priority (class 0 first), behind a pause gate; and, after the queues, the
 //! paced flows that it pulls packets from when their rate limiters allow.
 
+use crate::host::config::{HostConfig, NicOrder};
 use crate::net::{Effect, Effects, ExtStore, Packet};
-use crate::scenario::{HostConfig, NicOrder};
 use crate::sim::{LinkRate, Ps};
 use crate::stats::DropReason;
 use crate::switch::flow_control::bfc::{is_filter_frame, vfid, BloomFilter};

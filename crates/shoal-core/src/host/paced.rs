@@ -9,7 +9,7 @@
 //! order). A flow keeps its key, and so its place, while it waits for its rate limiter or
 //! its gate.
 
-use crate::scenario::NicOrder;
+use crate::host::config::NicOrder;
 use crate::sim::Ps;
 use rustc_hash::FxHashMap;
 

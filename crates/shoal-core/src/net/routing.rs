@@ -285,8 +285,8 @@ fn fat_tree_hops(half: u32, switch: u32, dst: u32) -> Run {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::config::{Topology, TopologyKind};
     use crate::net::NodeId;
-    use crate::scenario::{Topology, TopologyKind};
     use std::collections::VecDeque;
 
     /// The definition, host by host: a port is a next hop toward `dst` if it leads to

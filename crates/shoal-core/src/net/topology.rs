@@ -9,7 +9,7 @@ use super::graph::{cut_off_host, Wiring};
 use super::topology_file::{TopologyFile, MAX_FILE_BYTES};
 use crate::config::ScenarioError;
 use crate::files::read_regular_file;
-use crate::scenario::{Topology, TopologyKind};
+use crate::net::config::{Topology, TopologyKind};
 use crate::sim::Ps;
 use std::collections::HashMap;
 

@@ -20,7 +20,7 @@
 //! the last), and random loss (`error_rate` above 0).
 
 use super::topology::NodeId;
-use crate::scenario::{MAX_HOSTS, MAX_SWITCH_PORTS};
+use crate::net::config::{MAX_HOSTS, MAX_SWITCH_PORTS};
 use crate::sim::Ps;
 use crate::units::{Rate, Time};
 use std::collections::HashMap;

@@ -378,7 +378,7 @@ impl<'a> Summary<'a> {
             warnings.push(if ended != RunEnd::Stopped {
                 let no_timeout = if ended == RunEnd::Deadlocked {
                     ", behind the deadlock reported above"
-                } else if rdma > 0 && scenario.rdma.rto == crate::scenario::Rto::None {
+                } else if rdma > 0 && scenario.rdma.rto == crate::transport::config::Rto::None {
                     " (an RDMA connection has no retransmission timeout unless rdma.rto is set, so one that \
                      loses its last packets waits for good)"
                 } else {

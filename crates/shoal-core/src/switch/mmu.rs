@@ -3,11 +3,13 @@
 
 use super::PortQueue;
 use crate::net::Packet;
-use crate::scenario::{FlowTransport, Pattern, ReservePer, Scenario};
+use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::stats::TimeWeighted;
 use crate::switch::classify::Classify;
+use crate::switch::config::ReservePer;
 use crate::switch::flow_control::FlowControlConfig;
+use crate::workload::config::{FlowTransport, Pattern};
 
 /// A buffer pool shared by a group of ports.
 ///

@@ -5,15 +5,16 @@
 pub mod active_set;
 pub mod admission;
 pub mod classify;
+pub mod config;
 pub mod flow_control;
 pub mod marking;
 pub mod mmu;
 pub mod scheduler;
 
 use crate::net::{Effect, Effects, Ext, ExtStore, IntFormat, IntHop, Packet, PacketKind};
-use crate::scenario::{EcnScope, MarkPoint, NonEct, SwitchConfig};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason, TimeIntegral};
+use crate::switch::config::{EcnScope, MarkPoint, NonEct, SwitchConfig};
 use active_set::ActiveSet;
 use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
 use classify::{Classifier, Classify};

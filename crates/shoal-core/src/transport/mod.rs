@@ -7,6 +7,7 @@
 //! congestion controllers in `cc`) and constant-rate UDP (`udp`).
 
 pub mod cc;
+pub mod config;
 mod rdma;
 pub mod sack;
 mod tcp;
@@ -19,8 +20,9 @@ pub use tcp::{IdleConnection, TcpConfig, TcpReceiver, TcpSender};
 pub use tcp_flow::TcpFlow;
 pub use udp::{UdpFlow, UdpSource};
 
+use crate::config::run::FctUntil;
 use crate::net::{ExtStore, Packet};
-use crate::scenario::{FctUntil, Scenario};
+use crate::scenario::Scenario;
 use crate::sim::{serialization, Ps};
 use crate::stats::Counters;
 use crate::workload::{FlowKind, FlowSpec, ENDLESS};

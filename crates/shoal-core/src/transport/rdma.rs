@@ -21,9 +21,11 @@
 
 use super::cc::{AnyRdmaCc, CongestionControl, Feedback, Notification, RdmaCcConfig, RdmaCcEnv, SendState};
 use super::{Framing, HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
+use crate::config::run::FctUntil;
 use crate::net::{Ext, IntFormat, Packet, PacketKind, ACK_UNPADDED_BYTES, WIRE_STACK_BYTES};
-use crate::scenario::{FctUntil, RdmaConfig, RdmaWindow, Rto, Scenario};
+use crate::scenario::Scenario;
 use crate::sim::{serialization, Ps, PS_PER_S};
+use crate::transport::config::{RdmaConfig, RdmaWindow, Rto};
 use crate::workload::FlowSpec;
 
 /// The RDMA settings every connection of a run shares.

@@ -6,8 +6,8 @@ use super::cc::{AnyCc, CcConfig, CongestionControl, Feedback, NewReno, SendState
 use super::sack::{OutOfOrder, SackBlock, Scoreboard};
 use super::Outbox;
 use crate::net::{IntHop, Packet, PacketKind};
-use crate::scenario::{PartialAckRto, RestartAfter, RestartWindow, TransportConfig};
 use crate::sim::Ps;
+use crate::transport::config::{PartialAckRto, RestartAfter, RestartWindow, TransportConfig};
 
 /// Transport settings shared by every TCP flow of a run.
 #[derive(Clone, Debug)]
@@ -615,8 +615,8 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::TransportConfig;
     use crate::transport::cc;
+    use crate::transport::config::TransportConfig;
     use crate::units::Time;
 
     /// A connection that finished a flow with window `cwnd`, 30 KB ssthresh and an RTT

@@ -4,8 +4,8 @@
 use super::cc;
 use super::tcp::{TcpReceiver, TcpSender};
 use super::{Framing, HostAction, HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
+use crate::config::run::FctUntil;
 use crate::net::{Packet, PacketKind};
-use crate::scenario::FctUntil;
 use crate::sim::Ps;
 use crate::workload::FlowSpec;
 

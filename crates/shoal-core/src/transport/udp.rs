@@ -2,8 +2,8 @@
 
 use super::{HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
 use crate::net::{Packet, PacketKind};
-use crate::scenario::Pacing;
 use crate::sim::{serialization, Ps, PS_PER_S};
+use crate::workload::config::Pacing;
 use crate::workload::{FlowKind, FlowSpec};
 
 /// Sends fixed-size packets at `rate_bps` from `start` until `stop` or until `bytes` are

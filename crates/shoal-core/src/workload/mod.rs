@@ -3,6 +3,7 @@
 //! drawn as the run reaches each flow's start.
 
 pub mod cdf;
+pub mod config;
 mod stream;
 mod trace;
 
@@ -13,9 +14,10 @@ pub use trace::{read_trace, TraceRow};
 use crate::config::ScenarioError;
 use crate::files::read_regular_file;
 use crate::net::{LinkSpec, NetworkSpec, NodeId};
-use crate::scenario::{FanInSizes, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Scenario, Workload};
+use crate::scenario::Scenario;
 use crate::sim::{Ps, Rng, PS_PER_S};
 use crate::units::MAX_TIME;
+use crate::workload::config::{FanInSizes, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Workload};
 use rand::Rng as _;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -483,7 +485,7 @@ fn core_capacity_bps(net: &NetworkSpec, senders: &[u32]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::TopologyKind;
+    use crate::net::config::TopologyKind;
 
     /// Generates the scenario's flows; returns them with their offered bit rate.
     fn offered(sc: &Scenario) -> (Vec<FlowSpec>, f64) {
@@ -636,7 +638,7 @@ mod tests {
         let mut sc = fan_in(0.4);
         sc.workload.fan_in = 1;
         sc.workload.fan_in_max = Some(8);
-        sc.workload.fan_in_sizes = crate::scenario::FanInSizes::Cdf;
+        sc.workload.fan_in_sizes = crate::workload::config::FanInSizes::Cdf;
         sc.workload.cdf = "fb_hadoop".into();
         sc.workload.senders = Some(HostSet::Text("8-15".into()));
         sc.workload.receivers = Some(HostSet::Text("0-7".into()));
@@ -683,7 +685,7 @@ mod tests {
         sc.workload.size = crate::units::Bytes(200_000);
         sc.workload.load = 0.05;
         sc.workload.load_on = LoadOn::CoreNominal;
-        sc.workload.arrival = crate::scenario::Arrival::Periodic;
+        sc.workload.arrival = crate::workload::config::Arrival::Periodic;
         sc.workload.flows = 1_000;
         let net = crate::net::build(&sc.topology).unwrap();
         let flows = generate(&sc, &net).unwrap();

@@ -7,8 +7,9 @@ use super::{fixed_flows, fixed_pairs, plan_arrivals, read_trace, ArrivalFlows, F
 use super::{ENDLESS, MAX_FLOWS};
 use crate::config::ScenarioError;
 use crate::net::NetworkSpec;
-use crate::scenario::{Arrival, Pattern, Scenario, Workload};
+use crate::scenario::Scenario;
 use crate::sim::{stream, Ps, Rng, PS_PER_S, TIME_LIMIT};
+use crate::workload::config::{Arrival, Pattern, Workload};
 use rand::Rng as _;
 use rand_distr::{Distribution, Exp, LogNormal};
 use std::collections::VecDeque;

@@ -26,10 +26,11 @@ use super::{
     HeadroomEpisode, IngressCx, LosslessArrival, PoolState,
 };
 use crate::config::{ScenarioError, Warnings};
+use crate::net::config::{Topology, TopologyKind};
 use crate::net::{Effect, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
-use crate::scenario::{Scenario, Topology, TopologyKind};
+use crate::scenario::Scenario;
 use crate::sim::{LinkRate, Ps};
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;

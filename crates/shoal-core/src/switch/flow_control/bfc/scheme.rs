@@ -8,7 +8,7 @@ use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Ext, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
-use crate::scenario::{FlowTransport, Pattern, Scenario};
+use crate::scenario::Scenario;
 use crate::sim::{stream, Ps};
 use crate::switch::admission::Verdict;
 use crate::switch::flow_control::{
@@ -17,6 +17,7 @@ use crate::switch::flow_control::{
 use crate::switch::mmu::{Charge, IngressAccounts};
 use crate::switch::scheduler::SchedulerConfig;
 use crate::units::{Bytes, Time};
+use crate::workload::config::{FlowTransport, Pattern};
 use serde::{Deserialize, Serialize};
 
 /// The flow id that marks a filter frame.

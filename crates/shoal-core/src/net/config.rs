@@ -1,0 +1,221 @@
+//! The `[topology]` section: which network, its links and their rates and delays.
+
+use crate::config::ScenarioError;
+use crate::units::{Rate, Time};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    Star,
+    LeafSpine,
+    FatTree,
+    Dumbbell,
+    /// Read from `path`, a topology file of the HPCC / ns3-datacenter format
+    /// (`net::topology_file`), with each link's own rate and delay.
+    File,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Topology {
+    pub kind: TopologyKind,
+    pub hosts: u32,
+    pub hosts_right: u32,
+    pub leaves: u32,
+    pub spines: u32,
+    pub hosts_per_leaf: u32,
+    pub k: u32,
+    pub link_rate: Rate,
+    pub uplink_rate: Rate,
+    pub link_delay: Time,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uplink_delay: Option<Time>,
+    /// The topology file of `kind = "file"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Links that are down, each named by the node ids at its two ends (see
+    /// `net::NodeIds`): they are not built, and routing goes around them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_links: Vec<[u32; 2]>,
+}
+
+impl Default for Topology {
+    fn default() -> Self {
+        Topology {
+            kind: TopologyKind::Star,
+            hosts: 32,
+            hosts_right: 8,
+            leaves: 8,
+            spines: 8,
+            hosts_per_leaf: 16,
+            k: 4,
+            link_rate: Rate(100_000_000_000),
+            uplink_rate: Rate(100_000_000_000),
+            link_delay: Time(1_000_000),
+            uplink_delay: None,
+            path: None,
+            failed_links: Vec::new(),
+        }
+    }
+}
+
+/// The most ports one switch may have: a port index is 16 bits wide.
+pub const MAX_SWITCH_PORTS: u64 = u16::MAX as u64;
+
+/// The most hosts a network may have.
+pub const MAX_HOSTS: u64 = 1_000_000;
+
+impl Topology {
+    /// The port count of the largest switch of a built-in kind (None for a file: the
+    /// reader checks its switches).
+    pub fn max_switch_ports(&self) -> Option<u64> {
+        let (hosts, right) = (self.hosts as u64, self.hosts_right as u64);
+        Some(match self.kind {
+            TopologyKind::Star => hosts,
+            TopologyKind::Dumbbell => hosts.max(right) + 1,
+            TopologyKind::LeafSpine => (self.hosts_per_leaf as u64 + self.spines as u64).max(self.leaves as u64),
+            TopologyKind::FatTree => self.k as u64,
+            TopologyKind::File => return None,
+        })
+    }
+
+    /// The keys that set the largest switch's port count.
+    fn port_keys(&self) -> &'static str {
+        match self.kind {
+            TopologyKind::Star => "lower topology.hosts",
+            TopologyKind::Dumbbell => "lower topology.hosts or topology.hosts_right",
+            TopologyKind::LeafSpine => "lower topology.hosts_per_leaf, topology.spines or topology.leaves",
+            TopologyKind::FatTree => "lower topology.k",
+            TopologyKind::File => "fewer links per switch in topology.path",
+        }
+    }
+
+    /// (rate, one-way delay) of each link on the topology's longest host-to-host route:
+    /// for a built-in kind, the route of most hops (which costs the most by any `cost`
+    /// that grows with the delay and falls with the rate); for a network with failed
+    /// links or read from a file, the shortest route (as routing takes them) that costs
+    /// the most by `cost`.
+    pub fn longest_path(&self, cost: impl Fn(Rate, Time) -> u64) -> Result<Vec<(Rate, Time)>, ScenarioError> {
+        let host = (self.link_rate, self.link_delay);
+        let up = (self.uplink_rate, self.uplink_delay.unwrap_or(self.link_delay));
+        let known = match self.kind {
+            _ if !self.failed_links.is_empty() => None,
+            TopologyKind::Star => Some(vec![host, host]),
+            TopologyKind::Dumbbell => Some(vec![host, up, host]),
+            TopologyKind::LeafSpine if self.leaves > 1 => Some(vec![host, up, up, host]),
+            TopologyKind::LeafSpine => Some(vec![host, host]),
+            TopologyKind::FatTree => Some(vec![host, up, up, up, up, host]),
+            TopologyKind::File => None,
+        };
+        if let Some(path) = known {
+            return Ok(path);
+        }
+        let net = crate::net::build(self)?;
+        let link = |l: u32| {
+            let spec = &net.links[l as usize];
+            (Rate(spec.rate_bps), Time(spec.delay))
+        };
+        let route = crate::net::costliest_route(&net, |l| {
+            let (rate, delay) = link(l);
+            cost(rate, delay)
+        });
+        Ok(route.into_iter().map(link).collect())
+    }
+
+    /// The rate of the fastest link of a host (the C of rules that scale with the host
+    /// link rate).
+    pub fn host_rate(&self) -> Result<Rate, ScenarioError> {
+        self.fastest(|l| !l.core, self.link_rate)
+    }
+
+    /// The rate of the fastest link.
+    pub fn fastest_rate(&self) -> Result<Rate, ScenarioError> {
+        self.fastest(|_| true, self.link_rate.max(self.uplink_rate))
+    }
+
+    /// The fastest rate of the links `which` selects: `built_in` unless the network is
+    /// read from a file.
+    fn fastest(&self, which: impl Fn(&crate::net::LinkSpec) -> bool, built_in: Rate) -> Result<Rate, ScenarioError> {
+        if self.kind != TopologyKind::File {
+            return Ok(built_in);
+        }
+        let net = crate::net::build(self)?;
+        Ok(Rate(net.links.iter().filter(|l| which(l)).map(|l| l.rate_bps).max().unwrap_or(0)))
+    }
+
+    /// Number of hosts a built-in kind builds (None for a file: its network says).
+    pub fn host_count(&self) -> Option<u64> {
+        Some(match self.kind {
+            TopologyKind::Star => self.hosts as u64,
+            TopologyKind::Dumbbell => self.hosts as u64 + self.hosts_right as u64,
+            TopologyKind::LeafSpine => self.leaves as u64 * self.hosts_per_leaf as u64,
+            TopologyKind::FatTree => (self.k as u64).pow(3) / 4,
+            TopologyKind::File => return None,
+        })
+    }
+
+    /// Checks the topology's keys, and its network where only building it tells (a
+    /// file, failed links); returns the number of hosts.
+    pub(crate) fn check(&self) -> Result<u64, ScenarioError> {
+        let err = |path: &str, msg: String| Err(ScenarioError::new(path, msg));
+        let t = self;
+        match t.kind {
+            TopologyKind::Star if t.hosts < 2 => {
+                return err("topology.hosts", format!("{} is too few (accepted: 2 or more hosts)", t.hosts))
+            }
+            TopologyKind::Dumbbell if t.hosts < 1 || t.hosts_right < 1 => {
+                return err(
+                    if t.hosts < 1 { "topology.hosts" } else { "topology.hosts_right" },
+                    "must be at least 1 for a dumbbell".into(),
+                )
+            }
+            TopologyKind::LeafSpine if t.leaves < 1 || t.spines < 1 || t.hosts_per_leaf < 1 => {
+                let key = if t.leaves < 1 {
+                    "topology.leaves"
+                } else if t.spines < 1 {
+                    "topology.spines"
+                } else {
+                    "topology.hosts_per_leaf"
+                };
+                return err(key, "must be at least 1 (accepted: 1 or more)".into());
+            }
+            TopologyKind::LeafSpine if (t.leaves as u64) * (t.hosts_per_leaf as u64) < 2 => {
+                return err("topology.hosts_per_leaf", "the fabric needs at least 2 hosts".into())
+            }
+            TopologyKind::FatTree if t.k < 2 || t.k % 2 == 1 || t.k > 64 => {
+                return err("topology.k", format!("{} is not accepted (accepted: an even number from 2 to 64)", t.k))
+            }
+            TopologyKind::File if t.path.as_deref().is_none_or(str::is_empty) => {
+                return err(
+                    "topology.path",
+                    "kind = \"file\" needs a topology file (accepted: path = \"topology.txt\", in the HPCC / ns3-datacenter format)".into(),
+                )
+            }
+            _ => {}
+        }
+        if let Some(ports) = t.max_switch_ports().filter(|&p| p > MAX_SWITCH_PORTS) {
+            return err(
+                "topology",
+                format!(
+                    "a switch would have {ports} ports (accepted: at most {MAX_SWITCH_PORTS} per switch; {})",
+                    t.port_keys()
+                ),
+            );
+        }
+        if let Some(hosts) = t.host_count().filter(|&h| h > MAX_HOSTS) {
+            return err("topology", format!("{hosts} hosts is too many (accepted: at most 1,000,000)"));
+        }
+        if t.kind != TopologyKind::File {
+            for (key, rate) in [("topology.link_rate", t.link_rate), ("topology.uplink_rate", t.uplink_rate)] {
+                if rate.0 == 0 {
+                    return err(key, "must be positive (for example \"100Gbps\")".into());
+                }
+            }
+        }
+        match t.host_count() {
+            Some(hosts) if t.failed_links.is_empty() => Ok(hosts),
+            _ => Ok(crate::net::build(t)?.hosts as u64),
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The `[switch]` section: the buffer, its pools and reserve, the queues, and how ECN
+//! rules apply (`[switch.ecn]`).
+
+use crate::config::PerQueue;
+use crate::switch::admission::AdmissionConfig;
+use crate::switch::classify::ClassifierConfig;
+use crate::switch::flow_control::FlowControlConfig;
+use crate::switch::marking::MarkingConfig;
+use crate::switch::scheduler::SchedulerConfig;
+use crate::units::Bytes;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Where `switch.reserved` sits (`switch.reserve_per`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ReservePer {
+    /// Every queue has `reserved` bytes of its own.
+    #[default]
+    Queue,
+    /// Every port has `reserved` bytes, used by whichever of its queues comes first (for
+    /// ports with many queues: a thousand queues of their own reserve each would hold
+    /// the whole buffer).
+    Port,
+}
+
+/// The most queues a switch port may have. Packets reach queues 0 to 255 by priority;
+/// more queues serve schemes that spread flows over them.
+pub const MAX_QUEUES: u32 = 1024;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchConfig {
+    pub queues: u32,
+    pub ports_per_pool: u32,
+    pub pool_size: Bytes,
+    /// The whole buffer of each pool, when set: the pool's shared size is what its
+    /// reserves and its ports' headroom (PFC, DSH) leave of it, and `pool_size` is not
+    /// read. A chip's buffer compares schemes that reserve differently.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Bytes>,
+    /// Switches whose buffer is not `buffer`: by node id (as `topology.failed_links` names
+    /// nodes: a built-in kind's hosts first, then its switches; a file's own ids), the
+    /// whole buffer of each pool of that switch, read as `buffer` is (the reserves and
+    /// headroom come out of it). Set on a switch, it applies whether or not `buffer` is
+    /// set. Every key names a switch of the network (`engine::switch_buffers` checks).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub buffer_of_node: BTreeMap<String, Bytes>,
+    pub reserved: Bytes,
+    pub reserve_per: ReservePer,
+    pub alpha: PerQueue,
+    pub admission: AdmissionConfig,
+    pub scheduler: SchedulerConfig,
+    /// Unset: `SwitchConfig::classifier()` derives it from the scheduler.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub classifier: Option<ClassifierConfig>,
+    pub flow_control: FlowControlConfig,
+    pub ecn: EcnConfig,
+    pub marking: MarkingConfig,
+}
+
+impl SwitchConfig {
+    /// The classifier in effect: as set, else one queue under `fifo` and a queue per
+    /// priority under every other scheduler.
+    pub fn classifier(&self) -> ClassifierConfig {
+        self.classifier.clone().unwrap_or_else(|| {
+            let kind = if self.scheduler.single_queue() { "single_queue" } else { "by_priority" };
+            ClassifierConfig::of_kind(kind).expect("a registered classifier")
+        })
+    }
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig {
+            queues: 8,
+            ports_per_pool: 8,
+            pool_size: Bytes(3_000_000),
+            buffer: None,
+            buffer_of_node: BTreeMap::new(),
+            reserved: Bytes(128_000),
+            reserve_per: ReservePer::Queue,
+            alpha: PerQueue::All(4.0),
+            admission: AdmissionConfig::default(),
+            scheduler: SchedulerConfig::default(),
+            classifier: None,
+            flow_control: FlowControlConfig::default(),
+            ecn: EcnConfig::default(),
+            marking: MarkingConfig::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MarkPoint {
+    Enqueue,
+    Dequeue,
+}
+
+/// What the per-queue rules of `[switch.marking]` measure.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnScope {
+    /// The packet's own queue.
+    Queue,
+    /// Every queue of the packet's egress port together (PIAS's per-port ECN).
+    Port,
+}
+
+/// How a switch applies its marking rules (`[switch.ecn]`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct EcnConfig {
+    /// When ECN-capable packets are marked.
+    pub at: MarkPoint,
+    /// What per-queue rules measure.
+    pub scope: EcnScope,
+    /// What happens to packets that are not ECN-capable where a rule fires.
+    pub non_ect: NonEct,
+}
+
+impl Default for EcnConfig {
+    fn default() -> Self {
+        EcnConfig { at: MarkPoint::Dequeue, scope: EcnScope::Queue, non_ect: NonEct::Drop }
+    }
+}
+
+/// What marking rules do to packets that are not ECN-capable.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NonEct {
+    /// Dropped at enqueue where a rule would mark (WRED with ECN).
+    Drop,
+    /// Left alone: only tail drop limits them (an ECN-only marking profile).
+    Pass,
+}
