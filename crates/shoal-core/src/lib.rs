@@ -10,6 +10,7 @@
 //! run loop) and `results` (flow tables, the summary, run directories).
 
 pub mod budget;
+pub mod check_env;
 pub mod config;
 pub mod engine;
 mod files;

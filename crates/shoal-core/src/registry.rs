@@ -16,8 +16,8 @@
 //! travels out in the error message (see [`crate::config::keys::nested`]) until `Scenario::from_json` joins it
 //! to the outer one.
 
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
-use crate::scenario::Scenario;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -30,12 +30,13 @@ pub trait Scheme: Sized {
 
     fn build(cfg: &Self::Config, env: &Self::Env) -> Self;
 
-    /// Checks `cfg` as `sc` uses it; `path` is the scheme's section (`switch.admission`).
+    /// Checks `cfg` against the scenario's facts `env`; `path` is the scheme's section
+    /// (`switch.admission`).
     /// Legal but suspicious settings add to `warnings`.
     fn validate(
         _cfg: &Self::Config,
         _path: &str,
-        _sc: &Scenario,
+        _env: &CheckEnv,
         _warnings: &mut Warnings,
     ) -> Result<(), ScenarioError> {
         Ok(())
@@ -93,11 +94,11 @@ macro_rules! registry {
             pub fn validate(
                 &self,
                 path: &str,
-                sc: &$crate::scenario::Scenario,
+                env: &$crate::check_env::CheckEnv,
                 warnings: &mut $crate::config::Warnings,
             ) -> Result<(), $crate::config::ScenarioError> {
                 match self {
-                    $( Self::$Variant(c) => <$Scheme as $crate::registry::Scheme>::validate(c, path, sc, warnings), )+
+                    $( Self::$Variant(c) => <$Scheme as $crate::registry::Scheme>::validate(c, path, env, warnings), )+
                 }
             }
 

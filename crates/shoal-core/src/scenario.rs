@@ -1,13 +1,17 @@
 //! The scenario: a serde schema with documented defaults (`defaults.toml`), and its
 //! validation. Every error names the key path, the value and what is accepted.
 
+use crate::check_env::CheckEnv;
 pub use crate::config::run::{FctUntil, RunConfig};
 pub use crate::config::{PerQueue, Probability, ScenarioError, Warnings};
 pub use crate::host::config::{HostConfig, NicOrder};
 pub use crate::net::config::{Topology, TopologyKind, MAX_HOSTS, MAX_SWITCH_PORTS};
+use crate::net::Packet;
+use crate::switch::classify::Classify;
 pub use crate::switch::config::{EcnConfig, EcnScope, MarkPoint, NonEct, ReservePer, SwitchConfig, MAX_QUEUES};
 use crate::switch::marking::{CutoffConfig, MarkerConfig};
 use crate::switch::mmu::class_of;
+use crate::switch::scheduler::SchedulerConfig;
 use crate::transport::cc::{CcConfig, RdmaCcConfig};
 pub use crate::transport::config::{
     EcnCapable, PartialAckRto, RdmaConfig, RdmaWindow, RestartAfter, RestartWindow, Rto, TransportConfig,
@@ -49,22 +53,45 @@ impl Scenario {
             .unwrap_or(0)
     }
 
-    /// The least time a timer or interval key may take: `bytes` serialized on the
-    /// topology's fastest link, or 1 us where that is longer (every default timer is 1 us
-    /// or more, so they hold on slow links too). Nothing on the network happens faster:
-    /// a shorter timer fires several times between two packets it could act on, and one
-    /// of 1 ps made hundreds of millions of events per simulated millisecond. Timeouts
-    /// and `deadlock_after` take one largest packet (`largest_packet`): a shorter one runs
-    /// out before the packet it guards has left, a pause shorter than that has held back
-    /// no packet. The rate controllers' timers take one minimum frame
-    /// (`MIN_FRAME_BYTES`): a rate is read once a packet, and no packet is shorter.
-    pub fn timer_floor(&self, bytes: u64) -> Time {
-        let fastest = self.fastest_link().0;
-        let cap = Time(1_000_000);
-        if fastest == 0 {
-            return cap;
+    /// The facts the schemes' checks see (`CheckEnv`), the priorities' queues left empty
+    /// (`priority_queues`). The switch's queues and alphas must be checked first.
+    fn check_env(&self) -> CheckEnv<'_> {
+        let s = &self.switch;
+        CheckEnv {
+            topology: &self.topology,
+            queues: s.queues,
+            ports_per_pool: s.ports_per_pool,
+            pool_size: s.pool_size,
+            reserved: s.reserved,
+            largest_pool: s.buffer.unwrap_or(s.pool_size),
+            alpha_min: (0..s.queues as usize).map(|q| s.alpha.get(q)).fold(f64::INFINITY, f64::min),
+            scheduler: SchedulerConfig::kind(&s.scheduler),
+            single_queue_scheduler: s.scheduler.single_queue(),
+            dwrr_strict_queues: match &s.scheduler {
+                SchedulerConfig::Dwrr(dwrr) => Some(dwrr.strict_queues),
+                _ => None,
+            },
+            classifier_set: s.classifier.is_some(),
+            classifier: s.classifier().kind(),
+            priority_queues: Vec::new(),
+            tcp_flows: self.workloads().any(|w| w.transport == FlowTransport::Tcp && w.pattern != Pattern::Udp),
+            largest_packet: self.largest_packet(),
+            fastest_link: self.fastest_link(),
+            stop_time_set: self.run.stop_time.is_some(),
         }
-        Time(crate::sim::serialization(bytes, fastest)).min(cap)
+    }
+
+    /// The priorities the workloads and RDMA's ACKs use, each with the queue the switch's
+    /// classifier gives it.
+    fn priority_queues(&self) -> Vec<(u8, usize)> {
+        let mut classify = self.switch.classifier().build(&());
+        let used = self.workloads().flat_map(|w| w.classes().iter().copied()).chain(self.rdma.ack_priority);
+        used.map(|p| (p, classify.queue(&Packet::template(0, 0, 0, p), self.switch.queues as usize))).collect()
+    }
+
+    /// The least time a timer or interval key may take (`CheckEnv::timer_floor`).
+    pub fn timer_floor(&self, bytes: u64) -> Time {
+        crate::check_env::timer_floor(self.fastest_link(), bytes)
     }
 
     /// The rate of the fastest link (a star has no uplinks, whatever `uplink_rate` says).
@@ -79,18 +106,7 @@ impl Scenario {
     /// Refuses the timer `key` (a full key path) set to `value` below `timer_floor(bytes)`,
     /// `what` saying what the floor is.
     pub fn check_timer(&self, key: &str, value: Time, bytes: u64, what: &str) -> Result<(), ScenarioError> {
-        let floor = self.timer_floor(bytes);
-        if value >= floor {
-            return Ok(());
-        }
-        Err(ScenarioError::new(
-            key,
-            format!(
-                "{value} is too short (accepted: at least {floor}: {what} of {bytes} B on the fastest link, {}, \
-                 and never more than 1us; a plain number is picoseconds)",
-                self.fastest_link()
-            ),
-        ))
+        crate::check_env::check_timer(self.fastest_link(), key, value, bytes, what)
     }
 
     /// Refuses a timeout or `deadlock_after` below one largest packet's time (`timer_floor`).
@@ -267,11 +283,14 @@ impl Scenario {
                 ),
             );
         }
-        s.admission.validate("switch.admission", self, &mut warnings)?;
-        s.scheduler.validate("switch.scheduler", self, &mut warnings)?;
-        s.classifier().validate("switch.classifier", self, &mut warnings)?;
-        s.flow_control.validate("switch.flow_control", self, &mut warnings)?;
-        s.marking.validate("switch.marking", self, &mut warnings)?;
+        let mut env = self.check_env();
+        s.admission.validate("switch.admission", &env, &mut warnings)?;
+        s.scheduler.validate("switch.scheduler", &env, &mut warnings)?;
+        s.classifier().validate("switch.classifier", &env, &mut warnings)?;
+        // The classifier places the priorities only once its keys are known to be good.
+        env.priority_queues = self.priority_queues();
+        s.flow_control.validate("switch.flow_control", &env, &mut warnings)?;
+        s.marking.validate("switch.marking", &env, &mut warnings)?;
         // Packet and header sizes, each (key, value, least, most) in bytes.
         let sizes = |checks: &[(&str, u32, u32, u32)]| -> Result<(), ScenarioError> {
             match checks.iter().find(|&&(_, v, lo, hi)| !(lo..=hi).contains(&v)) {
@@ -332,8 +351,8 @@ impl Scenario {
             );
         }
         warnings.extend(crate::switch::mmu::unused_reserve_warning(self));
-        rdma.cc.validate("rdma.cc", self, &mut warnings)?;
-        rdma.cc.line_rate_warnings("rdma.cc", self, &mut warnings);
+        rdma.cc.validate("rdma.cc", &env, &mut warnings)?;
+        rdma.cc.line_rate_warnings("rdma.cc", &env, &mut warnings);
         rdma.validate(&mut warnings)?;
         let rdma_flows = self.workloads().any(|w| w.transport == FlowTransport::Rdma && w.pattern != Pattern::Udp);
         // Lossless packets are not WRED's to drop: the ACKs are safe where PFC or DSH
@@ -391,7 +410,7 @@ impl Scenario {
         if tr.dupack_threshold == 0 {
             return err("transport.dupack_threshold", "must be at least 1".into());
         }
-        tr.cc.validate("transport.cc", self, &mut warnings)?;
+        tr.cc.validate("transport.cc", &env, &mut warnings)?;
         if tr.pias_thresholds.windows(2).any(|w| w[0] >= w[1]) || tr.pias_thresholds.first() == Some(&Bytes(0)) {
             return err("transport.pias_thresholds", "must be positive and increasing, e.g. [\"1MB\"]".into());
         }

@@ -1,12 +1,11 @@
 //! The classification decision point: which egress queue of a port an arriving packet
 //! joins (`[switch.classifier]`).
 
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::Packet;
 use crate::registry::{keyless_scheme, registry, Scheme};
-use crate::scenario::Scenario;
 use crate::sim::mix_below;
-use crate::switch::scheduler::SchedulerConfig;
 use serde::{Deserialize, Serialize};
 
 pub trait Classify: Send {
@@ -116,8 +115,8 @@ impl Scheme for FlowHash {
         FlowHash { first_queue: cfg.first_queue as usize }
     }
 
-    fn validate(cfg: &FlowHashConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
-        let queues = sc.switch.queues;
+    fn validate(cfg: &FlowHashConfig, path: &str, env: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
+        let queues = env.queues;
         if cfg.first_queue >= queues {
             return Err(ScenarioError::queue_index(
                 path,
@@ -127,13 +126,13 @@ impl Scheme for FlowHash {
                 "at least one queue for the flows",
             ));
         }
-        if sc.switch.scheduler.single_queue() {
+        if env.single_queue_scheduler {
             return Err(ScenarioError::new(
                 path.to_string(),
                 format!(
                     "\"flow_hash\" needs a scheduler that serves several queues, not switch.scheduler = \"{}\" \
                      (accepted: \"dwrr\", \"strict_priority\")",
-                    SchedulerConfig::kind(&sc.switch.scheduler)
+                    env.scheduler
                 ),
             ));
         }

@@ -23,10 +23,10 @@ pub use pfc::{
 use super::admission::Verdict;
 use super::mmu::{Charge, IngressAccounts, CLASSES};
 use super::{PortQueue, Ports};
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Effects, ExtStore, Packet};
 use crate::registry::{keyless_scheme, registry};
-use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::units::{Bytes, Time};
 
@@ -341,7 +341,7 @@ pub fn check_pausing_keys(
     alpha: f64,
     frame_size: Bytes,
     deadlock_after: Time,
-    sc: &Scenario,
+    env: &CheckEnv,
 ) -> Result<(), ScenarioError> {
     if let Some(c) = classes.iter().find(|&&c| c as usize >= CLASSES) {
         return Err(ScenarioError::not_accepted(path, "classes", c, "0 to 7"));
@@ -352,34 +352,28 @@ pub fn check_pausing_keys(
     if !(1..=9000).contains(&frame_size.0) {
         return Err(ScenarioError::not_accepted(path, "frame_size", frame_size, "1 B to 9000 B"));
     }
-    sc.check_timeout(&format!("{path}.deadlock_after"), deadlock_after)?;
-    if sc.switch.queues > 64 {
+    env.check_timeout(&format!("{path}.deadlock_after"), deadlock_after)?;
+    if env.queues > 64 {
         return Err(ScenarioError::new(
             "switch.queues",
-            format!("{} queues per port; {scheme} pauses ports of at most 64", sc.switch.queues),
+            format!("{} queues per port; {scheme} pauses ports of at most 64", env.queues),
         ));
     }
     Ok(())
-}
-
-/// The largest shared pool a switch of `sc` may have: `switch.buffer` when set (its
-/// shared part is less), else `switch.pool_size`.
-pub(crate) fn largest_pool(sc: &Scenario) -> u64 {
-    sc.switch.buffer.unwrap_or(sc.switch.pool_size).0
 }
 
 /// Warnings for the keys PFC and DSH share that are legal but almost surely a mistake:
 /// no lossless class, or an alpha that puts the dynamic threshold T = alpha x free
 /// shared bytes above the whole pool while one packet's room is free (the threshold
 /// then stops nothing before the pool is full).
-pub fn pausing_warnings(path: &str, scheme: &str, classes: &[u8], alpha: f64, sc: &Scenario, warnings: &mut Warnings) {
+pub fn pausing_warnings(path: &str, scheme: &str, classes: &[u8], alpha: f64, env: &CheckEnv, warnings: &mut Warnings) {
     if classes.is_empty() {
         warnings.push(format!(
             "{path}.classes: [] makes no class lossless: {scheme} pauses nothing, and every packet is left to \
              switch.admission as on a lossy fabric"
         ));
     }
-    let (pool, packet) = (largest_pool(sc), sc.largest_packet());
+    let (pool, packet) = (env.largest_pool.0, env.largest_packet);
     if alpha * packet as f64 >= pool as f64 {
         // 1e30, not thirty-one digits.
         let alpha = if alpha >= 1e6 { format!("{alpha:e}") } else { alpha.to_string() };

@@ -4,9 +4,9 @@
 
 use super::active_set::ActiveSet;
 use super::PortQueue;
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::{keyless_scheme, registry, Scheme};
-use crate::scenario::Scenario;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -138,8 +138,8 @@ impl Scheme for Dwrr {
         Dwrr { strict: cfg.strict_queues as u16, ..Dwrr::new(cfg.quantum.0, &cfg.weights, env.queues) }
     }
 
-    fn validate(cfg: &DwrrConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
-        let queues = sc.switch.queues;
+    fn validate(cfg: &DwrrConfig, path: &str, env: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
+        let queues = env.queues;
         let w = &cfg.weights;
         if w.is_empty() || w.iter().any(|w| !(w.is_finite() && *w > 0.0)) {
             return Err(ScenarioError::new(

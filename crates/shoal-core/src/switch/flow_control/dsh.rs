@@ -29,14 +29,14 @@
 //! (`switch.reserved`), which the paper's theorems set to 0.
 
 use super::{
-    check_pausing_keys, class_mask, largest_pool, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
-    IngressCx, LosslessArrival, PoolState, PORT_LEVEL,
+    check_pausing_keys, class_mask, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv, IngressCx,
+    LosslessArrival, PoolState, PORT_LEVEL,
 };
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Effects, Packet};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;
 use crate::switch::flow_control::{pause_frame, read_pause_frame, HeadroomRule, Pause};
@@ -149,11 +149,11 @@ impl Scheme for Dsh {
         }
     }
 
-    fn validate(cfg: &DshConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
-        check_pausing_keys(path, "DSH", &cfg.classes, cfg.alpha, cfg.frame_size, cfg.deadlock_after, sc)?;
-        pausing_warnings(path, "DSH", &cfg.classes, cfg.alpha, sc, warnings);
+    fn validate(cfg: &DshConfig, path: &str, env: &CheckEnv, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+        check_pausing_keys(path, "DSH", &cfg.classes, cfg.alpha, cfg.frame_size, cfg.deadlock_after, env)?;
+        pausing_warnings(path, "DSH", &cfg.classes, cfg.alpha, env, warnings);
         // X_qoff = T - eta and X_poff = N_q x T, T at most alpha x the pool.
-        let largest_threshold = cfg.alpha * largest_pool(sc) as f64;
+        let largest_threshold = cfg.alpha * env.largest_pool.0 as f64;
         resume_offset_warning(
             &format!("{path}.queue_resume_offset"),
             cfg.queue_resume_offset,
@@ -170,7 +170,7 @@ impl Scheme for Dsh {
             "once it holds no shared byte",
             warnings,
         );
-        insurance_warning(cfg, path, sc, warnings);
+        insurance_warning(cfg, path, env, warnings);
         if cfg.lossless_queues == 0 || cfg.lossless_queues as usize > CLASSES {
             return Err(ScenarioError::not_accepted(path, "lossless_queues", cfg.lossless_queues, "1 to 8"));
         }
@@ -185,20 +185,20 @@ impl Scheme for Dsh {
         // The threshold judges the ingress port's pool, and only a pool that holds the
         // packets' egress queues too can promise room for them: the paper's switch has one
         // shared buffer.
-        if let Ok(net) = crate::net::build(&sc.topology) {
+        if let Ok(net) = crate::net::build(env.topology) {
             let mut ports = std::collections::HashMap::new();
             for link in net.links.iter().filter(|l| matches!(l.from, crate::net::NodeId::Switch(_))) {
                 *ports.entry(link.from).or_insert(0u64) += 1;
             }
             let most = ports.values().copied().max().unwrap_or(0);
-            if (sc.switch.ports_per_pool as u64) < most {
+            if (env.ports_per_pool as u64) < most {
                 return Err(ScenarioError::new(
                     "switch.ports_per_pool",
                     format!(
                         "{} splits a switch of {most} ports into pools; DSH's threshold and insurance assume one \
                          shared buffer per switch, and a packet whose egress pool differs from its ingress \
                          port's could be dropped (accepted: {most} or more with {path}.kind = \"dsh\")",
-                        sc.switch.ports_per_pool
+                        env.ports_per_pool
                     ),
                 ));
             }
@@ -211,12 +211,12 @@ impl Scheme for Dsh {
 /// packet or more on some kind of link: a port-level PAUSE there may not stop the bytes
 /// already in flight. Less than a packet short is how eta rounds (the paper's 1,500 B MTU
 /// against Shoal's 1,514 B frames: 28 B), not a mistake.
-fn insurance_warning(cfg: &DshConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) {
+fn insurance_warning(cfg: &DshConfig, path: &str, env: &CheckEnv, warnings: &mut Warnings) {
     if cfg.classes.is_empty() {
         return;
     }
-    let mtu = sc.largest_packet();
-    let short = super::pfc::link_classes(&sc.topology).into_iter().find_map(|(name, rate, delay)| {
+    let mtu = env.largest_packet;
+    let short = super::pfc::link_classes(env.topology).into_iter().find_map(|(name, rate, delay)| {
         let (insurance, eta) = (cfg.headroom.bytes(rate, delay, mtu), HeadroomRule::Eta.bytes(rate, delay, mtu));
         (insurance + mtu <= eta).then_some((name, insurance, eta))
     });

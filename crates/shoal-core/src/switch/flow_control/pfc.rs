@@ -22,19 +22,18 @@
 //! §1.1, "Pause semantics"; §1.2).
 
 use super::{
-    check_pausing_keys, class_mask, largest_pool, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
+    check_pausing_keys, class_mask, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
     HeadroomEpisode, IngressCx, LosslessArrival, PoolState,
 };
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::config::{Topology, TopologyKind};
 use crate::net::{Effect, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::sim::{LinkRate, Ps};
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;
-use crate::switch::classify::Classify;
 use crate::switch::mmu::{class_of, Charge, IngressAccounts, CLASSES};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -462,18 +461,18 @@ impl Scheme for Pfc {
         }
     }
 
-    fn validate(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
-        check_pausing_keys(path, "PFC", &cfg.classes, cfg.alpha, cfg.frame_size, cfg.deadlock_after, sc)?;
+    fn validate(cfg: &PfcConfig, path: &str, env: &CheckEnv, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+        check_pausing_keys(path, "PFC", &cfg.classes, cfg.alpha, cfg.frame_size, cfg.deadlock_after, env)?;
         if cfg.headroom == HeadroomRule::Size(Bytes(0)) && !cfg.classes.is_empty() {
             return Err(ScenarioError::new(
                 format!("{path}.headroom"),
                 "0 B leaves lossless packets in flight when a PAUSE leaves nowhere to go (accepted: \"eta\", \"3cd\" or a size > 0)",
             ));
         }
-        pausing_warnings(path, "PFC", &cfg.classes, cfg.alpha, sc, warnings);
+        pausing_warnings(path, "PFC", &cfg.classes, cfg.alpha, env, warnings);
         // RESUME needs the bytes outside headroom plus xon_offset at most T, or below
         // xon_floor; T is at most alpha x the pool.
-        let largest_threshold = cfg.alpha * largest_pool(sc) as f64;
+        let largest_threshold = cfg.alpha * env.largest_pool.0 as f64;
         let threshold = "the largest pause threshold, alpha x the shared pool";
         let (offset, floor) = (format!("{path}.xon_offset"), format!("{path}.xon_floor"));
         resume_offset_warning(&offset, cfg.xon_offset, largest_threshold, threshold, "below xon_floor", warnings);
@@ -485,14 +484,14 @@ impl Scheme for Pfc {
             "as it pauses: every departure finds it below xon_floor, so pauses hold a packet at most",
             warnings,
         );
-        headroom_warnings(cfg, path, sc, warnings);
-        refresh_checks(cfg, path, sc, warnings)
+        headroom_warnings(cfg, path, env, warnings);
+        refresh_checks(cfg, path, env, warnings)
     }
 }
 
 /// `pause_quanta` and `refresh_quanta` together: a refresh below the timer, and set only
 /// with one. Warns of a refresh that can come too late, or that fills the link.
-fn refresh_checks(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+fn refresh_checks(cfg: &PfcConfig, path: &str, env: &CheckEnv, warnings: &mut Warnings) -> Result<(), ScenarioError> {
     let quanta = match (cfg.pause_quanta, cfg.refresh_quanta) {
         (PauseQuanta::OnOff, None) => return Ok(()),
         (PauseQuanta::OnOff, Some(r)) => {
@@ -528,7 +527,7 @@ fn refresh_checks(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut War
     // A refresh leaves at the next packet boundary, so it can wait behind one packet
     // more than the PAUSE it refreshes did.
     let margin = (quanta - refresh) * QUANTUM_BYTES;
-    let late = sc.largest_packet() + cfg.frame_size.0;
+    let late = env.largest_packet + cfg.frame_size.0;
     if margin < late {
         warnings.push(format!(
             "{path}.refresh_quanta: {refresh} quanta leaves {} quanta ({margin} B of the link) before a pause \
@@ -545,7 +544,7 @@ fn refresh_checks(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut War
             cfg.frame_size.0
         ));
     }
-    if sc.run.stop_time.is_none() && !cfg.stop_at_deadlock {
+    if !env.stop_time_set && !cfg.stop_at_deadlock {
         warnings.push(format!(
             "{path}.pause_quanta: switches refresh a pause for as long as they hold it, so a PFC deadlock \
              never goes quiet and, without run.stop_time or {path}.stop_at_deadlock = true, the run ends only \
@@ -578,9 +577,9 @@ pub(super) fn link_classes(t: &Topology) -> Vec<(String, u64, u64)> {
 
 /// Warnings for a headroom that a PAUSE's worst case can overflow, or that dwarfs the
 /// pool, and for classes that share one queue.
-fn headroom_warnings(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) {
-    let t = &sc.topology;
-    let mtu = sc.largest_packet();
+fn headroom_warnings(cfg: &PfcConfig, path: &str, env: &CheckEnv, warnings: &mut Warnings) {
+    let t = env.topology;
+    let mtu = env.largest_packet;
     let links = link_classes(t);
     for (name, rate, delay) in links.iter().cloned() {
         let bytes = cfg.headroom.bytes(rate, delay, mtu);
@@ -602,19 +601,16 @@ fn headroom_warnings(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut 
         }
         _ => cfg.headroom.bytes(t.link_rate.0, t.link_delay.0, mtu),
     };
-    if one > sc.switch.pool_size.0 {
+    if one > env.pool_size.0 {
         warnings.push(format!(
             "{path}.headroom: {one} B for one port and class is more than the whole shared pool \
              (switch.pool_size = {}); check the units",
-            sc.switch.pool_size
+            env.pool_size
         ));
     }
     // Lossless classes the workload uses that land in one queue: a PAUSE of one stops all.
-    let mut classify = sc.switch.classifier().build(&());
-    let used = sc.workloads().flat_map(|w| w.classes().iter().copied()).chain(sc.rdma.ack_priority);
     let mut by_queue: std::collections::BTreeMap<usize, std::collections::BTreeSet<u8>> = Default::default();
-    for priority in used.filter(|&p| cfg.classes.contains(&class_of(p))) {
-        let queue = classify.queue(&Packet::template(0, 0, 0, priority), sc.switch.queues as usize);
+    for &(priority, queue) in env.priority_queues.iter().filter(|(p, _)| cfg.classes.contains(&class_of(*p))) {
         by_queue.entry(queue).or_default().insert(class_of(priority));
     }
     if let Some((queue, shared)) = by_queue.iter().find(|(_, c)| c.len() > 1) {
@@ -623,7 +619,7 @@ fn headroom_warnings(cfg: &PfcConfig, path: &str, sc: &Scenario, warnings: &mut 
              (switch.classifier {}), so a PAUSE of one stops them all; give them queues of their own \
              (switch.queues, a priority scheduler)",
             shared.iter().collect::<Vec<_>>(),
-            sc.switch.classifier().kind()
+            env.classifier
         ));
     }
 }
@@ -830,6 +826,7 @@ impl FlowControl for Pfc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::Scenario;
 
     /// lossless-facts §1.3's check value: eta(100 G, 2 us, 1500 B) = 56,840 B.
     #[test]

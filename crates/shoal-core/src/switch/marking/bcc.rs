@@ -1,7 +1,7 @@
 use super::{MarkContext, MarkRule, Marker, PoolEnv, SharedBufferRed};
+use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::sim::Rng;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
@@ -66,7 +66,7 @@ impl Scheme for Bcc {
 
     /// Checks the thresholds of a full pool at the topology's fastest rate: the switches'
     /// real pools can only have fewer ports or slower ones.
-    fn validate(cfg: &BccConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &BccConfig, path: &str, env: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
         let err = |key: &str, msg: String| Err(ScenarioError::new(format!("{path}{key}"), msg));
         if !(cfg.lambda.is_finite() && cfg.lambda >= 0.0) {
             return err(".lambda", format!("{} is not accepted (accepted: a number >= 0)", cfg.lambda));
@@ -74,10 +74,8 @@ impl Scheme for Bcc {
         if cfg.rtt.0 == 0 {
             return err(".rtt", "must be positive".into());
         }
-        let s = &sc.switch;
-        let alpha_min = (0..s.queues as usize).map(|q| s.alpha.get(q)).fold(f64::INFINITY, f64::min);
-        let rate = sc.topology.fastest_rate()?.0;
-        let th = cfg.thresholds(rate, s.ports_per_pool as usize, s.pool_size.0, alpha_min, s.reserved.0);
+        let rate = env.topology.fastest_rate()?.0;
+        let th = cfg.thresholds(rate, env.ports_per_pool as usize, env.pool_size.0, env.alpha_min, env.reserved.0);
         if th.kmin < 0.0 {
             return err(
                 "",

@@ -1,7 +1,7 @@
 use super::{MarkContext, MarkRule, Marker, PoolEnv};
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::sim::Rng;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
@@ -32,8 +32,8 @@ impl Scheme for QueueCutoff {
         QueueCutoff { k: cfg.k.0 }
     }
 
-    fn validate(cfg: &CutoffConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
-        super::warn_unreachable(&format!("{path}.k"), cfg.k, sc, warnings);
+    fn validate(cfg: &CutoffConfig, path: &str, env: &CheckEnv, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+        super::warn_unreachable(&format!("{path}.k"), cfg.k, env, warnings);
         Ok(())
     }
 }

@@ -15,10 +15,10 @@ pub use red::{QueueRed, RedConfig};
 pub use shared_cutoff::{SharedCutoff, SharedCutoffConfig};
 pub use shared_red::{SharedBufferRed, SharedRedConfig};
 
+use crate::check_env::CheckEnv;
 use crate::config::keys::nested;
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::registry;
-use crate::scenario::Scenario;
 use crate::sim::Rng;
 use rand::Rng as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -124,9 +124,9 @@ impl MarkingConfig {
 
     /// Each rule's checks, and at most one rule per scope: the switch asks one per-queue
     /// and one shared-buffer rule.
-    pub fn validate(&self, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+    pub fn validate(&self, path: &str, env: &CheckEnv, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         for rule in &self.0 {
-            rule.validate(&format!("{path}.{}", rule.kind()), sc, warnings)?;
+            rule.validate(&format!("{path}.{}", rule.kind()), env, warnings)?;
         }
         for scope in [MarkRule::Queue, MarkRule::SharedBuffer] {
             let same: Vec<&str> = self.0.iter().filter(|r| r.scope() == scope).map(|r| r.kind()).collect();
@@ -196,8 +196,8 @@ fn red_marks(q: u64, kmin: u64, kmax: u64, pmax: f64, rng: &mut Rng) -> bool {
 }
 
 /// Warns when a per-queue threshold `k` at `path` is above what one queue can hold.
-fn warn_unreachable(path: &str, k: crate::units::Bytes, sc: &Scenario, warnings: &mut Warnings) {
-    let port_buffer = sc.switch.pool_size.0 + sc.switch.reserved.0;
+fn warn_unreachable(path: &str, k: crate::units::Bytes, env: &CheckEnv, warnings: &mut Warnings) {
+    let port_buffer = env.pool_size.0 + env.reserved.0;
     if k.0 > port_buffer {
         warnings.push(format!(
             "{path}: {k} is above the most a queue can hold ({} = switch.pool_size + switch.reserved); it will never mark",

@@ -1,7 +1,7 @@
 use super::{check_red, red_marks, MarkContext, MarkRule, Marker, PoolEnv};
+use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::sim::Rng;
 use crate::units::{Bytes, Rate};
 use serde::{Deserialize, Serialize};
@@ -61,7 +61,7 @@ impl Scheme for QueueRed {
         }
     }
 
-    fn validate(cfg: &RedConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &RedConfig, path: &str, env: &CheckEnv, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         check_red(path, cfg.kmin.0, cfg.kmax.0)?;
         if cfg.reference_rate == Some(Rate(0)) {
             return Err(ScenarioError::new(
@@ -69,7 +69,7 @@ impl Scheme for QueueRed {
                 "0bps cannot scale thresholds (accepted: a rate above 0, e.g. \"100Gbps\", or leave it unset)",
             ));
         }
-        super::warn_unreachable(&format!("{path}.kmin"), cfg.kmin, sc, warnings);
+        super::warn_unreachable(&format!("{path}.kmin"), cfg.kmin, env, warnings);
         Ok(())
     }
 }

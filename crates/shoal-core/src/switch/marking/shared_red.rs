@@ -1,7 +1,7 @@
 use super::{check_red, red_marks, MarkContext, MarkRule, Marker, PoolEnv};
+use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::sim::Rng;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
@@ -39,7 +39,7 @@ impl Scheme for SharedBufferRed {
         SharedBufferRed { kmin: cfg.kmin.0, kmax: cfg.kmax.0, pmax: cfg.pmax.get() }
     }
 
-    fn validate(cfg: &SharedRedConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &SharedRedConfig, path: &str, _: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
         check_red(path, cfg.kmin.0, cfg.kmax.0)
     }
 }

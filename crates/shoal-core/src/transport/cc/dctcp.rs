@@ -1,7 +1,7 @@
 use super::{CongestionControl, Feedback, SendState};
+use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 /// DCTCP (Alizadeh et al., RFC 8257): alpha, the EWMA (gain g) of the fraction of
@@ -67,7 +67,7 @@ impl Scheme for Dctcp {
         Dctcp::new(cfg.g, cfg.alpha_init.get(), cfg.loss_response)
     }
 
-    fn validate(cfg: &DctcpConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &DctcpConfig, path: &str, _: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
         if !(cfg.g > 0.0 && cfg.g <= 1.0) {
             return Err(ScenarioError::new(
                 format!("{path}.g"),

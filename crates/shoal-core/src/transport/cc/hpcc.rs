@@ -13,10 +13,10 @@
 
 use super::hop_records::{check_target, ewma, HopRecords, HOPS};
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::IntHop;
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::sim::{Ps, PS_PER_S};
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};
@@ -100,7 +100,7 @@ impl Scheme for Hpcc {
         }
     }
 
-    fn validate(cfg: &HpccConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &HpccConfig, path: &str, _: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
         check_target(path, cfg.eta, cfg.min_rate)
     }
 }

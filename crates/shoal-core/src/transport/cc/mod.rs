@@ -28,6 +28,7 @@ pub use theta_powertcp::{ThetaPowerTcp, ThetaPowerTcpConfig};
 pub use timely::{Timely, TimelyConfig};
 
 use super::TcpConfig;
+use crate::check_env::CheckEnv;
 use crate::config::Warnings;
 use crate::net::{IntFormat, IntHop};
 use crate::registry::registry;
@@ -243,8 +244,8 @@ impl RdmaCcConfig {
     /// the fastest host link, `section` being the controller's (`rdma.cc`): a floor there
     /// holds every connection at its line rate, as if it had no congestion control, and
     /// one step of such an increase takes a connection back to its line rate.
-    pub fn line_rate_warnings(&self, section: &str, sc: &crate::scenario::Scenario, warnings: &mut Warnings) {
-        let Ok(line) = sc.topology.host_rate() else { return };
+    pub fn line_rate_warnings(&self, section: &str, env: &CheckEnv, warnings: &mut Warnings) {
+        let Ok(line) = env.topology.host_rate() else { return };
         let keys = self.keys_value();
         for (key, effect) in [
             ("min_rate", "no cut takes a connection below its line rate, as if it had no congestion control"),

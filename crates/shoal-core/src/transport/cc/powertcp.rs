@@ -15,10 +15,10 @@
 
 use super::hop_records::{check_target, ewma, HopRecords, HOPS};
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::net::IntHop;
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::sim::{Ps, PS_PER_S};
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};
@@ -119,7 +119,7 @@ impl Scheme for PowerTcp {
         }
     }
 
-    fn validate(cfg: &PowerTcpConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &PowerTcpConfig, path: &str, _: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
         if cfg.gamma.get() == 0.0 {
             return Err(ScenarioError::not_accepted(path, "gamma", "0", "0 < gamma <= 1"));
         }

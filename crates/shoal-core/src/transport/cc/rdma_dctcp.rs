@@ -3,9 +3,9 @@
 //! `rdma-hw.cc:1179-1231`, the same as the HPCC code base's). TCP's DCTCP is `dctcp.rs`.
 
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};
 
@@ -68,7 +68,7 @@ impl Scheme for RdmaDctcp {
         RdmaDctcp { cfg: cfg.clone(), alpha: ALPHA_INIT, marked: 0, batch: 0, window_end: None, reducing_until: None }
     }
 
-    fn validate(cfg: &RdmaDctcpConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &RdmaDctcpConfig, path: &str, _: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
         if !(cfg.g > 0.0 && cfg.g <= 1.0) {
             return Err(ScenarioError::new(
                 format!("{path}.g"),

@@ -10,9 +10,9 @@
 
 use super::hop_records::ewma;
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::units::Rate;
 use serde::{Deserialize, Serialize};
@@ -90,7 +90,7 @@ impl Scheme for ThetaPowerTcp {
         }
     }
 
-    fn validate(cfg: &ThetaPowerTcpConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &ThetaPowerTcpConfig, path: &str, _: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
         if cfg.gamma.get() == 0.0 {
             return Err(ScenarioError::not_accepted(path, "gamma", "0", "0 < gamma <= 1"));
         }

@@ -4,9 +4,9 @@
 //! the time its data packet left the sender (the reference's 8-byte INT timestamp).
 
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::units::{Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -89,7 +89,7 @@ impl Scheme for Timely {
         Timely { cfg: cfg.clone(), last_update_seq: None, increases: 0, last_rtt: 0, rtt_diff: 0.0 }
     }
 
-    fn validate(cfg: &TimelyConfig, path: &str, _: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &TimelyConfig, path: &str, _: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
         if !(cfg.alpha > 0.0 && cfg.alpha <= 1.0) {
             return Err(ScenarioError::not_accepted(path, "alpha", cfg.alpha.to_string(), "0 < alpha <= 1"));
         }

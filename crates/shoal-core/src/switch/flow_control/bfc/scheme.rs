@@ -4,20 +4,18 @@
 
 use super::decide::{Assignment, Decide, Setup, FIRST_PHYSICAL};
 use super::{BloomFilter, BloomShape, FlowTable};
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Ext, Packet, PacketKind};
 use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::sim::{stream, Ps};
 use crate::switch::admission::Verdict;
 use crate::switch::flow_control::{
     FlowControl, FlowControlEnv, FlowCx, HeadroomEpisode, IngressCx, LosslessArrival, Pfc, PfcConfig, PortView, StepCx,
 };
 use crate::switch::mmu::{Charge, IngressAccounts};
-use crate::switch::scheduler::SchedulerConfig;
 use crate::units::{Bytes, Time};
-use crate::workload::config::{FlowTransport, Pattern};
 use serde::{Deserialize, Serialize};
 
 /// The flow id that marks a filter frame.
@@ -157,7 +155,7 @@ impl Scheme for Bfc {
         }
     }
 
-    fn validate(cfg: &BfcConfig, path: &str, sc: &Scenario, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &BfcConfig, path: &str, env: &CheckEnv, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         // The table is sized by these (`BfcConfig::switch_bytes`), and the memory estimate
         // counts it at every switch.
         if !(1..=1 << 20).contains(&cfg.vfids) {
@@ -185,8 +183,8 @@ impl Scheme for Bfc {
                 return Err(ScenarioError::not_accepted(path, key, t.unwrap(), "a time > 0, such as \"1us\""));
             }
         }
-        Self::check_intervals(cfg, path, sc, warnings)?;
-        let queues = sc.switch.queues;
+        Self::check_intervals(cfg, path, env, warnings)?;
+        let queues = env.queues;
         if !(FIRST_PHYSICAL as u32 + 2..=64).contains(&queues) {
             return Err(ScenarioError::new(
                 "switch.queues",
@@ -195,8 +193,8 @@ impl Scheme for Bfc {
                 ),
             ));
         }
-        match &sc.switch.scheduler {
-            SchedulerConfig::Dwrr(dwrr) if dwrr.strict_queues == FIRST_PHYSICAL as u32 => {}
+        match env.dwrr_strict_queues {
+            Some(strict) if strict == FIRST_PHYSICAL as u32 => {}
             _ => {
                 return Err(ScenarioError::new(
                     "switch.scheduler",
@@ -205,13 +203,12 @@ impl Scheme for Bfc {
             }
         }
         if let Some(pfc) = &cfg.backstop {
-            Pfc::validate(pfc, &format!("{path}.backstop"), sc, warnings)?;
+            Pfc::validate(pfc, &format!("{path}.backstop"), env, warnings)?;
         }
-        if sc.switch.classifier.is_some() {
+        if env.classifier_set {
             warnings.push("switch.classifier has no effect under BFC, which steers flows to queues itself".to_string());
         }
-        let mut workloads = std::iter::once(&sc.workload).chain(&sc.workload.extra);
-        if workloads.any(|w| w.transport == FlowTransport::Tcp && w.pattern != Pattern::Udp) {
+        if env.tcp_flows {
             warnings.push(
                 "under BFC only paced (RDMA) flows wait at their NIC for a pause; TCP packets queued at a NIC do not (workload.transport = \"rdma\")"
                     .to_string(),
@@ -239,11 +236,11 @@ impl Bfc {
     fn check_intervals(
         cfg: &BfcConfig,
         path: &str,
-        sc: &Scenario,
+        env: &CheckEnv,
         warnings: &mut Warnings,
     ) -> Result<(), ScenarioError> {
         // An unbuildable topology is reported where the network is built.
-        let Ok((net, ids)) = crate::net::build_with_ids(&sc.topology) else { return Ok(()) };
+        let Ok((net, ids)) = crate::net::build_with_ids(env.topology) else { return Ok(()) };
         let frame_bytes = cfg.filter_bytes as u64 + cfg.frame_header.0;
         let mut warned = false;
         for link in net.links.iter().filter(|l| matches!(l.to, crate::net::NodeId::Switch(_))) {

@@ -1,6 +1,6 @@
 use super::{check_gain, check_timers};
+use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError};
-use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::transport::cc::{CongestionControl, Feedback, SendState};
 use crate::units::{Rate, Time};
@@ -81,7 +81,7 @@ impl Default for MellanoxConfig {
 
 impl MellanoxConfig {
     /// Checks the keys; `path` is their section.
-    pub fn validate(&self, path: &str, sc: &Scenario) -> Result<(), ScenarioError> {
+    pub fn validate(&self, path: &str, env: &CheckEnv) -> Result<(), ScenarioError> {
         check_gain(path, self.g)?;
         check_timers(
             path,
@@ -91,7 +91,7 @@ impl MellanoxConfig {
                 ("increase_interval", self.increase_interval),
             ],
             self.min_rate,
-            sc,
+            env,
         )
     }
 }

@@ -9,10 +9,10 @@ pub use mellanox::{Mellanox, MellanoxConfig};
 pub use paper::{Paper, PaperConfig};
 
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use crate::check_env::CheckEnv;
 use crate::config::keys::{keys, split_tag};
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::Scheme;
-use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::units::{Rate, Time};
 use serde::{Deserialize, Serialize};
@@ -96,10 +96,10 @@ impl Scheme for Dcqcn {
         }
     }
 
-    fn validate(cfg: &DcqcnConfig, path: &str, sc: &Scenario, _: &mut Warnings) -> Result<(), ScenarioError> {
+    fn validate(cfg: &DcqcnConfig, path: &str, env: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
         match cfg {
-            DcqcnConfig::Ns3Datacenter(c) => c.validate(path, sc),
-            DcqcnConfig::Paper(c) => c.validate(path, sc),
+            DcqcnConfig::Ns3Datacenter(c) => c.validate(path, env),
+            DcqcnConfig::Paper(c) => c.validate(path, env),
         }
     }
 }
@@ -127,9 +127,9 @@ const MIN_FRAME_BYTES: u64 = 64;
 
 /// Refuses a timer among `timers` (key, value) shorter than one minimum frame on the
 /// fastest link (`Scenario::timer_floor`), or a zero `min_rate`.
-fn check_timers(path: &str, timers: &[(&str, Time)], min_rate: Rate, sc: &Scenario) -> Result<(), ScenarioError> {
+fn check_timers(path: &str, timers: &[(&str, Time)], min_rate: Rate, env: &CheckEnv) -> Result<(), ScenarioError> {
     for &(key, time) in timers {
-        sc.check_timer(&format!("{path}.{key}"), time, MIN_FRAME_BYTES, "the time of a minimum frame")?;
+        env.check_timer(&format!("{path}.{key}"), time, MIN_FRAME_BYTES, "the time of a minimum frame")?;
     }
     if min_rate.0 == 0 {
         return Err(ScenarioError::new(format!("{path}.min_rate"), "must be positive"));

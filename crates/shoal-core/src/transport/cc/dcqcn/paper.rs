@@ -1,6 +1,6 @@
 use super::{check_gain, check_timers};
+use crate::check_env::CheckEnv;
 use crate::config::ScenarioError;
-use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::transport::cc::{CongestionControl, Feedback, SendState};
 use crate::units::{Bytes, Rate, Time};
@@ -91,7 +91,7 @@ impl Default for PaperConfig {
 
 impl PaperConfig {
     /// Checks the keys; `path` is their section.
-    pub fn validate(&self, path: &str, sc: &Scenario) -> Result<(), ScenarioError> {
+    pub fn validate(&self, path: &str, env: &CheckEnv) -> Result<(), ScenarioError> {
         check_gain(path, self.g)?;
         check_timers(
             path,
@@ -101,7 +101,7 @@ impl PaperConfig {
                 ("cnp_interval", self.cnp_interval),
             ],
             self.min_rate,
-            sc,
+            env,
         )?;
         if self.byte_counter.0 == 0 {
             return Err(ScenarioError::new(format!("{path}.byte_counter"), "must be positive"));
