@@ -3,13 +3,9 @@
 
 use super::PortQueue;
 use crate::net::Packet;
-use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::stats::TimeWeighted;
-use crate::switch::classify::Classify;
 use crate::switch::config::ReservePer;
-use crate::switch::flow_control::FlowControlConfig;
-use crate::workload::config::{FlowTransport, Pattern};
 
 /// A buffer pool shared by a group of ports.
 ///
@@ -115,84 +111,6 @@ impl Reserve {
             alpha,
         }
     }
-}
-
-/// The share of a switch's buffer that reserves for unused queues may take before it is
-/// warned about: beyond a tenth, the shared pool of a "same chip" comparison is visibly
-/// not the chip's (a deliberate private buffer of a few KB per queue stays below it).
-const UNUSED_RESERVE_WARNING: f64 = 0.1;
-
-/// A warning when `switch.buffer` (or a switch's own) holds reserves for queues that no
-/// packet of the scenario joins: the shared pool loses them, silently. The default
-/// reservation (8 queues of 128 KB) under `fifo`, which uses queue 0 alone, takes 7.2 MB
-/// of a 12 MB buffer of 8 ports. Without a buffer, `pool_size` is the shared pool and
-/// the reserves come on top: nothing is lost.
-pub fn unused_reserve_warning(sc: &Scenario) -> Option<String> {
-    let s = &sc.switch;
-    if s.reserve_per == ReservePer::Port || s.reserved.0 == 0 || s.queues <= 1 {
-        return None;
-    }
-    // The smallest buffer loses the largest share.
-    let (key, buffer) = s
-        .buffer
-        .map(|b| ("switch.buffer".to_string(), b))
-        .into_iter()
-        .chain(s.buffer_of_node.iter().map(|(node, &b)| (format!("switch.buffer_of_node.{node}"), b)))
-        .min_by_key(|(_, b)| b.0)?;
-    let used = queues_in_use(sc)?;
-    let unused = s.queues as u64 - used.len() as u64;
-    // The largest pool: ports_per_pool ports, or the largest switch's.
-    let ports = sc.topology.max_switch_ports().map_or(s.ports_per_pool as u64, |p| p.min(s.ports_per_pool as u64));
-    let lost = ports * unused * s.reserved.0;
-    if unused == 0 || (lost as f64) < UNUSED_RESERVE_WARNING * buffer.0 as f64 {
-        return None;
-    }
-    let listed: Vec<String> = used.iter().map(|q| q.to_string()).collect();
-    let only = match listed.len() {
-        1 => format!("only queue {}", listed[0]),
-        _ => format!("only queues {}", listed.join(", ")),
-    };
-    let fewer_queues = used.last().map_or(1, |&q| q + 1);
-    let fix = if (fewer_queues as u32) < s.queues {
-        format!("set switch.queues = {fewer_queues}, or switch.reserve_per = \"port\", or a smaller switch.reserved")
-    } else {
-        "set switch.reserve_per = \"port\", or a smaller switch.reserved".to_string()
-    };
-    let classifier = s.classifier();
-    let lost_mb = format!("{:.2} MB", lost as f64 / 1e6);
-    Some(format!(
-        "switch.reserved: {} is reserved per queue, but the workloads' packets join {only} of every port \
-         (classifier \"{}\", scheduler \"{}\"): the reserves of the other {unused} of switch.queues = {} queues, \
-         {} of each pool's {buffer} ({key}; {ports} ports x {unused} queues x {}), are never used, and the shared \
-         pool is that much smaller; {fix}",
-        s.reserved,
-        classifier.kind(),
-        s.scheduler.kind(),
-        s.queues,
-        lost_mb,
-        s.reserved,
-    ))
-}
-
-/// The egress queues the scenario's packets can join, in order; None where any queue may
-/// be: flows hashed over the queues (`flow_hash`), steered (BFC), tagged by the bytes
-/// they sent (PIAS), or given their priorities by a trace file.
-fn queues_in_use(sc: &Scenario) -> Option<Vec<usize>> {
-    let s = &sc.switch;
-    let classifier = s.classifier();
-    let tcp = sc.workloads().any(|w| w.transport == FlowTransport::Tcp && w.pattern != Pattern::Udp);
-    if matches!(s.flow_control, FlowControlConfig::Bfc(_))
-        || classifier.kind() == "flow_hash"
-        || (tcp && !sc.transport.pias_thresholds.is_empty())
-        || sc.workloads().any(|w| w.pattern == Pattern::Trace)
-    {
-        return None;
-    }
-    let priorities = sc.workloads().flat_map(|w| w.classes().iter().copied()).chain(sc.rdma.ack_priority);
-    let mut classify = classifier.build(&());
-    let queues: std::collections::BTreeSet<usize> =
-        priorities.map(|p| classify.queue(&Packet::template(0, 0, 0, p), s.queues as usize)).collect();
-    Some(queues.into_iter().collect())
 }
 
 /// The buffer accounting of one egress queue, as admission policies read it.

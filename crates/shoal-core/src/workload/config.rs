@@ -1,8 +1,7 @@
 //! The `[workload]` section (and `[[workload.extra]]`): who sends what to whom, when.
 
 use crate::config::{ScenarioError, Warnings};
-use crate::net::config::TopologyKind;
-use crate::scenario::Scenario;
+use crate::net::config::{Topology, TopologyKind};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -312,7 +311,7 @@ impl Workload {
         &self,
         path: &str,
         hosts: u64,
-        sc: &Scenario,
+        topology: &Topology,
         warnings: &mut Warnings,
     ) -> Result<(), ScenarioError> {
         let key = |k: &str| format!("{path}.{k}");
@@ -393,7 +392,7 @@ impl Workload {
                         format!("{} is not accepted (accepted: a number > 0)", self.lognormal_sigma),
                     );
                 }
-                if self.load_on != LoadOn::Access && sc.topology.kind == TopologyKind::Star {
+                if self.load_on != LoadOn::Access && topology.kind == TopologyKind::Star {
                     return err(
                         "load_on",
                         format!(
