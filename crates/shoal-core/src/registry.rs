@@ -49,7 +49,9 @@ pub trait Scheme: Sized {
 pub struct NoKeys {}
 
 /// Generates a registry; see the module documentation. The methods listed after the
-/// schemes are the decision-point trait's, forwarded by `match`. Its `@impl` form alone,
+/// schemes are the decision-point trait's, forwarded by `match`; those listed under
+/// `facts` are what the rest of Shoal asks of a scheme's config, each scheme answering in
+/// its own file. Its `@impl` form alone,
 /// `registry!(@impl Trait for AnyX [Variant ...] { methods })`, forwards a trait over an
 /// enum whose members are chosen otherwise (the transports, chosen per flow).
 macro_rules! registry {
@@ -57,6 +59,7 @@ macro_rules! registry {
         $(#[$meta:meta])*
         $vis:vis enum $Config:ident => $Any:ident: $Trait:ident, env $Env:ty;
         $( $kind:literal => $Variant:ident($Scheme:ty), )+
+        $( facts $Facts:ident { $( $(#[$fm:meta])* fn $f:ident -> $ft:ty; )* } )?
         forward { $( $recv:ident fn $m:ident($($a:ident: $t:ty),*) $(-> $r:ty)?; )* }
     ) => {
         $(#[$meta])*
@@ -153,7 +156,23 @@ macro_rules! registry {
             }
         }
 
+        $crate::registry::registry!(@facts_of $Config [$( ($Variant, $Scheme) )+] $( facts $Facts { $( $(#[$fm])* fn $f -> $ft; )* } )?);
         $crate::registry::registry!(@impl $Trait for $Any [$($Variant)+] { $( $recv fn $m($($a: $t),*) $(-> $r)?; )* });
+    };
+    // A scheme's facts (`facts Trait { fn name -> Type; }`): the config enum's method
+    // `name` asks the chosen scheme's `Trait::name(its config)`. The variants travel as one
+    // token tree, as for the forwarded methods.
+    (@facts_of $Config:ident $vs:tt) => {};
+    (@facts_of $Config:ident $vs:tt facts $Facts:ident { $( $(#[$fm:meta])* fn $f:ident -> $ft:ty; )* }) => {
+        impl $Config {
+            $( $crate::registry::registry!(@fact $Facts, $vs, [$(#[$fm])*] $f, $ft); )*
+        }
+    };
+    (@fact $Facts:ident, [$( ($V:ident, $S:ty) )+], [$(#[$fm:meta])*] $f:ident, $ft:ty) => {
+        $(#[$fm])*
+        pub fn $f(&self) -> $ft {
+            match self { $( Self::$V(c) => <$S as $Facts>::$f(c), )+ }
+        }
     };
     // The variants travel as one token tree: a repetition over them cannot nest in the
     // repetition over methods.

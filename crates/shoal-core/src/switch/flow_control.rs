@@ -26,7 +26,7 @@ use super::{PortQueue, Ports};
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Effects, ExtStore, Packet};
-use crate::registry::{keyless_scheme, registry};
+use crate::registry::{keyless_scheme, registry, Scheme};
 use crate::sim::Ps;
 use crate::units::{Bytes, Time};
 
@@ -492,6 +492,27 @@ pub trait FlowControl: Send {
     }
 }
 
+/// What the rest of Shoal must know of a flow-control scheme beyond its `FlowControl`
+/// methods, answered in its own file; the defaults are those of a scheme that pauses
+/// nothing.
+pub trait FlowControlFacts: Scheme {
+    /// Whether it pauses traffic classes.
+    fn pauses(_: &Self::Config) -> bool {
+        false
+    }
+
+    /// The classes that pausing keeps lossless; `None` for a scheme that guards its flows
+    /// by other means (BFC's own backpressure).
+    fn paused_classes(_: &Self::Config) -> Option<&[u8]> {
+        Some(&[])
+    }
+
+    /// How the run watches for deadlocks, for a scheme whose pauses can form one.
+    fn deadlock_watch(_: &Self::Config) -> Option<crate::observe::DeadlockWatch> {
+        None
+    }
+}
+
 registry! {
     /// The flow control of switches (`[switch.flow_control]`).
     pub enum FlowControlConfig => AnyFlowControl: FlowControl, env FlowControlEnv;
@@ -499,6 +520,15 @@ registry! {
     "pfc" => Pfc(Pfc),
     "dsh" => Dsh(Dsh),
     "bfc" => Bfc(Bfc),
+    facts FlowControlFacts {
+        /// Whether the flow control pauses traffic classes (every scheme but `lossy`).
+        fn pauses -> bool;
+        /// The classes that pausing keeps lossless (none without flow control); `None`
+        /// under BFC, which guards its flows by its own backpressure.
+        fn paused_classes -> Option<&[u8]>;
+        /// How the run watches for deadlocks: only under a flow control that pauses.
+        fn deadlock_watch -> Option<crate::observe::DeadlockWatch>;
+    }
     forward {
         mut fn on_frame(port: usize, frame: &Packet, cx: &mut FlowCx);
         mut fn on_timer(token: u32, cx: &mut FlowCx);
@@ -527,32 +557,6 @@ pub struct Lossy;
 
 keyless_scheme!(Lossy, env FlowControlEnv);
 
+impl FlowControlFacts for Lossy {}
+
 impl FlowControl for Lossy {}
-
-impl FlowControlConfig {
-    /// Whether the flow control pauses traffic classes (every scheme but `lossy`).
-    pub fn pauses(&self) -> bool {
-        !matches!(self, FlowControlConfig::Lossy(_))
-    }
-
-    /// The classes that pausing keeps lossless (PFC's and DSH's `classes`, none without
-    /// flow control); `None` under BFC, which guards its flows by its own backpressure.
-    pub fn paused_classes(&self) -> Option<&[u8]> {
-        match self {
-            FlowControlConfig::Lossy(_) => Some(&[]),
-            FlowControlConfig::Pfc(cfg) => Some(&cfg.classes),
-            FlowControlConfig::Dsh(cfg) => Some(&cfg.classes),
-            FlowControlConfig::Bfc(_) => None,
-        }
-    }
-
-    /// How the run watches for deadlocks: only under a flow control that pauses.
-    pub fn deadlock_watch(&self) -> Option<crate::observe::DeadlockWatch> {
-        match self {
-            FlowControlConfig::Pfc(cfg) => Some(cfg.deadlock_watch()),
-            FlowControlConfig::Dsh(cfg) => Some(cfg.deadlock_watch()),
-            FlowControlConfig::Bfc(cfg) => cfg.deadlock_watch(),
-            _ => None,
-        }
-    }
-}

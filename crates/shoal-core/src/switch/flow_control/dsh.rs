@@ -29,8 +29,8 @@
 //! (`switch.reserved`), which the paper's theorems set to 0.
 
 use super::{
-    check_pausing_keys, class_mask, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv, IngressCx,
-    LosslessArrival, PoolState, PORT_LEVEL,
+    check_pausing_keys, class_mask, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
+    FlowControlFacts, IngressCx, LosslessArrival, PoolState, PORT_LEVEL,
 };
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
@@ -204,6 +204,20 @@ impl Scheme for Dsh {
             }
         }
         Ok(())
+    }
+}
+
+impl FlowControlFacts for Dsh {
+    fn pauses(_: &DshConfig) -> bool {
+        true
+    }
+
+    fn paused_classes(cfg: &DshConfig) -> Option<&[u8]> {
+        Some(&cfg.classes)
+    }
+
+    fn deadlock_watch(cfg: &DshConfig) -> Option<DeadlockWatch> {
+        Some(cfg.deadlock_watch())
     }
 }
 

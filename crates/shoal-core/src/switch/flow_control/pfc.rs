@@ -23,7 +23,7 @@
 
 use super::{
     check_pausing_keys, class_mask, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
-    HeadroomEpisode, IngressCx, LosslessArrival, PoolState,
+    FlowControlFacts, HeadroomEpisode, IngressCx, LosslessArrival, PoolState,
 };
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
@@ -486,6 +486,20 @@ impl Scheme for Pfc {
         );
         headroom_warnings(cfg, path, env, warnings);
         refresh_checks(cfg, path, env, warnings)
+    }
+}
+
+impl FlowControlFacts for Pfc {
+    fn pauses(_: &PfcConfig) -> bool {
+        true
+    }
+
+    fn paused_classes(cfg: &PfcConfig) -> Option<&[u8]> {
+        Some(&cfg.classes)
+    }
+
+    fn deadlock_watch(cfg: &PfcConfig) -> Option<DeadlockWatch> {
+        Some(cfg.deadlock_watch())
     }
 }
 

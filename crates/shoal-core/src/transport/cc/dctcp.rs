@@ -1,4 +1,4 @@
-use super::{CongestionControl, Feedback, SendState};
+use super::{CongestionControl, Feedback, SendState, TcpCcFacts};
 use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
@@ -75,6 +75,12 @@ impl Scheme for Dctcp {
             ));
         }
         Ok(())
+    }
+}
+
+impl TcpCcFacts for Dctcp {
+    fn ecn_lambda(_: &DctcpConfig) -> Option<f64> {
+        Some(0.72)
     }
 }
 

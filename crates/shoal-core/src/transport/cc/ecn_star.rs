@@ -1,4 +1,4 @@
-use super::{CongestionControl, Feedback, SendState};
+use super::{CongestionControl, Feedback, SendState, TcpCcFacts};
 use crate::registry::keyless_scheme;
 
 /// Classic ECN (RFC 3168) reaction: halve the window on an ECN echo, at most once per
@@ -9,6 +9,12 @@ pub struct EcnStar {
 }
 
 keyless_scheme!(EcnStar, env(), EcnStar { cwr_until: 0 });
+
+impl TcpCcFacts for EcnStar {
+    fn ecn_lambda(_: &crate::registry::NoKeys) -> Option<f64> {
+        Some(1.0)
+    }
+}
 
 impl CongestionControl for EcnStar {
     fn on_ack(&mut self, s: &mut SendState, f: &Feedback) {

@@ -12,6 +12,7 @@
 //! (`MI_THRESH 5`, `examples/PowerTCP/config-burst.txt:37`). Both are `max_stage`.
 
 use super::hop_records::{check_target, ewma, HopRecords, HOPS};
+use super::RdmaCcFacts;
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
@@ -102,6 +103,20 @@ impl Scheme for Hpcc {
 
     fn validate(cfg: &HpccConfig, path: &str, _: &CheckEnv, _: &mut Warnings) -> Result<(), ScenarioError> {
         check_target(path, cfg.eta, cfg.min_rate)
+    }
+}
+
+impl RdmaCcFacts for Hpcc {
+    fn shifts_pending_packet(_: &HpccConfig) -> bool {
+        true
+    }
+
+    fn wants_telemetry(_: &HpccConfig) -> bool {
+        true
+    }
+
+    fn needs_base_rtt(_: &HpccConfig) -> bool {
+        true
     }
 }
 

@@ -1,3 +1,4 @@
+use super::RdmaCcFacts;
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::registry::keyless_scheme;
 
@@ -5,6 +6,8 @@ use crate::registry::keyless_scheme;
 pub struct LineRate;
 
 keyless_scheme!(LineRate, env RdmaCcEnv);
+
+impl RdmaCcFacts for LineRate {}
 
 impl CongestionControl for LineRate {
     fn on_ack(&mut self, _s: &mut SendState, _f: &Feedback) {}

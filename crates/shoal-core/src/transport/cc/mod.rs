@@ -31,7 +31,7 @@ use super::TcpConfig;
 use crate::check_env::CheckEnv;
 use crate::config::Warnings;
 use crate::net::{IntFormat, IntHop};
-use crate::registry::registry;
+use crate::registry::{registry, Scheme};
 use crate::sim::Ps;
 use crate::units::Rate;
 use serde::Deserialize;
@@ -137,6 +137,52 @@ pub trait CongestionControl: Send {
     }
 }
 
+/// What the rest of Shoal must know of a TCP congestion controller beyond its
+/// `CongestionControl` methods, answered in its own file.
+pub trait TcpCcFacts: Scheme {
+    /// For a controller that reacts to ECN marks, the lambda of the marking threshold it
+    /// needs, K = lambda x C x RTT (BCC paper, section II-C); None for one that ignores
+    /// marks.
+    fn ecn_lambda(_: &Self::Config) -> Option<f64> {
+        None
+    }
+}
+
+/// What the rest of Shoal must know of an RDMA congestion controller beyond its
+/// `CongestionControl` methods. Each controller answers in its own file; the defaults
+/// hold for a controller that reads ACKs and their echoed marks alone.
+pub trait RdmaCcFacts: Scheme {
+    /// How the receivers of connections with this controller notify congestion.
+    fn notification(_: &Self::Config) -> Notification {
+        Notification::EchoInAcks
+    }
+
+    /// Whether a rate change also moves the pending packet's send time by the change in
+    /// its packet time, as the reference's `ChangeRate` does for the controllers that call
+    /// it (HPCC and PowerTCP, `rdma-hw.cc:636-647`); otherwise a new rate applies from the
+    /// next packet's gap on.
+    fn shifts_pending_packet(_: &Self::Config) -> bool {
+        false
+    }
+
+    /// Whether it reads per-hop telemetry (`Feedback::telemetry`): the connections' data
+    /// packets then carry a stack for the switches to stamp.
+    fn wants_telemetry(_: &Self::Config) -> bool {
+        false
+    }
+
+    /// Whether it steers by ECN marks (echoed in ACKs or as CNPs): without a marking rule
+    /// it never slows down.
+    fn reacts_to_marks(_: &Self::Config) -> bool {
+        false
+    }
+
+    /// Whether it needs the connection's base RTT (`RdmaCcEnv::base_rtt`).
+    fn needs_base_rtt(_: &Self::Config) -> bool {
+        false
+    }
+}
+
 /// A registry of congestion controllers: `registry!` with the `CongestionControl`
 /// methods forwarded. TCP and RDMA each have one, since each takes controllers the other
 /// cannot run.
@@ -165,6 +211,11 @@ cc_registry! {
     "dctcp" => Dctcp(Dctcp),
     "newreno" => NewReno(NewReno),
     "ecn_star" => EcnStar(EcnStar),
+    facts TcpCcFacts {
+        /// The lambda of the marking threshold K = lambda x C x RTT it needs; None for a
+        /// controller that ignores marks.
+        fn ecn_lambda -> Option<f64>;
+    }
 }
 
 cc_registry! {
@@ -178,6 +229,18 @@ cc_registry! {
     "theta_powertcp" => ThetaPowerTcp(ThetaPowerTcp),
     "hpcc" => Hpcc(Hpcc),
     "powertcp" => PowerTcp(PowerTcp),
+    facts RdmaCcFacts {
+        /// How the receivers of connections with this controller notify congestion.
+        fn notification -> Notification;
+        /// Whether a rate change also moves the pending packet's send time.
+        fn shifts_pending_packet -> bool;
+        /// Whether its connections' data packets carry a telemetry stack.
+        fn wants_telemetry -> bool;
+        /// Whether it steers by ECN marks.
+        fn reacts_to_marks -> bool;
+        /// Whether it needs the connection's base RTT.
+        fn needs_base_rtt -> bool;
+    }
 }
 
 /// What an RDMA connection's controller is built from besides its keys.
@@ -205,41 +268,6 @@ pub enum Notification {
 }
 
 impl RdmaCcConfig {
-    /// How the receivers of connections with this controller notify congestion.
-    pub fn notification(&self) -> Notification {
-        match self {
-            RdmaCcConfig::Dcqcn(DcqcnConfig::Paper(p)) => Notification::Cnp { interval: p.cnp_interval.0 },
-            _ => Notification::EchoInAcks,
-        }
-    }
-
-    /// Whether a rate change also moves the pending packet's send time by the change in
-    /// its packet time, as the reference's `ChangeRate` does for the controllers that call
-    /// it (HPCC and PowerTCP, `rdma-hw.cc:636-647`); the others only set the rate, which
-    /// applies from the next packet's gap on.
-    pub fn shifts_pending_packet(&self) -> bool {
-        matches!(self, RdmaCcConfig::ThetaPowerTcp(_) | RdmaCcConfig::Hpcc(_) | RdmaCcConfig::PowerTcp(_))
-    }
-
-    /// Whether its controllers read per-hop telemetry (`Feedback::telemetry`): the
-    /// connections' data packets then carry a stack for the switches to stamp.
-    pub fn wants_telemetry(&self) -> bool {
-        matches!(self, RdmaCcConfig::Hpcc(_) | RdmaCcConfig::PowerTcp(_))
-    }
-
-    /// Whether its controllers steer by ECN marks (echoed in ACKs or as CNPs): without a
-    /// marking rule they never slow down.
-    pub fn reacts_to_marks(&self) -> bool {
-        matches!(self, RdmaCcConfig::Dcqcn(_) | RdmaCcConfig::RdmaDctcp(_))
-    }
-
-    /// Whether its controllers need the connection's base RTT (`RdmaCcEnv::base_rtt`).
-    pub fn needs_base_rtt(&self) -> bool {
-        matches!(self, RdmaCcConfig::ThetaPowerTcp(_) | RdmaCcConfig::Hpcc(_) | RdmaCcConfig::PowerTcp(_))
-    }
-}
-
-impl RdmaCcConfig {
     /// Warns of each rate key (`min_rate`, `rate_ai`, `rate_hai`) above the line rate of
     /// the fastest host link, `section` being the controller's (`rdma.cc`): a floor there
     /// holds every connection at its line rate, as if it had no congestion control, and
@@ -258,19 +286,6 @@ impl RdmaCcConfig {
                     "{section}.{key}: {rate} is above the line rate ({line}, the fastest host link): {effect}"
                 ));
             }
-        }
-    }
-}
-
-impl CcConfig {
-    /// For a controller that reacts to ECN marks, the lambda of the marking threshold it
-    /// needs, K = lambda x C x RTT (BCC paper, section II-C); None for one that ignores
-    /// marks.
-    pub fn ecn_lambda(&self) -> Option<f64> {
-        match self {
-            CcConfig::Dctcp(_) => Some(0.72),
-            CcConfig::EcnStar(_) => Some(1.0),
-            CcConfig::NewReno(_) => None,
         }
     }
 }

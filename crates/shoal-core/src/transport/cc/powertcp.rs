@@ -14,6 +14,7 @@
 //! the change evidently means (validation/README.md, "HPCC and PowerTCP with INT").
 
 use super::hop_records::{check_target, ewma, HopRecords, HOPS};
+use super::RdmaCcFacts;
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
@@ -124,6 +125,20 @@ impl Scheme for PowerTcp {
             return Err(ScenarioError::not_accepted(path, "gamma", "0", "0 < gamma <= 1"));
         }
         check_target(path, cfg.eta, cfg.min_rate)
+    }
+}
+
+impl RdmaCcFacts for PowerTcp {
+    fn shifts_pending_packet(_: &PowerTcpConfig) -> bool {
+        true
+    }
+
+    fn wants_telemetry(_: &PowerTcpConfig) -> bool {
+        true
+    }
+
+    fn needs_base_rtt(_: &PowerTcpConfig) -> bool {
+        true
     }
 }
 

@@ -2,6 +2,7 @@
 //! marks, turned into a rate, as ns3-datacenter runs it (cc_mode 8,
 //! `rdma-hw.cc:1179-1231`, the same as the HPCC code base's). TCP's DCTCP is `dctcp.rs`.
 
+use super::RdmaCcFacts;
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
@@ -82,6 +83,12 @@ impl Scheme for RdmaDctcp {
             ));
         }
         Ok(())
+    }
+}
+
+impl RdmaCcFacts for RdmaDctcp {
+    fn reacts_to_marks(_: &RdmaDctcpConfig) -> bool {
+        true
     }
 }
 

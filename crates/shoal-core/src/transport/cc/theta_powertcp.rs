@@ -9,6 +9,7 @@
 //! same before and after it.
 
 use super::hop_records::ewma;
+use super::RdmaCcFacts;
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
@@ -114,6 +115,16 @@ impl Scheme for ThetaPowerTcp {
             return Err(ScenarioError::not_accepted(path, "min_rate", "0", "a positive rate"));
         }
         Ok(())
+    }
+}
+
+impl RdmaCcFacts for ThetaPowerTcp {
+    fn shifts_pending_packet(_: &ThetaPowerTcpConfig) -> bool {
+        true
+    }
+
+    fn needs_base_rtt(_: &ThetaPowerTcpConfig) -> bool {
+        true
     }
 }
 

@@ -3,6 +3,7 @@
 //! the HPCC code base's). Rate-based and driven by RTT samples alone: each ACK echoes
 //! the time its data packet left the sender (the reference's 8-byte INT timestamp).
 
+use super::RdmaCcFacts;
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
@@ -113,6 +114,8 @@ impl Scheme for Timely {
         Ok(())
     }
 }
+
+impl RdmaCcFacts for Timely {}
 
 impl Timely {
     /// The rate after one update at RTT sample `rtt` from rate `rate`, and whether it is

@@ -12,7 +12,8 @@ use crate::registry::Scheme;
 use crate::sim::{stream, Ps};
 use crate::switch::admission::Verdict;
 use crate::switch::flow_control::{
-    FlowControl, FlowControlEnv, FlowCx, HeadroomEpisode, IngressCx, LosslessArrival, Pfc, PfcConfig, PortView, StepCx,
+    FlowControl, FlowControlEnv, FlowControlFacts, FlowCx, HeadroomEpisode, IngressCx, LosslessArrival, Pfc, PfcConfig,
+    PortView, StepCx,
 };
 use crate::switch::mmu::{Charge, IngressAccounts};
 use crate::units::{Bytes, Time};
@@ -215,6 +216,21 @@ impl Scheme for Bfc {
             );
         }
         Ok(())
+    }
+}
+
+impl FlowControlFacts for Bfc {
+    /// Its PFC backstop, when set, pauses classes.
+    fn pauses(_: &BfcConfig) -> bool {
+        true
+    }
+
+    fn paused_classes(_: &BfcConfig) -> Option<&[u8]> {
+        None
+    }
+
+    fn deadlock_watch(cfg: &BfcConfig) -> Option<DeadlockWatch> {
+        cfg.deadlock_watch()
     }
 }
 

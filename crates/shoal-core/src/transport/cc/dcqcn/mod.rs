@@ -14,6 +14,7 @@ use crate::config::keys::{keys, split_tag};
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::Scheme;
 use crate::sim::Ps;
+use crate::transport::cc::{Notification, RdmaCcFacts};
 use crate::units::{Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -101,6 +102,20 @@ impl Scheme for Dcqcn {
             DcqcnConfig::Ns3Datacenter(c) => c.validate(path, env),
             DcqcnConfig::Paper(c) => c.validate(path, env),
         }
+    }
+}
+
+impl RdmaCcFacts for Dcqcn {
+    /// The DCQCN paper's notification point sends CNPs; the Mellanox model echoes marks.
+    fn notification(cfg: &DcqcnConfig) -> Notification {
+        match cfg {
+            DcqcnConfig::Paper(p) => Notification::Cnp { interval: p.cnp_interval.0 },
+            DcqcnConfig::Ns3Datacenter(_) => Notification::EchoInAcks,
+        }
+    }
+
+    fn reacts_to_marks(_: &DcqcnConfig) -> bool {
+        true
     }
 }
 
