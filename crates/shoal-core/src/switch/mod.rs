@@ -352,9 +352,16 @@ impl Switch {
         let ctx = MarkContext { queue_bytes, pool_shared: self.pools[pool].shared_used };
         let rng = &mut self.rng;
         let mut fired = false;
-        for m in self.queue_markers.get_mut(port).into_iter().chain(self.pool_markers[pool].iter_mut()) {
+        // A port's rule judges its queue, a pool's the pool (`MarkerFacts::scope`).
+        if let Some(m) = self.queue_markers.get_mut(port) {
             if m.marks(&ctx, rng) {
-                counters.marks_by_rule[m.rule() as usize] += 1;
+                counters.marks_by_rule[MarkRule::Queue as usize] += 1;
+                fired = true;
+            }
+        }
+        if let Some(m) = &mut self.pool_markers[pool] {
+            if m.marks(&ctx, rng) {
+                counters.marks_by_rule[MarkRule::SharedBuffer as usize] += 1;
                 fired = true;
             }
         }

@@ -1,4 +1,4 @@
-use super::{MarkContext, MarkRule, Marker, PoolEnv, SharedBufferRed};
+use super::{MarkContext, MarkRule, Marker, MarkerFacts, PoolEnv, SharedBufferRed};
 use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
@@ -89,13 +89,15 @@ impl Scheme for Bcc {
     }
 }
 
+impl MarkerFacts for Bcc {
+    fn scope(_: &BccConfig) -> MarkRule {
+        MarkRule::SharedBuffer
+    }
+}
+
 impl Marker for Bcc {
     #[inline]
     fn marks(&mut self, ctx: &MarkContext, rng: &mut Rng) -> bool {
         self.0.marks(ctx, rng)
-    }
-
-    fn rule(&self) -> MarkRule {
-        MarkRule::SharedBuffer
     }
 }

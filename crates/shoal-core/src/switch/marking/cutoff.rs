@@ -1,4 +1,4 @@
-use super::{MarkContext, MarkRule, Marker, PoolEnv};
+use super::{MarkContext, MarkRule, Marker, MarkerFacts, PoolEnv};
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::Scheme;
@@ -38,13 +38,15 @@ impl Scheme for QueueCutoff {
     }
 }
 
+impl MarkerFacts for QueueCutoff {
+    fn scope(_: &CutoffConfig) -> MarkRule {
+        MarkRule::Queue
+    }
+}
+
 impl Marker for QueueCutoff {
     #[inline]
     fn marks(&mut self, ctx: &MarkContext, _: &mut Rng) -> bool {
         ctx.queue_bytes >= self.k
-    }
-
-    fn rule(&self) -> MarkRule {
-        MarkRule::Queue
     }
 }

@@ -18,7 +18,7 @@ pub use shared_red::{SharedBufferRed, SharedRedConfig};
 use crate::check_env::CheckEnv;
 use crate::config::keys::nested;
 use crate::config::{ScenarioError, Warnings};
-use crate::registry::registry;
+use crate::registry::{registry, Scheme};
 use crate::sim::Rng;
 use rand::Rng as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -57,7 +57,13 @@ impl MarkRule {
 
 pub trait Marker: Send {
     fn marks(&mut self, ctx: &MarkContext, rng: &mut Rng) -> bool;
-    fn rule(&self) -> MarkRule;
+}
+
+/// What a marking rule judges, stated in its own file: its packet's queue (or port,
+/// `MarkRule::Queue`) or its pool (`MarkRule::SharedBuffer`). The switch builds a rule of
+/// the first kind for every port and one of the second for every pool.
+pub trait MarkerFacts: Scheme {
+    fn scope(cfg: &Self::Config) -> MarkRule;
 }
 
 /// What a marking rule is built for: the buffer pool whose packets it judges, and for a
@@ -86,9 +92,12 @@ registry! {
     "shared_cutoff" => SharedCutoff(SharedCutoff),
     "shared_red" => SharedRed(SharedBufferRed),
     "bcc" => Bcc(Bcc),
+    facts MarkerFacts {
+        /// What the rule judges: its queue (port) or its pool.
+        fn scope -> MarkRule;
+    }
     forward {
         mut fn marks(ctx: &MarkContext, rng: &mut Rng) -> bool;
-        ref fn rule() -> MarkRule;
     }
 }
 
@@ -138,14 +147,6 @@ impl MarkingConfig {
             }
         }
         Ok(())
-    }
-}
-
-impl MarkerConfig {
-    /// What the rule judges: its queue (port) or its pool.
-    pub fn scope(&self) -> MarkRule {
-        let env = PoolEnv { ports: 1, max_rate_bps: 0, port_rate_bps: 0, pool_size: 0, reserved: 0, alpha_min: 1.0 };
-        self.build(&env).rule()
     }
 }
 

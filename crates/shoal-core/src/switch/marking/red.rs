@@ -1,4 +1,4 @@
-use super::{check_red, red_marks, MarkContext, MarkRule, Marker, PoolEnv};
+use super::{check_red, red_marks, MarkContext, MarkRule, Marker, MarkerFacts, PoolEnv};
 use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
@@ -74,13 +74,15 @@ impl Scheme for QueueRed {
     }
 }
 
+impl MarkerFacts for QueueRed {
+    fn scope(_: &RedConfig) -> MarkRule {
+        MarkRule::Queue
+    }
+}
+
 impl Marker for QueueRed {
     #[inline]
     fn marks(&mut self, ctx: &MarkContext, rng: &mut Rng) -> bool {
         red_marks(ctx.queue_bytes, self.kmin, self.kmax, self.pmax, rng)
-    }
-
-    fn rule(&self) -> MarkRule {
-        MarkRule::Queue
     }
 }

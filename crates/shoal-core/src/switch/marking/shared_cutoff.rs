@@ -1,4 +1,4 @@
-use super::{MarkContext, MarkRule, Marker, PoolEnv, SharedBufferRed};
+use super::{MarkContext, MarkRule, Marker, MarkerFacts, PoolEnv, SharedBufferRed};
 use crate::registry::Scheme;
 use crate::sim::Rng;
 use crate::units::Bytes;
@@ -30,13 +30,15 @@ impl Scheme for SharedCutoff {
     }
 }
 
+impl MarkerFacts for SharedCutoff {
+    fn scope(_: &SharedCutoffConfig) -> MarkRule {
+        MarkRule::SharedBuffer
+    }
+}
+
 impl Marker for SharedCutoff {
     #[inline]
     fn marks(&mut self, ctx: &MarkContext, rng: &mut Rng) -> bool {
         self.0.marks(ctx, rng)
-    }
-
-    fn rule(&self) -> MarkRule {
-        MarkRule::SharedBuffer
     }
 }

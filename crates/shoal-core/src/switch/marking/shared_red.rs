@@ -1,4 +1,4 @@
-use super::{check_red, red_marks, MarkContext, MarkRule, Marker, PoolEnv};
+use super::{check_red, red_marks, MarkContext, MarkRule, Marker, MarkerFacts, PoolEnv};
 use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
@@ -44,13 +44,15 @@ impl Scheme for SharedBufferRed {
     }
 }
 
+impl MarkerFacts for SharedBufferRed {
+    fn scope(_: &SharedRedConfig) -> MarkRule {
+        MarkRule::SharedBuffer
+    }
+}
+
 impl Marker for SharedBufferRed {
     #[inline]
     fn marks(&mut self, ctx: &MarkContext, rng: &mut Rng) -> bool {
         red_marks(ctx.pool_shared, self.kmin, self.kmax, self.pmax, rng)
-    }
-
-    fn rule(&self) -> MarkRule {
-        MarkRule::SharedBuffer
     }
 }
