@@ -137,11 +137,11 @@ fn check_gain(path: &str, g: f64) -> Result<(), ScenarioError> {
 }
 
 /// The bytes of the shortest Ethernet frame, whose time on the fastest link is the
-/// floor of the rate controllers' timers (`Scenario::timer_floor`).
+/// floor of the rate controllers' timers (`CheckEnv::timer_floor`).
 const MIN_FRAME_BYTES: u64 = 64;
 
 /// Refuses a timer among `timers` (key, value) shorter than one minimum frame on the
-/// fastest link (`Scenario::timer_floor`), or a zero `min_rate`.
+/// fastest link (`CheckEnv::timer_floor`), or a zero `min_rate`.
 fn check_timers(path: &str, timers: &[(&str, Time)], min_rate: Rate, env: &CheckEnv) -> Result<(), ScenarioError> {
     for &(key, time) in timers {
         env.check_timer(&format!("{path}.{key}"), time, MIN_FRAME_BYTES, "the time of a minimum frame")?;
