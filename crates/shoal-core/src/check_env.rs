@@ -57,41 +57,32 @@ impl CheckEnv<'_> {
     /// no packet. The rate controllers' timers take one minimum frame
     /// (`MIN_FRAME_BYTES`): a rate is read once a packet, and no packet is shorter.
     pub fn timer_floor(&self, bytes: u64) -> Time {
-        timer_floor(self.fastest_link, bytes)
+        let cap = Time(1_000_000);
+        if self.fastest_link.0 == 0 {
+            return cap;
+        }
+        Time(crate::sim::serialization(bytes, self.fastest_link.0)).min(cap)
     }
 
     /// Refuses a timer `key` of `value` below `bytes` on the fastest link (`timer_floor`);
     /// `what` says what those bytes are.
     pub fn check_timer(&self, key: &str, value: Time, bytes: u64, what: &str) -> Result<(), ScenarioError> {
-        check_timer(self.fastest_link, key, value, bytes, what)
+        let floor = self.timer_floor(bytes);
+        if value >= floor {
+            return Ok(());
+        }
+        Err(ScenarioError::new(
+            key,
+            format!(
+                "{value} is too short (accepted: at least {floor}: {what} of {bytes} B on the fastest link, {}, \
+                 and never more than 1us; a plain number is picoseconds)",
+                self.fastest_link
+            ),
+        ))
     }
 
     /// Refuses a timeout or `deadlock_after` below one largest packet's time (`timer_floor`).
     pub fn check_timeout(&self, key: &str, value: Time) -> Result<(), ScenarioError> {
         self.check_timer(key, value, self.largest_packet, "the time of the largest packet")
     }
-}
-
-/// [`CheckEnv::timer_floor`] with the fastest link's rate.
-pub(crate) fn timer_floor(fastest: Rate, bytes: u64) -> Time {
-    let cap = Time(1_000_000);
-    if fastest.0 == 0 {
-        return cap;
-    }
-    Time(crate::sim::serialization(bytes, fastest.0)).min(cap)
-}
-
-/// [`CheckEnv::check_timer`] with the fastest link's rate.
-pub(crate) fn check_timer(fastest: Rate, key: &str, value: Time, bytes: u64, what: &str) -> Result<(), ScenarioError> {
-    let floor = timer_floor(fastest, bytes);
-    if value >= floor {
-        return Ok(());
-    }
-    Err(ScenarioError::new(
-        key,
-        format!(
-            "{value} is too short (accepted: at least {floor}: {what} of {bytes} B on the fastest link, {fastest}, \
-             and never more than 1us; a plain number is picoseconds)"
-        ),
-    ))
 }

@@ -100,7 +100,7 @@ impl Scenario {
     /// reservation (8 queues of 128 KB) under `fifo`, which uses queue 0 alone, takes 7.2 MB
     /// of a 12 MB buffer of 8 ports. Without a buffer, `pool_size` is the shared pool and
     /// the reserves come on top: nothing is lost.
-    fn unused_reserve_warning(&self) -> Option<String> {
+    fn unused_reserve_warning(&self, env: &CheckEnv) -> Option<String> {
         let s = &self.switch;
         if s.reserve_per == ReservePer::Port || s.reserved.0 == 0 || s.queues <= 1 {
             return None;
@@ -112,7 +112,7 @@ impl Scenario {
             .into_iter()
             .chain(s.buffer_of_node.iter().map(|(node, &b)| (format!("switch.buffer_of_node.{node}"), b)))
             .min_by_key(|(_, b)| b.0)?;
-        let used = self.queues_in_use()?;
+        let used = self.queues_in_use(env)?;
         let unused = s.queues as u64 - used.len() as u64;
         // The largest pool: ports_per_pool ports, or the largest switch's.
         let ports =
@@ -134,42 +134,29 @@ impl Scenario {
         } else {
             "set switch.reserve_per = \"port\", or a smaller switch.reserved".to_string()
         };
-        let classifier = s.classifier();
         let lost_mb = format!("{:.2} MB", lost as f64 / 1e6);
         Some(format!(
             "switch.reserved: {} is reserved per queue, but the workloads' packets join {only} of every port \
              (classifier \"{}\", scheduler \"{}\"): the reserves of the other {unused} of switch.queues = {} queues, \
              {} of each pool's {buffer} ({key}; {ports} ports x {unused} queues x {}), are never used, and the shared \
              pool is that much smaller; {fix}",
-            s.reserved,
-            classifier.kind(),
-            s.scheduler.kind(),
-            s.queues,
-            lost_mb,
-            s.reserved,
+            s.reserved, env.classifier, env.scheduler, s.queues, lost_mb, s.reserved,
         ))
     }
 
     /// The egress queues the scenario's packets can join, in order; None where any queue may
     /// be: flows hashed over the queues (`flow_hash`), steered (BFC), tagged by the bytes
     /// they sent (PIAS), or given their priorities by a trace file.
-    fn queues_in_use(&self) -> Option<Vec<usize>> {
-        let s = &self.switch;
-        let tcp = self.workloads().any(|w| w.transport == FlowTransport::Tcp && w.pattern != Pattern::Udp);
-        if matches!(s.flow_control, FlowControlConfig::Bfc(_))
-            || s.classifier().kind() == "flow_hash"
-            || (tcp && !self.transport.pias_thresholds.is_empty())
+    fn queues_in_use(&self, env: &CheckEnv) -> Option<Vec<usize>> {
+        if matches!(self.switch.flow_control, FlowControlConfig::Bfc(_))
+            || env.classifier == "flow_hash"
+            || (env.tcp_flows && !self.transport.pias_thresholds.is_empty())
             || self.workloads().any(|w| w.pattern == Pattern::Trace)
         {
             return None;
         }
-        let queues: std::collections::BTreeSet<usize> = self.priority_queues().into_iter().map(|(_, q)| q).collect();
+        let queues: std::collections::BTreeSet<usize> = env.priority_queues.iter().map(|&(_, q)| q).collect();
         Some(queues.into_iter().collect())
-    }
-
-    /// The least time a timer or interval key may take (`CheckEnv::timer_floor`).
-    pub fn timer_floor(&self, bytes: u64) -> Time {
-        crate::check_env::timer_floor(self.fastest_link(), bytes)
     }
 
     /// The rate of the fastest link (a star has no uplinks, whatever `uplink_rate` says).
@@ -179,17 +166,6 @@ impl Scenario {
             TopologyKind::Star => self.topology.link_rate,
             _ => self.topology.fastest_rate().unwrap_or_default(),
         }
-    }
-
-    /// Refuses the timer `key` (a full key path) set to `value` below `timer_floor(bytes)`,
-    /// `what` saying what the floor is.
-    pub fn check_timer(&self, key: &str, value: Time, bytes: u64, what: &str) -> Result<(), ScenarioError> {
-        crate::check_env::check_timer(self.fastest_link(), key, value, bytes, what)
-    }
-
-    /// Refuses a timeout or `deadlock_after` below one largest packet's time (`timer_floor`).
-    pub fn check_timeout(&self, key: &str, value: Time) -> Result<(), ScenarioError> {
-        self.check_timer(key, value, self.largest_packet(), "the time of the largest packet")
     }
 
     /// The largest packet the scenario's workloads send, headers included, and the keys
@@ -428,7 +404,7 @@ impl Scenario {
                 ),
             );
         }
-        warnings.extend(self.unused_reserve_warning());
+        warnings.extend(self.unused_reserve_warning(&env));
         rdma.cc.validate("rdma.cc", &env, &mut warnings)?;
         rdma.cc.line_rate_warnings("rdma.cc", &env, &mut warnings);
         rdma.validate(&mut warnings)?;
@@ -477,10 +453,10 @@ impl Scenario {
         if tr.init_cwnd == 0 {
             return err("transport.init_cwnd", "must be at least 1 packet".into());
         }
-        self.check_timeout("transport.rto_min", tr.rto_min)?;
-        self.check_timeout("transport.rto_init", tr.rto_init)?;
+        env.check_timeout("transport.rto_min", tr.rto_min)?;
+        env.check_timeout("transport.rto_init", tr.rto_init)?;
         if let Rto::After(rto) = rdma.rto {
-            self.check_timeout("rdma.rto", rto)?;
+            env.check_timeout("rdma.rto", rto)?;
         }
         if tr.rto_max < tr.rto_min {
             return err("transport.rto_max", format!("{} is below transport.rto_min = {}", tr.rto_max, tr.rto_min));
