@@ -27,7 +27,7 @@ def module_of(path: Path) -> tuple[str, ...]:
 
 def without_tests(text: str) -> str:
     """The text before a `#[cfg(test)]` module (inline tests sit at the end of a file)."""
-    cut = re.search(r"^#\[cfg\(test\)\]\s*\n\s*mod \w+", text, re.M)
+    cut = re.search(r"^#\[cfg\(test\)\]\s*\n\s*(pub(\(\w+\))?\s+)?mod \w+", text, re.M)
     return text[: cut.start()] if cut else text
 
 
@@ -36,7 +36,7 @@ def edges(files: dict[tuple[str, ...], Path]) -> dict[tuple[str, ...], set[tuple
     for module, path in files.items():
         text = without_tests(path.read_text())
         # a child's item re-exported by its parent is not a dependency of the parent
-        text = re.sub(r"^pub(\(crate\))? use (self::)?\w+::.*;$", "", text, flags=re.M)
+        text = re.sub(r"^pub(\(crate\))? use (self::)?(?!crate::|super::)\w+::.*;$", "", text, flags=re.M)
         text = re.sub(r"//.*", "", text)
         is_mod_file = path.name in ("mod.rs", "lib.rs")
         for m in re.finditer(r"\b(crate|super)((?:::\w+)+)", text):

@@ -67,8 +67,8 @@ def test_advisor_doc_knows_pfc_is_in_the_schema() -> None:
 SHIPPED = [
     *ROOT.glob("python/shoal/**/*.py"),
     *ROOT.glob("python/shoal/**/*.toml"),
-    ROOT / "crates" / "shoal-core" / "src" / "defaults.toml",
-    ROOT / "crates" / "shoal-core" / "src" / "presets.toml",
+    ROOT / "crates" / "shoal-core" / "src" / "scenario" / "defaults.toml",
+    ROOT / "crates" / "shoal-core" / "src" / "scenario" / "presets.toml",
     *ROOT.glob("validation/*.py"),
     *ROOT.glob("tests/python/*.py"),
 ]

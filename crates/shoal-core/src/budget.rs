@@ -29,7 +29,11 @@ const ACTIVE_FLOW_BYTES: u64 = 1_100;
 /// Flows in flight at once, by host, for the estimate (it cannot know the flows' times);
 /// beside them, up to twice the engine's release batch of finished flows wait.
 const ACTIVE_FLOWS_PER_HOST: u64 = 16;
-const WAITING_FLOWS: u64 = 2 * crate::engine::RELEASE_BATCH as u64;
+const WAITING_FLOWS: u64 = 2 * RELEASE_BATCH as u64;
+/// Finished flows are looked for in the network, to be released, once this many wait
+/// (the engine's batch). A look walks every queue and wire: its cost over a batch this
+/// size is small beside the flows' own.
+pub(crate) const RELEASE_BATCH: usize = 4096;
 /// One queue sample: the sample and its row in the results table.
 const SAMPLE_BYTES: u64 = 120;
 /// One flow of `shoal trace`, which generates the flows without simulating them: its
@@ -120,7 +124,7 @@ impl MemoryEstimate {
     /// counted without generating them; the flows' key is what sets their count.
     pub fn of(sc: &Scenario, net: &NetworkSpec) -> Result<MemoryEstimate, ScenarioError> {
         // Counted once: a trace's count is a pass over its file.
-        let counts = crate::workload::planned_flows_by_workload(sc, net)?;
+        let counts = crate::workload::planned_flows_by_workload(&sc.workload, net)?;
         let (key, flows) = planned_flows(&counts);
         let mut estimate = MemoryEstimate::new(sc, net, flows);
         estimate.parts.iter_mut().filter(|p| p.what == "flows").for_each(|p| p.key = key.clone());
@@ -136,7 +140,7 @@ impl MemoryEstimate {
     /// (`shoal trace`): the network and the flows as generated, sorted and handed over
     /// as columns.
     pub fn of_trace(sc: &Scenario, net: &NetworkSpec) -> Result<MemoryEstimate, ScenarioError> {
-        let (key, flows) = planned_flows(&crate::workload::planned_flows_by_workload(sc, net)?);
+        let (key, flows) = planned_flows(&crate::workload::planned_flows_by_workload(&sc.workload, net)?);
         let network = (net.links.len() as u64).saturating_mul(PORT_BYTES);
         Ok(MemoryEstimate {
             of: "this trace",

@@ -4,7 +4,7 @@
 
 mod common;
 use common::{scenario, TempFile};
-use shoal_core::input_checks::input_warnings;
+use shoal_core::scenario::input_checks::input_warnings;
 use shoal_core::{Scenario, ScenarioError, Simulation};
 
 /// A star of `hosts` hosts on 100 Gbps links of 1 us, then `rest`.
@@ -88,7 +88,7 @@ fn a_huge_fan_in_is_refused_by_its_key() {
     ] {
         let sc = scenario(&fan_in(keys));
         let net = shoal_core::net::build(&sc.topology).unwrap();
-        let e = shoal_core::workload::planned_flows(&sc, &net).expect_err(keys);
+        let e = shoal_core::workload::planned_flows(&sc.workload, &net).expect_err(keys);
         assert!(
             ["workload.fan_in", "workload.fan_in_max", "workload.duration"].contains(&e.path.as_str()),
             "{keys}: {e}"
@@ -112,7 +112,7 @@ fn a_huge_fan_in_is_refused_by_its_key() {
 
 fn refused_at_generation(sc: &Scenario) -> ScenarioError {
     let net = shoal_core::net::build(&sc.topology).unwrap();
-    shoal_core::workload::generate(sc, &net).expect_err("refused")
+    shoal_core::workload::generate(&sc.workload, sc.run.seed, &net).expect_err("refused")
 }
 
 // ---- item 4: runs that cannot progress or end ----------------------------------------

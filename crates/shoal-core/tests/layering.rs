@@ -80,6 +80,6 @@ fn config_imports_no_section() {
 /// The checker finds what it looks for (it would pass vacuously on a wrong path).
 #[test]
 fn the_checker_sees_imports() {
-    assert!(!naming(&["scenario.rs"], &["crate::config"]).is_empty());
+    assert!(!naming(&["scenario/mod.rs"], &["crate::config"]).is_empty());
     assert!(files(&src().join("switch/marking")).len() >= 5);
 }

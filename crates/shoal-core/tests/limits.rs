@@ -191,7 +191,9 @@ fn the_only_receiver_does_not_send() {
     // Senders 0-3 to receiver 3: host 3 has nobody to send to (drawing a receiver other
     // than itself looped forever).
     let sc = scenario("[topology]\nhosts = 4\n[workload]\nsenders = \"0-3\"\nreceivers = \"3\"\nflows = 50\n");
-    let flows = shoal_core::workload::generate(&sc, &shoal_core::net::build(&sc.topology).unwrap()).unwrap();
+    let flows =
+        shoal_core::workload::generate(&sc.workload, sc.run.seed, &shoal_core::net::build(&sc.topology).unwrap())
+            .unwrap();
     assert_eq!(flows.len(), 50);
     assert!(flows.iter().all(|f| f.dst == 3 && f.src != 3));
     let e = refused("[topology]\nhosts = 4\n[workload]\nsenders = \"3\"\nreceivers = \"3\"\n");

@@ -10,7 +10,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use serde_json::{json, Map, Value};
-use shoal_core::input_checks::input_warnings;
+use shoal_core::scenario::input_checks::input_warnings;
 use shoal_core::{Scenario, Simulation};
 
 fn config(cases: u32) -> Config {

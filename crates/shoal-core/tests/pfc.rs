@@ -215,7 +215,7 @@ fn paused_time_is_what_the_bottleneck_leaves_each_sender() {
     let sim = common::run(&sc);
     assert_eq!(sim.counters().total_dropped(), 0);
     let rows = sim.pfc_ports();
-    let rdma = shoal_core::transport::RdmaSettings::new(&sc, vec![100_000_000_000; 3]);
+    let rdma = shoal_core::transport::RdmaSettings::new(&sc.rdma, &sc.topology, vec![100_000_000_000; 3]);
     let wire_bytes = rdma.packets(1_000_000) as u64 * (rdma.mtu + rdma.header) as u64;
     let one_flow = common::ser(wire_bytes, 100) as f64;
     let mut senders = 0;
@@ -507,7 +507,8 @@ fn refreshes_keep_a_timed_pause_until_its_resume() {
     for seed in 1..=2 {
         let what = format!("seed {seed}");
         let sim = run_lossless(incast_with(32, seed, "pause_quanta = 200"), 5_000_000, 10, &what);
-        let rdma = shoal_core::transport::RdmaSettings::new(&common::scenario(""), vec![100_000_000_000; 2]);
+        let sc = common::scenario("");
+        let rdma = shoal_core::transport::RdmaSettings::new(&sc.rdma, &sc.topology, vec![100_000_000_000; 2]);
         let slack = common::ser((rdma.mtu + rdma.header) as u64, 100) as f64 / refresh_ps as f64;
         for (key, frames) in frames_by_key(&sim) {
             let row = sim.pfc_ports()[&key];

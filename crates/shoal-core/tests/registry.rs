@@ -4,7 +4,7 @@
 
 mod common;
 use common::scenario;
-use shoal_core::input_checks::input_warnings;
+use shoal_core::scenario::input_checks::input_warnings;
 use shoal_core::switch::admission::AdmissionConfig;
 use shoal_core::switch::classify::ClassifierConfig;
 use shoal_core::switch::flow_control::FlowControlConfig;

@@ -31,7 +31,7 @@ fn default_scenario_toml() -> &'static str {
 
 #[pyfunction]
 fn presets_toml() -> &'static str {
-    shoal_core::presets::PRESETS_TOML
+    shoal_core::scenario::presets::PRESETS_TOML
 }
 
 /// The points (bytes, cumulative percent) of the flow-size distribution `workload.cdf`
@@ -53,7 +53,7 @@ fn resolve(scenario_json: &str, as_written: bool) -> PyResult<(String, Vec<Strin
     let mut warnings = sc.validate().map_err(to_py)?;
     if as_written {
         let input: serde_json::Value = serde_json::from_str(scenario_json).expect("parsed above");
-        warnings.extend(shoal_core::input_checks::input_warnings(&input, &sc));
+        warnings.extend(shoal_core::scenario::input_checks::input_warnings(&input, &sc));
     }
     Ok((sc.resolved().map_err(to_py)?.to_json(), warnings))
 }
@@ -126,7 +126,7 @@ fn generate_trace(py: Python<'_>, scenario_json: &str) -> PyResult<PyObject> {
         let estimate = shoal_core::budget::MemoryEstimate::of_trace(&sc, &net).map_err(to_py)?;
         estimate.check(&available).map_err(to_py)?;
     }
-    let flows = shoal_core::workload::generate(&sc, &net).map_err(to_py)?;
+    let flows = shoal_core::workload::generate(&sc.workload, sc.run.seed, &net).map_err(to_py)?;
     let d = PyDict::new_bound(py);
     d.set_item("id", flows.iter().map(|f| f.id).collect::<Vec<_>>().into_pyarray_bound(py))?;
     d.set_item("src", flows.iter().map(|f| f.src).collect::<Vec<_>>().into_pyarray_bound(py))?;

@@ -1,5 +1,6 @@
 //! The `[run]` section: how long, what is measured and written.
 
+use crate::config::ScenarioError;
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
@@ -47,5 +48,37 @@ impl Default for RunConfig {
             occupancy_cdf: false,
             occupancy_until: None,
         }
+    }
+}
+
+impl RunConfig {
+    /// Checks the section; `endless` says whether some workload never stops by itself
+    /// (long-lived flows, or UDP without `workload.stop`), which needs a stop time.
+    pub fn validate(&self, endless: bool) -> Result<(), ScenarioError> {
+        let err = |path: &str, msg: String| Err(ScenarioError::new(path, msg));
+        if self.stop_time == Some(Time(0)) {
+            return err("run.stop_time", "must be positive".into());
+        }
+        if let Some(interval) = self.sample_interval.filter(|i| i.0 < 1_000) {
+            return err("run.sample_interval", format!("{interval} is too short (accepted: 1ns or more)"));
+        }
+        if let Some(until) = self.occupancy_until {
+            if !self.occupancy_cdf {
+                return err(
+                    "run.occupancy_until",
+                    format!("{until} is set but run.occupancy_cdf is not (accepted: with occupancy_cdf = true)"),
+                );
+            }
+            if until.0 == 0 {
+                return err("run.occupancy_until", "must be positive (accepted: a time above 0, e.g. \"1ms\")".into());
+            }
+        }
+        if self.size_buckets.len() != 2 || self.size_buckets[0] >= self.size_buckets[1] {
+            return err("run.size_buckets", "must be two increasing sizes, e.g. [\"100KB\", \"10MB\"]".into());
+        }
+        if endless && self.stop_time.is_none() {
+            return err("run.stop_time", "is required with long_lived traffic or udp without workload.stop".into());
+        }
+        Ok(())
     }
 }

@@ -103,8 +103,3 @@ impl Flows {
             .map(|(fi, &slot)| (fi as u32, &self.slots[slot as usize]))
     }
 }
-
-/// Finished flows are looked for in the network, to be released, once this many wait.
-/// A look walks every queue and wire: its cost over a batch this size is small beside
-/// the flows' own.
-pub(crate) const RELEASE_BATCH: usize = 4096;

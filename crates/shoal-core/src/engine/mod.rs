@@ -2,7 +2,7 @@
 //! timers. It knows no scheme: switch schemes live behind the switch's decision points,
 //! and flows behind `transport::Transport`, whose requests (`HostAction`) it carries out.
 
-use crate::budget;
+use crate::budget::{self, RELEASE_BATCH};
 use crate::config::ScenarioError;
 use crate::host::Nic;
 use crate::net::{self, Effect, Effects, ExtStore, IntFormat, NodeId, Packet, PacketKind, Routes};
@@ -22,7 +22,6 @@ use std::sync::Arc;
 
 mod flows;
 mod report;
-pub(crate) use flows::RELEASE_BATCH;
 use flows::{Flow, Flows};
 pub use report::{FlowRecord, PfcPortRecord};
 
@@ -265,7 +264,7 @@ impl Simulation {
         if let Some(available) = budget::available_memory() {
             budget::MemoryEstimate::of(sc, &spec)?.check(&available)?;
         }
-        let flows = FlowStream::new(sc, &spec)?;
+        let flows = FlowStream::new(&sc.workload, sc.run.seed, &spec)?;
         let mut sim = Self::with_flows(sc, &spec, &buffers, flows);
         sim.node_ids = Some(ids);
         sim.check_buffers(sc, &buffers)?;
@@ -427,7 +426,7 @@ impl Simulation {
             release_batch: RELEASE_BATCH,
             release_at: RELEASE_BATCH,
             released_cnps: 0,
-            stacks: Stacks::new(sc, host_rates),
+            stacks: sc.stacks(host_rates),
             counters: Counters::default(),
             stop_time: sc.run.stop_time.map(|t| t.0),
             observers: sc

@@ -1,6 +1,6 @@
 //! The `[topology]` section: which network, its links and their rates and delays.
 
-use crate::config::ScenarioError;
+use crate::config::{ScenarioError, Warnings};
 use crate::units::{Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -67,6 +67,79 @@ pub const MAX_SWITCH_PORTS: u64 = u16::MAX as u64;
 pub const MAX_HOSTS: u64 = 1_000_000;
 
 impl Topology {
+    /// Refuses a topology whose longest route one `packet` (the largest any transport
+    /// sends) and its ACK cannot cross and come back within Shoal's time limit (no flow
+    /// could finish: a run would only reach the limit, hours later), and warns of one
+    /// whose round trip is a second or more (datacenter round trips are microseconds: a
+    /// unit mistake). The key named is the
+    /// one that adds the most. A built-in kind's longest route is known without building
+    /// the network (so a million hosts are refused at once); a file's links are judged
+    /// one by one (a route's sum would need the routes).
+    pub fn check_round_trip(&self, packet: u64, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+        const SECOND: u128 = crate::sim::PS_PER_S as u128;
+        let link_round_trip =
+            |rate: u64, delay: u64| 2 * (delay as u128 + crate::sim::serialization(packet, rate) as u128);
+        let t = self;
+        let (key, value, round_trip, what) = if t.kind == TopologyKind::File {
+            let (net, ids) = crate::net::build_with_ids(t)?;
+            let Some(slowest) = net.links.iter().max_by_key(|l| link_round_trip(l.rate_bps, l.delay)) else {
+                return Ok(());
+            };
+            // The lower node id first, as a file line may give it.
+            let mut ends = [slowest.from, slowest.to];
+            ends.sort_by_key(|&n| ids.id(n));
+            let value = format!(
+                "{}: the link between {} and {} ({}, {})",
+                t.path.as_deref().unwrap_or_default(),
+                ids.describe(ends[0]),
+                ids.describe(ends[1]),
+                Rate(slowest.rate_bps),
+                Time(slowest.delay)
+            );
+            ("topology.path".to_string(), value, link_round_trip(slowest.rate_bps, slowest.delay), "over it alone")
+        } else {
+            // The route as if no link had failed: failures only lengthen it.
+            let whole = Topology { failed_links: Vec::new(), ..t.clone() };
+            let route = whole.longest_path(|rate, delay| (link_round_trip(rate.0, delay.0) / 2) as u64)?;
+            let uplinks = route.len().saturating_sub(2) as u128;
+            let ser = |rate: Rate| crate::sim::serialization(packet, rate.0) as u128;
+            // Each key's part of the round trip: 2 ways over the route's links of it (the
+            // uplinks take link_delay unless uplink_delay is set).
+            let (host_delay_links, uplink_delay) = match t.uplink_delay {
+                Some(d) => (2, d),
+                None => (2 + uplinks, Time(0)),
+            };
+            let parts = [
+                ("topology.link_delay", t.link_delay.to_string(), 2 * host_delay_links * t.link_delay.0 as u128),
+                ("topology.link_rate", t.link_rate.to_string(), 4 * ser(t.link_rate)),
+                ("topology.uplink_delay", uplink_delay.to_string(), 2 * uplinks * uplink_delay.0 as u128),
+                ("topology.uplink_rate", t.uplink_rate.to_string(), 2 * uplinks * ser(t.uplink_rate)),
+            ];
+            let round_trip = parts.iter().map(|p| p.2).sum();
+            let (key, value, _) = parts.into_iter().max_by_key(|p| p.2).expect("four parts");
+            (key.to_string(), value, round_trip, "over the longest route")
+        };
+        let seconds = round_trip as f64 / SECOND as f64;
+        let journey = format!("a round trip of {seconds:.3} s {what} for one {packet} B packet and its answer");
+        if round_trip > crate::sim::TIME_LIMIT as u128 {
+            return Err(ScenarioError::new(
+                key,
+                format!(
+                    "{value} makes {journey}, beyond Shoal's time limit of {} s: no flow could finish (accepted: \
+                     links whose round trips fit the limit; datacenter links take nanoseconds to microseconds)",
+                    crate::sim::TIME_LIMIT / crate::sim::PS_PER_S
+                ),
+            ));
+        }
+        if round_trip >= SECOND {
+            warnings.push(format!(
+                "{key}: {value} makes {journey}; every flow takes at least that, where datacenter round trips \
+                 take microseconds (check the units: a plain rate is bits per second)"
+            ));
+        }
+        Ok(())
+    }
+
     /// The port count of the largest switch of a built-in kind (None for a file: the
     /// reader checks its switches).
     pub fn max_switch_ports(&self) -> Option<u64> {
@@ -121,6 +194,14 @@ impl Topology {
             cost(rate, delay)
         });
         Ok(route.into_iter().map(link).collect())
+    }
+
+    /// The base round trip of the longest path: one packet of `data` bytes out and one of
+    /// `ack` bytes back over every link, each serialized at the link's rate, nothing
+    /// queued.
+    pub fn base_round_trip(&self, data: u64, ack: u64) -> Result<u64, ScenarioError> {
+        let round_trip = |rate: Rate, delay: Time| 2 * delay.0 + crate::sim::serialization(data + ack, rate.0);
+        Ok(self.longest_path(round_trip)?.iter().map(|&(rate, delay)| round_trip(rate, delay)).sum())
     }
 
     /// The rate of the fastest link of a host (the C of rules that scale with the host

@@ -3,7 +3,7 @@
 //! whoever consumes the packet or drops it releases the payload.
 
 use super::IntHop;
-use crate::switch::flow_control::bfc::BloomFilter;
+use crate::net::bloom::BloomFilter;
 use std::num::NonZeroU32;
 
 /// A handle into the `ExtStore`.

@@ -1,5 +1,6 @@
 //! Packets, links and topologies.
 
+pub mod bloom;
 pub mod config;
 pub mod effect;
 pub mod ext;

@@ -19,10 +19,11 @@
 
 use super::{NetView, Observer};
 use crate::sim::Ps;
+use crate::switch::flow_control::DeadlockWatch;
 use crate::switch::mmu::{class_of, CLASSES};
 use crate::switch::Switch;
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// The egress queues of one class at one port of one switch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -42,16 +43,6 @@ pub struct Deadlock {
     pub detected: Ps,
     pub cycle: Vec<PortClass>,
     pub frozen: bool,
-}
-
-/// How deadlocks are watched for (`[switch.flow_control]`'s `deadlock_after` and
-/// `stop_at_deadlock`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DeadlockWatch {
-    /// How long every pause on a cycle must have lasted.
-    pub after: Ps,
-    /// End the run at the first deadlock.
-    pub stop: bool,
 }
 
 /// Watches for deadlocks; see the module's documentation.

@@ -5,7 +5,7 @@
 mod deadlock;
 mod queues;
 
-pub use deadlock::{Deadlock, DeadlockDetector, DeadlockWatch, PortClass};
+pub use deadlock::{Deadlock, DeadlockDetector, PortClass};
 pub use queues::{IngressSample, QueueSampler, Sample};
 
 use crate::sim::Ps;

@@ -79,7 +79,30 @@ pub struct Counters {
     /// Packets marked CE (each once).
     pub ecn_marks: u64,
     /// Times each rule fired (a packet may be marked by several), by `MarkRule` index.
-    pub marks_by_rule: [u64; crate::switch::marking::MarkRule::ALL.len()],
+    pub marks_by_rule: [u64; MarkRule::ALL.len()],
+}
+
+/// Which kind of rule marked a packet (counted separately).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkRule {
+    /// Per-queue (or per-port) ECN on the packet's queue (or port).
+    Queue,
+    /// Shared-buffer ECN on the packet's pool.
+    SharedBuffer,
+    /// The cut-off of a sending host's NIC queue (`host.ecn_k`).
+    HostNic,
+}
+
+impl MarkRule {
+    pub const ALL: [MarkRule; 3] = [MarkRule::Queue, MarkRule::SharedBuffer, MarkRule::HostNic];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MarkRule::Queue => "queue",
+            MarkRule::SharedBuffer => "shared_buffer",
+            MarkRule::HostNic => "host_nic",
+        }
+    }
 }
 
 impl Counters {

@@ -1,28 +1,16 @@
 //! The `[switch]` section: the buffer, its pools and reserve, the queues, and how ECN
 //! rules apply (`[switch.ecn]`).
 
-use crate::config::PerQueue;
+use crate::config::{PerQueue, ScenarioError};
 use crate::switch::admission::AdmissionConfig;
 use crate::switch::classify::ClassifierConfig;
 use crate::switch::flow_control::FlowControlConfig;
 use crate::switch::marking::MarkingConfig;
+pub use crate::switch::mmu::ReservePer;
 use crate::switch::scheduler::SchedulerConfig;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-/// Where `switch.reserved` sits (`switch.reserve_per`).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum ReservePer {
-    /// Every queue has `reserved` bytes of its own.
-    #[default]
-    Queue,
-    /// Every port has `reserved` bytes, used by whichever of its queues comes first (for
-    /// ports with many queues: a thousand queues of their own reserve each would hold
-    /// the whole buffer).
-    Port,
-}
 
 /// The most queues a switch port may have. Packets reach queues 0 to 255 by priority;
 /// more queues serve schemes that spread flows over them.
@@ -60,6 +48,73 @@ pub struct SwitchConfig {
 }
 
 impl SwitchConfig {
+    /// Checks the queue count, `ports_per_pool` and the alphas (one, or one per queue).
+    pub fn check_queues(&self) -> Result<(), ScenarioError> {
+        let err = |path: &str, msg: String| Err(ScenarioError::new(path, msg));
+        if self.queues == 0 || self.queues > MAX_QUEUES {
+            return err("switch.queues", format!("{} is not accepted (accepted: 1 to {MAX_QUEUES})", self.queues));
+        }
+        if self.ports_per_pool == 0 {
+            return err("switch.ports_per_pool", "must be at least 1".into());
+        }
+        let alphas = self.alpha.values();
+        if alphas.is_empty() {
+            return err("switch.alpha", "the list is empty (accepted: a number > 0 or one per queue)".into());
+        }
+        for a in &alphas {
+            if !(a.is_finite() && *a > 0.0) {
+                return err("switch.alpha", format!("{a} is not accepted (accepted: a number > 0)"));
+            }
+        }
+        if alphas.len() > 1 && alphas.len() != self.queues as usize {
+            return err(
+                "switch.alpha",
+                format!(
+                    "has {} values but switch.queues = {} (accepted: one value, or one per queue)",
+                    alphas.len(),
+                    self.queues
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// Checks that every buffer (`buffer_of_node`'s, or without `buffer` the pool and its
+    /// reserve) holds one `packet`, the largest the workloads send (sized by `sent_keys`):
+    /// one that cannot drops every such packet, and the run could never finish.
+    pub fn check_buffers(&self, packet: Bytes, sent_keys: &str) -> Result<(), ScenarioError> {
+        let err = |path: &str, msg: String| Err(ScenarioError::new(path, msg));
+        for (node, buffer) in &self.buffer_of_node {
+            // A key TOML could write bare is named bare, another in quotes.
+            let bare = !node.is_empty() && node.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let key =
+                if bare { format!("switch.buffer_of_node.{node}") } else { format!("switch.buffer_of_node.{node:?}") };
+            if node.parse::<u32>().is_err() {
+                return err(
+                    &key,
+                    format!("{node:?} is not a node id (accepted: a whole number, the id of a switch as topology.failed_links names nodes)"),
+                );
+            }
+            if *buffer < packet {
+                return err(
+                    &key,
+                    format!("{buffer} cannot hold one packet of {packet} ({sent_keys}); accepted: at least {packet}"),
+                );
+            }
+        }
+        if self.buffer.is_none() && Bytes(self.pool_size.0 + self.reserved.0) < packet {
+            return err(
+                "switch.pool_size",
+                format!(
+                    "{} plus switch.reserved = {} cannot hold one packet of {packet} ({sent_keys}); accepted: \
+                     together at least {packet}",
+                    self.pool_size, self.reserved
+                ),
+            );
+        }
+        Ok(())
+    }
+
     /// The classifier in effect: as set, else one queue under `fifo` and a queue per
     /// priority under every other scheduler.
     pub fn classifier(&self) -> ClassifierConfig {

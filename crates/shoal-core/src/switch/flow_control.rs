@@ -22,13 +22,25 @@ pub use pfc::{
 
 use super::admission::Verdict;
 use super::mmu::{Charge, IngressAccounts, CLASSES};
-use super::{PortQueue, Ports};
+use super::queue::PortQueue;
+use super::Ports;
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Effects, ExtStore, Packet};
 use crate::registry::{keyless_scheme, registry, Scheme};
 use crate::sim::Ps;
 use crate::units::{Bytes, Time};
+use serde::{Deserialize, Serialize};
+
+/// How deadlocks are watched for (`[switch.flow_control]`'s `deadlock_after` and
+/// `stop_at_deadlock`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadlockWatch {
+    /// How long every pause on a cycle must have lasted.
+    pub after: Ps,
+    /// End the run at the first deadlock.
+    pub stop: bool,
+}
 
 /// The class number that names a whole port in pause frames and records (DSH's
 /// port-level PAUSE and RESUME): one past the eight PFC classes.
@@ -508,7 +520,7 @@ pub trait FlowControlFacts: Scheme {
     }
 
     /// How the run watches for deadlocks, for a scheme whose pauses can form one.
-    fn deadlock_watch(_: &Self::Config) -> Option<crate::observe::DeadlockWatch> {
+    fn deadlock_watch(_: &Self::Config) -> Option<DeadlockWatch> {
         None
     }
 }
@@ -527,7 +539,7 @@ registry! {
         /// under BFC, which guards its flows by its own backpressure.
         fn paused_classes -> Option<&[u8]>;
         /// How the run watches for deadlocks: only under a flow control that pauses.
-        fn deadlock_watch -> Option<crate::observe::DeadlockWatch>;
+        fn deadlock_watch -> Option<DeadlockWatch>;
     }
     forward {
         mut fn on_frame(port: usize, frame: &Packet, cx: &mut FlowCx);

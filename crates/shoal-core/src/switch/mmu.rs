@@ -1,11 +1,24 @@
 //! The memory-management unit: buffer pools shared by groups of ports, static reserves
 //! per queue or per port, and the accounting that admission decisions read.
 
-use super::PortQueue;
+use super::queue::PortQueue;
 use crate::net::Packet;
 use crate::sim::Ps;
 use crate::stats::TimeWeighted;
-use crate::switch::config::ReservePer;
+use serde::{Deserialize, Serialize};
+
+/// Where `switch.reserved` sits (`switch.reserve_per`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ReservePer {
+    /// Every queue has `reserved` bytes of its own.
+    #[default]
+    Queue,
+    /// Every port has `reserved` bytes, used by whichever of its queues comes first (for
+    /// ports with many queues: a thousand queues of their own reserve each would hold
+    /// the whole buffer).
+    Port,
+}
 
 /// A buffer pool shared by a group of ports.
 ///

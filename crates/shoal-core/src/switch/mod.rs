@@ -1,6 +1,7 @@
 //! An output-queued, shared-memory switch. Its decision points are narrow traits:
-//! admission (`mmu::Admission`), marking (`marking::Marker`) and scheduling
-//! (`scheduler::Scheduler`); the switch itself only moves packets between them.
+//! admission (`admission::Admission`), classification (`classify::Classify`), marking
+//! (`marking::Marker`), scheduling (`scheduler::Scheduler`) and flow control
+//! (`flow_control::FlowControl`); the switch itself only moves packets between them.
 
 pub mod active_set;
 pub mod admission;
@@ -9,11 +10,12 @@ pub mod config;
 pub mod flow_control;
 pub mod marking;
 pub mod mmu;
+pub mod queue;
 pub mod scheduler;
 
 use crate::net::{Effect, Effects, Ext, ExtStore, IntFormat, IntHop, Packet, PacketKind};
 use crate::sim::{Ps, Rng};
-use crate::stats::{Counters, DropReason, TimeIntegral};
+use crate::stats::{Counters, DropReason};
 use crate::switch::config::{EcnScope, MarkPoint, NonEct, SwitchConfig};
 use active_set::ActiveSet;
 use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
@@ -24,42 +26,14 @@ use flow_control::{
 };
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
 use mmu::{charge, class_of, release, Charge, IngressAccounts, Pool, Reserve, CLASSES};
+pub use queue::PortQueue;
 use scheduler::{AnyScheduler, Scheduler, SchedulerEnv};
-use std::collections::VecDeque;
 
 /// What a switch touches when it drops a packet: the counters, and the side table that
 /// holds the packet's payload.
 pub struct Drops<'a> {
     pub counters: &'a mut Counters,
     pub exts: &'a mut ExtStore,
-}
-
-/// One egress queue of a port: its packets and its bytes, with their time integral. One
-/// cache line: an arrival or a departure reads and writes nothing else of the queue.
-/// Its static reserve and dynamic-threshold alpha are the switch's (`Switch::account`).
-#[repr(align(64))]
-pub struct PortQueue {
-    pub packets: VecDeque<Packet>,
-    /// Bytes held (the sum of the packets' charges), over time.
-    pub occupancy: TimeIntegral,
-}
-
-impl PortQueue {
-    pub fn new() -> Self {
-        PortQueue { packets: VecDeque::new(), occupancy: TimeIntegral::default() }
-    }
-
-    /// Bytes held: the sum of the charges of its packets.
-    #[inline]
-    pub fn bytes(&self) -> u64 {
-        self.occupancy.value()
-    }
-}
-
-impl Default for PortQueue {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 /// An egress port: its link, its pool, its scheduler and which of its queues hold packets

@@ -3,7 +3,7 @@
 //! fills, so that picking costs O(1) however many queues the port has.
 
 use super::active_set::ActiveSet;
-use super::PortQueue;
+use super::queue::PortQueue;
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::{keyless_scheme, registry, Scheme};

@@ -1,5 +1,6 @@
 //! The `[transport]` (TCP) and `[rdma]` sections.
 
+use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::IntValues;
 use crate::transport::cc::{CcConfig, RdmaCcConfig};
@@ -197,9 +198,33 @@ where
         .map_err(|e| serde::de::Error::custom(format!("{e}; or one of {}", crate::config::keys::listed(words))))
 }
 
+/// Checks packet and header sizes, each (key, value, least, most) in bytes.
+fn check_sizes(checks: &[(&str, u32, u32, u32)]) -> Result<(), ScenarioError> {
+    match checks.iter().find(|&&(_, v, lo, hi)| !(lo..=hi).contains(&v)) {
+        Some(&(path, v, lo, hi)) => {
+            Err(ScenarioError::new(path, format!("{v} is not accepted (accepted: {lo} to {hi} bytes)")))
+        }
+        None => Ok(()),
+    }
+}
+
 impl RdmaConfig {
-    /// Checks the connection keys (the packet sizes are checked with the transport's).
-    pub(crate) fn validate(&self, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+    /// Checks the packet and header sizes.
+    pub fn check_sizes(&self) -> Result<(), ScenarioError> {
+        check_sizes(&[
+            ("rdma.mtu", self.mtu, 1, 65_000),
+            ("rdma.header", self.header, 0, 1000),
+            ("rdma.ack_size", self.ack_size, 1, 10_000),
+        ])
+    }
+
+    /// Checks the congestion control and the connection keys (the sizes: `check_sizes`).
+    pub fn validate(&self, env: &CheckEnv, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+        self.cc.validate("rdma.cc", env, warnings)?;
+        self.cc.line_rate_warnings("rdma.cc", env, warnings);
+        if let Rto::After(rto) = self.rto {
+            env.check_timeout("rdma.rto", rto)?;
+        }
         if self.ack_interval == 0 {
             return Err(ScenarioError::new(
                 "rdma.ack_interval",
@@ -284,6 +309,58 @@ impl Default for TransportConfig {
 }
 
 impl TransportConfig {
+    /// Checks the packet and header sizes.
+    pub fn check_sizes(&self) -> Result<(), ScenarioError> {
+        check_sizes(&[
+            ("transport.mss", self.mss, 1, 65_000),
+            ("transport.header", self.header, 0, 1000),
+            ("transport.ack_size", self.ack_size, 1, 10_000),
+        ])
+    }
+
+    /// Checks the windows, timers, congestion control and PIAS tags (the sizes:
+    /// `check_sizes`).
+    pub fn validate(&self, env: &CheckEnv, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+        let err = |path: &str, msg: String| Err(ScenarioError::new(path, msg));
+        if self.init_cwnd == 0 {
+            return err("transport.init_cwnd", "must be at least 1 packet".into());
+        }
+        env.check_timeout("transport.rto_min", self.rto_min)?;
+        env.check_timeout("transport.rto_init", self.rto_init)?;
+        if self.rto_max < self.rto_min {
+            return err("transport.rto_max", format!("{} is below transport.rto_min = {}", self.rto_max, self.rto_min));
+        }
+        if self.dupack_threshold == 0 {
+            return err("transport.dupack_threshold", "must be at least 1".into());
+        }
+        self.cc.validate("transport.cc", env, warnings)?;
+        let pias = &self.pias_thresholds;
+        if pias.windows(2).any(|w| w[0] >= w[1]) || pias.first() == Some(&Bytes(0)) {
+            return err("transport.pias_thresholds", "must be positive and increasing, e.g. [\"1MB\"]".into());
+        }
+        if pias.len() >= env.queues as usize && !env.single_queue_scheduler {
+            warnings.push(format!(
+                "transport.pias_thresholds: {} thresholds make {} classes but switches have {} queues; the lowest classes share the last queue",
+                pias.len(),
+                pias.len() + 1,
+                env.queues
+            ));
+        }
+        if !pias.is_empty() && env.single_queue_scheduler {
+            warnings.push(
+                "transport.pias_thresholds: tags have no effect with switch.scheduler.kind = \"fifo\" (one queue)"
+                    .into(),
+            );
+        }
+        if self.max_cwnd.0 != 0 && self.max_cwnd.0 < self.mss as u64 {
+            return err(
+                "transport.max_cwnd",
+                format!("{} is below one MSS ({} B); 0 means unlimited", self.max_cwnd, self.mss),
+            );
+        }
+        Ok(())
+    }
+
     /// Whether data packets are ECN-capable (ECT).
     pub fn ect(&self) -> bool {
         match self.ecn {

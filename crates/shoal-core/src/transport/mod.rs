@@ -22,9 +22,9 @@ pub use udp::{UdpFlow, UdpSource};
 
 use crate::config::run::FctUntil;
 use crate::net::{ExtStore, Packet};
-use crate::scenario::Scenario;
 use crate::sim::{serialization, Ps};
 use crate::stats::Counters;
+use crate::transport::config::TransportConfig;
 use crate::workload::{FlowKind, FlowSpec, ENDLESS};
 use rustc_hash::FxHashMap;
 
@@ -274,13 +274,14 @@ pub struct Stacks {
 }
 
 impl Stacks {
-    /// The stacks of `sc`'s hosts, whose links run at `host_rates_bps`.
-    pub fn new(sc: &Scenario, host_rates_bps: Vec<u64>) -> Stacks {
+    /// The stacks of a run's hosts: TCP's settings (`transport`), RDMA's, the completion
+    /// rule and TCP small queues' limit per flow in bytes (0 = unlimited).
+    pub fn new(transport: &TransportConfig, rdma: RdmaSettings, fct_until: FctUntil, tsq: u64) -> Stacks {
         Stacks {
-            tcp: TcpConfig::from_scenario(&sc.transport),
-            rdma: RdmaSettings::new(sc, host_rates_bps),
-            fct_until: sc.run.fct_until,
-            tsq: sc.host.tsq.0,
+            tcp: TcpConfig::from_scenario(transport),
+            rdma,
+            fct_until,
+            tsq,
             idle_connections: FxHashMap::default(),
         }
     }

@@ -22,8 +22,8 @@
 use super::cc::{AnyRdmaCc, CongestionControl, Feedback, Notification, RdmaCcConfig, RdmaCcEnv, SendState};
 use super::{Framing, HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
 use crate::config::run::FctUntil;
+use crate::net::config::Topology;
 use crate::net::{Ext, IntFormat, Packet, PacketKind, ACK_UNPADDED_BYTES, WIRE_STACK_BYTES};
-use crate::scenario::Scenario;
 use crate::sim::{serialization, Ps, PS_PER_S};
 use crate::transport::config::{RdmaConfig, RdmaWindow, Rto};
 use crate::workload::FlowSpec;
@@ -63,8 +63,8 @@ pub struct RdmaSettings {
 }
 
 impl RdmaSettings {
-    /// The settings of `sc`, whose hosts' links run at `line_rates_bps`.
-    pub fn new(sc: &Scenario, line_rates_bps: Vec<u64>) -> Self {
+    /// The settings of `rdma` on `topology`, whose hosts' links run at `line_rates_bps`.
+    pub fn new(rdma: &RdmaConfig, topology: &Topology, line_rates_bps: Vec<u64>) -> Self {
         let RdmaConfig {
             mtu,
             header,
@@ -78,10 +78,10 @@ impl RdmaSettings {
             int_values,
             int_multi,
             cc,
-        } = sc.rdma.clone();
-        let line_rate_bps = line_rates_bps.iter().copied().max().unwrap_or(sc.topology.link_rate.0);
+        } = rdma.clone();
+        let line_rate_bps = line_rates_bps.iter().copied().max().unwrap_or(topology.link_rate.0);
         let longest_base_rtt = (window == RdmaWindow::MaxBdp || cc.needs_base_rtt()).then(|| {
-            let longest = sc.topology.longest_path(|_, delay| delay.0).unwrap_or_default();
+            let longest = topology.longest_path(|_, delay| delay.0).unwrap_or_default();
             let delay = longest.iter().map(|(_, d)| d.0).sum();
             base_rtt(mtu, delay, longest.iter().map(|(r, _)| r.0))
         });
@@ -613,6 +613,7 @@ impl Transport for RdmaFlow {
 mod tests {
     use super::*;
     use crate::net::ExtStore;
+    use crate::scenario::Scenario;
     use crate::transport::HostAction;
     use crate::workload::FlowKind;
 
@@ -630,7 +631,7 @@ mod tests {
     impl Host {
         fn new() -> Host {
             Host {
-                stacks: Stacks::new(&Scenario::default(), vec![100_000_000_000; 2]),
+                stacks: Scenario::default().stacks(vec![100_000_000_000; 2]),
                 exts: ExtStore::default(),
                 actions: Vec::new(),
                 timers: Vec::new(),
@@ -859,10 +860,12 @@ mod tests {
     /// in a fat tree, six links of 1 us (12.48 us, 156,000 B).
     #[test]
     fn a_bdp_window_is_the_reference_s() {
-        let rdma = RdmaSettings::new(&Scenario::default(), vec![100_000_000_000; 2]);
+        let sc = Scenario::default();
+        let rdma = RdmaSettings::new(&sc.rdma, &sc.topology, vec![100_000_000_000; 2]);
         assert_eq!(rdma.bdp(2_000_000, [100_000_000_000, 100_000_000_000].into_iter()), 52_000);
         let toml = "[topology]\nkind = \"fat_tree\"\nk = 4\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n[rdma]\nwindow = \"max_bdp\"";
-        let rdma = RdmaSettings::new(&Scenario::from_toml(toml).unwrap(), vec![100_000_000_000; 16]);
+        let sc = Scenario::from_toml(toml).unwrap();
+        let rdma = RdmaSettings::new(&sc.rdma, &sc.topology, vec![100_000_000_000; 16]);
         assert_eq!(rdma.window, WindowSize::Fixed(156_000));
     }
 

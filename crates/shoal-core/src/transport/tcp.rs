@@ -623,7 +623,7 @@ mod tests {
     /// estimate of 80 +- 5 us, whose last data left at t = 0.
     fn idle_connection(cfg: &TcpConfig, cwnd: f64) -> IdleConnection {
         let template = Packet::template(0, 1, 0, 0);
-        let mut first = TcpSender::new(cfg, 100_000, template, cc::build(cfg));
+        let mut first = TcpSender::new(cfg, 100_000, template, cc::build(&cfg.cc));
         first.window = SendState::window(cwnd, 30_000.0, cfg.mss as f64);
         first.srtt = Some(80_000_000);
         first.rttvar = 5_000_000;
@@ -713,7 +713,7 @@ mod tests {
         let cfg = TcpConfig::from_scenario(&t);
         let bytes = segments as u64 * cfg.mss as u64;
         let template = Packet::template(0, 1, 0, 0);
-        let mut sender = TcpSender::new(&cfg, bytes, template, cc::build(&cfg));
+        let mut sender = TcpSender::new(&cfg, bytes, template, cc::build(&cfg.cc));
         let mut receiver = TcpReceiver::new(&cfg, bytes);
         let mut in_flight: Vec<Packet> = Vec::new();
         sender.start(&cfg, 0, &mut in_flight);

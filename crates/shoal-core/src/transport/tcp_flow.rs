@@ -66,7 +66,7 @@ impl TransportKind for TcpFlow {
                 (forward.hash, reverse.hash) = conn.hashes();
                 TcpSender::reopen(cfg, spec.bytes, forward, conn, cx.now)
             }
-            None => TcpSender::new(cfg, spec.bytes, forward, cc::build(cfg)),
+            None => TcpSender::new(cfg, spec.bytes, forward, cc::build(&cfg.cc)),
         };
         let receiver = TcpReceiver::new(cfg, spec.bytes);
         sender.set_budget(tsq_budget(stacks.tsq, 0));

@@ -241,6 +241,20 @@ impl Default for Workload {
 }
 
 impl Workload {
+    /// This workload followed by its extra ones.
+    pub fn all(&self) -> impl Iterator<Item = &Workload> {
+        std::iter::once(self).chain(self.extra.iter())
+    }
+
+    /// The workloads (as `all`) with their key paths: `workload`, then
+    /// `workload.extra[0]`, ...
+    pub fn with_paths(&self) -> impl Iterator<Item = (String, &Workload)> {
+        self.all().enumerate().map(|(i, w)| match i {
+            0 => ("workload".to_string(), w),
+            _ => (format!("workload.extra[{}]", i - 1), w),
+        })
+    }
+
     /// The classes the workload's flows may have: `priorities`, or else `priority`.
     pub fn classes(&self) -> &[u8] {
         match self.priorities.is_empty() {
@@ -307,7 +321,21 @@ impl Workload {
         Ok(())
     }
 
-    pub(crate) fn validate(
+    /// Checks this workload (`[workload]`) and each of its extra ones, on a topology of
+    /// `hosts` hosts.
+    pub fn validate_all(&self, hosts: u64, topology: &Topology, warnings: &mut Warnings) -> Result<(), ScenarioError> {
+        self.validate("workload", hosts, topology, warnings)?;
+        for (i, w) in self.extra.iter().enumerate() {
+            let path = format!("workload.extra[{i}]");
+            if !w.extra.is_empty() {
+                return Err(ScenarioError::new(path, "extra workloads cannot nest further extra workloads"));
+            }
+            w.validate(&path, hosts, topology, warnings)?;
+        }
+        Ok(())
+    }
+
+    fn validate(
         &self,
         path: &str,
         hosts: u64,

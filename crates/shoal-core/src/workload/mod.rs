@@ -14,7 +14,6 @@ pub use trace::{read_trace, TraceRow};
 use crate::config::ScenarioError;
 use crate::files::read_regular_file;
 use crate::net::{LinkSpec, NetworkSpec, NodeId};
-use crate::scenario::Scenario;
 use crate::sim::{Ps, Rng, PS_PER_S};
 use crate::units::MAX_TIME;
 use crate::workload::config::{FanInSizes, FlowTransport, HostSet, LoadOn, Pacing, Pattern, Workload};
@@ -111,10 +110,11 @@ fn host_tor(net: &NetworkSpec) -> Vec<u32> {
         .collect()
 }
 
-/// Generates every flow of the scenario, sorted by start time, ids assigned: the whole
-/// of `FlowStream`, which a run draws from as it goes.
-pub fn generate(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<FlowSpec>, ScenarioError> {
-    Ok(FlowStream::new(sc, net)?.collect())
+/// Generates every flow of `workload` and its extra workloads with the run's `seed`,
+/// sorted by start time, ids assigned: the whole of `FlowStream`, which a run draws from
+/// as it goes.
+pub fn generate(workload: &Workload, seed: u64, net: &NetworkSpec) -> Result<Vec<FlowSpec>, ScenarioError> {
+    Ok(FlowStream::new(workload, seed, net)?.collect())
 }
 
 /// What a load-driven workload will generate, known before generating it.
@@ -253,15 +253,15 @@ enum ArrivalFlows {
 
 /// The flow count a workload will generate (expected, for a duration), without
 /// generating it: what the memory estimate needs before anything big is built.
-pub fn planned_flows(sc: &Scenario, net: &NetworkSpec) -> Result<u64, ScenarioError> {
-    Ok(planned_flows_by_workload(sc, net)?.iter().map(|(_, flows)| flows).sum::<f64>().round() as u64)
+pub fn planned_flows(workload: &Workload, net: &NetworkSpec) -> Result<u64, ScenarioError> {
+    Ok(planned_flows_by_workload(workload, net)?.iter().map(|(_, flows)| flows).sum::<f64>().round() as u64)
 }
 
 /// The planned flow count of each workload (as `planned_flows`), with the key that sets
 /// it (`flow_count_key`).
-pub fn planned_flows_by_workload(sc: &Scenario, net: &NetworkSpec) -> Result<Vec<(String, f64)>, ScenarioError> {
+pub fn planned_flows_by_workload(workload: &Workload, net: &NetworkSpec) -> Result<Vec<(String, f64)>, ScenarioError> {
     let mut counts = Vec::new();
-    for (path, w) in sc.workload_paths() {
+    for (path, w) in workload.with_paths() {
         let flows = match w.pattern {
             Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => plan_arrivals(net, w, &path)?.flows,
             Pattern::Incast | Pattern::LongLived | Pattern::Udp => {
@@ -486,11 +486,12 @@ fn core_capacity_bps(net: &NetworkSpec, senders: &[u32]) -> f64 {
 mod tests {
     use super::*;
     use crate::net::config::TopologyKind;
+    use crate::scenario::Scenario;
 
     /// Generates the scenario's flows; returns them with their offered bit rate.
     fn offered(sc: &Scenario) -> (Vec<FlowSpec>, f64) {
         let net = crate::net::build(&sc.topology).unwrap();
-        let flows = generate(sc, &net).unwrap();
+        let flows = generate(&sc.workload, sc.run.seed, &net).unwrap();
         let span_s = flows.last().unwrap().start as f64 / PS_PER_S as f64;
         let bits: f64 = flows.iter().map(|f| f.bytes as f64 * 8.0).sum();
         (flows, bits / span_s)
@@ -603,7 +604,7 @@ mod tests {
         sc.workload.fan_in = 60; // 24 hosts are outside any rack of 8: 2 or 3 flows each
         sc.workload.flows = 6_000;
         let net = crate::net::build(&sc.topology).unwrap();
-        let flows = generate(&sc, &net).unwrap();
+        let flows = generate(&sc.workload, sc.run.seed, &net).unwrap();
         let mut rounds: std::collections::BTreeMap<u64, Vec<&FlowSpec>> = Default::default();
         for f in &flows {
             rounds.entry(f.query.unwrap()).or_default().push(f);
@@ -627,7 +628,7 @@ mod tests {
         let mut star = Scenario::default();
         star.workload.pattern = Pattern::FanIn;
         let net = crate::net::build(&star.topology).unwrap();
-        let e = generate(&star, &net).unwrap_err();
+        let e = generate(&star.workload, star.run.seed, &net).unwrap_err();
         assert!(e.message.contains("no sender outside its rack"), "{}", e.message);
     }
 
@@ -688,7 +689,7 @@ mod tests {
         sc.workload.arrival = crate::workload::config::Arrival::Periodic;
         sc.workload.flows = 1_000;
         let net = crate::net::build(&sc.topology).unwrap();
-        let flows = generate(&sc, &net).unwrap();
+        let flows = generate(&sc.workload, sc.run.seed, &net).unwrap();
         let mut starts: Vec<Ps> = flows.iter().map(|f| f.start).collect();
         starts.dedup();
         assert_eq!(starts.len(), 10);
@@ -769,7 +770,7 @@ mod tests {
                 Err(e) => e,
                 Ok(_) => {
                     let net = crate::net::build(&sc.topology).unwrap();
-                    generate(&sc, &net).unwrap_err()
+                    generate(&sc.workload, sc.run.seed, &net).unwrap_err()
                 }
             };
             assert_eq!(e.path, path, "{e}");
@@ -826,7 +827,7 @@ mod tests {
         sc.workload.flows = 40_000;
         sc.workload.priorities = vec![2, 3, 5, 7];
         let net = crate::net::build(&sc.topology).unwrap();
-        let flows = generate(&sc, &net).unwrap();
+        let flows = generate(&sc.workload, sc.run.seed, &net).unwrap();
         for class in [2, 3, 5, 7] {
             let share = flows.iter().filter(|f| f.priority == class).count() as f64 / flows.len() as f64;
             // 4 sigma of a binomial share of 1/4 over 40,000 draws is 0.0087.
@@ -835,7 +836,7 @@ mod tests {
         assert!(flows.iter().all(|f| [2, 3, 5, 7].contains(&f.priority)));
         // The sizes and arrivals are those of the same scenario without classes.
         sc.workload.priorities.clear();
-        let plain = generate(&sc, &net).unwrap();
+        let plain = generate(&sc.workload, sc.run.seed, &net).unwrap();
         assert!(plain
             .iter()
             .zip(&flows)

@@ -7,7 +7,6 @@ use super::{fixed_flows, fixed_pairs, plan_arrivals, read_trace, ArrivalFlows, F
 use super::{ENDLESS, MAX_FLOWS};
 use crate::config::ScenarioError;
 use crate::net::NetworkSpec;
-use crate::scenario::Scenario;
 use crate::sim::{stream, Ps, Rng, PS_PER_S, TIME_LIMIT};
 use crate::workload::config::{Arrival, Pattern, Workload};
 use rand::Rng as _;
@@ -30,14 +29,15 @@ pub struct FlowStream {
 }
 
 impl FlowStream {
-    /// The flows of `sc`'s workloads on `net`, checked: at most `MAX_FLOWS` together.
+    /// The flows of `workload` and its extra workloads on `net`, drawn from the run's
+    /// `seed`, checked: at most `MAX_FLOWS` together.
     /// Counting them (and each workload's incast rounds, which number the queries) draws
     /// every workload once ahead of the run, keeping nothing.
-    pub fn new(sc: &Scenario, net: &NetworkSpec) -> Result<FlowStream, ScenarioError> {
+    pub fn new(workload: &Workload, seed: u64, net: &NetworkSpec) -> Result<FlowStream, ScenarioError> {
         let mut workloads = Vec::new();
         let (mut total, mut completing, mut queries, mut next_id) = (0u64, 0u64, 0u64, 0u64);
-        for (i, (path, w)) in sc.workload_paths().enumerate() {
-            let mut flows = WorkloadFlows::new(sc, net, w, i as u64, &path)?;
+        for (i, (path, w)) in workload.with_paths().enumerate() {
+            let mut flows = WorkloadFlows::new(seed, net, w, i as u64, &path)?;
             let (mut rounds, mut n) = (0u64, 0u64);
             for f in flows.clone() {
                 rounds = rounds.max(f.query.map_or(0, |q| q + 1));
@@ -113,10 +113,10 @@ struct WorkloadFlows {
 }
 
 impl WorkloadFlows {
-    fn new(sc: &Scenario, net: &NetworkSpec, w: &Workload, index: u64, path: &str) -> Result<Self, ScenarioError> {
+    fn new(seed: u64, net: &NetworkSpec, w: &Workload, index: u64, path: &str) -> Result<Self, ScenarioError> {
         let classes =
-            (!w.priorities.is_empty()).then(|| (stream(sc.run.seed, "workload.classes", index), w.priorities.clone()));
-        let draws = Draws::new(sc, net, w, index, path)?;
+            (!w.priorities.is_empty()).then(|| (stream(seed, "workload.classes", index), w.priorities.clone()));
+        let draws = Draws::new(seed, net, w, index, path)?;
         Ok(WorkloadFlows { draws, classes, query_offset: 0, from_trace: w.pattern == Pattern::Trace })
     }
 }
@@ -147,7 +147,7 @@ enum Draws {
 }
 
 impl Draws {
-    fn new(sc: &Scenario, net: &NetworkSpec, w: &Workload, index: u64, path: &str) -> Result<Draws, ScenarioError> {
+    fn new(seed: u64, net: &NetworkSpec, w: &Workload, index: u64, path: &str) -> Result<Draws, ScenarioError> {
         let template = FlowSpec {
             id: 0,
             src: 0,
@@ -160,7 +160,7 @@ impl Draws {
         };
         Ok(match w.pattern {
             Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => {
-                Draws::Arrivals(Box::new(Arrivals::new(sc.run.seed, net, w, index, path, template)?))
+                Draws::Arrivals(Box::new(Arrivals::new(seed, net, w, index, path, template)?))
             }
             Pattern::Incast | Pattern::LongLived | Pattern::Udp => Draws::Fixed(Fixed::new(net, w, path, template)?),
             Pattern::Trace => {
@@ -414,6 +414,7 @@ impl Fixed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::Scenario;
 
     /// The run's flows drawn all at once: every workload's flows, their queries numbered
     /// after the earlier workloads' rounds, stably sorted by start (a tie keeps the
@@ -422,7 +423,7 @@ mod tests {
         let mut all: Vec<(bool, FlowSpec)> = Vec::new();
         let mut queries = 0;
         for (i, (path, w)) in sc.workload_paths().enumerate() {
-            let flows: Vec<FlowSpec> = WorkloadFlows::new(sc, net, w, i as u64, &path).unwrap().collect();
+            let flows: Vec<FlowSpec> = WorkloadFlows::new(sc.run.seed, net, w, i as u64, &path).unwrap().collect();
             let rounds = flows.iter().filter_map(|f| f.query).max().map_or(0, |q| q + 1);
             let trace = w.pattern == Pattern::Trace;
             all.extend(flows.into_iter().map(|f| (trace, FlowSpec { query: f.query.map(|q| q + queries), ..f })));
@@ -489,9 +490,9 @@ mod tests {
         .resolved()
         .unwrap();
         let net = crate::net::build(&sc.topology).unwrap();
-        let streamed: Vec<FlowSpec> = FlowStream::new(&sc, &net).unwrap().collect();
+        let streamed: Vec<FlowSpec> = FlowStream::new(&sc.workload, sc.run.seed, &net).unwrap().collect();
         let first = drawn_first(&sc, &net);
-        let mut stream = FlowStream::new(&sc, &net).unwrap();
+        let mut stream = FlowStream::new(&sc.workload, sc.run.seed, &net).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(first.len() > 3000 + 45 + 4, "{}", first.len());
         assert!(

@@ -11,9 +11,9 @@ pub use losspass::LossPass;
 pub use lqd::LongestQueueDrop;
 
 use super::mmu::{Pool, QueueAccount, Reserve};
-use super::PortQueue;
 use crate::registry::registry;
 use crate::stats::DropReason;
+use crate::switch::queue::PortQueue;
 use std::ops::Range;
 
 /// What an admission policy sees: the arriving packet's port and queue, its size, the

@@ -35,10 +35,10 @@ use super::{
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Effects, Packet};
-use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;
+use crate::switch::flow_control::DeadlockWatch;
 use crate::switch::flow_control::{pause_frame, read_pause_frame, HeadroomRule, Pause};
 use crate::switch::mmu::{Charge, IngressAccounts, CLASSES};
 use crate::units::{Bytes, Time};

@@ -3,7 +3,7 @@ use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::Scheme;
 use crate::sim::Rng;
-use crate::units::Bytes;
+use crate::units::{Bytes, Rate};
 use serde::{Deserialize, Serialize};
 
 /// Per-queue cut-off: mark when the queue holds at least `k` bytes (DCTCP's rule).
@@ -21,6 +21,18 @@ pub struct CutoffConfig {
 impl Default for CutoffConfig {
     fn default() -> Self {
         CutoffConfig { k: Bytes(100_000) }
+    }
+}
+
+impl CutoffConfig {
+    /// The cut-off an ECN transport needs where nothing else marks: K = lambda x C x RTT
+    /// (BCC paper, section II-C; lambda is the transport's, `TcpCcFacts::ecn_lambda`:
+    /// 0.72 for DCTCP, 1 for ECN*), for hosts whose links run at `host_rate` and a base
+    /// round trip of `round_trip_ps`. Without it DCTCP would never see a mark and behave
+    /// as loss-based TCP filling the buffer.
+    pub fn lambda_bdp(lambda: f64, host_rate: Rate, round_trip_ps: u64) -> CutoffConfig {
+        let bdp = host_rate.0 as f64 / 8.0 * round_trip_ps as f64 / crate::sim::PS_PER_S as f64;
+        CutoffConfig { k: Bytes((lambda * bdp).round().max(1.0) as u64) }
     }
 }
 

@@ -20,6 +20,7 @@ use crate::config::keys::nested;
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::{registry, Scheme};
 use crate::sim::Rng;
+pub use crate::stats::MarkRule;
 use rand::Rng as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -30,29 +31,6 @@ pub struct MarkContext {
     pub queue_bytes: u64,
     /// Shared bytes in use in the packet's pool.
     pub pool_shared: u64,
-}
-
-/// Which kind of rule marked a packet (counted separately).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MarkRule {
-    /// Per-queue (or per-port) ECN on the packet's queue (or port).
-    Queue,
-    /// Shared-buffer ECN on the packet's pool.
-    SharedBuffer,
-    /// The cut-off of a sending host's NIC queue (`host.ecn_k`).
-    HostNic,
-}
-
-impl MarkRule {
-    pub const ALL: [MarkRule; 3] = [MarkRule::Queue, MarkRule::SharedBuffer, MarkRule::HostNic];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            MarkRule::Queue => "queue",
-            MarkRule::SharedBuffer => "shared_buffer",
-            MarkRule::HostNic => "host_nic",
-        }
-    }
 }
 
 pub trait Marker: Send {

@@ -27,7 +27,6 @@ pub use rdma_dctcp::{RdmaDctcp, RdmaDctcpConfig};
 pub use theta_powertcp::{ThetaPowerTcp, ThetaPowerTcpConfig};
 pub use timely::{Timely, TimelyConfig};
 
-use super::TcpConfig;
 use crate::check_env::CheckEnv;
 use crate::config::Warnings;
 use crate::net::{IntFormat, IntHop};
@@ -290,9 +289,9 @@ impl RdmaCcConfig {
     }
 }
 
-/// The congestion controller a flow of this configuration runs.
-pub fn build(cfg: &TcpConfig) -> AnyCc {
-    cfg.cc.build(&())
+/// The congestion controller a TCP flow of this configuration runs.
+pub fn build(cfg: &CcConfig) -> AnyCc {
+    cfg.build(&())
 }
 
 #[cfg(test)]

@@ -3,12 +3,11 @@
 //! scheme's arithmetic, which every switch of a network must compute alike: the virtual
 //! flow id of a packet, the pause threshold, the filters, and the flow table.
 
-pub mod bloom;
 pub mod decide;
 mod scheme;
 pub mod table;
 
-pub use bloom::{BloomFilter, BloomShape, CountingBloom};
+pub use crate::net::bloom::{BloomFilter, BloomShape, CountingBloom};
 pub use scheme::{is_filter_frame, Bfc, BfcConfig};
 pub use table::{FlowState, FlowTable, Slot};
 

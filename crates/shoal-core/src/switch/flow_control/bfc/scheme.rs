@@ -7,10 +7,10 @@ use super::{BloomFilter, BloomShape, FlowTable};
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::{Effect, Ext, Packet, PacketKind};
-use crate::observe::DeadlockWatch;
 use crate::registry::Scheme;
 use crate::sim::{stream, Ps};
 use crate::switch::admission::Verdict;
+use crate::switch::flow_control::DeadlockWatch;
 use crate::switch::flow_control::{
     FlowControl, FlowControlEnv, FlowControlFacts, FlowCx, HeadroomEpisode, IngressCx, LosslessArrival, Pfc, PfcConfig,
     PortView, StepCx,

@@ -4,9 +4,9 @@
 //! topology or workload pattern, and plain numbers that are almost surely a unit mistake
 //! (`link_delay = 10` is 10 ps).
 
+use super::Scenario;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::net::config::TopologyKind;
-use crate::scenario::Scenario;
 use crate::workload::config::{FanInSizes, FlowTransport, Pattern};
 use serde::Deserialize;
 use serde_json::{Map, Value};

@@ -1,4 +1,4 @@
-//! BFC's pause signal (§3.6): a multistage bloom filter (Estan and Varghese) of the paused
+//! The payload of a per-flow pause frame (BFC, §3.6): a multistage bloom filter (Estan and Varghese) of the paused
 //! virtual flows of one ingress link. The downstream switch keeps it as a counting filter,
 //! a small counter per bit, so that resuming one flow leaves the bits another paused flow
 //! shares; it sends the bits (counter > 0) upstream every half hop round trip. The
