@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from shoal import _core
 from shoal._core import ScenarioError
 from shoal._files import CorruptFileError
-from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, trace
+from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, table_schemas, trace
 from shoal._scenario import apply_overrides, load_scenario, parse_value
 from shoal._summary import summary_table
 
@@ -99,5 +99,6 @@ __all__ = [
     "summary_table",
     "sweep",
     "sweep_table",
+    "table_schemas",
     "trace",
 ]

@@ -24,7 +24,7 @@ from shoal._cli_util import (
     user_errors,
 )
 from shoal._output import check_output_file, replace_file
-from shoal._run import TRACE_COLUMNS, Result, load, run, trace
+from shoal._run import Result, load, run, trace
 from shoal.advise.cli import advise_app
 
 __all__ = ["app"]
@@ -136,7 +136,7 @@ def _is_trace(path: Path) -> bool:
     """Whether ``path`` is a trace Shoal exported (its first line is the trace header)."""
     try:
         with path.open("rb") as fh:
-            return fh.readline().rstrip(b"\r\n") == ",".join(TRACE_COLUMNS).encode()
+            return fh.readline().rstrip(b"\r\n") == ",".join(_core.trace_columns()).encode()
     except OSError:
         return False
 

@@ -38,7 +38,14 @@ def split_quantity(kind: str, text: str) -> tuple[str, int | None]:
     a unit); ``kind`` is ``"rate"``, ``"time"`` or ``"size"``. No range check."""
 
 def generate_trace(scenario_json: str) -> dict[str, npt.NDArray[Any]]:
-    """The flows the workload generates: columns id, src, dst, bytes, start_ns, priority."""
+    """The flows the workload generates, as the columns of :func:`trace_columns`."""
+
+def trace_columns() -> list[str]:
+    """The columns of a trace, in order: id, src, dst, bytes, start_ns, priority."""
+
+def table_schemas() -> list[tuple[str, list[tuple[str, str]]]]:
+    """The tables a run writes (``<name>.parquet``), each with its columns in order as
+    (name, type); types are u8 u32 u64 i64 f64 bool str."""
 
 def memory_estimate(scenario_json: str) -> list[tuple[str, str, int]]:
     """The memory a run of the scenario needs, by part: ``(what, key, bytes)``."""
@@ -71,19 +78,9 @@ class Simulation:
     def flows(self) -> dict[str, Any]:
         """The flow table as NumPy columns (``kind``: a list of str)."""
     def counters(self) -> dict[str, Any]: ...
-    def samples(self) -> dict[str, npt.NDArray[Any]] | None: ...
-    def occupancy(self) -> dict[str, npt.NDArray[Any]] | None: ...
-    def pfc(
-        self,
-    ) -> (
-        tuple[
-            dict[str, npt.NDArray[Any]],
-            dict[str, npt.NDArray[Any]],
-            dict[str, npt.NDArray[Any]] | None,
-            dict[str, npt.NDArray[Any]] | None,
-        ]
-        | None
-    ): ...
+    def tables(self) -> dict[str, dict[str, Any]]:
+        """Every table the run has made so far, by name (as :func:`table_schemas`), as
+        NumPy columns in order (text columns as lists of str)."""
     def summary(self, warnings: list[str], wall_time_s: float | None = None) -> str:
         """The summary as JSON text; ``warnings``: the scenario's (the run's are added)."""
     def write_run_dir(self, out: str, warnings: list[str], wall_time_s: float | None = None) -> str:

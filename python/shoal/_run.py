@@ -40,51 +40,7 @@ from shoal._files import read_json, read_parquet
 from shoal._scenario import Overrides, ScenarioInput, load_scenario
 from shoal._units import fmt_time
 
-__all__ = ["Result", "RunInterrupted", "ShoalWarning", "run", "load", "trace"]
-
-#: Column order of the flow table.
-FLOW_COLUMNS = (
-    "id",
-    "src",
-    "dst",
-    "bytes",
-    "start_ns",
-    "finish_ns",
-    "fct_ns",
-    "ideal_fct_ns",
-    "slowdown",
-    "retransmits",
-    "timeouts",
-    "priority",
-    "kind",
-    "delivered_bytes",
-    "finished",
-    "query",
-)
-#: Column order of the queue samples.
-SAMPLE_COLUMNS = ("time_ns", "switch", "port", "queue", "bytes", "pool_bytes", "tx_bytes")
-#: Column order of PFC's frames (``pfc.parquet``).
-PFC_COLUMNS = ("time_ns", "node_kind", "node", "port", "class", "pause")
-#: Column order of PFC's totals per (node, port, class) (``pfc_ports.parquet``).
-PFC_PORT_COLUMNS = (
-    "node_kind",
-    "node",
-    "port",
-    "class",
-    "pauses_sent",
-    "resumes_sent",
-    "pauses_received",
-    "resumes_received",
-    "paused_ns",
-)
-#: Column order of the ingress samples of lossless classes (``ingress.parquet``).
-INGRESS_COLUMNS = ("time_ns", "switch", "port", "class", "bytes", "headroom_bytes")
-#: Column order of the headroom episodes (``headroom.parquet``).
-HEADROOM_COLUMNS = ("end_ns", "switch", "port", "class", "peak_bytes", "headroom_bytes")
-#: Column order of the pools' occupancy distributions (``occupancy.parquet``).
-OCCUPANCY_COLUMNS = ("switch", "pool", "min_bytes", "max_bytes", "time_ns", "cdf")
-#: Column order of an exported trace.
-TRACE_COLUMNS = ("id", "src", "dst", "bytes", "start_ns", "priority")
+__all__ = ["Result", "RunInterrupted", "ShoalWarning", "run", "load", "table_schemas", "trace"]
 
 _PS_PER_MS = 1_000_000_000
 _MAX_PS = 2**64 - 1
@@ -110,13 +66,20 @@ class RunInterrupted(KeyboardInterrupt):
         self.now_ps = now_ps
 
 
-def _frame(columns: Mapping[str, Any], order: tuple[str, ...]) -> pd.DataFrame:
-    """A DataFrame with known columns first (in order), then any extra ones."""
+def _frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+    """A DataFrame of the core's columns, in the core's order (`table_schemas`)."""
     import numpy as np
     import pandas as pd
 
-    names = [c for c in order if c in columns] + [c for c in columns if c not in order]
-    return pd.DataFrame({name: np.asarray(columns[name]) for name in names})
+    return pd.DataFrame({name: np.asarray(values) for name, values in columns.items()})
+
+
+def table_schemas() -> dict[str, list[tuple[str, str]]]:
+    """The tables a run writes, by name (its file is ``<name>.parquet``), each with its
+    columns in order as (name, type): the core's own list, so that a new table appears
+    in :class:`Result`, :func:`load` and the store with no Python change. Types are
+    ``u8 u32 u64 i64 f64 bool str``."""
+    return {name: list(columns) for name, columns in _core.table_schemas()}
 
 
 @dataclass(slots=True)
@@ -124,54 +87,77 @@ class Result:
     """The outcome of a run.
 
     Attributes:
-        flows: one row per flow: ``id src dst bytes start_ns finish_ns fct_ns
-            ideal_fct_ns slowdown retransmits timeouts priority kind delivered_bytes
-            finished``. Times are nanoseconds (float); ``finish_ns``/``fct_ns`` are NaN
-            for unfinished flows.
+        tables: every table the run produced, by name (:func:`table_schemas` lists
+            them and their columns): ``flows`` always, the others when the run made
+            them. The attributes below are its tables by name.
         summary: the headline metrics (the content of ``summary.json``).
-        samples: queue occupancy samples (``time_ns switch port queue bytes
-            pool_bytes``), or ``None`` when ``run.sample_interval`` is unset.
         scenario: the resolved scenario, every default filled in.
         warnings: scenario and run warnings.
         path: the run directory, when the result was written (``run(..., out=...)``,
             which the core writes) or loaded.
-        pfc: when a class is lossless, every PFC frame received, where it took effect
-            (the paused upstream): ``time_ns node_kind node port class pause``; else
-            ``None``.
-        pfc_ports: when a class is lossless, one row per (node, port, class) that sent
-            or received a frame: ``node_kind node port class pauses_sent resumes_sent
-            pauses_received resumes_received paused_ns`` (time its egress queues of that
-            class were paused); else ``None``.
-        ingress: when a class is lossless and ``run.sample_interval`` is set, samples of
-            the bytes buffered from each ingress port and lossless class that has held
-            any: ``time_ns switch port class bytes headroom_bytes`` (the part in its
-            headroom); else ``None``.
-        headroom: when a switch's PFC used its (static) headroom, every episode from a
-            queue's first headroom byte until its headroom emptied: ``end_ns switch port
-            class peak_bytes headroom_bytes`` (the most bytes it held, the local maximum
-            of its occupancy, and the headroom that class has on that port); else
-            ``None``. Episodes still open when the run ended are not listed.
-        occupancy: with ``run.occupancy_cdf``, each switch pool's time-weighted
-            occupancy distribution over ``[0, run.occupancy_until]`` (default: the whole
-            run), one row per (switch, pool) and non-empty bucket, buckets in increasing
-            order: ``switch pool min_bytes max_bytes time_ns cdf``. The pool held between
-            ``min_bytes`` and ``max_bytes`` (inclusive) for ``time_ns``, and at most
-            ``max_bytes`` for the fraction ``cdf`` of the window, exactly: no sampling;
-            buckets are one byte wide below 128 B and at most 1/64 of their lower edge
-            above. Else ``None``.
     """
 
-    flows: pd.DataFrame
+    tables: dict[str, pd.DataFrame]
     summary: dict[str, Any]
-    samples: pd.DataFrame | None
     scenario: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     path: Path | None = None
-    pfc: pd.DataFrame | None = None
-    pfc_ports: pd.DataFrame | None = None
-    ingress: pd.DataFrame | None = None
-    headroom: pd.DataFrame | None = None
-    occupancy: pd.DataFrame | None = None
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow: ``id src dst bytes start_ns finish_ns fct_ns ideal_fct_ns
+        slowdown retransmits timeouts priority kind delivered_bytes finished query``.
+        Times are nanoseconds (float); ``finish_ns``/``fct_ns`` are NaN for unfinished
+        flows; ``query`` is the incast round a flow answers (-1 for none)."""
+        return self.tables["flows"]
+
+    @property
+    def samples(self) -> pd.DataFrame | None:
+        """Queue occupancy samples (``queues``: ``time_ns switch port queue bytes
+        pool_bytes tx_bytes``), or None when ``run.sample_interval`` is unset."""
+        return self.tables.get("queues")
+
+    @property
+    def pfc(self) -> pd.DataFrame | None:
+        """When a class is lossless, every pause frame received, where it took effect
+        (the paused upstream): ``time_ns node_kind node port class pause``; else None."""
+        return self.tables.get("pfc")
+
+    @property
+    def pfc_ports(self) -> pd.DataFrame | None:
+        """When a class is lossless, one row per (node, port, class) that sent or
+        received a frame: ``node_kind node port class pauses_sent resumes_sent
+        pauses_received resumes_received paused_ns`` (time its egress queues of that
+        class were paused); else None."""
+        return self.tables.get("pfc_ports")
+
+    @property
+    def ingress(self) -> pd.DataFrame | None:
+        """When a class is lossless and ``run.sample_interval`` is set, samples of the
+        bytes buffered from each ingress port and lossless class that has held any:
+        ``time_ns switch port class bytes headroom_bytes`` (the part in its headroom);
+        else None."""
+        return self.tables.get("ingress")
+
+    @property
+    def headroom(self) -> pd.DataFrame | None:
+        """When a switch's PFC used its (static) headroom, every episode from a queue's
+        first headroom byte until its headroom emptied: ``end_ns switch port class
+        peak_bytes headroom_bytes`` (the most bytes it held, the local maximum of its
+        occupancy, and the headroom that class has on that port); else None. Episodes
+        still open when the run ended are not listed."""
+        return self.tables.get("headroom")
+
+    @property
+    def occupancy(self) -> pd.DataFrame | None:
+        """With ``run.occupancy_cdf``, each switch pool's time-weighted occupancy
+        distribution over ``[0, run.occupancy_until]`` (default: the whole run), one row
+        per (switch, pool) and non-empty bucket, buckets in increasing order: ``switch
+        pool min_bytes max_bytes time_ns cdf``. The pool held between ``min_bytes`` and
+        ``max_bytes`` (inclusive) for ``time_ns``, and at most ``max_bytes`` for the
+        fraction ``cdf`` of the window, exactly: no sampling; buckets are one byte wide
+        below 128 B and at most 1/64 of their lower edge above. Else None."""
+        return self.tables.get("occupancy")
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path else ""
@@ -214,25 +200,13 @@ def load(path: str | os.PathLike[str]) -> Result:
     summary = read_summary(root / "summary.json")
     scenario_file = root / "scenario.json"
     scenario = read_json(scenario_file) if scenario_file.is_file() else summary.get("scenario", {})
-    flows = read_parquet(root / "flows.parquet")
-    queues = root / "queues.parquet"
-    samples = read_parquet(queues) if queues.is_file() else None
-    pfc, pfc_ports, ingress, headroom, occupancy = (
-        root / f"{name}.parquet"
-        for name in ("pfc", "pfc_ports", "ingress", "headroom", "occupancy")
-    )
+    files = ((name, root / f"{name}.parquet") for name in table_schemas())
     return Result(
-        flows=flows,
+        tables={name: read_parquet(file) for name, file in files if file.is_file() or name == "flows"},
         summary=summary,
-        samples=samples,
         scenario=scenario,
         warnings=list(summary.get("warnings", [])),
         path=root.absolute(),
-        pfc=read_parquet(pfc) if pfc.is_file() else None,
-        pfc_ports=read_parquet(pfc_ports) if pfc_ports.is_file() else None,
-        ingress=read_parquet(ingress) if ingress.is_file() else None,
-        headroom=read_parquet(headroom) if headroom.is_file() else None,
-        occupancy=read_parquet(occupancy) if occupancy.is_file() else None,
     )
 
 
@@ -251,7 +225,7 @@ def trace(scenario: ScenarioInput, *, set: Overrides = None) -> pd.DataFrame:  #
     replayed with ``workload.pattern = "trace"``.
     """
     resolved_json, _, _ = _resolve(scenario, set)
-    return _frame(_core.generate_trace(resolved_json), TRACE_COLUMNS)
+    return _frame(_core.generate_trace(resolved_json))
 
 
 def run(
@@ -295,24 +269,12 @@ def run(
     else:
         summary = json.loads(sim.write_run_dir(str(path), warnings, wall))
     _warn_run(summary, warnings)
-    flows = _frame(sim.flows(), FLOW_COLUMNS)
-    raw_samples = sim.samples()
-    samples = None if raw_samples is None else _frame(raw_samples, SAMPLE_COLUMNS)
-    raw_pfc = sim.pfc()
-    raw_ingress, raw_headroom = (None, None) if raw_pfc is None else raw_pfc[2:]
-    raw_occupancy = sim.occupancy()
     return Result(
-        flows=flows,
+        tables={name: _frame(columns) for name, columns in sim.tables().items()},
         summary=summary,
-        samples=samples,
         scenario=json.loads(resolved_json),
         warnings=list(summary["warnings"]),
         path=path,
-        pfc=None if raw_pfc is None else _frame(raw_pfc[0], PFC_COLUMNS),
-        pfc_ports=None if raw_pfc is None else _frame(raw_pfc[1], PFC_PORT_COLUMNS),
-        ingress=None if raw_ingress is None else _frame(raw_ingress, INGRESS_COLUMNS),
-        headroom=None if raw_headroom is None else _frame(raw_headroom, HEADROOM_COLUMNS),
-        occupancy=None if raw_occupancy is None else _frame(raw_occupancy, OCCUPANCY_COLUMNS),
     )
 
 

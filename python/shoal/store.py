@@ -4,15 +4,11 @@ A store is a directory::
 
     <store>/
       runs/<key>/            one finished run: a run directory plus meta.json
-        flows.parquet        (as written by ``shoal run``)
         summary.json
         scenario.json
-        queues.parquet       (when run.sample_interval is set)
-        pfc.parquet          (when a class is lossless: every PAUSE and RESUME received)
-        pfc_ports.parquet    (and the frames and paused time per node, port and class)
-        ingress.parquet      (and, when sampled, the bytes per ingress port and class)
-        headroom.parquet     (and every episode of a static headroom, with its peak)
-        occupancy.parquet    (with run.occupancy_cdf: each pool's occupancy distribution)
+        <table>.parquet      the run's tables, as written by ``shoal run``
+                             (:func:`shoal.table_schemas`: flows.parquet always; queues,
+                             pfc, pfc_ports, ingress, headroom, occupancy when made)
         meta.json            {"key", "status": "ok", "params", "wall_time_s", ...}
       runs/<key>/meta.json   a failed run: status "failed" and its error, no results
       sweeps/<name>.json     a sweep: its specification and its runs (key + axis values)
@@ -33,14 +29,17 @@ A run directory appears under ``runs/`` only complete: it is assembled in ``.sta
 and renamed into place, so an interrupted or killed sweep never leaves a half-written run
 that looks finished.
 
-Queries: :meth:`Store.query` runs SQL (DuckDB) over two views:
+Queries: :meth:`Store.query` runs SQL (DuckDB) over these views:
 
 * ``runs``: one row per run: ``key status error wall_time_s peak_rss_mb`` (peak resident
   memory of the worker while it ran), the axis values of the sweep that ran it (columns
   named by scenario key, e.g. ``"workload.load"``, quote them in SQL), ``scheme``,
   ``seed``, and the headline metrics flattened (:func:`flatten_summary`:
   ``small_p99_fct_ns``, ``all_mean_slowdown``, ``loss_rate``, ...);
-* ``flows``: every ``flows.parquet`` with a ``key`` column naming its run.
+* one per run table (``flows``, ``queues``, ``pfc``, ``pfc_ports``, ``ingress``,
+  ``headroom``, ``occupancy``: :func:`shoal.table_schemas`): every run's
+  ``<table>.parquet`` with a ``key`` column naming its run (no rows where no run has
+  one).
 """
 
 from __future__ import annotations
@@ -58,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from shoal._files import CorruptFileError, parquet_intact, read_json, read_parquet
 from shoal._output import pid_alive
+from shoal._run import table_schemas
 from shoal._summary import BUCKET_STATS, check_summary, read_summary
 
 if TYPE_CHECKING:  # imported where used: a sweep's worker processes need no pandas
@@ -79,18 +79,10 @@ CORRUPT = "corrupt"
 #: The columns of :meth:`Store.runs` that describe a run itself (from its meta.json), not
 #: its parameters or its metrics.
 RUN_META = ("status", "error", "wall_time_s", "peak_rss_mb", "finished_at")
+#: The run tables, by name, each with its columns in order (the core's list).
+TABLES = table_schemas()
 #: Files a finished run directory may hold (besides meta.json).
-RUN_FILES = (
-    "flows.parquet",
-    "summary.json",
-    "scenario.json",
-    "queues.parquet",
-    "pfc.parquet",
-    "pfc_ports.parquet",
-    "ingress.parquet",
-    "headroom.parquet",
-    "occupancy.parquet",
-)
+RUN_FILES = ("summary.json", "scenario.json", *(f"{name}.parquet" for name in TABLES))
 _KEY_CHARS = 20
 
 
@@ -366,9 +358,7 @@ class Store:
             StoreError: ``name`` is no run table.
             CorruptFileError: the file cannot be read back.
         """
-        if f"{name}.parquet" not in RUN_FILES:
-            tables = ", ".join(n.removesuffix(".parquet") for n in RUN_FILES if ".parquet" in n)
-            raise StoreError(f"no run table {name!r}; accepted: {tables}")
+        _check_table(name)
         path = self.run_dir(key) / f"{name}.parquet"
         return _read_run_table(path, columns) if path.is_file() else None
 
@@ -505,20 +495,25 @@ class Store:
 
     def flows(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """The flows of the given runs (default: all), with a ``key`` column."""
-        return self._table("flows.parquet", keys)
+        return self.tables("flows", keys)
 
     def samples(self, keys: Iterable[str] | None = None) -> pd.DataFrame:
         """Queue samples (``queues.parquet``) of the given runs, with a ``key`` column."""
-        return self._table("queues.parquet", keys)
+        return self.tables("queues", keys)
 
-    def _table(self, name: str, keys: Iterable[str] | None) -> pd.DataFrame:
-        """The Parquet file ``name`` of the given runs (default: all) that have one, one
-        frame with a leading ``key`` column."""
+    def tables(self, name: str, keys: Iterable[str] | None = None) -> pd.DataFrame:
+        """The run table ``name`` (:data:`TABLES`) of the given runs (default: all) that
+        have one, as one frame with a leading ``key`` column.
+
+        Raises:
+            StoreError: ``name`` is no run table.
+        """
         import pandas as pd
 
+        _check_table(name)
         frames = []
         for key in self.keys() if keys is None else keys:
-            path = self.run_dir(key) / name
+            path = self.run_dir(key) / f"{name}.parquet"
             if path.is_file():
                 frame = _read_run_table(path)
                 frame.insert(0, "key", key)
@@ -526,12 +521,13 @@ class Store:
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def connect(self) -> Any:
-        """A DuckDB connection with the ``runs`` and ``flows`` views (in memory).
+        """A DuckDB connection with the ``runs`` view and one view per run table
+        (:data:`TABLES`), in memory.
 
         The connection cannot touch files: DuckDB's external access is off and locked,
         so SQL cannot write (``COPY ... TO``), read other files, ``ATTACH`` or
         ``INSTALL``. The views read the store through objects registered beforehand (a
-        DataFrame, and a pyarrow dataset of the ``flows.parquet`` files).
+        DataFrame, and a pyarrow dataset of each table's files).
         """
         import duckdb
         import pandas as pd
@@ -542,13 +538,17 @@ class Store:
             runs = pd.DataFrame({"key": pd.Series([], dtype=str), "status": []})
         con.register("runs_df", _sql_safe(runs))
         con.execute("create view runs as select * from runs_df")
-        # Flows of the runs whose files are intact (a corrupt run is listed in `runs`).
-        flows = self._dataset("flows.parquet", runs.loc[runs["status"] == "ok", "key"])
-        if flows is not None:
-            con.register("flows_ds", flows)
-            con.execute("create view flows as select key, * exclude (key) from flows_ds")
-        else:
-            con.execute("create view flows as select null::varchar as key where false")
+        # The tables of the runs whose files are intact (a corrupt run is listed in
+        # `runs`); a table no run has is an empty view of its columns.
+        ok = runs.loc[runs["status"] == "ok", "key"]
+        for name, columns in TABLES.items():
+            dataset = self._dataset(f"{name}.parquet", ok)
+            if dataset is not None:
+                con.register(f"{name}_ds", dataset)
+                con.execute(f"create view {name} as select key, * exclude (key) from {name}_ds")
+            else:
+                typed = ", ".join(f"null::{_SQL_TYPES[t]} as {c}" for c, t in columns)
+                con.execute(f"create view {name} as select null::varchar as key, {typed} where false")
         con.execute("set enable_external_access = false")
         con.execute("set lock_configuration = true")
         return con
@@ -600,7 +600,24 @@ class Store:
         return result
 
 
-_NO_TABLE = "expected a SQL query over the views runs and flows, e.g. select * from runs"
+_NO_TABLE = "expected a SQL query over the view runs or a run table's, e.g. select * from runs"
+
+#: DuckDB's type of each column type of :data:`TABLES`.
+_SQL_TYPES = {
+    "u8": "utinyint",
+    "u32": "uinteger",
+    "u64": "ubigint",
+    "i64": "bigint",
+    "f64": "double",
+    "bool": "boolean",
+    "str": "varchar",
+}
+
+
+def _check_table(name: str) -> None:
+    """Raise ``StoreError`` unless ``name`` is a run table."""
+    if name not in TABLES:
+        raise StoreError(f"no run table {name!r}; accepted: {', '.join(TABLES)}")
 
 
 def _why(exc: BaseException, path: Path) -> str:

@@ -127,3 +127,15 @@ def test_the_readme_gives_the_install_and_test_times_beside_its_commands() -> No
     prose = " ".join(head.split())
     assert "pip install -v ." in prose
     assert "about 13 minutes on two idle cores" in prose
+
+
+def test_the_readme_lists_every_run_table_with_its_columns() -> None:
+    """The README's table of run files names every table the core publishes, each with
+    its columns in order (the flow table's in the line below it)."""
+    readme = (ROOT / "README.md").read_text()
+    rows = {m[1]: m[2] for m in re.finditer(r"^\| `(\w+)\.parquet` \| (.*) \|$", readme, re.M)}
+    flows = " ".join(readme.split("Flow columns: `", 1)[1].split("`", 1)[0].split())
+    for name, columns in shoal.table_schemas().items():
+        listed = " ".join(c for c, _ in columns)
+        assert name in rows, name
+        assert listed in (flows if name == "flows" else rows[name]), (name, listed)

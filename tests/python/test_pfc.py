@@ -13,7 +13,9 @@ import pytest
 
 import shoal
 from conftest import SIH, run_cli
-from shoal._run import INGRESS_COLUMNS, PFC_COLUMNS, PFC_PORT_COLUMNS
+
+#: The columns of each run table, in order, as the core publishes them.
+COLUMNS = {name: tuple(c for c, _ in columns) for name, columns in shoal.table_schemas().items()}
 
 #: Eight RDMA senders at line rate (no congestion control) into host 0 through a 200 KB
 #: pool: PFC must pause the senders, and no packet may be lost.
@@ -45,7 +47,7 @@ def test_pfc_tables_agree_with_the_frame_log_and_conserve_frames(tmp_path: Path)
     result = shoal.run(INCAST_PFC, out=tmp_path / "run")
     pfc, ports, summary = result.pfc, result.pfc_ports, result.summary["pfc"]
     assert pfc is not None and ports is not None
-    assert tuple(pfc.columns) == PFC_COLUMNS and tuple(ports.columns) == PFC_PORT_COLUMNS
+    assert tuple(pfc.columns) == COLUMNS["pfc"] and tuple(ports.columns) == COLUMNS["pfc_ports"]
     assert summary["lossless_drops"] == 0 and result.summary["packets"]["dropped"] == 0
     assert summary["pause_frames_sent"] > 0, "the scenario must make PFC pause"
     assert pfc["time_ns"].is_monotonic_increasing
@@ -102,7 +104,7 @@ def test_ingress_samples_show_the_incast_filling_and_the_headroom_within_eta() -
     sampled = {**INCAST_PFC, "run": {"sample_interval": "1us"}}
     result = shoal.run(sampled)
     ingress = result.ingress
-    assert ingress is not None and tuple(ingress.columns) == INGRESS_COLUMNS
+    assert ingress is not None and tuple(ingress.columns) == COLUMNS["ingress"]
     assert set(ingress["class"]) == {0}
     assert set(range(1, 9)) <= set(ingress["port"])
     eta = 2 * (12_500 + 1_500) + 3_840  # 100 Gbps x 1 us, MTU 1500 B (DSH Eq. 1)
@@ -123,8 +125,6 @@ def test_headroom_episodes_peak_at_a_round_trip_of_surplus_arrivals(tmp_path: Pa
     Gbps, 2 us, and at most three packets more. ``headroom.parquet`` (and ``Result.headroom``)
     lists each episode's peak; the 20 ns samples of ``ingress.parquet`` within each
     episode never exceed it and come within one packet of it (a packet takes 83 ns)."""
-    from shoal._run import HEADROOM_COLUMNS
-
     scenario = {
         "topology": {"kind": "star", "hosts": 5, "link_rate": "100Gbps", "link_delay": "2us"},
         "switch": {
@@ -147,7 +147,7 @@ def test_headroom_episodes_peak_at_a_round_trip_of_surplus_arrivals(tmp_path: Pa
     with pytest.warns(shoal.ShoalWarning, match="did not finish"):
         result = shoal.run(scenario, out=tmp_path / "run")
     episodes = result.headroom
-    assert episodes is not None and tuple(episodes.columns) == HEADROOM_COLUMNS
+    assert episodes is not None and tuple(episodes.columns) == COLUMNS["headroom"]
     assert episodes.equals(pd.read_parquet(tmp_path / "run" / "headroom.parquet"))
     packet, surplus = 1036, 0.75 * 100e9 / 8 * 2 * 2e-6  # 37,500 B
     full = episodes[episodes["peak_bytes"] > packet]

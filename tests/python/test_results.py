@@ -21,7 +21,6 @@ import pytest
 import shoal
 from conftest import INCAST_ROUNDS, TINY
 from shoal import _core
-from shoal._run import FLOW_COLUMNS, SAMPLE_COLUMNS
 from shoal._scenario import load_scenario
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,32 +30,15 @@ QUICKSTART = REPO / "experiments" / "quickstart" / "star_dctcp.toml"
 #: rounds 1 and 2 do not (unfinished flows, unfinished queries).
 QUERIES = {**INCAST_ROUNDS, "run": {"stop_time": "2.3ms"}}
 
-FLOW_TYPES = {
-    "id": pa.uint64(),
-    "src": pa.uint32(),
-    "dst": pa.uint32(),
-    "bytes": pa.uint64(),
-    "start_ns": pa.float64(),
-    "finish_ns": pa.float64(),
-    "fct_ns": pa.float64(),
-    "ideal_fct_ns": pa.float64(),
-    "slowdown": pa.float64(),
-    "retransmits": pa.uint32(),
-    "timeouts": pa.uint32(),
-    "priority": pa.uint8(),
-    "kind": pa.string(),
-    "delivered_bytes": pa.uint64(),
-    "finished": pa.bool_(),
-    "query": pa.int64(),
-}
-SAMPLE_TYPES = {
-    "time_ns": pa.float64(),
-    "switch": pa.uint32(),
-    "port": pa.uint32(),
-    "queue": pa.uint32(),
-    "bytes": pa.uint64(),
-    "pool_bytes": pa.uint64(),
-    "tx_bytes": pa.uint64(),
+#: The Parquet type of each column type of the core's schema.
+PARQUET_TYPES = {
+    "u8": pa.uint8(),
+    "u32": pa.uint32(),
+    "u64": pa.uint64(),
+    "i64": pa.int64(),
+    "f64": pa.float64(),
+    "bool": pa.bool_(),
+    "str": pa.string(),
 }
 
 
@@ -66,7 +48,8 @@ def _engine_columns(scenario: Any, overrides: list[str]) -> tuple[dict[str, Any]
     sim = _core.Simulation(resolved)
     sim.run(2**63)
     assert sim.done
-    return dict(sim.flows()), sim.samples()
+    tables = sim.tables()
+    return dict(tables["flows"]), tables.get("queues")
 
 
 def test_parquet_files_hold_the_engine_columns(tmp_path: Path) -> None:
@@ -75,12 +58,12 @@ def test_parquet_files_hold_the_engine_columns(tmp_path: Path) -> None:
         shoal.run(TINY, set=over, out=tmp_path / "r")
     flows, samples = _engine_columns(TINY, over)
     assert samples is not None
-    for name, types, columns, order in (
-        ("flows.parquet", FLOW_TYPES, flows, FLOW_COLUMNS),
-        ("queues.parquet", SAMPLE_TYPES, samples, SAMPLE_COLUMNS),
-    ):
-        table = pq.read_table(tmp_path / "r" / name)
-        assert table.schema.names == list(order) == list(types)
+    schemas = shoal.table_schemas()
+    for name, columns in (("flows", flows), ("queues", samples)):
+        table = pq.read_table(tmp_path / "r" / f"{name}.parquet")
+        order = [column for column, _ in schemas[name]]
+        types = {column: PARQUET_TYPES[kind] for column, kind in schemas[name]}
+        assert table.schema.names == order == list(columns)
         for field in table.schema:
             assert field.type == types[field.name], field
             assert field.nullable, field  # as pyarrow writes NumPy columns
@@ -308,3 +291,39 @@ def test_switch_data_drops_are_counted_apart_from_ack_drops() -> None:
     sc["workload"].pop("extra")
     alone = shoal.run(sc).summary["counters"]
     assert alone["switch_data_dropped"] == alone["packets"]["switch_dropped"] > 0
+
+
+def test_result_documents_every_table_and_column() -> None:
+    """Each table of the core's schema is an attribute of ``Result`` (``queues`` is
+    ``samples``) whose docstring lists the table's columns in order, and nothing else
+    is: a column added in the core fails here until it is documented."""
+    attribute = {"queues": "samples"}
+    schemas = shoal.table_schemas()
+    assert set(schemas) == {"flows", "queues", "pfc", "pfc_ports", "ingress", "headroom", "occupancy"}
+    for name, columns in schemas.items():
+        doc = getattr(shoal.Result, attribute.get(name, name)).__doc__
+        assert doc is not None, name
+        listed = " ".join(doc.split())
+        assert " ".join(c for c, _ in columns) in listed.replace("``", ""), (name, columns)
+
+
+def test_every_table_file_has_the_published_columns_and_types(tmp_path: Path) -> None:
+    """A lossless run that samples and keeps occupancy writes pfc, pfc_ports, ingress and
+    occupancy besides flows and queues; each file's columns and Parquet types are the
+    core's schema (``shoal.table_schemas``), and ``Result.tables`` holds the same."""
+    scenario = {
+        "topology": {"kind": "star", "hosts": 9, "link_rate": "100Gbps", "link_delay": "1us"},
+        "switch": {"pool_size": "200KB", "reserved": "0B", "flow_control": {"kind": "pfc"}},
+        "rdma": {"cc": {"kind": "none"}},
+        "workload": {"pattern": "incast", "receiver": 0, "size": "200KB", "transport": "rdma"},
+        "run": {"sample_interval": "1us", "occupancy_cdf": True},
+    }
+    result = shoal.run(scenario, out=tmp_path / "r")
+    made = {p.stem for p in (tmp_path / "r").glob("*.parquet")}
+    assert {"flows", "queues", "pfc", "pfc_ports", "ingress", "occupancy"} <= made
+    assert made == set(result.tables)
+    for name in made:
+        columns = shoal.table_schemas()[name]
+        table = pq.read_table(tmp_path / "r" / f"{name}.parquet")
+        assert [(f.name, f.type) for f in table.schema] == [(c, PARQUET_TYPES[t]) for c, t in columns]
+        assert list(result.tables[name].columns) == [c for c, _ in columns]

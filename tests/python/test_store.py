@@ -95,6 +95,23 @@ def test_runs_and_flows_views(store: Path) -> None:
     assert len(db.flows()) == 80
 
 
+def test_every_run_table_is_a_view_typed_even_where_no_run_has_it(store: Path) -> None:
+    """The store's views are the core's tables: each one queries, with the key first and
+    then the table's columns in order, also where no run made it (the sweep's runs
+    sample no queue and pause nothing); a name that is no table is refused."""
+    db = Store(store)
+    for name, columns in shoal.table_schemas().items():
+        frame = db.query(f"select * from {name}")
+        assert list(frame.columns) == ["key", *(c for c, _ in columns)], name
+        if name != "flows":
+            assert frame.empty and db.tables(name).empty, name
+    types = db.query("describe pfc_ports").set_index("column_name")["column_type"]
+    assert (types["paused_ns"], types["node_kind"], types["pauses_sent"]) == ("DOUBLE", "VARCHAR", "UBIGINT")
+    assert len(db.tables("flows", db.keys()[:1])) == 20
+    with pytest.raises(StoreError, match="no run table 'summary'"):
+        db.tables("summary")
+
+
 def test_not_a_store(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no results store"):
         Store(tmp_path / "missing")

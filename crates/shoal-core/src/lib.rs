@@ -11,6 +11,7 @@
 
 pub mod budget;
 pub mod check_env;
+pub mod collect;
 pub mod config;
 pub mod engine;
 mod files;
@@ -27,7 +28,8 @@ pub mod transport;
 pub mod units;
 pub mod workload;
 
-pub use engine::{FlowRecord, Simulation};
+pub use engine::Simulation;
+pub use results::FlowRecord;
 pub use scenario::{Scenario, ScenarioError};
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

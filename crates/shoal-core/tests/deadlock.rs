@@ -150,7 +150,7 @@ fn a_ring_frozen_by_refreshed_timed_pauses_is_a_deadlock() {
     let d = &sim.deadlocks()[0];
     assert!(d.detected < d.onset + 400_000_000, "{d:?}");
     assert_eq!(sim.now(), d.detected, "the run stops at the deadlock");
-    assert!(sim.pfc_ports().values().map(|r| r.pauses_sent).sum::<u64>() > 20, "pauses were refreshed");
+    assert!(sim.pause_ports().values().map(|r| r.pauses_sent).sum::<u64>() > 20, "pauses were refreshed");
 }
 
 /// Three senders four, three and two hops upstream of one receiver: the same links are

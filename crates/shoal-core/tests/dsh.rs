@@ -205,7 +205,7 @@ fn the_lossless_promise_holds_under_dsh_with_seven_lossless_classes() {
         assert!(records.iter().all(|r| r.finish.is_some() && r.delivered_bytes == r.bytes), "{what}: unfinished");
         let classes: std::collections::BTreeSet<u8> = records.iter().map(|r| r.priority).collect();
         assert_eq!(classes.len(), 7, "{what}");
-        let port_pauses: u64 = sim.pfc_ports().iter().filter(|(k, _)| k.class == 8).map(|(_, r)| r.pauses_sent).sum();
+        let port_pauses: u64 = sim.pause_ports().iter().filter(|(k, _)| k.class == 8).map(|(_, r)| r.pauses_sent).sum();
         assert!(port_pauses > 0, "{what}: no port-level PAUSE; the test needs the shared buffer to run out");
     }
 }

@@ -214,7 +214,7 @@ fn paused_time_is_what_the_bottleneck_leaves_each_sender() {
     );
     let sim = common::run(&sc);
     assert_eq!(sim.counters().total_dropped(), 0);
-    let rows = sim.pfc_ports();
+    let rows = sim.pause_ports();
     let rdma = shoal_core::transport::RdmaSettings::new(&sc.rdma, &sc.topology, vec![100_000_000_000; 3]);
     let wire_bytes = rdma.packets(1_000_000) as u64 * (rdma.mtu + rdma.header) as u64;
     let one_flow = common::ser(wire_bytes, 100) as f64;
@@ -465,7 +465,7 @@ fn refreshed_timed_pauses_deadlock_the_same_and_are_reported() {
     assert_eq!(sim.now(), d.detected);
     let switches: std::collections::BTreeSet<u32> = d.cycle.iter().map(|n| n.switch).collect();
     assert_eq!(switches.into_iter().collect::<Vec<_>>(), [1, 2, 4, 5], "L1 L2 S0 S1: {d:?}");
-    let expired: u64 = sim.pfc_ports().values().map(|r| r.pauses_expired).sum();
+    let expired: u64 = sim.pause_ports().values().map(|r| r.pauses_expired).sum();
     assert_eq!(expired, 0, "refreshes keep every pause");
 }
 
@@ -511,7 +511,7 @@ fn refreshes_keep_a_timed_pause_until_its_resume() {
         let rdma = shoal_core::transport::RdmaSettings::new(&sc.rdma, &sc.topology, vec![100_000_000_000; 2]);
         let slack = common::ser((rdma.mtu + rdma.header) as u64, 100) as f64 / refresh_ps as f64;
         for (key, frames) in frames_by_key(&sim) {
-            let row = sim.pfc_ports()[&key];
+            let row = sim.pause_ports()[&key];
             assert_eq!(row.pauses_expired, 0, "{what} {key:?}: a pause lapsed between refreshes");
             assert!(row.pauses_received >= row.resumes_received, "{what} {key:?}");
             // Pauses: from a PAUSE while not paused to the next RESUME.
@@ -555,7 +555,7 @@ fn a_pause_refreshed_too_late_lapses_and_headroom_keeps_it_lossless() {
         let what = format!("pause_quanta = {pause}, refresh_quanta = {refresh}");
         let pfc = format!("pause_quanta = {pause}\nrefresh_quanta = {refresh}");
         let sim = run_lossless(incast_with(32, 1, &pfc), 5_000_000, 10, &what);
-        let rows = sim.pfc_ports();
+        let rows = sim.pause_ports();
         let mut expired = 0;
         for (key, frames) in frames_by_key(&sim) {
             let mut paused = 0;

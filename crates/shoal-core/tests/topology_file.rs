@@ -348,7 +348,7 @@ fn rdma_over_pfc_on_the_n3dc_topology() {
     let sim = run(&scenario(&toml));
     assert_eq!(sim.counters().total_dropped(), 0);
     assert_eq!(sim.flows_finished(), 77);
-    assert!(!sim.pfc_ports().is_empty(), "PFC acted");
+    assert!(!sim.pause_ports().is_empty(), "PFC acted");
     let small = toml.replace("kind = \"pfc\"", "kind = \"pfc\"\nheadroom = \"1KB\"");
     let warnings = Scenario::from_toml(&small).unwrap().validate().unwrap();
     for link in ["links of 25Gbps and 1us", "links of 100Gbps and 1us", "links of 100Gbps and 5us"] {

@@ -7,9 +7,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use shoal_core::results::{
-    check_run_dir_target, Column, FileError, OccupancyTable, PfcTables, RunFiles, SampleTable, Summary,
-};
+use shoal_core::results::{check_run_dir_target, Column, FileError, RunFiles, RunTables, Summary, TraceTable};
 use shoal_core::{Scenario, ScenarioError};
 use std::path::PathBuf;
 
@@ -127,14 +125,19 @@ fn generate_trace(py: Python<'_>, scenario_json: &str) -> PyResult<PyObject> {
         estimate.check(&available).map_err(to_py)?;
     }
     let flows = shoal_core::workload::generate(&sc.workload, sc.run.seed, &net).map_err(to_py)?;
-    let d = PyDict::new_bound(py);
-    d.set_item("id", flows.iter().map(|f| f.id).collect::<Vec<_>>().into_pyarray_bound(py))?;
-    d.set_item("src", flows.iter().map(|f| f.src).collect::<Vec<_>>().into_pyarray_bound(py))?;
-    d.set_item("dst", flows.iter().map(|f| f.dst).collect::<Vec<_>>().into_pyarray_bound(py))?;
-    d.set_item("bytes", flows.iter().map(|f| f.bytes).collect::<Vec<_>>().into_pyarray_bound(py))?;
-    d.set_item("start_ns", flows.iter().map(|f| f.start as f64 / 1e3).collect::<Vec<_>>().into_pyarray_bound(py))?;
-    d.set_item("priority", flows.iter().map(|f| f.priority).collect::<Vec<_>>().into_pyarray_bound(py))?;
-    Ok(d.into())
+    columns_to_dict(py, &TraceTable::from_flows(&flows).named_columns())
+}
+
+/// The columns of a trace, in order.
+#[pyfunction]
+fn trace_columns() -> Vec<&'static str> {
+    shoal_core::results::schema::trace_columns()
+}
+
+/// The tables a run writes, each with its columns in order as (name, type).
+#[pyfunction]
+fn table_schemas() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    shoal_core::results::schema::run_tables().into_iter().map(|t| (t.name, t.columns)).collect()
 }
 
 /// An I/O error as Python's `OSError(errno, strerror, filename)` (the subclass follows
@@ -255,41 +258,14 @@ impl Simulation {
         json_to_py(py, &value)
     }
 
-    /// Sampled queue occupancy as NumPy columns, or None when sampling is off.
-    fn samples(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let s = SampleTable::from_samples(self.inner.samples());
-        if s.is_empty() {
-            return Ok(None);
+    /// Every table the run has made so far, by name, as dicts of NumPy columns.
+    fn tables(&mut self, py: Python<'_>) -> PyResult<PyObject> {
+        let tables = RunTables::of_simulation(&mut self.inner);
+        let d = PyDict::new_bound(py);
+        for (name, columns) in tables.present() {
+            d.set_item(name, columns_to_dict(py, &columns)?)?;
         }
-        let columns = s.named_columns();
-        columns_to_dict(py, &columns).map(Some)
-    }
-
-    /// Each switch pool's occupancy distribution (`occupancy.parquet`) as NumPy columns,
-    /// or None when the run does not keep them (`run.occupancy_cdf`).
-    fn occupancy(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let table = OccupancyTable::of_simulation(&mut self.inner);
-        if table.is_empty() {
-            return Ok(None);
-        }
-        let columns = table.named_columns();
-        columns_to_dict(py, &columns).map(Some)
-    }
-
-    /// PFC's tables (`pfc.parquet`, `pfc_ports.parquet`, `ingress.parquet`,
-    /// `headroom.parquet`) as four dicts of NumPy columns (the third None without
-    /// sampling, the last without any ended headroom episode), or None when no class is
-    /// lossless.
-    #[allow(clippy::type_complexity)]
-    fn pfc(&self, py: Python<'_>) -> PyResult<Option<(PyObject, PyObject, Option<PyObject>, Option<PyObject>)>> {
-        let Some(pfc) = PfcTables::of_simulation(&self.inner) else { return Ok(None) };
-        let ingress =
-            if pfc.ingress.is_empty() { None } else { Some(columns_to_dict(py, &pfc.ingress.named_columns())?) };
-        let headroom =
-            if pfc.headroom.is_empty() { None } else { Some(columns_to_dict(py, &pfc.headroom.named_columns())?) };
-        let (events, ports) = (pfc.events.named_columns(), pfc.ports.named_columns());
-        let tables = (columns_to_dict(py, &events)?, columns_to_dict(py, &ports)?, ingress, headroom);
-        Ok(Some(tables))
+        Ok(d.into())
     }
 
     /// The summary (`summary.json`) as JSON text. `warnings`: the scenario's; the run's
@@ -331,6 +307,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow_size_cdf, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(generate_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(table_schemas, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time_ps, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;

@@ -4,15 +4,15 @@
 
 use crate::budget::{self, RELEASE_BATCH};
 use crate::config::ScenarioError;
-use crate::host::Nic;
+use crate::host::{Nic, WAKE};
 use crate::net::{self, Effect, Effects, ExtStore, IntFormat, NodeId, Packet, PacketKind, Routes};
 use crate::observe::{DeadlockDetector, NetView, Observer, QueueSampler};
-use crate::results::FlowTable;
+use crate::results::{FlowRecord, FlowTable};
 use crate::scenario::Scenario;
 use crate::sim::{mix64, stream, EventQueue, LinkRate, PackedEvent, Ps, TIME_LIMIT};
 use crate::stats::{Counters, PauseKey, PauseLog};
 use crate::switch::config::SwitchConfig;
-use crate::switch::flow_control::{FlowControlConfig, FlowControlEnv, IngressLink};
+use crate::switch::flow_control::{FlowControlEnv, IngressLink};
 use crate::switch::{Drops, Switch};
 use crate::transport::{AnyTransport, HostAction, HostCx, Stacks, Transport};
 use crate::units::Bytes;
@@ -23,7 +23,6 @@ use std::sync::Arc;
 mod flows;
 mod report;
 use flows::{Flow, Flows};
-pub use report::{FlowRecord, PfcPortRecord};
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
@@ -38,6 +37,10 @@ enum Event {
     Observe(u16),
 }
 
+/// Mixed into the run's seed for each switch's flow-control stream (a fixed salt: each
+/// switch's ECMP salt has another, so the two never coincide).
+const FLOW_CONTROL_SALT: u64 = 0xbfc;
+
 /// The largest index a packed event holds: its low 29 bits (its 3 high bits are its kind).
 const PACKED_INDEX: u32 = (1 << 29) - 1;
 
@@ -51,7 +54,7 @@ impl PackedEvent for Event {
             Event::Arrive(link) => (1, link),
             Event::FlowStart => (2, 0),
             Event::Observe(i) => (3, i as u32),
-            Event::Timer(TimerRef { owner: Owner::Nic, id, token: 0 }) => (4, id),
+            Event::Timer(TimerRef { owner: Owner::Nic, id, token: WAKE }) => (4, id),
             Event::Timer(_) => return None,
         };
         (index <= PACKED_INDEX).then_some(kind << 29 | index)
@@ -65,7 +68,7 @@ impl PackedEvent for Event {
             1 => Event::Arrive(index),
             2 => Event::FlowStart,
             3 => Event::Observe(index as u16),
-            _ => Event::Timer(TimerRef { owner: Owner::Nic, id: index, token: 0 }),
+            _ => Event::Timer(TimerRef { owner: Owner::Nic, id: index, token: WAKE }),
         }
     }
 }
@@ -88,7 +91,7 @@ enum Owner {
     /// A switch's flow control.
     Switch,
     /// A host NIC (the host index): token 0, its paced flows become ready; any other, a
-    /// timed PFC pause it obeys runs out (`Nic::on_timer`).
+    /// timed class pause it obeys runs out (`Nic::on_timer`).
     Nic,
 }
 
@@ -187,7 +190,7 @@ pub struct Simulation {
     effects: Effects,
     /// Payloads too large for a packet, owned by packets in the network.
     exts: ExtStore,
-    /// The PFC frames the nodes received.
+    /// The pause frames the nodes received.
     pauses: PauseLog,
     /// `Observe` events in the event queue.
     observations_pending: usize,
@@ -372,7 +375,7 @@ impl Simulation {
                     ingress_links,
                     largest_packet: sc.largest_packet(),
                     queues: sc.switch.queues as usize,
-                    seed: mix64(seed ^ mix64(0xbfc ^ i as u64)),
+                    seed: mix64(seed ^ mix64(FLOW_CONTROL_SALT ^ i as u64)),
                 };
                 // A switch of its own buffer is built from a copy of the settings with it.
                 let own_cfg;
@@ -394,16 +397,13 @@ impl Simulation {
             })
             .collect();
         let per_class = sc.switch.flow_control.pauses();
-        let vfids = match &sc.switch.flow_control {
-            FlowControlConfig::Bfc(bfc) => Some(bfc.vfids),
-            _ => None,
-        };
+        let filters = sc.switch.flow_control.nic_filters();
         let nics = wiring
             .host_link
             .iter()
             .map(|&link| {
                 let nic = Nic::from_config(link, &sc.host, per_class);
-                match vfids {
+                match filters {
                     Some(vfids) => nic.obeying_filters(vfids),
                     None => nic,
                 }
@@ -638,7 +638,7 @@ impl Simulation {
             Event::Arrive(link) => self.on_arrive(link),
             Event::FlowStart => self.on_flow_start(),
             Event::Timer(TimerRef { owner: Owner::Flow, id, .. }) => self.on_flow_timer(id),
-            Event::Timer(TimerRef { owner: Owner::Nic, id, token: 0 }) => self.on_nic_wake(id),
+            Event::Timer(TimerRef { owner: Owner::Nic, id, token: WAKE }) => self.on_nic_wake(id),
             Event::Timer(TimerRef { owner: Owner::Nic, id, token }) => {
                 let mut effects = std::mem::take(&mut self.effects);
                 self.nics[id as usize].on_timer(token, self.now, &mut effects);
@@ -1067,7 +1067,7 @@ impl Simulation {
             self.kick(link);
         } else if nic.wake_at.is_none_or(|w| at < w) {
             nic.wake_at = Some(at);
-            self.events.push(at, Event::Timer(TimerRef { owner: Owner::Nic, id: h, token: 0 }));
+            self.events.push(at, Event::Timer(TimerRef { owner: Owner::Nic, id: h, token: WAKE }));
         }
     }
 

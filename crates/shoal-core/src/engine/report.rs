@@ -5,10 +5,10 @@ use super::{Flow, Link, Simulation};
 use crate::host::Nic;
 use crate::net::{NodeId, PacketKind};
 use crate::observe::{Deadlock, IngressSample, Observer, Sample};
-use crate::results::FlowTable;
+use crate::results::{FlowRecord, FlowTable, PfcPortRecord};
 use crate::sim::Ps;
-use crate::stats::{OccupancyDistribution, PauseEvent, PauseKey};
-use crate::switch::flow_control::{AnyFlowControl, Bfc, FlowControl, HeadroomEpisode};
+use crate::stats::{OccupancyDistribution, PauseEvent, PauseKey, SchemeCounters};
+use crate::switch::flow_control::{FlowControl, HeadroomEpisode};
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Switch;
@@ -18,50 +18,6 @@ use crate::workload::FlowSpec;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-/// One row of the per-flow results.
-#[derive(Clone, Debug)]
-pub struct FlowRecord {
-    pub id: u64,
-    pub src: u32,
-    pub dst: u32,
-    pub bytes: u64,
-    pub start: Ps,
-    pub finish: Option<Ps>,
-    pub ideal_fct: Option<Ps>,
-    pub retransmits: u32,
-    pub timeouts: u32,
-    pub priority: u8,
-    /// Its transport: `tcp`, `udp` or `rdma`.
-    pub kind: &'static str,
-    /// A datagram flow: it has no completion time.
-    pub datagram: bool,
-    pub delivered_bytes: u64,
-    /// The query (incast round) the flow answers, if any.
-    pub query: Option<u64>,
-}
-
-impl FlowRecord {
-    /// The record of `spec` before it started (no outcome), with its ideal FCT.
-    pub(super) fn unstarted(spec: &FlowSpec, ideal_fct: Option<Ps>) -> FlowRecord {
-        FlowRecord {
-            id: spec.id,
-            src: spec.src,
-            dst: spec.dst,
-            bytes: spec.bytes,
-            start: spec.start,
-            finish: None,
-            ideal_fct,
-            retransmits: 0,
-            timeouts: 0,
-            priority: spec.priority,
-            kind: spec.kind.name(),
-            datagram: !spec.kind.completes(),
-            delivered_bytes: 0,
-            query: spec.query,
-        }
-    }
-}
 
 impl Simulation {
     /// Packets inside the network now: in NIC and switch queues, or on a wire (being
@@ -351,14 +307,14 @@ impl Simulation {
             "links": {"host_downlinks": stats(down), "core": stats(core), "core_links": core_links},
             "duration_ps": self.now,
             "events": self.events_processed,
-            "flows": {
-                "tcp": flows.tcp[0], "tcp_finished": flows.tcp[1],
-                "rdma": flows.rdma[0], "rdma_finished": flows.rdma[1],
-                "total": flows.total,
-            },
+            "flows": flows.counts_json(),
         });
-        if let Some(bfc) = self.bfc_counts() {
-            counters["bfc"] = bfc;
+        let mut schemes = SchemeCounters::default();
+        for switch in &self.switches {
+            switch.flow_control().add_counters(&mut schemes);
+        }
+        for (section, values) in schemes.0 {
+            counters[section] = json!(values);
         }
         counters
     }
@@ -367,74 +323,47 @@ impl Simulation {
     /// (without building the table, which a caller may hold).
     fn flow_tally(&self) -> FlowTally {
         let active_cnps: u64 = self.flows.active().map(|(_, f)| f.transport.outcome(&self.stacks).cnps as u64).sum();
-        let mut tally = FlowTally { cnps: self.released_cnps + active_cnps, ..FlowTally::default() };
+        let completing = FlowKind::TRANSPORTS.iter().filter(|&&(_, completes)| completes);
+        let mut tally = FlowTally {
+            cnps: self.released_cnps + active_cnps,
+            completing: completing.map(|&(name, _)| (name, [0, 0])).collect(),
+            ..FlowTally::default()
+        };
         for r in self.records() {
             tally.total += 1;
             tally.timeouts += r.timeouts as u64;
-            // `tcp` was every completing flow, RDMA's too, before RDMA had a key of its own.
-            let of_kind = match r.kind {
-                k if k == FlowKind::Tcp.name() => &mut tally.tcp,
-                k if k == FlowKind::Rdma.name() => &mut tally.rdma,
-                _ => continue,
-            };
-            of_kind[0] += 1;
-            of_kind[1] += usize::from(r.finish.is_some());
+            if let Some(counts) = tally.completing.get_mut(r.kind) {
+                counts[0] += 1;
+                counts[1] += usize::from(r.finish.is_some());
+            }
         }
         tally
-    }
-
-    /// BFC's pauses, resumes and filter frames, summed over the switches, when they run
-    /// BFC.
-    fn bfc_counts(&self) -> Option<serde_json::Value> {
-        let schemes: Vec<&Bfc> = self
-            .switches
-            .iter()
-            .filter_map(|s| match s.flow_control() {
-                AnyFlowControl::Bfc(bfc) => Some(bfc),
-                _ => None,
-            })
-            .collect();
-        (!schemes.is_empty()).then(|| {
-            serde_json::json!({
-                "pauses": schemes.iter().map(|b| b.decide().pauses).sum::<u64>(),
-                "resumes": schemes.iter().map(|b| b.decide().resumes).sum::<u64>(),
-                "filter_frames_sent": schemes.iter().map(|b| b.filters_sent).sum::<u64>(),
-                "placements": schemes.iter().map(|b| b.decide().placements).sum::<u64>(),
-                "collisions": schemes.iter().map(|b| b.decide().collisions).sum::<u64>(),
-                "overflowed": schemes.iter().map(|b| b.decide().overflowed).sum::<u64>(),
-                "shared_vfid": schemes.iter().map(|b| b.decide().shared_vfid).sum::<u64>(),
-            })
-        })
     }
 }
 
 /// What `counters_json` reports of the flows.
 #[derive(Default)]
 struct FlowTally {
-    /// Flows of each transport: all, and those that finished.
-    tcp: [usize; 2],
-    rdma: [usize; 2],
+    /// Flows of each transport whose flows complete, by its name: all, and those that
+    /// finished.
+    completing: BTreeMap<&'static str, [usize; 2]>,
     total: usize,
     timeouts: u64,
     cnps: u64,
 }
 
-/// The PFC frames of one (node, port, class): sent by its flow control (switches only:
-/// hosts have no MMU) and received from its neighbour, and the time the neighbour's
-/// pauses held its egress queues of that class.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PfcPortRecord {
-    pub pauses_sent: u64,
-    pub resumes_sent: u64,
-    pub pauses_received: u64,
-    pub resumes_received: u64,
-    /// Timed pauses (`pause_quanta`) that ran out before a RESUME or refresh came.
-    pub pauses_expired: u64,
-    /// Up to the end of the run, counting a pause still in force.
-    pub paused: Ps,
-    /// The longest single pause (from a PAUSE to its RESUME or expiry, or to the end of
-    /// the run).
-    pub longest_pause: Ps,
+impl FlowTally {
+    /// The `flows` counters: for each transport whose flows complete, its flows (under
+    /// its name) and those that finished (`<name>_finished`), and the total.
+    fn counts_json(&self) -> serde_json::Value {
+        let mut counts = serde_json::Map::new();
+        for (name, [all, finished]) in &self.completing {
+            counts.insert(name.to_string(), (*all).into());
+            counts.insert(format!("{name}_finished"), (*finished).into());
+        }
+        counts.insert("total".into(), self.total.into());
+        counts.into()
+    }
 }
 
 impl Simulation {
@@ -443,14 +372,14 @@ impl Simulation {
         self.switches.iter().any(|s| s.lossless_classes() != 0)
     }
 
-    /// Every PFC frame received, in time order.
+    /// Every pause frame received, in time order.
     pub fn pause_events(&self) -> &[PauseEvent] {
         self.pauses.events()
     }
 
-    /// The PFC record of every (node, port, class) that sent or received a frame, in
+    /// The pause-frame record of every (node, port, class) that sent or received a frame, in
     /// (node, port, class) order.
-    pub fn pfc_ports(&self) -> BTreeMap<PauseKey, PfcPortRecord> {
+    pub fn pause_ports(&self) -> BTreeMap<PauseKey, PfcPortRecord> {
         let mut rows: BTreeMap<PauseKey, PfcPortRecord> = BTreeMap::new();
         for (&key, tally) in self.pauses.tallies() {
             let row = rows.entry(key).or_default();

@@ -4,4 +4,4 @@ pub mod config;
 mod nic;
 mod paced;
 
-pub use nic::Nic;
+pub use nic::{Nic, WAKE};

@@ -3,13 +3,11 @@
 //! paced flows that it pulls packets from when their rate limiters allow.
 
 use crate::host::config::{HostConfig, NicOrder};
+use crate::net::pause::{is_filter_frame, read_pause_frame, vfid, PauseGate, CLASSES, PORT_LEVEL};
 use crate::net::{Effect, Effects, ExtStore, Packet};
 use crate::sim::{LinkRate, Ps};
 use crate::stats::DropReason;
-use crate::switch::flow_control::bfc::{is_filter_frame, vfid, BloomFilter};
-use crate::switch::flow_control::{quanta_time, read_pause_frame, Pause, PORT_LEVEL};
-use crate::switch::marking::MarkRule;
-use crate::switch::mmu::CLASSES;
+use crate::stats::MarkRule;
 use crate::switch::Drops;
 use std::collections::VecDeque;
 
@@ -26,8 +24,8 @@ use super::paced::{PacedFlows, HELD_BY_FILTER};
 ///
 /// Invariants: `bytes` is the total size of the queued packets; bit q of `backlogged` is
 /// set exactly when queue q holds packets; `paced` holds each paced flow with a packet to
-/// send once; `pause_ends[c]` is when the timed PAUSE of class c runs out, while class c
-/// is paused by one (`NO_END` otherwise).
+/// send once; `paused` holds every queue while `gate` holds the port, else the queues of
+/// the classes it holds.
 pub struct Nic {
     /// The link the NIC transmits on.
     pub link: u32,
@@ -38,41 +36,25 @@ pub struct Nic {
     ecn_k: u64,
     /// Bit q set: queue q holds packets.
     backlogged: u64,
-    /// Bit q set: queue q may not send (a pause from the switch): every queue while the
-    /// port is paused, else those of `class_paused`.
+    /// Bit q set: queue q may not send (a pause from the switch), or q is
+    /// `HELD_BY_FILTER`.
     paused: u64,
-    /// Bit q set: a pause of queue q's class is in force.
-    class_paused: u64,
-    /// A port-level pause (DSH) is in force.
-    port_paused: bool,
+    /// What the switch's pause frames said.
+    gate: PauseGate,
     /// Paced flows with a packet to send, in round-robin order.
     paced: PacedFlows,
     /// The time of the NIC's pending wake-up, if one is pending: the earliest time a paced
     /// flow that was not ready becomes ready.
     pub wake_at: Option<Ps>,
-    /// By the class of a PFC frame: when its timed pause runs out.
-    pause_ends: [Ps; CLASSES],
-    /// Under BFC: the paused flows, as the switch's last filter frame says.
-    flow_filter: Option<Box<FlowFilter>>,
+    /// Under BFC: the virtual flow ids its paced flows are named by in filter frames; a
+    /// paced flow whose id the gate's filter holds waits (the NIC keeps a queue per
+    /// flow, §3.6).
+    filter_vfids: Option<u32>,
 }
 
-/// The flows a BFC switch paused at this NIC: a paced flow whose virtual flow id matches
-/// the last filter received waits (the NIC keeps a queue per flow, §3.6).
-#[derive(Debug)]
-struct FlowFilter {
-    vfids: u32,
-    filter: Option<BloomFilter>,
-}
-
-impl FlowFilter {
-    /// Whether the switch paused the flows of virtual flow id `vfid`.
-    fn holds(&self, vfid: u32) -> bool {
-        self.filter.as_ref().is_some_and(|f| f.matches(vfid))
-    }
-}
-
-/// `Nic::pause_ends` of a class with no timed pause.
-const NO_END: Ps = Ps::MAX;
+/// The timer token of the NIC's wake-up; a token t above it is the end of a timed pause
+/// of class t - 1.
+pub const WAKE: u32 = 0;
 
 impl Nic {
     pub fn new(link: u32, capacity: u64, ecn_k: u64, queues: usize) -> Nic {
@@ -85,19 +67,17 @@ impl Nic {
             ecn_k,
             backlogged: 0,
             paused: 1 << HELD_BY_FILTER,
-            class_paused: 0,
-            port_paused: false,
+            gate: PauseGate::default(),
             paced: PacedFlows::new(NicOrder::Rotate, queues),
             wake_at: None,
-            pause_ends: [NO_END; CLASSES],
-            flow_filter: None,
+            filter_vfids: None,
         }
     }
 
     /// The NIC obeying BFC's filter frames, which name flows by virtual flow ids below
     /// `vfids`.
     pub fn obeying_filters(self, vfids: u32) -> Nic {
-        Nic { flow_filter: Some(Box::new(FlowFilter { vfids, filter: None })), ..self }
+        Nic { filter_vfids: Some(vfids), ..self }
     }
 
     /// The NIC with its paced flows served in `order` (before any paces).
@@ -182,10 +162,10 @@ impl Nic {
             return;
         }
         let class = self.class(priority);
-        let (gate, vfid) = match &self.flow_filter {
-            Some(f) => {
-                let id = vfid(hash, f.vfids);
-                (if f.holds(id) { HELD_BY_FILTER } else { class }, id)
+        let (gate, vfid) = match self.filter_vfids {
+            Some(vfids) => {
+                let id = vfid(hash, vfids);
+                (if self.gate.holds_flow(id) { HELD_BY_FILTER } else { class }, id)
             }
             None => (class, 0),
         };
@@ -215,20 +195,26 @@ impl Nic {
         self.paced.any(self.paused)
     }
 
-    /// Stops (`paused`) or resumes the queues of `mask` (bit q for queue q). After a
-    /// resume the caller starts the link, which may have been idle.
-    pub fn set_paused(&mut self, mask: u64, paused: bool) {
-        if paused {
-            self.class_paused |= mask;
-        } else {
-            self.class_paused &= !mask;
+    /// Stops (`paused`) or resumes the classes of `mask` (bit c for class c), as ON/OFF
+    /// frames would. After a resume the caller starts the link, which may have been idle.
+    #[cfg(test)]
+    pub fn set_paused(&mut self, mask: u8, paused: bool) {
+        for class in (0..CLASSES).filter(|c| mask & 1 << c != 0) {
+            self.gate.set(class, paused, 0);
         }
         self.update_paused();
     }
 
-    /// `paused` from the class pauses and the port's.
+    /// `paused` from the gate: every queue while the port is paused, else the queues of
+    /// the paused classes.
     fn update_paused(&mut self) {
-        self.paused = if self.port_paused { u64::MAX } else { self.class_paused } | 1 << HELD_BY_FILTER;
+        let classes = self.gate.classes();
+        let held = if self.gate.port_paused() {
+            u64::MAX
+        } else {
+            (0..CLASSES).filter(|c| classes & 1 << c != 0).fold(0, |m, c| m | 1 << self.class(c as u8))
+        };
+        self.paused = held | 1 << HELD_BY_FILTER;
     }
 
     pub fn len(&self) -> usize {
@@ -244,71 +230,63 @@ impl Nic {
         self.queues.iter().flatten()
     }
 
-    /// A control frame from the switch arrived at `now` on a link of `rate`. A PFC PAUSE
-    /// stops the queue of its class (and the paced flows of that class) at the next
-    /// packet boundary; a RESUME lets it send again and asks for the link to be started.
-    /// A timed PAUSE (802.1Qbb quanta) also asks for a timer at its end, whose token is
-    /// one more than the class (token 0 is the NIC's wake-up); a later PAUSE re-arms it.
-    /// A port-level PAUSE (DSH) stops every queue until its RESUME, whatever the classes.
-    /// NICs obey PFC but never send it: hosts have no MMU (lossless-facts §1.1, "NIC
-    /// reaction").
+    /// A control frame from the switch arrived at `now` on a link of `rate`. A pause
+    /// frame goes to the gate (`PauseGate`): a class PAUSE stops the queue of its class
+    /// (and the paced flows of that class) at the next packet boundary, a port-level one
+    /// (DSH) every queue; a RESUME lets them send again and asks for the link to be
+    /// started. A timed PAUSE (802.1Qbb quanta) also asks for a timer at its end (token
+    /// `WAKE` + 1 + class); a later PAUSE re-arms it. NICs obey PFC but never send it:
+    /// hosts have no MMU (lossless-facts §1.1, "NIC reaction").
     ///
-    /// A BFC filter frame replaces the filter the paced flows are held by (when the NIC
+    /// A filter frame replaces the filter the paced flows are held by (when the NIC
     /// obeys filters), and asks for the link to be started: it may release a flow.
     pub fn on_frame(&mut self, frame: &Packet, now: Ps, rate: &LinkRate, effects: &mut Effects, exts: &ExtStore) {
         if is_filter_frame(frame) {
-            if let Some(obeyed) = &mut self.flow_filter {
-                let filter = exts.filter(frame.ext).expect("a filter frame carries its filter");
-                obeyed.filter = (!filter.is_empty()).then(|| filter.clone());
-                self.paced.regate(|p| if obeyed.holds(p.vfid) { HELD_BY_FILTER } else { p.class });
+            if self.filter_vfids.is_some() {
+                self.gate.set_filter(exts.filter(frame.ext).expect("a filter frame carries its filter"));
+                let gate = &self.gate;
+                self.paced.regate(|p| if gate.holds_flow(p.vfid) { HELD_BY_FILTER } else { p.class });
                 effects.push(Effect::Kick { port: 0 });
             }
             return;
         }
         let Some((class, pause)) = read_pause_frame(frame) else { return };
-        effects.push(Effect::PauseReceived { port: 0, class, paused: pause.pauses() });
-        if class == PORT_LEVEL {
-            // DSH's port-level frames are ON/OFF and independent of the class pauses.
-            let was_paused = self.port_paused;
-            self.port_paused = pause.pauses();
-            self.update_paused();
-            if was_paused && !self.port_paused {
-                effects.push(Effect::Kick { port: 0 });
-            }
-            return;
+        let held_before = self.held(class);
+        let obeyed = self.gate.obey(class, pause, now, rate);
+        self.update_paused();
+        effects.push(Effect::PauseReceived { port: 0, class: obeyed.class, paused: pause.pauses() });
+        if let Some(at) = obeyed.expires_at {
+            effects.push(Effect::Timer { at, token: WAKE + 1 + obeyed.class as u32 });
         }
-        let class = (class as usize).min(CLASSES - 1);
-        self.pause_ends[class] = match pause {
-            Pause::Quanta(quanta) => {
-                let at = now + quanta_time(quanta as u64, rate);
-                effects.push(Effect::Timer { at, token: class as u32 + 1 });
-                at
-            }
-            Pause::Resume | Pause::UntilResume => NO_END,
-        };
-        self.obey(class, pause.pauses(), effects);
+        // A port-level RESUME releases the queues if the port was paused; a class RESUME
+        // asks for the link if the class's queue was held (whatever else still holds it).
+        let released = if class == PORT_LEVEL { obeyed.changed } else { held_before };
+        if released && !pause.pauses() {
+            effects.push(Effect::Kick { port: 0 });
+        }
     }
 
     /// A timer of `on_frame` fired at `now`: the timed pause of its class runs out, unless
     /// a later frame re-armed or ended it (the timer is then stale).
     pub fn on_timer(&mut self, token: u32, now: Ps, effects: &mut Effects) {
-        let class = token as usize - 1;
-        if self.pause_ends[class] != now {
+        let class = (token - WAKE - 1) as usize;
+        let held_before = self.held(class as u8);
+        if self.gate.expire(class, now).is_none() {
             return;
         }
-        self.pause_ends[class] = NO_END;
+        self.update_paused();
         effects.push(Effect::PauseExpired { port: 0, class: class as u8 });
-        self.obey(class, false, effects);
+        if held_before {
+            effects.push(Effect::Kick { port: 0 });
+        }
     }
 
-    /// Pauses (`pause`) or resumes the queue of `class`; a resume that ends a pause asks
-    /// for the link to be started.
-    fn obey(&mut self, class: usize, pause: bool, effects: &mut Effects) {
-        let mask = 1 << self.class(class as u8);
-        let was_paused = self.paused & mask != 0;
-        self.set_paused(mask, pause);
-        if was_paused && !pause {
-            effects.push(Effect::Kick { port: 0 });
+    /// Whether the queue of `class` (a class or `PORT_LEVEL`, which holds every queue) may
+    /// not send.
+    fn held(&self, class: u8) -> bool {
+        match class {
+            PORT_LEVEL => self.gate.port_paused(),
+            class => self.paused & 1 << self.class(class.min(CLASSES as u8 - 1)) != 0,
         }
     }
 
@@ -333,6 +311,8 @@ impl Nic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::bloom::BloomFilter;
+    use crate::net::pause::{pause_frame, Pause};
     use crate::net::ExtStore;
     use crate::stats::Counters;
 
@@ -368,7 +348,6 @@ mod tests {
     /// and only a RESUME that ends a pause asks for the link to start.
     #[test]
     fn pfc_frames_pause_and_resume_one_class_each() {
-        use crate::switch::flow_control::pause_frame;
         let mut nic = Nic::from_config(0, &HostConfig::default(), true);
         nic.pace(10, 1, 0, Some(0));
         nic.pace(30, 3, 0, Some(0));
@@ -392,7 +371,6 @@ mod tests {
     /// timer is stale; its expiry resumes the class with a record that is not a frame.
     #[test]
     fn a_timed_pause_runs_out_unless_re_armed() {
-        use crate::switch::flow_control::pause_frame;
         for (rate, quantum) in [(100_000_000_000, 5_120), (25_000_000_000, 20_480)] {
             let mut nic = Nic::from_config(0, &HostConfig::default(), true);
             nic.pace(10, 2, 0, Some(0));
@@ -494,8 +472,11 @@ mod tests {
         order: NicOrder,
         last_served: Option<u32>,
         queues: usize,
-        class_paused: u64,
-        /// `class_paused` and `HELD_BY_FILTER`.
+        /// The paused classes, and whether the port is paused.
+        classes: u8,
+        port: bool,
+        /// The queues of the paused classes (every queue while the port is), and
+        /// `HELD_BY_FILTER`.
         paused: u64,
         /// The VFID count and the filter in force, when the NIC obeys filters.
         filter: Option<(u32, Option<BloomFilter>)>,
@@ -517,7 +498,8 @@ mod tests {
                 order,
                 last_served: None,
                 queues,
-                class_paused: 0,
+                classes: 0,
+                port: false,
                 paused: 1 << HELD_BY_FILTER,
                 filter: vfids.map(|v| (v, None)),
                 vfid_of: Default::default(),
@@ -590,13 +572,18 @@ mod tests {
             self.paced.iter().any(|p| self.may_send(p))
         }
 
-        fn set_paused(&mut self, mask: u64, paused: bool) {
-            if paused {
-                self.class_paused |= mask;
+        /// A PAUSE (`paused`) or RESUME of `class`, or of the port (`PORT_LEVEL`).
+        fn on_pause(&mut self, class: u8, paused: bool) {
+            if class == PORT_LEVEL {
+                self.port = paused;
+            } else if paused {
+                self.classes |= 1 << class;
             } else {
-                self.class_paused &= !mask;
+                self.classes &= !(1 << class);
             }
-            self.paused = self.class_paused | 1 << HELD_BY_FILTER;
+            let queue = |c: usize| 1u64 << c.min(self.queues - 1);
+            let held = (0..CLASSES).filter(|c| self.classes & 1 << c != 0).fold(0, |m, c| m | queue(c));
+            self.paused = if self.port { u64::MAX } else { held } | 1 << HELD_BY_FILTER;
         }
 
         fn on_filter(&mut self, filter: &BloomFilter) {
@@ -614,23 +601,13 @@ mod tests {
     enum Op {
         /// A pace of flow `flow`, ready `ready` after now (before it if negative), or with
         /// nothing to send.
-        Pace {
-            flow: u32,
-            priority: u8,
-            ready: Option<i64>,
-        },
+        Pace { flow: u32, priority: u8, ready: Option<i64> },
         /// Time moves on by `advance`, and the NIC pulls.
-        Next {
-            advance: u64,
-        },
-        Pause {
-            mask: u64,
-            paused: bool,
-        },
+        Next { advance: u64 },
+        /// A PAUSE or RESUME frame of `class` (`PORT_LEVEL`: of the port).
+        Pause { class: u8, paused: bool },
         /// A filter frame holding the VFIDs of the bits of `held`.
-        Filter {
-            held: u8,
-        },
+        Filter { held: u8 },
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -638,8 +615,7 @@ mod tests {
             5 => (0..1000u32, 0..8u8, proptest::option::weighted(0.85, -30i64..120))
                 .prop_map(|(flow, priority, ready)| Op::Pace { flow, priority, ready }),
             5 => prop_oneof![Just(0u64), 0..50u64].prop_map(|advance| Op::Next { advance }),
-            1 => (prop_oneof![4 => any::<u8>().prop_map(u64::from), 1 => Just(u64::MAX)], any::<bool>())
-                .prop_map(|(mask, paused)| Op::Pause { mask, paused }),
+            1 => (0..=PORT_LEVEL, any::<bool>()).prop_map(|(class, paused)| Op::Pause { class, paused }),
             1 => any::<u8>().prop_map(|held| Op::Filter { held }),
         ]
     }
@@ -661,8 +637,8 @@ mod tests {
             spread in prop_oneof![Just(3u32), Just(12), Just(300)],
             ops in proptest::collection::vec(op(), 1..400),
         ) {
-            use crate::net::{Ext, PacketKind};
-            use crate::switch::flow_control::bfc::{BloomShape, CountingBloom};
+            use crate::net::Ext;
+            use crate::net::bloom::{BloomShape, CountingBloom};
             let order = if rotate { NicOrder::Rotate } else { NicOrder::Creation };
             let vfids = 8;
             let mut nic = Nic::new(0, 1 << 20, 0, queues).with_order(order);
@@ -684,18 +660,16 @@ mod tests {
                         now += advance;
                         prop_assert_eq!(nic.next_paced(now), oracle.next_paced(now), "step {}: next at {}", step, now);
                     }
-                    Op::Pause { mask, paused } => {
-                        nic.set_paused(mask, paused);
-                        oracle.set_paused(mask, paused);
+                    Op::Pause { class, paused } => {
+                        let pause = if paused { Pause::UntilResume } else { Pause::Resume };
+                        nic.on_frame(&pause_frame(class, pause, 64), now, &rate, &mut Effects::new(), &exts);
+                        oracle.on_pause(class, paused);
                     }
                     Op::Filter { held } => {
                         let mut bloom = CountingBloom::new(BloomShape::new(8, 2).unwrap());
                         (0..vfids).filter(|v| held & 1 << v != 0).for_each(|v| bloom.insert(v));
-                        let frame = Packet {
-                            kind: PacketKind::Control,
-                            ext: Some(exts.insert(Ext::Filter(bloom.filter().clone()))),
-                            ..Packet::template(u32::MAX - 1, 0, 0, 0)
-                        };
+                        let frame =
+                            crate::net::pause::filter_frame(64, exts.insert(Ext::Filter(bloom.filter().clone())));
                         nic.on_frame(&frame, now, &rate, &mut Effects::new(), &exts);
                         oracle.on_filter(bloom.filter());
                         exts.release(frame.ext);

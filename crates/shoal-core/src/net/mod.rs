@@ -6,6 +6,7 @@ pub mod effect;
 pub mod ext;
 mod graph;
 mod packet;
+pub mod pause;
 mod routing;
 mod telemetry;
 mod topology;

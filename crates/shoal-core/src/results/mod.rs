@@ -9,21 +9,22 @@
 //! a hidden temporary directory next to the target, which is renamed into place only
 //! once complete; the same results always give the same bytes.
 
-mod json;
+pub(crate) mod json;
 pub mod parquet;
 mod pfc;
 mod run_dir;
+pub mod schema;
 pub mod summary;
 
-pub use pfc::{IngressTable, PfcEventTable, PfcPortTable, PfcTables};
+pub use pfc::{HeadroomTable, IngressTable, PfcEventTable, PfcPortRecord, PfcPortTable, PfcTables};
 use run_dir::write_atomically;
 pub use run_dir::{check_run_dir_target, FileError};
 pub use summary::Summary;
 
-use crate::engine::{FlowRecord, Simulation};
 use crate::observe::Sample;
-use crate::scenario::Scenario;
 use crate::sim::Ps;
+use crate::stats::OccupancyDistribution;
+use crate::workload::FlowSpec;
 pub use parquet::Column;
 use std::fs::File;
 use std::path::Path;
@@ -51,6 +52,50 @@ macro_rules! for_each_column {
             $op;
         })+
     };
+}
+
+/// One row of the per-flow results.
+#[derive(Clone, Debug)]
+pub struct FlowRecord {
+    pub id: u64,
+    pub src: u32,
+    pub dst: u32,
+    pub bytes: u64,
+    pub start: Ps,
+    pub finish: Option<Ps>,
+    pub ideal_fct: Option<Ps>,
+    pub retransmits: u32,
+    pub timeouts: u32,
+    pub priority: u8,
+    /// Its transport: `tcp`, `udp` or `rdma`.
+    pub kind: &'static str,
+    /// A datagram flow: it has no completion time.
+    pub datagram: bool,
+    pub delivered_bytes: u64,
+    /// The query (incast round) the flow answers, if any.
+    pub query: Option<u64>,
+}
+
+impl FlowRecord {
+    /// The record of `spec` before it started (no outcome), with its ideal FCT.
+    pub fn unstarted(spec: &FlowSpec, ideal_fct: Option<Ps>) -> FlowRecord {
+        FlowRecord {
+            id: spec.id,
+            src: spec.src,
+            dst: spec.dst,
+            bytes: spec.bytes,
+            start: spec.start,
+            finish: None,
+            ideal_fct,
+            retransmits: 0,
+            timeouts: 0,
+            priority: spec.priority,
+            kind: spec.kind.name(),
+            datagram: !spec.kind.completes(),
+            delivered_bytes: 0,
+            query: spec.query,
+        }
+    }
 }
 
 /// The flow table: one row per flow, in the core's flow order (start order). It keeps the
@@ -230,6 +275,43 @@ impl FlowTable {
     }
 }
 
+/// The flows a workload generates, without simulating them (`shoal trace`): the columns
+/// of a trace file, which `workload.pattern = "trace"` reads back.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceTable {
+    pub id: Vec<u64>,
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    pub bytes: Vec<u64>,
+    pub start_ns: Vec<f64>,
+    pub priority: Vec<u8>,
+}
+
+impl TraceTable {
+    pub fn from_flows(flows: &[FlowSpec]) -> TraceTable {
+        TraceTable {
+            id: flows.iter().map(|f| f.id).collect(),
+            src: flows.iter().map(|f| f.src).collect(),
+            dst: flows.iter().map(|f| f.dst).collect(),
+            bytes: flows.iter().map(|f| f.bytes).collect(),
+            start_ns: flows.iter().map(|f| ns(f.start)).collect(),
+            priority: flows.iter().map(|f| f.priority).collect(),
+        }
+    }
+
+    /// Every column by name, in the order of a trace file.
+    pub fn named_columns(&self) -> Vec<(&'static str, Column<'_>)> {
+        vec![
+            ("id", Column::U64(&self.id)),
+            ("src", Column::U32(&self.src)),
+            ("dst", Column::U32(&self.dst)),
+            ("bytes", Column::U64(&self.bytes)),
+            ("start_ns", Column::F64(&self.start_ns)),
+            ("priority", Column::U8(&self.priority)),
+        ]
+    }
+}
+
 /// Queue occupancy samples, one row per sample (`queues.parquet`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SampleTable {
@@ -298,9 +380,10 @@ pub struct OccupancyTable {
 }
 
 impl OccupancyTable {
-    pub fn of_simulation(sim: &mut Simulation) -> OccupancyTable {
+    /// The table of each (switch, pool, distribution), in that order.
+    pub fn from_distributions(pools: &[(u32, u32, &OccupancyDistribution)]) -> OccupancyTable {
         let mut table = OccupancyTable::default();
-        for (switch, pool, distribution) in sim.occupancy_distributions() {
+        for &(switch, pool, distribution) in pools {
             let total = distribution.total();
             let mut below: Ps = 0;
             for (low, high, time) in distribution.buckets() {
@@ -333,66 +416,70 @@ impl OccupancyTable {
     }
 }
 
-/// Everything a finished (or stopped) run's directory holds.
-pub struct RunFiles {
+/// A table's name and its columns, in order.
+pub type NamedTable<'a> = (&'static str, Vec<(&'static str, Column<'a>)>);
+
+/// A run's tables: the flows, and the others when the run made them.
+pub struct RunTables {
     pub flows: Arc<FlowTable>,
     pub samples: SampleTable,
     /// Each switch pool's occupancy distribution, when the run kept them.
     pub occupancy: OccupancyTable,
-    /// PFC's frames, their totals per (node, port, class) and the ingress samples, when
-    /// a class is lossless.
-    pub pfc: Option<PfcTables>,
+    /// The pause frames, their totals per (node, port, class), the ingress samples and
+    /// the headroom episodes: made when a class is lossless (`lossless`).
+    pub pfc: PfcTables,
+    pub lossless: bool,
+}
+
+impl RunTables {
+    /// Every table by name (the file is `<name>.parquet`), with its columns and whether
+    /// the run made it: the one list of a run's tables (`schema::run_tables`).
+    pub fn all(&self) -> Vec<(NamedTable<'_>, bool)> {
+        let (p, lossless) = (&self.pfc, self.lossless);
+        vec![
+            (("flows", self.flows.named_columns()), true),
+            (("queues", self.samples.named_columns()), !self.samples.is_empty()),
+            (("pfc", p.events.named_columns()), lossless),
+            (("pfc_ports", p.ports.named_columns()), lossless),
+            (("ingress", p.ingress.named_columns()), lossless && !p.ingress.is_empty()),
+            (("headroom", p.headroom.named_columns()), lossless && !p.headroom.is_empty()),
+            (("occupancy", self.occupancy.named_columns()), !self.occupancy.is_empty()),
+        ]
+    }
+
+    /// The tables the run made, by name, with their columns.
+    pub fn present(&self) -> Vec<NamedTable<'_>> {
+        self.all().into_iter().filter(|(_, made)| *made).map(|(table, _)| table).collect()
+    }
+
+    /// Empty tables (for the schema).
+    pub(crate) fn with_every_table() -> RunTables {
+        RunTables {
+            flows: Arc::default(),
+            samples: SampleTable::default(),
+            occupancy: OccupancyTable::default(),
+            pfc: PfcTables::default(),
+            lossless: true,
+        }
+    }
+}
+
+/// Everything a finished (or stopped) run's directory holds.
+pub struct RunFiles {
+    pub tables: RunTables,
     /// `summary.json` and `scenario.json` (see [`json`] for their spelling).
     pub summary_json: String,
     pub scenario_json: String,
 }
 
 impl RunFiles {
-    /// The results of `sim`, built from `scenario`. `warnings` are the scenario's; the
-    /// summary adds the run's own (invariant violations, unfinished flows).
-    /// `wall_time_s`: the wall-clock time the simulation took, if measured.
-    pub fn collect(
-        sim: &mut Simulation,
-        scenario: &Scenario,
-        warnings: Vec<String>,
-        wall_time_s: Option<f64>,
-    ) -> RunFiles {
-        let flows = sim.flow_table();
-        let summary = Summary::of_simulation(sim, scenario, &flows, warnings, wall_time_s);
-        RunFiles {
-            samples: SampleTable::from_samples(sim.samples()),
-            pfc: PfcTables::of_simulation(sim),
-            occupancy: OccupancyTable::of_simulation(sim),
-            summary_json: summary.to_json(),
-            scenario_json: json::to_python_json(scenario),
-            flows,
-        }
-    }
-
     /// Writes the run directory `target` atomically: it appears only complete, and an
     /// existing directory there is replaced only once the new one is complete.
     pub fn write(&self, target: &Path) -> Result<(), FileError> {
         write_atomically(target, |dir| {
-            let parquet = |name: &str, write: &dyn Fn(File) -> std::io::Result<()>| {
-                let path = dir.join(name);
-                File::create(&path).and_then(write).map_err(FileError::at(&path))
-            };
-            parquet("flows.parquet", &|f| self.flows.write_parquet(f))?;
-            if !self.samples.is_empty() {
-                parquet("queues.parquet", &|f| self.samples.write_parquet(f))?;
-            }
-            if !self.occupancy.is_empty() {
-                parquet("occupancy.parquet", &|f| parquet::write_table(f, &self.occupancy.named_columns()))?;
-            }
-            if let Some(pfc) = &self.pfc {
-                parquet("pfc.parquet", &|f| parquet::write_table(f, &pfc.events.named_columns()))?;
-                parquet("pfc_ports.parquet", &|f| parquet::write_table(f, &pfc.ports.named_columns()))?;
-                if !pfc.ingress.is_empty() {
-                    parquet("ingress.parquet", &|f| parquet::write_table(f, &pfc.ingress.named_columns()))?;
-                }
-                if !pfc.headroom.is_empty() {
-                    parquet("headroom.parquet", &|f| parquet::write_table(f, &pfc.headroom.named_columns()))?;
-                }
+            for (name, columns) in self.tables.present() {
+                let path = dir.join(format!("{name}.parquet"));
+                File::create(&path).and_then(|f| parquet::write_table(f, &columns)).map_err(FileError::at(&path))?;
             }
             for (name, text) in [("scenario.json", &self.scenario_json), ("summary.json", &self.summary_json)] {
                 let path = dir.join(name);

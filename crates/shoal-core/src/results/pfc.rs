@@ -4,9 +4,12 @@
 //! DataFrames.
 
 use super::{ns, Column};
-use crate::engine::{PfcPortRecord, Simulation};
 use crate::net::NodeId;
-use crate::stats::PauseKey;
+use crate::observe::IngressSample;
+use crate::sim::Ps;
+use crate::stats::{PauseEvent, PauseKey};
+use crate::switch::flow_control::HeadroomEpisode;
+use std::collections::BTreeMap;
 
 /// The `node_kind` and `node` columns of a node.
 fn node_columns(node: NodeId) -> (&'static str, u32) {
@@ -54,9 +57,10 @@ pub struct PfcEventTable {
 }
 
 impl PfcEventTable {
-    pub fn of_simulation(sim: &Simulation) -> PfcEventTable {
+    /// The table of `events`, every frame received in time order.
+    pub fn from_events(events: &[PauseEvent]) -> PfcEventTable {
         let mut table = PfcEventTable::default();
-        for event in sim.pause_events() {
+        for event in events {
             table.time_ns.push(ns(event.time));
             table.key.push(&event.key);
             table.pause.push(event.paused);
@@ -76,6 +80,24 @@ impl PfcEventTable {
     }
 }
 
+/// The PFC frames of one (node, port, class): sent by its flow control (switches only:
+/// hosts have no MMU) and received from its neighbour, and the time the neighbour's
+/// pauses held its egress queues of that class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PfcPortRecord {
+    pub pauses_sent: u64,
+    pub resumes_sent: u64,
+    pub pauses_received: u64,
+    pub resumes_received: u64,
+    /// Timed pauses (`pause_quanta`) that ran out before a RESUME or refresh came.
+    pub pauses_expired: u64,
+    /// Up to the end of the run, counting a pause still in force.
+    pub paused: Ps,
+    /// The longest single pause (from a PAUSE to its RESUME or expiry, or to the end of
+    /// the run).
+    pub longest_pause: Ps,
+}
+
 /// One row per (node, port, class) that sent or received a PFC frame
 /// (`pfc_ports.parquet`): frames sent upstream by its flow control, frames received from
 /// downstream, and the time those held its egress queues.
@@ -90,9 +112,10 @@ pub struct PfcPortTable {
 }
 
 impl PfcPortTable {
-    pub fn of_simulation(sim: &Simulation) -> PfcPortTable {
+    /// The table of `rows`, in (node, port, class) order.
+    pub fn from_rows(rows: &BTreeMap<PauseKey, PfcPortRecord>) -> PfcPortTable {
         let mut table = PfcPortTable::default();
-        for (key, row) in sim.pfc_ports() {
+        for (key, &row) in rows {
             // Expiries and the longest pause are not columns, so that the file is what it
             // was (the summary has the longest pause).
             let PfcPortRecord {
@@ -104,7 +127,7 @@ impl PfcPortTable {
                 paused,
                 longest_pause: _,
             } = row;
-            table.key.push(&key);
+            table.key.push(key);
             table.pauses_sent.push(pauses_sent);
             table.resumes_sent.push(resumes_sent);
             table.pauses_received.push(pauses_received);
@@ -144,8 +167,8 @@ pub struct IngressTable {
 }
 
 impl IngressTable {
-    pub fn of_simulation(sim: &Simulation) -> IngressTable {
-        let samples = sim.ingress_samples();
+    /// The table of `samples`.
+    pub fn from_samples(samples: &[IngressSample]) -> IngressTable {
         IngressTable {
             time_ns: samples.iter().map(|s| ns(s.time)).collect(),
             switch: samples.iter().map(|s| s.switch).collect(),
@@ -186,9 +209,10 @@ pub struct HeadroomTable {
 }
 
 impl HeadroomTable {
-    pub fn of_simulation(sim: &Simulation) -> HeadroomTable {
+    /// The table of each switch's ended episodes, by switch index.
+    pub fn from_episodes<'a>(by_switch: impl Iterator<Item = (u32, &'a [HeadroomEpisode])>) -> HeadroomTable {
         let mut table = HeadroomTable::default();
-        for (switch, episodes) in sim.headroom_episodes() {
+        for (switch, episodes) in by_switch {
             for e in episodes {
                 table.end_ns.push(ns(e.ended));
                 table.switch.push(switch);
@@ -218,21 +242,10 @@ impl HeadroomTable {
 }
 
 /// PFC's tables of a run with a lossless class.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PfcTables {
     pub events: PfcEventTable,
     pub ports: PfcPortTable,
     pub ingress: IngressTable,
     pub headroom: HeadroomTable,
-}
-
-impl PfcTables {
-    /// The tables of `sim`, or `None` when no class is lossless.
-    pub fn of_simulation(sim: &Simulation) -> Option<PfcTables> {
-        sim.has_lossless_classes().then(|| PfcTables {
-            events: PfcEventTable::of_simulation(sim),
-            ports: PfcPortTable::of_simulation(sim),
-            ingress: IngressTable::of_simulation(sim),
-            headroom: HeadroomTable::of_simulation(sim),
-        })
-    }
 }

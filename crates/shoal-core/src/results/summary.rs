@@ -22,9 +22,7 @@
 //! * **ECN mark rate** = ECN-marked packets / data packets sent.
 
 use super::FlowTable;
-use crate::engine::{PfcPortRecord, Simulation};
-use crate::net::NodeId;
-use crate::observe::{Deadlock, PortClass};
+use crate::observe::PortClass;
 use crate::scenario::Scenario;
 use crate::workload::ENDLESS;
 use serde::ser::SerializeMap;
@@ -96,7 +94,7 @@ pub struct PfcSummary {
 
 /// How a run ended, for the warning about its unfinished flows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum RunEnd {
+pub(crate) enum RunEnd {
     /// At its stop time (or a deadlock it was asked to stop at) with events left.
     Stopped,
     /// With nothing left to happen: unfinished flows stalled for good.
@@ -116,57 +114,7 @@ pub struct DeadlockSummary {
     pub frozen: bool,
     /// The warning that names the cycle's nodes as the topology numbers them.
     #[serde(skip)]
-    warning: String,
-}
-
-impl DeadlockSummary {
-    fn of(d: &Deadlock, sim: &Simulation) -> DeadlockSummary {
-        let hops: Vec<String> = d
-            .cycle
-            .iter()
-            .map(|n| {
-                let peer = sim.describe(sim.port_peer(n.switch, n.port));
-                format!("{} port {} (to {peer}) class {}", sim.describe(NodeId::Switch(n.switch)), n.port, n.class)
-            })
-            .collect();
-        let (onset_ns, detected_ns) = (d.onset as f64 / 1e3, d.detected as f64 / 1e3);
-        let found = if d.frozen {
-            format!(
-                "found at {detected_ns} ns, where the network froze: nothing could move by itself, every queued \
-                 packet held by a pause"
-            )
-        } else {
-            format!("found at {detected_ns} ns")
-        };
-        let warning = format!(
-            "deadlock from {onset_ns} ns ({found}): {} egress queues, each paused while holding packets that wait for \
-             the next: {}",
-            hops.len(),
-            hops.join(" -> ")
-        );
-        DeadlockSummary { onset_ns, detected_ns, cycle: d.cycle.clone(), frozen: d.frozen, warning }
-    }
-}
-
-impl PfcSummary {
-    fn of_simulation(sim: &Simulation) -> PfcSummary {
-        let rows = sim.pfc_ports();
-        let sum = |f: fn(&PfcPortRecord) -> u64| rows.values().map(f).sum();
-        let paused = rows.values().filter(|r| r.pauses_received > 0).map(|r| r.paused);
-        PfcSummary {
-            pause_frames_sent: sum(|r| r.pauses_sent),
-            resume_frames_sent: sum(|r| r.resumes_sent),
-            pause_frames_received: sum(|r| r.pauses_received),
-            resume_frames_received: sum(|r| r.resumes_received),
-            paused_queues: paused.clone().count(),
-            paused_ns: paused.clone().sum::<u64>() as f64 / 1e3,
-            max_paused_ns: paused.max().unwrap_or(0) as f64 / 1e3,
-            longest_pause_ns: rows.values().map(|r| r.longest_pause).max().unwrap_or(0) as f64 / 1e3,
-            lossless_drops: sim.counters().lossless_drops,
-            frames_queued_behind: sim.counters().frames_queued_behind,
-            deadlocks: sim.deadlocks().iter().map(|d| DeadlockSummary::of(d, sim)).collect(),
-        }
-    }
+    pub(crate) warning: String,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -263,59 +211,6 @@ pub fn bucket_labels(n: usize) -> Vec<String> {
 }
 
 impl<'a> Summary<'a> {
-    /// The summary of `sim`'s run: `table` is its flow table, `warnings` the scenario's
-    /// (the run's invariant violations and unfinished flows are added).
-    pub fn of_simulation(
-        sim: &mut Simulation,
-        scenario: &'a Scenario,
-        table: &FlowTable,
-        mut warnings: Vec<String>,
-        wall_time_s: Option<f64>,
-    ) -> Summary<'a> {
-        warnings.extend(sim.check_invariants().into_iter().map(|v| format!("invariant violated: {v}")));
-        if sim.reached_time_limit() {
-            warnings.push(format!(
-                "the run stopped at Shoal's simulated-time limit ({} s) with traffic that was not making \
-                 progress; check rates, buffer sizes and the workload for a unit mistake",
-                crate::sim::TIME_LIMIT / crate::sim::PS_PER_S
-            ));
-        }
-        if let Some(why) = scenario.rdma_not_lossless() {
-            let rdma = || (0..table.len()).filter(|&i| table.kind[i] == "rdma");
-            let hurt = rdma().filter(|&i| table.retransmits[i] > 0 || !table.finished(i)).count();
-            let (drops, sent) = (sim.counters().total_dropped(), sim.counters().created);
-            if drops > 0 && hurt > 0 {
-                warnings.push(format!(
-                    "RDMA flows ran lossy ({why}): {drops} of {sent} packets ({:.3}%) were dropped, and {hurt} of {} \
-                     RDMA connections resent after a loss (go-back-N resends everything after it) or stalled; \
-                     RoCE needs [switch.flow_control] kind = \"pfc\" (or \"dsh\") covering the RDMA classes",
-                    100.0 * drops as f64 / sent.max(1) as f64,
-                    rdma().count()
-                ));
-            }
-        }
-        let pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
-        warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(|d| d.warning.clone())));
-        if let Some(p) = pfc.as_ref().filter(|p| p.lossless_drops > 0 && p.frames_queued_behind > 0) {
-            warnings.push(format!(
-                "{} lossless packets were dropped while {} PFC frames waited behind other frames on their links: \
-                 classes toggled PAUSE and RESUME faster than frames leave (as in ns3-datacenter, every frame is \
-                 sent), so a PAUSE came later than the headroom (switch.flow_control.headroom) allows for; a \
-                 larger headroom, a larger pool or congestion control keeps them",
-                p.lossless_drops, p.frames_queued_behind
-            ));
-        }
-        let ended = match (sim.came_to_rest(), sim.deadlocks().is_empty()) {
-            (false, _) => RunEnd::Stopped,
-            (true, true) => RunEnd::AtRest,
-            (true, false) => RunEnd::Deadlocked,
-        };
-        let mut summary =
-            Summary::new(table, sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s, ended);
-        summary.pfc = pfc;
-        summary
-    }
-
     /// `summary.json`'s text.
     pub fn to_json(&self) -> String {
         super::json::to_python_json(self)
@@ -323,7 +218,7 @@ impl<'a> Summary<'a> {
 
     /// The summary of a run from its flow columns and its counters (`counters_json`).
     /// The unfinished-flows warning is appended to `warnings`, saying how the run ended.
-    fn new(
+    pub(crate) fn new(
         flows: &FlowTable,
         counters: Value,
         scenario: &'a Scenario,

@@ -7,6 +7,7 @@ pub use occupancy::{OccupancyDistribution, TimeIntegral, TimeWeighted};
 pub use pauses::{PauseEvent, PauseKey, PauseLog, PauseTally};
 
 use crate::net::Packet;
+use std::collections::BTreeMap;
 
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -102,6 +103,18 @@ impl MarkRule {
             MarkRule::SharedBuffer => "shared_buffer",
             MarkRule::HostNic => "host_nic",
         }
+    }
+}
+
+/// The counters schemes keep of their own, by section of the run's counters (the
+/// scheme's name) and key, summed over the nodes that run the scheme.
+#[derive(Debug, Default)]
+pub struct SchemeCounters(pub BTreeMap<&'static str, BTreeMap<&'static str, u64>>);
+
+impl SchemeCounters {
+    /// Adds `value` to `key` of `section` (both created at 0 when new).
+    pub fn add(&mut self, section: &'static str, key: &'static str, value: u64) {
+        *self.0.entry(section).or_default().entry(key).or_default() += value;
     }
 }
 

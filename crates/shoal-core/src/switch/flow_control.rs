@@ -26,9 +26,12 @@ use super::queue::PortQueue;
 use super::Ports;
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
-use crate::net::{Effect, Effects, ExtStore, Packet};
+use crate::net::bloom::BloomFilter;
+use crate::net::pause::{Obeyed, PauseGate};
+use crate::net::{Effects, ExtStore, Packet};
 use crate::registry::{keyless_scheme, registry, Scheme};
-use crate::sim::Ps;
+use crate::sim::{LinkRate, Ps};
+use crate::stats::SchemeCounters;
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
@@ -42,26 +45,22 @@ pub struct DeadlockWatch {
     pub stop: bool,
 }
 
-/// The class number that names a whole port in pause frames and records (DSH's
-/// port-level PAUSE and RESUME): one past the eight PFC classes.
-pub const PORT_LEVEL: u8 = CLASSES as u8;
+pub use crate::net::pause::PORT_LEVEL;
 
 /// Which egress queues of each port are held by a neighbour's pause, by class, or whole
 /// (a port-level pause holds every queue), or by their head packet (a per-flow pause:
-/// the neighbour paused the flow of the packet at the queue's head, BFC).
+/// the neighbour paused the flow of the packet at the queue's head, BFC). What the
+/// neighbour's frames said is each port's `PauseGate`.
 ///
-/// Invariant: `queues[p]` is every queue while `port_paused[p]`, else the union of
-/// `class_queues[c]` over the classes c set in `classes[p]`; `held_ports` counts the
-/// ports with a class or the whole port paused; `held[p]` is `queues[p] | heads[p]`, and
-/// `gated_ports` counts the ports where it is not 0; `since[p * CLASSES + c]` is when
-/// class c of port p was paused, while it is, and `port_since[p]` when port p was, while
-/// it is.
+/// Invariant: `queues[p]` is every queue while `gates[p]` holds the port, else the union
+/// of `class_queues[c]` over the classes c it holds; `held_ports` counts the ports whose
+/// gate holds a class or the port; `held[p]` is `queues[p] | heads[p]`, and
+/// `gated_ports` counts the ports where it is not 0.
 #[derive(Debug, Clone)]
 pub struct PortPauses {
-    /// Bit c of `classes[p]`: the neighbour on port p paused class c.
-    classes: Vec<u8>,
-    /// The neighbour on port p paused the whole port.
-    port_paused: Vec<bool>,
+    gates: Vec<PauseGate>,
+    /// By port: the link frames arrive on, which times their quanta.
+    rates: Vec<LinkRate>,
     /// Bit q of `queues[p]`: queue q of port p may not send.
     queues: Vec<u64>,
     /// Bit q of `heads[p]`: the flow of the head packet of queue q of port p is paused.
@@ -73,23 +72,21 @@ pub struct PortPauses {
     class_queues: [u64; CLASSES],
     held_ports: usize,
     gated_ports: usize,
-    since: Vec<Ps>,
-    port_since: Vec<Ps>,
 }
 
 impl PortPauses {
-    pub fn new(ports: usize, class_queues: [u64; CLASSES]) -> Self {
+    /// The pauses of ports whose frames arrive on links of `rates_bps`.
+    pub fn new(rates_bps: &[u64], class_queues: [u64; CLASSES]) -> Self {
+        let ports = rates_bps.len();
         PortPauses {
-            classes: vec![0; ports],
-            port_paused: vec![false; ports],
+            gates: vec![PauseGate::default(); ports],
+            rates: rates_bps.iter().map(|&r| LinkRate::new(r)).collect(),
             queues: vec![0; ports],
             heads: vec![0; ports],
             held: vec![0; ports],
             class_queues,
             held_ports: 0,
             gated_ports: 0,
-            since: vec![0; ports * CLASSES],
-            port_since: vec![0; ports],
         }
     }
 
@@ -101,17 +98,17 @@ impl PortPauses {
     /// Since when `class` of `port` has been paused, by a pause of the class or of the
     /// whole port (the earlier of the two in force); `None` while it is not.
     pub fn paused_since(&self, port: usize, class: usize) -> Option<Ps> {
-        let by_class = (self.classes[port] & (1 << class) != 0).then(|| self.since[port * CLASSES + class]);
-        let by_port = self.port_paused[port].then(|| self.port_since[port]);
-        match (by_class, by_port) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.gates[port].paused_since(class)
     }
 
     /// The queues of `port` that hold packets of `class` (by the classifier).
     pub fn class_queues(&self, class: usize) -> u64 {
         self.class_queues[class]
+    }
+
+    /// What the neighbour on `port` said.
+    pub fn gate(&self, port: usize) -> &PauseGate {
+        &self.gates[port]
     }
 
     /// The queues of `port` that may not send. Reads nothing beyond `self` while no port
@@ -156,51 +153,49 @@ impl PortPauses {
 
     /// Whether the neighbour on `port` paused `class`, or the whole port.
     pub fn is_paused(&self, port: usize, class: usize) -> bool {
-        self.classes[port] & (1 << class) != 0 || self.port_paused[port]
+        self.gates[port].is_paused(class)
     }
 
-    /// Pauses or resumes `class` on `port` at `now`; returns whether that changed
-    /// anything (a repeated PAUSE or RESUME is idempotent, lossless-facts §1.4). A
-    /// class's pause and its port's are independent: resuming one leaves the other.
+    /// Obeys a class or port-level frame (`read_pause_frame`) from the neighbour on
+    /// `port` at `now` (`PauseGate::obey`).
+    pub fn obey(&mut self, port: usize, class: u8, pause: Pause, now: Ps) -> Obeyed {
+        let held_before = self.gates[port].holds_any();
+        let obeyed = self.gates[port].obey(class, pause, now, &self.rates[port]);
+        self.update(port, held_before);
+        obeyed
+    }
+
+    /// The timed pause of `class` on `port` runs out at `now` (`PauseGate::expire`).
+    pub fn expire(&mut self, port: usize, class: usize, now: Ps) -> Option<bool> {
+        let held_before = self.gates[port].holds_any();
+        let expired = self.gates[port].expire(class, now);
+        self.update(port, held_before);
+        expired
+    }
+
+    /// Keeps the filter frame's `filter` as the flows the neighbour on `port` paused.
+    pub fn set_filter(&mut self, port: usize, filter: &BloomFilter) {
+        self.gates[port].set_filter(filter);
+    }
+
+    /// Pauses or resumes `class` on `port` at `now`, as a frame would; returns whether
+    /// that changed anything.
+    #[cfg(test)]
     pub fn set(&mut self, port: usize, class: usize, paused: bool, now: Ps) -> bool {
-        let before = self.classes[port];
-        let after = if paused { before | 1 << class } else { before & !(1 << class) };
-        if after == before {
-            return false;
-        }
-        self.since[port * CLASSES + class] = now;
-        let held_before = self.is_held(port);
-        self.classes[port] = after;
-        self.update(port, held_before);
-        true
-    }
-
-    /// Pauses or resumes the whole of `port` at `now` (a port-level frame); returns
-    /// whether that changed anything.
-    pub fn set_port(&mut self, port: usize, paused: bool, now: Ps) -> bool {
-        if self.port_paused[port] == paused {
-            return false;
-        }
-        self.port_since[port] = now;
-        let held_before = self.is_held(port);
-        self.port_paused[port] = paused;
-        self.update(port, held_before);
-        true
-    }
-
-    fn is_held(&self, port: usize) -> bool {
-        self.classes[port] != 0 || self.port_paused[port]
+        let pause = if paused { Pause::UntilResume } else { Pause::Resume };
+        self.obey(port, class as u8, pause, now).changed
     }
 
     fn update(&mut self, port: usize, held_before: bool) {
         let gated_before = self.is_gated(port);
-        let classes = self.classes[port];
-        self.queues[port] = if self.port_paused[port] {
+        let gate = &self.gates[port];
+        let classes = gate.classes();
+        self.queues[port] = if gate.port_paused() {
             u64::MAX
         } else {
             (0..CLASSES).filter(|c| classes & (1 << c) != 0).fold(0, |m, c| m | self.class_queues[c])
         };
-        match (held_before, self.is_held(port)) {
+        match (held_before, self.gates[port].holds_any()) {
             (false, true) => self.held_ports += 1,
             (true, false) => self.held_ports -= 1,
             _ => {}
@@ -237,47 +232,6 @@ pub struct PortView<'a> {
 pub struct StepCx<'a> {
     pub now: Ps,
     pub effects: &'a mut Effects,
-}
-
-impl FlowCx<'_> {
-    /// Stops the queues of `class` on `port` at the next packet boundary: the packet
-    /// being serialized completes (lossless-facts §1.1, "When the upstream stops").
-    pub fn pause(&mut self, port: usize, class: usize) {
-        self.pauses.set(port, class, true, self.now);
-        self.effects.push(Effect::PauseReceived { port: port as u16, class: class as u8, paused: true });
-    }
-
-    /// Lets the queues of `class` on `port` send again, and starts the port's link.
-    pub fn resume(&mut self, port: usize, class: usize) {
-        self.effects.push(Effect::PauseReceived { port: port as u16, class: class as u8, paused: false });
-        if self.pauses.set(port, class, false, self.now) {
-            self.effects.push(Effect::Kick { port: port as u16 });
-        }
-    }
-
-    /// Stops every queue of `port` (a port-level PAUSE) at the next packet boundary.
-    pub fn pause_port(&mut self, port: usize) {
-        self.pauses.set_port(port, true, self.now);
-        self.effects.push(Effect::PauseReceived { port: port as u16, class: PORT_LEVEL, paused: true });
-    }
-
-    /// Ends the port-level pause of `port`: its queues that no class pause holds send
-    /// again.
-    pub fn resume_port(&mut self, port: usize) {
-        self.effects.push(Effect::PauseReceived { port: port as u16, class: PORT_LEVEL, paused: false });
-        if self.pauses.set_port(port, false, self.now) {
-            self.effects.push(Effect::Kick { port: port as u16 });
-        }
-    }
-
-    /// The timed pause of `class` on `port` ran out: the queues send again as after a
-    /// RESUME, but no frame arrived, so none is recorded.
-    pub fn expire(&mut self, port: usize, class: usize) {
-        self.effects.push(Effect::PauseExpired { port: port as u16, class: class as u8 });
-        if self.pauses.set(port, class, false, self.now) {
-            self.effects.push(Effect::Kick { port: port as u16 });
-        }
-    }
 }
 
 /// The shared part of a buffer pool, as a flow control judges it.
@@ -433,8 +387,17 @@ pub struct HeadroomEpisode {
 }
 
 pub trait FlowControl: Send {
-    /// A control frame from the neighbour on `port` arrived.
-    fn on_frame(&mut self, _port: usize, _frame: &Packet, _cx: &mut FlowCx) {}
+    /// Whether the switch's ports obey class and port-level pause frames from their
+    /// neighbours (a switch without lossless flow control ignores them). Asked once,
+    /// when the switch is built.
+    fn obeys_pause_frames(&self) -> bool {
+        false
+    }
+    /// Whether the switch's ports keep the filter frames of their neighbours, which
+    /// `holds_head` reads. Asked once, when the switch is built.
+    fn obeys_filter_frames(&self) -> bool {
+        false
+    }
     /// A timer this scheme asked for (`Effect::Timer`) fired.
     fn on_timer(&mut self, _token: u32, _cx: &mut FlowCx) {}
     /// Whether the scheme reads the switch's ingress accounts (`Switch::ingress`). They
@@ -480,6 +443,8 @@ pub trait FlowControl: Send {
     fn on_enqueue(&mut self, _charge: Charge, _cx: &mut IngressCx) {}
     /// A lossless packet left the buffer (sent: lossless packets are never pushed out).
     fn on_dequeue(&mut self, _charge: Charge, _cx: &mut IngressCx) {}
+    /// Adds the scheme's own counters to the run's (`SchemeCounters`).
+    fn add_counters(&self, _out: &mut SchemeCounters) {}
     /// Violations of the scheme's own accounting against the switch's ingress accounts.
     fn check_accounting(&self, _id: usize, _ingress: Option<&IngressAccounts>, _errors: &mut Vec<String>) {}
     /// Whether the scheme chooses each packet's egress queue (`assign_queue`) and follows
@@ -497,9 +462,9 @@ pub trait FlowControl: Send {
     fn on_buffered(&mut self, _pkt: &Packet, _q: usize, _view: &PortView, _cx: &mut StepCx) {}
     /// `pkt` left queue `q` of `view`'s port to be sent (`view` shows the port after it).
     fn on_sent(&mut self, _pkt: &Packet, _q: usize, _view: &PortView, _cx: &mut StepCx) {}
-    /// Whether `head`, at the head of queue `q` of egress `port`, must wait: the
-    /// neighbour on `port` paused its flow.
-    fn holds_head(&self, _port: usize, _q: usize, _head: &Packet) -> bool {
+    /// Whether `head`, at the head of queue `q` of an egress port, must wait: the
+    /// neighbour there paused its flow, by what the port's `gate` kept of its frames.
+    fn holds_head(&self, _q: usize, _head: &Packet, _gate: &PauseGate) -> bool {
         false
     }
 }
@@ -523,6 +488,12 @@ pub trait FlowControlFacts: Scheme {
     fn deadlock_watch(_: &Self::Config) -> Option<DeadlockWatch> {
         None
     }
+
+    /// For a scheme that pauses single flows: the virtual flow ids hosts' NICs hash their
+    /// flows into to obey its filter frames.
+    fn nic_filters(_: &Self::Config) -> Option<u32> {
+        None
+    }
 }
 
 registry! {
@@ -540,9 +511,13 @@ registry! {
         fn paused_classes -> Option<&[u8]>;
         /// How the run watches for deadlocks: only under a flow control that pauses.
         fn deadlock_watch -> Option<DeadlockWatch>;
+        /// The virtual flow ids of the hosts' per-flow filters, under a scheme that
+        /// pauses single flows (BFC).
+        fn nic_filters -> Option<u32>;
     }
     forward {
-        mut fn on_frame(port: usize, frame: &Packet, cx: &mut FlowCx);
+        ref fn obeys_pause_frames() -> bool;
+        ref fn obeys_filter_frames() -> bool;
         mut fn on_timer(token: u32, cx: &mut FlowCx);
         ref fn reads_ingress_accounts() -> bool;
         ref fn lossless_classes() -> u8;
@@ -554,12 +529,13 @@ registry! {
         mut fn admit(arrival: &LosslessArrival) -> Verdict;
         mut fn on_enqueue(charge: Charge, cx: &mut IngressCx);
         mut fn on_dequeue(charge: Charge, cx: &mut IngressCx);
+        ref fn add_counters(out: &mut SchemeCounters);
         ref fn check_accounting(id: usize, ingress: Option<&IngressAccounts>, errors: &mut Vec<String>);
         ref fn steers_flows() -> bool;
         mut fn assign_queue(pkt: &Packet, ingress: usize, view: &PortView) -> usize;
         mut fn on_buffered(pkt: &Packet, q: usize, view: &PortView, cx: &mut StepCx);
         mut fn on_sent(pkt: &Packet, q: usize, view: &PortView, cx: &mut StepCx);
-        ref fn holds_head(port: usize, q: usize, head: &Packet) -> bool;
+        ref fn holds_head(q: usize, head: &Packet, gate: &PauseGate) -> bool;
     }
 }
 

@@ -179,7 +179,7 @@ pub fn release(queue: &mut PortQueue, port_bytes: u64, reserve: Reserve, pool: &
 
 /// Traffic classes (PFC priorities) that ingress accounting tells apart; a packet's class
 /// is its priority, with higher priorities folded into the last class.
-pub const CLASSES: usize = 8;
+pub use crate::net::pause::CLASSES;
 
 /// What a buffered packet is charged at ingress: its bytes, to its (ingress port,
 /// class). It is read off the packet, whose ingress port, priority and size do not change

@@ -13,6 +13,7 @@ pub mod mmu;
 pub mod queue;
 pub mod scheduler;
 
+use crate::net::pause::{is_filter_frame, read_pause_frame};
 use crate::net::{Effect, Effects, Ext, ExtStore, IntFormat, IntHop, Packet, PacketKind};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason};
@@ -28,6 +29,10 @@ use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
 use mmu::{charge, class_of, release, Charge, IngressAccounts, Pool, Reserve, CLASSES};
 pub use queue::PortQueue;
 use scheduler::{AnyScheduler, Scheduler, SchedulerEnv};
+
+/// The flag of a switch timer's token that marks the end of a timed pause (its slot, port
+/// x `CLASSES` + class, in the bits below); the flow control's tokens never set it.
+const GATE_EXPIRY: u32 = 1 << 31;
 
 /// What a switch touches when it drops a packet: the counters, and the side table that
 /// holds the packet's payload.
@@ -75,6 +80,9 @@ pub struct Switch {
     lossless: u8,
     /// Which egress queues the neighbours' pauses hold.
     pauses: PortPauses,
+    /// The ports obey pause frames and keep filter frames (`FlowControl::obeys_*`).
+    obeys_pauses: bool,
+    obeys_filters: bool,
     /// The flow control chooses the packets' queues and follows them
     /// (`FlowControl::steers_flows`), cached so that other switches pay one branch.
     steers: bool,
@@ -192,6 +200,7 @@ impl Switch {
         // class are in it).
         let mut class_queues = [0u64; CLASSES];
         let steers = flow_control.steers_flows();
+        let ingress_rates: Vec<u64> = env.ingress_links.iter().map(|l| l.rate_bps).collect();
         if steers {
             // A flow of any class may be steered to any queue: a class's pause holds all.
             class_queues = [u64::MAX >> (64 - queues.min(64)); CLASSES];
@@ -202,7 +211,9 @@ impl Switch {
         }
         Switch {
             lossless: flow_control.lossless_classes(),
-            pauses: PortPauses::new(links.len(), class_queues),
+            pauses: PortPauses::new(&ingress_rates, class_queues),
+            obeys_pauses: flow_control.obeys_pause_frames(),
+            obeys_filters: flow_control.obeys_filter_frames(),
             steers,
             ingress: flow_control.reads_ingress_accounts().then(|| IngressAccounts::new(links.len())),
             ports,
@@ -580,18 +591,33 @@ impl Switch {
     /// whether that released it.
     fn check_head(&mut self, port: usize, q: usize) -> bool {
         let held = match self.queues[port * self.queues_per_port + q].packets.front() {
-            Some(head) => self.flow_control.holds_head(port, q, head),
+            Some(head) => self.flow_control.holds_head(q, head, self.pauses.gate(port)),
             None => false,
         };
         self.pauses.set_head_held(port, q, held)
     }
 
-    /// A control frame arrived on `port`. Under a scheme that steers flows, every queue
-    /// of the port is then judged again by its head, and the port started if one was
-    /// released.
+    /// A control frame from the neighbour on `port` arrived. If its flow control obeys
+    /// pause frames, the port obeys one (`PauseGate`), recording it; a timed PAUSE asks
+    /// for a timer at its end, and a RESUME that ends a pause starts the port's link. If
+    /// its flow control reads filter frames, one replaces the port's filter of paused
+    /// flows. Under a scheme that steers flows, every queue of the port is then judged
+    /// again by its head, and the port started if one was released.
     pub fn on_frame(&mut self, port: usize, frame: &Packet, now: Ps, effects: &mut Effects, exts: &mut ExtStore) {
-        let ports = Ports { queues: &self.queues, ports: &self.ports, queues_per_port: self.queues_per_port };
-        self.flow_control.on_frame(port, frame, &mut FlowCx { now, effects, pauses: &mut self.pauses, exts, ports });
+        if let (Some((class, pause)), true) = (read_pause_frame(frame), self.obeys_pauses) {
+            let obeyed = self.pauses.obey(port, class, pause, now);
+            let port16 = port as u16;
+            effects.push(Effect::PauseReceived { port: port16, class: obeyed.class, paused: pause.pauses() });
+            if let Some(at) = obeyed.expires_at {
+                effects
+                    .push(Effect::Timer { at, token: GATE_EXPIRY | ((port * CLASSES) as u32 + obeyed.class as u32) });
+            }
+            if obeyed.changed && !pause.pauses() {
+                effects.push(Effect::Kick { port: port16 });
+            }
+        } else if is_filter_frame(frame) && self.obeys_filters {
+            self.pauses.set_filter(port, exts.filter(frame.ext).expect("a filter frame carries its filter"));
+        }
         if self.steers {
             let mut released = false;
             for q in 0..self.queues_per_port {
@@ -603,8 +629,22 @@ impl Switch {
         }
     }
 
-    /// A timer that this switch's flow control asked for fired.
+    /// A timer that this switch asked for fired: the end of a timed pause
+    /// (`GATE_EXPIRY`), which resumes its class as a RESUME would (but no frame arrived,
+    /// so none is recorded), unless a later frame re-armed or ended it; or one of its
+    /// flow control's.
     pub fn on_timer(&mut self, token: u32, now: Ps, effects: &mut Effects, exts: &mut ExtStore) {
+        if token & GATE_EXPIRY != 0 {
+            let slot = (token & !GATE_EXPIRY) as usize;
+            let (port, class) = (slot / CLASSES, slot % CLASSES);
+            if let Some(changed) = self.pauses.expire(port, class, now) {
+                effects.push(Effect::PauseExpired { port: port as u16, class: class as u8 });
+                if changed {
+                    effects.push(Effect::Kick { port: port as u16 });
+                }
+            }
+            return;
+        }
         let ports = Ports { queues: &self.queues, ports: &self.ports, queues_per_port: self.queues_per_port };
         self.flow_control.on_timer(token, &mut FlowCx { now, effects, pauses: &mut self.pauses, exts, ports });
     }

@@ -225,6 +225,10 @@ macro_rules! transports {
         }
 
         impl FlowKind {
+            /// Every transport's name, and whether its flows have a completion time.
+            pub const TRANSPORTS: &'static [(&'static str, bool)] =
+                &[$( ($name, <$Flow as TransportKind>::COMPLETES), )+];
+
             /// The transport's name (the `kind` column of the flow table).
             pub fn name(self) -> &'static str {
                 match self {

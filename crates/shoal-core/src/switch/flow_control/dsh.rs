@@ -34,12 +34,12 @@ use super::{
 };
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
-use crate::net::{Effect, Effects, Packet};
+use crate::net::{Effect, Effects};
 use crate::registry::Scheme;
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;
 use crate::switch::flow_control::DeadlockWatch;
-use crate::switch::flow_control::{pause_frame, read_pause_frame, HeadroomRule, Pause};
+use crate::switch::flow_control::{pause_frame, HeadroomRule, Pause};
 use crate::switch::mmu::{Charge, IngressAccounts, CLASSES};
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
@@ -285,14 +285,8 @@ impl Dsh {
 }
 
 impl FlowControl for Dsh {
-    fn on_frame(&mut self, port: usize, frame: &Packet, cx: &mut super::FlowCx) {
-        let Some((class, pause)) = read_pause_frame(frame) else { return };
-        match (class == PORT_LEVEL, pause.pauses()) {
-            (true, true) => cx.pause_port(port),
-            (true, false) => cx.resume_port(port),
-            (false, true) => cx.pause(port, (class as usize).min(CLASSES - 1)),
-            (false, false) => cx.resume(port, (class as usize).min(CLASSES - 1)),
-        }
+    fn obeys_pause_frames(&self) -> bool {
+        true
     }
 
     fn reads_ingress_accounts(&self) -> bool {
@@ -426,19 +420,20 @@ mod tests {
         for (c, q) in class_queues.iter_mut().enumerate() {
             *q = 1 << c;
         }
-        let mut pauses = PortPauses::new(2, class_queues);
+        let mut pauses = PortPauses::new(&[100_000_000_000; 2], class_queues);
+        let port = |pause| if pause { Pause::UntilResume } else { Pause::Resume };
         assert!(pauses.set(0, 3, true, 10));
         assert_eq!(pauses.held_queues(0), 1 << 3);
-        assert!(pauses.set_port(0, true, 20));
+        assert!(pauses.obey(0, PORT_LEVEL, port(true), 20).changed);
         assert_eq!(pauses.held_queues(0), u64::MAX);
         assert!(pauses.is_paused(0, 5) && !pauses.is_paused(1, 5));
         assert_eq!(pauses.paused_since(0, 3), Some(10));
         assert_eq!(pauses.paused_since(0, 5), Some(20));
-        assert!(pauses.set_port(0, false, 30));
+        assert!(pauses.obey(0, PORT_LEVEL, port(false), 30).changed);
         assert_eq!(pauses.held_queues(0), 1 << 3, "the class pause outlives the port's");
         assert!(pauses.any());
         assert!(pauses.set(0, 3, false, 40));
         assert!(!pauses.any());
-        assert!(!pauses.set_port(0, false, 50), "a repeated RESUME changes nothing");
+        assert!(!pauses.obey(0, PORT_LEVEL, port(false), 50).changed, "a repeated RESUME changes nothing");
     }
 }

@@ -28,7 +28,7 @@ use super::{
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::config::{Topology, TopologyKind};
-use crate::net::{Effect, Packet, PacketKind};
+use crate::net::Effect;
 use crate::registry::Scheme;
 use crate::sim::{LinkRate, Ps};
 use crate::stats::DropReason;
@@ -38,65 +38,8 @@ use crate::switch::mmu::{class_of, Charge, IngressAccounts, CLASSES};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
-/// `Packet::flow` of a PFC frame, which no flow has.
-const PFC_FRAME: u32 = u32::MAX;
-
-/// `Packet::seq` of an ON/OFF PAUSE: above every 802.1Qbb timer (16 bits), so that the
-/// timers 0 (RESUME) to 65535 ride in `seq` as they are.
-const UNTIL_RESUME: u32 = u32::MAX;
-
-/// What a PFC frame asks of the class it names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pause {
-    /// XON, a timer of 0: the class may send again.
-    Resume,
-    /// Stop until a RESUME (ON/OFF, as HPCC and N3DC: their timer field is ignored).
-    UntilResume,
-    /// Stop for this many quanta of 512 bit times of the link the frame came on, unless a
-    /// later PAUSE re-arms the timer or a RESUME ends it first (802.1Qbb). Never 0.
-    Quanta(u16),
-}
-
-impl Pause {
-    /// Whether the frame pauses (PAUSE) rather than resumes (RESUME).
-    pub fn pauses(self) -> bool {
-        self != Pause::Resume
-    }
-}
-
-/// The bytes of one pause quantum: 512 bit times (802.1Qbb).
-const QUANTUM_BYTES: u64 = 64;
-
-/// How long `quanta` pause quanta last on a link of `rate`: 5.12 ns each at 100 Gbps.
-pub fn quanta_time(quanta: u64, rate: &LinkRate) -> Ps {
-    rate.serialization(quanta * QUANTUM_BYTES)
-}
-
-/// A PFC frame of `size` bytes for `class`. The class rides in `priority`, the timer in
-/// `seq`: 0 for RESUME, the quanta of a timed PAUSE, `UNTIL_RESUME` for an ON/OFF PAUSE.
-pub fn pause_frame(class: u8, pause: Pause, size: u32) -> Packet {
-    let seq = match pause {
-        Pause::Resume => 0,
-        Pause::UntilResume => UNTIL_RESUME,
-        Pause::Quanta(q) => {
-            debug_assert!(q > 0, "a timer of 0 is a RESUME");
-            q as u32
-        }
-    };
-    Packet { kind: PacketKind::Control, size, seq, ..Packet::template(PFC_FRAME, 0, 0, class) }
-}
-
-/// The class of a PFC frame and what it asks; `None` for any other control frame.
-pub fn read_pause_frame(frame: &Packet) -> Option<(u8, Pause)> {
-    (frame.kind == PacketKind::Control && frame.flow == PFC_FRAME).then(|| {
-        let pause = match frame.seq {
-            0 => Pause::Resume,
-            q @ 1..=0xffff => Pause::Quanta(q as u16),
-            _ => Pause::UntilResume,
-        };
-        (frame.priority, pause)
-    })
-}
+use crate::net::pause::QUANTUM_BYTES;
+pub use crate::net::pause::{pause_frame, quanta_time, read_pause_frame, Pause};
 
 /// `pause_quanta`: how long a PAUSE holds, `"none"` (until its RESUME) or a timer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -337,35 +280,6 @@ impl Deadlines {
     }
 }
 
-/// What a timer of `Pfc` is for: the token of its `Effect::Timer`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PfcTimer {
-    /// The timed pause a neighbour put on (port, class) `slot` runs out.
-    Expiry(usize),
-    /// The PAUSE this switch sent upstream for (ingress port, class) `slot` is due again.
-    Refresh(usize),
-}
-
-impl PfcTimer {
-    const REFRESH: u32 = 1 << 31;
-
-    fn token(self) -> u32 {
-        match self {
-            PfcTimer::Expiry(slot) => slot as u32,
-            PfcTimer::Refresh(slot) => Self::REFRESH | slot as u32,
-        }
-    }
-
-    fn of(token: u32) -> Self {
-        let slot = (token & !Self::REFRESH) as usize;
-        if token & Self::REFRESH != 0 {
-            PfcTimer::Refresh(slot)
-        } else {
-            PfcTimer::Expiry(slot)
-        }
-    }
-}
-
 /// What timed pauses (`pause_quanta`) add to a switch's PFC: the timer its PAUSEs carry
 /// and when each is refreshed.
 ///
@@ -376,16 +290,6 @@ struct Refresh {
     /// By ingress port: the refresh interval on its link.
     every: Vec<Ps>,
     refresh_at: Deadlines,
-}
-
-/// What a switch obeys of its neighbours' timed PAUSEs.
-///
-/// Invariant: `expires[p * CLASSES + c]` is when the timed PAUSE received last on port p
-/// for class c runs out, while class c of port p is paused by one.
-struct ObeyedTimers {
-    /// By port: the link frames arrive on, which times their quanta.
-    ingress_rates: Vec<LinkRate>,
-    expires: Deadlines,
 }
 
 /// PFC at one switch.
@@ -419,7 +323,6 @@ pub struct Pfc {
     /// `None` while ON/OFF: no PAUSE this switch sends carries a timer. Boxed, as the
     /// next: only frames and timers read them.
     refresh: Option<Box<Refresh>>,
-    obeyed: Box<ObeyedTimers>,
 }
 
 impl Scheme for Pfc {
@@ -454,10 +357,6 @@ impl Scheme for Pfc {
                 })),
                 _ => None,
             },
-            obeyed: Box::new(ObeyedTimers {
-                ingress_rates: env.ingress_links.iter().map(|l| LinkRate::new(l.rate_bps)).collect(),
-                expires: Deadlines::new(ports * CLASSES),
-            }),
         }
     }
 
@@ -660,7 +559,7 @@ impl Pfc {
             Some(refresh) => {
                 let at = now + refresh.every[port];
                 refresh.refresh_at.set(slot, at);
-                effects.push(Effect::Timer { at, token: PfcTimer::Refresh(slot).token() });
+                effects.push(Effect::Timer { at, token: slot as u32 });
                 Pause::Quanta(refresh.quanta)
             }
             None if pause => Pause::UntilResume,
@@ -671,43 +570,18 @@ impl Pfc {
 }
 
 impl FlowControl for Pfc {
-    fn on_frame(&mut self, port: usize, frame: &Packet, cx: &mut super::FlowCx) {
-        let Some((class, pause)) = read_pause_frame(frame) else { return };
-        let class = (class as usize).min(CLASSES - 1);
-        let slot = port * CLASSES + class;
-        match pause {
-            Pause::Resume => {
-                self.obeyed.expires.clear(slot);
-                cx.resume(port, class);
-            }
-            Pause::UntilResume => {
-                self.obeyed.expires.clear(slot);
-                cx.pause(port, class);
-            }
-            Pause::Quanta(quanta) => {
-                // A PAUSE re-arms the timer: the pause ends `quanta` after the latest one.
-                let at = cx.now + quanta_time(quanta as u64, &self.obeyed.ingress_rates[port]);
-                self.obeyed.expires.set(slot, at);
-                cx.effects.push(Effect::Timer { at, token: PfcTimer::Expiry(slot).token() });
-                cx.pause(port, class);
-            }
-        }
+    fn obeys_pause_frames(&self) -> bool {
+        true
     }
 
+    /// The PAUSE this switch sent upstream for (ingress port, class) slot `token` is due
+    /// again.
     fn on_timer(&mut self, token: u32, cx: &mut super::FlowCx) {
-        match PfcTimer::of(token) {
-            PfcTimer::Expiry(slot) => {
-                if self.obeyed.expires.take_due(slot, cx.now) {
-                    cx.expire(slot / CLASSES, slot % CLASSES);
-                }
-            }
-            PfcTimer::Refresh(slot) => {
-                let Some(refresh) = &mut self.refresh else { return };
-                let (port, class) = (slot / CLASSES, slot % CLASSES);
-                if refresh.refresh_at.take_due(slot, cx.now) && self.pausing[port] & (1 << class) != 0 {
-                    self.send(port, class, true, cx.now, cx.effects);
-                }
-            }
+        let Some(refresh) = &mut self.refresh else { return };
+        let slot = token as usize;
+        let (port, class) = (slot / CLASSES, slot % CLASSES);
+        if refresh.refresh_at.take_due(slot, cx.now) && self.pausing[port] & (1 << class) != 0 {
+            self.send(port, class, true, cx.now, cx.effects);
         }
     }
 
@@ -1007,16 +881,6 @@ mod tests {
         assert_eq!(cfg(PauseQuanta::Quanta(1000)).refresh(), Some(500));
         assert_eq!(cfg(PauseQuanta::Quanta(65535)).refresh(), Some(32767));
         assert_eq!(cfg(PauseQuanta::OnOff).refresh(), None);
-    }
-
-    #[test]
-    fn frames_round_trip() {
-        for pause in [Pause::Resume, Pause::UntilResume, Pause::Quanta(1), Pause::Quanta(65535)] {
-            assert_eq!(read_pause_frame(&pause_frame(3, pause, 64)), Some((3, pause)));
-        }
-        assert_eq!(pause_frame(5, Pause::Quanta(65535), 31).size, 31, "the timer does not change the frame");
-        let other = Packet { kind: PacketKind::Control, ..Packet::template(0, 0, 0, 0) };
-        assert_eq!(read_pause_frame(&other), None);
     }
 
     #[test]

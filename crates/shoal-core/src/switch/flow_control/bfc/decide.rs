@@ -8,6 +8,7 @@
 //! flows without a table entry (§3.8). Queues 0 and 1 are served first and never held.
 
 use super::{pause_threshold, vfid, BloomFilter, BloomShape, CountingBloom, FlowState, FlowTable};
+use crate::net::pause::PauseGate;
 use crate::net::{Packet, PacketKind};
 use crate::sim::{mix_below, Ps, Rng};
 use crate::switch::flow_control::PortView;
@@ -127,8 +128,6 @@ pub struct Decide {
     ticks: u64,
     /// The longest round trip and interval of a port.
     widest_window: Ps,
-    /// By port: the filter last received from the neighbour there.
-    received: Vec<BloomFilter>,
     rng: Rng,
     /// Pauses and resumes decided.
     pub pauses: u64,
@@ -161,7 +160,6 @@ impl Decide {
             kept: BinaryHeap::new(),
             ticks: 0,
             widest_window: (0..setup.rates.len()).map(|p| setup.window(p)).max().unwrap_or(0),
-            received: (0..ports).map(|_| BloomFilter::empty(setup.shape)).collect(),
             rng,
             pauses: 0,
             resumes: 0,
@@ -425,15 +423,11 @@ impl Decide {
         self.paused[ingress].members()
     }
 
-    /// The neighbour on `port` sent `filter`.
-    pub fn receive(&mut self, port: usize, filter: &BloomFilter) {
-        self.received[port].clone_from(filter);
-    }
-
-    /// Whether `head`, at the head of queue `q` of `port`, waits: its flow matches the
-    /// filter from the neighbour there. Queues 0 and 1 never wait.
-    pub fn holds(&self, port: usize, q: usize, head: &Packet) -> bool {
-        q >= FIRST_PHYSICAL && self.received[port].matches(self.vfid(head))
+    /// Whether `head`, at the head of queue `q` of a port, waits: its flow matches the
+    /// last filter from the neighbour there, which the port's `gate` keeps. Queues 0 and
+    /// 1 never wait.
+    pub fn holds(&self, q: usize, head: &Packet, gate: &PauseGate) -> bool {
+        q >= FIRST_PHYSICAL && gate.holds_flow(self.vfid(head))
     }
 
     /// Whether nothing is paused here and no resume is due: the filters sent would all
@@ -774,16 +768,17 @@ mod tests {
 
     #[test]
     fn only_physical_queues_wait_on_the_received_filter() {
-        let mut d = decide(6, false);
+        let d = decide(6, false);
         let mut downstream = decide(6, false);
         let mut port = Port::new(6);
         for seq in 1..=38 {
             arrive(&mut downstream, &mut port, &data(21, seq, 0));
         }
-        d.receive(1, downstream.filter(0));
-        assert!(d.holds(1, 3, &data(21, 5, 0)));
-        assert!(!d.holds(1, FIRST_PACKET_QUEUE, &data(21, 0, 0)), "the high-priority queue never waits");
-        assert!(!d.holds(2, 3, &data(21, 5, 0)), "the filter is the port's own");
-        assert!(!d.holds(1, 3, &data(22, 5, 0)));
+        let (mut gate, other) = (PauseGate::default(), PauseGate::default());
+        gate.set_filter(downstream.filter(0));
+        assert!(d.holds(3, &data(21, 5, 0), &gate));
+        assert!(!d.holds(FIRST_PACKET_QUEUE, &data(21, 0, 0), &gate), "the high-priority queue never waits");
+        assert!(!d.holds(3, &data(21, 5, 0), &other), "the filter is the port's own");
+        assert!(!d.holds(3, &data(22, 5, 0), &gate));
     }
 }

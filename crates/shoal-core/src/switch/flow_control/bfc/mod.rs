@@ -8,22 +8,11 @@ mod scheme;
 pub mod table;
 
 pub use crate::net::bloom::{BloomFilter, BloomShape, CountingBloom};
-pub use scheme::{is_filter_frame, Bfc, BfcConfig};
+pub use crate::net::pause::{is_filter_frame, vfid};
+pub use scheme::{Bfc, BfcConfig};
 pub use table::{FlowState, FlowTable, Slot};
 
-use crate::sim::{mix_below, Ps, PS_PER_S};
-
-/// Mixed into a flow's 5-tuple hash to give its virtual flow id, so that the id is
-/// independent of the ECMP path and of the fair-queueing hash.
-const VFID_KEY: u64 = 0x9b1c_4d27_e083_6af5;
-
-/// The virtual flow id (VFID) of a packet with 5-tuple hash `hash`, below `vfids`: the
-/// same at every switch (§3.3), so that a pause names the same flow at both ends of a
-/// link.
-#[inline]
-pub fn vfid(hash: u32, vfids: u32) -> u32 {
-    mix_below(hash as u64, VFID_KEY, vfids as u64) as u32
-}
+use crate::sim::{Ps, PS_PER_S};
 
 /// The pause threshold of a physical queue in bytes (§3.4): the bytes it drains, at its
 /// fair share of the link, during one pause round trip (`hop_rtt`) plus one interval

@@ -3,24 +3,22 @@
 //! holds queue heads by the filters received, and hands PFC frames to the PFC backstop.
 
 use super::decide::{Assignment, Decide, Setup, FIRST_PHYSICAL};
-use super::{BloomFilter, BloomShape, FlowTable};
+use super::{BloomShape, FlowTable};
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
-use crate::net::{Effect, Ext, Packet, PacketKind};
+use crate::net::pause::{filter_frame, PauseGate};
+use crate::net::{Effect, Ext, Packet};
 use crate::registry::Scheme;
 use crate::sim::{stream, Ps};
+use crate::stats::SchemeCounters;
 use crate::switch::admission::Verdict;
-use crate::switch::flow_control::DeadlockWatch;
 use crate::switch::flow_control::{
-    FlowControl, FlowControlEnv, FlowControlFacts, FlowCx, HeadroomEpisode, IngressCx, LosslessArrival, Pfc, PfcConfig,
-    PortView, StepCx,
+    DeadlockWatch, FlowControl, FlowControlEnv, FlowControlFacts, FlowCx, HeadroomEpisode, IngressCx, LosslessArrival,
+    Pfc, PfcConfig, PortView, StepCx,
 };
 use crate::switch::mmu::{Charge, IngressAccounts};
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
-
-/// The flow id that marks a filter frame.
-const FILTER_FRAME: u32 = u32::MAX - 1;
 
 /// The timer token of the interval tick (the PFC backstop's tokens stay below it).
 const TICK: u32 = 1 << 30;
@@ -232,6 +230,10 @@ impl FlowControlFacts for Bfc {
     fn deadlock_watch(cfg: &BfcConfig) -> Option<DeadlockWatch> {
         cfg.deadlock_watch()
     }
+
+    fn nic_filters(cfg: &BfcConfig) -> Option<u32> {
+        Some(cfg.vfids)
+    }
 }
 
 impl Bfc {
@@ -316,13 +318,7 @@ impl Bfc {
             self.next_filter[port] = cx.now + self.decide.setup().interval[port];
             self.sent_nonempty[port] = nonempty;
             let ext = cx.exts.insert(Ext::Filter(self.decide.filter(port).clone()));
-            let frame = Packet {
-                kind: PacketKind::Control,
-                size: self.frame_size,
-                ext: Some(ext),
-                ..Packet::template(FILTER_FRAME, 0, 0, 0)
-            };
-            cx.effects.push(Effect::Frame { port: port as u16, frame });
+            cx.effects.push(Effect::Frame { port: port as u16, frame: filter_frame(self.frame_size, ext) });
             self.filters_sent += 1;
         }
         self.ticking = !self.decide.is_idle() || self.sent_nonempty.contains(&true);
@@ -346,18 +342,28 @@ impl Bfc {
     }
 }
 
-/// Whether `frame` is a BFC filter frame.
-pub fn is_filter_frame(frame: &Packet) -> bool {
-    frame.kind == PacketKind::Control && frame.flow == FILTER_FRAME
-}
-
 impl FlowControl for Bfc {
-    fn on_frame(&mut self, port: usize, frame: &Packet, cx: &mut FlowCx) {
-        if is_filter_frame(frame) {
-            let filter: &BloomFilter = cx.exts.filter(frame.ext).expect("a filter frame carries its filter");
-            self.decide.receive(port, filter);
-        } else if let Some(pfc) = &mut self.backstop {
-            pfc.on_frame(port, frame, cx);
+    /// Its PFC backstop's, when it has one.
+    fn obeys_pause_frames(&self) -> bool {
+        self.backstop.is_some()
+    }
+
+    fn obeys_filter_frames(&self) -> bool {
+        true
+    }
+
+    fn add_counters(&self, out: &mut SchemeCounters) {
+        let d = &self.decide;
+        for (key, value) in [
+            ("pauses", d.pauses),
+            ("resumes", d.resumes),
+            ("filter_frames_sent", self.filters_sent),
+            ("placements", d.placements),
+            ("collisions", d.collisions),
+            ("overflowed", d.overflowed),
+            ("shared_vfid", d.shared_vfid),
+        ] {
+            out.add("bfc", key, value);
         }
     }
 
@@ -387,8 +393,8 @@ impl FlowControl for Bfc {
         self.decide.sent(pkt, q, view);
     }
 
-    fn holds_head(&self, port: usize, q: usize, head: &Packet) -> bool {
-        self.decide.holds(port, q, head)
+    fn holds_head(&self, q: usize, head: &Packet, gate: &PauseGate) -> bool {
+        self.decide.holds(q, head, gate)
     }
 
     fn reads_ingress_accounts(&self) -> bool {
