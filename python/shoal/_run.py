@@ -202,7 +202,9 @@ def load(path: str | os.PathLike[str]) -> Result:
     scenario = read_json(scenario_file) if scenario_file.is_file() else summary.get("scenario", {})
     files = ((name, root / f"{name}.parquet") for name in table_schemas())
     return Result(
-        tables={name: read_parquet(file) for name, file in files if file.is_file() or name == "flows"},
+        tables={
+            name: read_parquet(file) for name, file in files if file.is_file() or name == "flows"
+        },
         summary=summary,
         scenario=scenario,
         warnings=list(summary.get("warnings", [])),

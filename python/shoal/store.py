@@ -548,7 +548,9 @@ class Store:
                 con.execute(f"create view {name} as select key, * exclude (key) from {name}_ds")
             else:
                 typed = ", ".join(f"null::{_SQL_TYPES[t]} as {c}" for c, t in columns)
-                con.execute(f"create view {name} as select null::varchar as key, {typed} where false")
+                con.execute(
+                    f"create view {name} as select null::varchar as key, {typed} where false"
+                )
         con.execute("set enable_external_access = false")
         con.execute("set lock_configuration = true")
         return con

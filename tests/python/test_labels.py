@@ -87,21 +87,18 @@ def test_an_old_summary_without_the_longest_pause_still_prints() -> None:
 
 def test_rdma_flows_are_counted_as_rdma(incast: tuple[shoal.Result, Path]) -> None:
     result, _ = incast
-    flows = result.summary["counters"]["flows"]
-    assert flows["rdma"] == flows["rdma_finished"] == 8
-    assert flows["tcp"] == flows["tcp_finished"] == 0
+    flows = result.summary["flows"]
+    assert flows["by_transport"] == {"rdma": {"flows": 8, "finished": 8}}
     assert flows["total"] == 8
+    assert "flows" not in result.summary["counters"], "counted once, in summary.flows"
 
 
-def test_tcp_flows_are_counted_as_before(tmp_path: Path) -> None:
+def test_tcp_flows_are_counted_as_tcp(tmp_path: Path) -> None:
     from conftest import TINY
 
-    flows = shoal.run(TINY).summary["counters"]["flows"]
-    assert flows["tcp"] == flows["total"] == 20
-    assert flows["tcp_finished"] == 20
-    assert flows["rdma"] == flows["rdma_finished"] == 0
-
-
+    flows = shoal.run(TINY).summary["flows"]
+    assert flows["by_transport"] == {"tcp": {"flows": 20, "finished": 20}}
+    assert flows["total"] == 20
 
 
 #: MARKED with thresholds so low that every controller sees marks.

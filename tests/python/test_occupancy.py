@@ -69,7 +69,9 @@ def test_a_two_to_one_burst_gives_the_triangle_s_uniform_occupancy(tmp_path: Pat
     scenario, wire, flow = _two_to_one()
     result = shoal.run(scenario, out=tmp_path / "run")
     occupancy = result.occupancy
-    assert occupancy is not None and [*occupancy.columns] == [c for c, _ in shoal.table_schemas()["occupancy"]]
+    assert occupancy is not None and [*occupancy.columns] == [
+        c for c, _ in shoal.table_schemas()["occupancy"]
+    ]
     assert set(occupancy["switch"]) == {0} and set(occupancy["pool"]) == {0}
     window_ns = result.summary["duration_ps"] / 1e3
     assert occupancy["time_ns"].sum() == pytest.approx(window_ns, rel=1e-12)

@@ -161,14 +161,16 @@ def _expected_summary_parts(flows: pd.DataFrame, summary: dict[str, Any]) -> dic
             }
     counters = summary["counters"]
     packets = counters["packets"]
-    tcp = int((flows["kind"] == "tcp").sum())
+    by_transport = {
+        kind: {"flows": len(group), "finished": int(group["finished"].sum())}
+        for kind, group in flows.groupby("kind")
+    }
     return {
         "flows": {
             "total": len(flows),
             "finished": int(flows["finished"].sum()),
             "unfinished": int((~flows["finished"]).sum()),
-            "tcp": tcp,
-            "udp": len(flows) - tcp,
+            "by_transport": by_transport,
             "bytes": int(flows["bytes"].sum()),
             "delivered_bytes": int(flows["delivered_bytes"].sum()),
         },
@@ -299,7 +301,15 @@ def test_result_documents_every_table_and_column() -> None:
     is: a column added in the core fails here until it is documented."""
     attribute = {"queues": "samples"}
     schemas = shoal.table_schemas()
-    assert set(schemas) == {"flows", "queues", "pfc", "pfc_ports", "ingress", "headroom", "occupancy"}
+    assert set(schemas) == {
+        "flows",
+        "queues",
+        "pfc",
+        "pfc_ports",
+        "ingress",
+        "headroom",
+        "occupancy",
+    }
     for name, columns in schemas.items():
         doc = getattr(shoal.Result, attribute.get(name, name)).__doc__
         assert doc is not None, name
@@ -325,5 +335,7 @@ def test_every_table_file_has_the_published_columns_and_types(tmp_path: Path) ->
     for name in made:
         columns = shoal.table_schemas()[name]
         table = pq.read_table(tmp_path / "r" / f"{name}.parquet")
-        assert [(f.name, f.type) for f in table.schema] == [(c, PARQUET_TYPES[t]) for c, t in columns]
+        assert [(f.name, f.type) for f in table.schema] == [
+            (c, PARQUET_TYPES[t]) for c, t in columns
+        ]
         assert list(result.tables[name].columns) == [c for c, _ in columns]

@@ -436,7 +436,8 @@ def test_rdma_and_tcp_flows_side_by_side(tmp_path: Path) -> None:
     )
     flows = result.flows.set_index("src")
     assert flows.loc[1, "kind"] == "tcp" and flows.loc[3, "kind"] == "rdma"
-    assert result.summary["flows"]["tcp"] == 1 and result.summary["flows"]["rdma"] == 1
+    by_transport = result.summary["flows"]["by_transport"]
+    assert by_transport == {"tcp": {"flows": 1, "finished": 1}, "rdma": {"flows": 1, "finished": 1}}
     assert flows.loc[3, "fct_ns"] == flows.loc[3, "ideal_fct_ns"]
     assert flows.loc[3, "retransmits"] == 0
     assert set(pd.read_parquet(tmp_path / "run" / "flows.parquet")["kind"]) == {"tcp", "rdma"}

@@ -106,7 +106,11 @@ def test_every_run_table_is_a_view_typed_even_where_no_run_has_it(store: Path) -
         if name != "flows":
             assert frame.empty and db.tables(name).empty, name
     types = db.query("describe pfc_ports").set_index("column_name")["column_type"]
-    assert (types["paused_ns"], types["node_kind"], types["pauses_sent"]) == ("DOUBLE", "VARCHAR", "UBIGINT")
+    assert (types["paused_ns"], types["node_kind"], types["pauses_sent"]) == (
+        "DOUBLE",
+        "VARCHAR",
+        "UBIGINT",
+    )
     assert len(db.tables("flows", db.keys()[:1])) == 20
     with pytest.raises(StoreError, match="no run table 'summary'"):
         db.tables("summary")

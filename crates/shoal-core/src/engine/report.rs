@@ -13,7 +13,6 @@ use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Switch;
 use crate::transport::{PathInfo, Transport};
-use crate::workload::FlowKind;
 use crate::workload::FlowSpec;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -307,7 +306,6 @@ impl Simulation {
             "links": {"host_downlinks": stats(down), "core": stats(core), "core_links": core_links},
             "duration_ps": self.now,
             "events": self.events_processed,
-            "flows": flows.counts_json(),
         });
         let mut schemes = SchemeCounters::default();
         for switch in &self.switches {
@@ -319,51 +317,20 @@ impl Simulation {
         counters
     }
 
-    /// The flows' counts and sums the counters report, from their records one at a time
-    /// (without building the table, which a caller may hold).
+    /// The flows' sums the counters report (their timeouts and the CNPs their senders
+    /// received), from their records one at a time (without building the table, which
+    /// a caller may hold).
     fn flow_tally(&self) -> FlowTally {
         let active_cnps: u64 = self.flows.active().map(|(_, f)| f.transport.outcome(&self.stacks).cnps as u64).sum();
-        let completing = FlowKind::TRANSPORTS.iter().filter(|&&(_, completes)| completes);
-        let mut tally = FlowTally {
-            cnps: self.released_cnps + active_cnps,
-            completing: completing.map(|&(name, _)| (name, [0, 0])).collect(),
-            ..FlowTally::default()
-        };
-        for r in self.records() {
-            tally.total += 1;
-            tally.timeouts += r.timeouts as u64;
-            if let Some(counts) = tally.completing.get_mut(r.kind) {
-                counts[0] += 1;
-                counts[1] += usize::from(r.finish.is_some());
-            }
-        }
-        tally
+        let timeouts = self.records().map(|r| r.timeouts as u64).sum();
+        FlowTally { cnps: self.released_cnps + active_cnps, timeouts }
     }
 }
 
 /// What `counters_json` reports of the flows.
-#[derive(Default)]
 struct FlowTally {
-    /// Flows of each transport whose flows complete, by its name: all, and those that
-    /// finished.
-    completing: BTreeMap<&'static str, [usize; 2]>,
-    total: usize,
     timeouts: u64,
     cnps: u64,
-}
-
-impl FlowTally {
-    /// The `flows` counters: for each transport whose flows complete, its flows (under
-    /// its name) and those that finished (`<name>_finished`), and the total.
-    fn counts_json(&self) -> serde_json::Value {
-        let mut counts = serde_json::Map::new();
-        for (name, [all, finished]) in &self.completing {
-            counts.insert(name.to_string(), (*all).into());
-            counts.insert(format!("{name}_finished"), (*finished).into());
-        }
-        counts.insert("total".into(), self.total.into());
-        counts.into()
-    }
 }
 
 impl Simulation {

@@ -24,7 +24,7 @@
 use super::FlowTable;
 use crate::observe::PortClass;
 use crate::scenario::Scenario;
-use crate::workload::ENDLESS;
+use crate::workload::{FlowKind, ENDLESS};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -117,21 +117,22 @@ pub struct DeadlockSummary {
     pub(crate) warning: String,
 }
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct FlowCounts {
     pub total: usize,
     pub finished: usize,
     pub unfinished: usize,
-    pub tcp: usize,
-    pub udp: usize,
-    #[serde(skip_serializing_if = "is_zero")]
-    pub rdma: usize,
+    /// Each transport that has flows, by its name (the flow table's `kind`).
+    pub by_transport: BTreeMap<&'static str, TransportFlows>,
     pub bytes: u64,
     pub delivered_bytes: u64,
+}
+
+/// The flows of one transport, and how many of them finished.
+#[derive(Serialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TransportFlows {
+    pub flows: usize,
+    pub finished: usize,
 }
 
 /// FCT statistics of one size bucket (or of all finished flows).
@@ -255,8 +256,12 @@ impl<'a> Summary<'a> {
         fct.push(("all".into(), stats_of(&|_| true, None)));
 
         let finished = (0..n).filter(|&i| flows.finished(i)).count();
-        let count = |kind: &str| flows.kind.iter().filter(|&&k| k == kind).count();
-        let (tcp, udp, rdma) = (count("tcp"), count("udp"), count("rdma"));
+        let mut by_transport: BTreeMap<&'static str, TransportFlows> = BTreeMap::new();
+        for (i, &kind) in flows.kind.iter().enumerate() {
+            let counts = by_transport.entry(kind).or_default();
+            counts.flows += 1;
+            counts.finished += usize::from(flows.finished(i));
+        }
         let reliable = n - flows.datagram.iter().filter(|&&d| d).count();
         if n == 0 {
             warnings.push(
@@ -265,15 +270,18 @@ impl<'a> Summary<'a> {
         }
         let unfinished = (0..n).filter(|&i| !flows.finished(i) && !flows.datagram[i]).count();
         if unfinished > 0 {
-            let which = match (tcp, rdma) {
-                (_, 0) => "TCP",
-                (0, _) => "RDMA",
-                _ => "TCP and RDMA",
-            };
+            // The transports whose flows complete, as the transports are listed.
+            let which: Vec<String> = FlowKind::TRANSPORTS
+                .iter()
+                .filter(|&&(name, completes)| completes && by_transport.contains_key(name))
+                .map(|(name, _)| name.to_uppercase())
+                .collect();
+            let which = which.join(" and ");
             warnings.push(if ended != RunEnd::Stopped {
                 let no_timeout = if ended == RunEnd::Deadlocked {
                     ", behind the deadlock reported above"
-                } else if rdma > 0 && scenario.rdma.rto == crate::transport::config::Rto::None {
+                } else if by_transport.contains_key("rdma") && scenario.rdma.rto == crate::transport::config::Rto::None
+                {
                     " (an RDMA connection has no retransmission timeout unless rdma.rto is set, so one that \
                      loses its last packets waits for good)"
                 } else {
@@ -311,9 +319,7 @@ impl<'a> Summary<'a> {
                 total: n,
                 finished,
                 unfinished: n - finished,
-                tcp,
-                udp,
-                rdma,
+                by_transport,
                 bytes: finite(&flows.bytes),
                 delivered_bytes: flows.delivered_bytes.iter().fold(0u64, |a, &x| a.saturating_add(x)),
             },
