@@ -28,7 +28,7 @@ use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::bloom::BloomFilter;
 use crate::net::pause::{Obeyed, PauseGate};
-use crate::net::{Effects, ExtStore, Packet};
+use crate::net::{Effect, Effects, ExtStore, Packet};
 use crate::registry::{keyless_scheme, registry, Scheme};
 use crate::sim::{LinkRate, Ps};
 use crate::stats::SchemeCounters;
@@ -201,6 +201,76 @@ impl PortPauses {
             _ => {}
         }
         self.count_gated(port, gated_before);
+    }
+}
+
+/// The pauses a switch holds on its upstreams, by (ingress port, class) and for whole
+/// ingress ports, and the PAUSE and RESUME frames it sent: what PFC and DSH keep alike.
+///
+/// Invariants: bit c of `classes[p]` is set exactly while this switch holds class c of
+/// the upstream on port p paused, `ports[p]` while it holds the whole port;
+/// `frames[p * CLASSES + c]` and `port_frames[p]` count the PAUSE and RESUME frames
+/// sent for them (refreshes included).
+#[derive(Debug, Clone)]
+pub struct UpstreamPauses {
+    classes: Vec<u8>,
+    ports: Vec<bool>,
+    frames: Vec<[u64; 2]>,
+    port_frames: Vec<[u64; 2]>,
+    frame_size: u32,
+}
+
+impl UpstreamPauses {
+    /// No pause held on `ports` ingress ports, whose frames are `frame_size` bytes.
+    pub fn new(ports: usize, frame_size: u32) -> Self {
+        UpstreamPauses {
+            classes: vec![0; ports],
+            ports: vec![false; ports],
+            frames: vec![[0; 2]; ports * CLASSES],
+            port_frames: vec![[0; 2]; ports],
+            frame_size,
+        }
+    }
+
+    /// Whether this switch holds `class` of the upstream on `port` paused.
+    pub fn holds(&self, port: usize, class: usize) -> bool {
+        self.classes[port] & (1 << class) != 0
+    }
+
+    /// Whether this switch holds the whole upstream on `port` paused.
+    pub fn holds_port(&self, port: usize) -> bool {
+        self.ports[port]
+    }
+
+    /// The classes held paused on each ingress port (bit c: class c).
+    pub fn classes(&self) -> &[u8] {
+        &self.classes
+    }
+
+    /// Holds (`pause` other than RESUME) or releases `class` (or `PORT_LEVEL`) of the
+    /// upstream on `port`, and sends it the frame: a PAUSE that refreshes one already
+    /// held is sent and counted too.
+    pub fn send(&mut self, port: usize, class: u8, pause: Pause, effects: &mut Effects) {
+        let sent = if class == PORT_LEVEL {
+            self.ports[port] = pause.pauses();
+            &mut self.port_frames[port]
+        } else {
+            let bit = 1 << class;
+            self.classes[port] = if pause.pauses() { self.classes[port] | bit } else { self.classes[port] & !bit };
+            &mut self.frames[port * CLASSES + class as usize]
+        };
+        sent[!pause.pauses() as usize] += 1;
+        effects.push(Effect::Frame { port: port as u16, frame: pause_frame(class, pause, self.frame_size) });
+    }
+
+    /// The PAUSE and RESUME frames sent upstream on `port` for `class`.
+    pub fn frames_sent(&self, port: usize, class: usize) -> [u64; 2] {
+        self.frames[port * CLASSES + class]
+    }
+
+    /// The port-level PAUSE and RESUME frames sent upstream on `port`.
+    pub fn port_frames_sent(&self, port: usize) -> [u64; 2] {
+        self.port_frames[port]
     }
 }
 

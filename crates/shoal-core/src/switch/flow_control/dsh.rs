@@ -30,16 +30,16 @@
 
 use super::{
     check_pausing_keys, class_mask, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
-    FlowControlFacts, IngressCx, LosslessArrival, PoolState, PORT_LEVEL,
+    FlowControlFacts, IngressCx, LosslessArrival, PoolState, UpstreamPauses, PORT_LEVEL,
 };
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
-use crate::net::{Effect, Effects};
+
 use crate::registry::Scheme;
 use crate::stats::DropReason;
 use crate::switch::admission::Verdict;
 use crate::switch::flow_control::DeadlockWatch;
-use crate::switch::flow_control::{pause_frame, HeadroomRule, Pause};
+use crate::switch::flow_control::{HeadroomRule, Pause};
 use crate::switch::mmu::{Charge, IngressAccounts, CLASSES};
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
@@ -99,16 +99,13 @@ impl DshConfig {
 ///
 /// Invariants: `insurance_used[p * CLASSES + c]` is at most the bytes buffered from
 /// (p, c) and 0 for lossy classes; their sum over c is `port_insurance_used[p]`, at most
-/// `insurance[p]`; `pool_insurance_used` sums them by pool. Bit c of `queue_pausing[p]`
-/// is set exactly while this switch has PAUSEd class c of the upstream on port p, and
-/// `port_pausing[p]` while it has PAUSEd the whole port.
+/// `insurance[p]`; `pool_insurance_used` sums them by pool.
 pub struct Dsh {
     lossless: u8,
     alpha: f64,
     lossless_queues: f64,
     queue_resume_offset: u64,
     port_resume_offset: u64,
-    frame_size: u32,
     /// By ingress port: eta, its insurance headroom.
     insurance: Vec<u64>,
     /// By (ingress port, class): insurance bytes in use.
@@ -117,12 +114,8 @@ pub struct Dsh {
     port_insurance_used: Vec<u64>,
     /// By pool: insurance bytes in use, which the threshold does not count as used.
     pool_insurance_used: Vec<u64>,
-    queue_pausing: Vec<u8>,
-    port_pausing: Vec<bool>,
-    /// By (ingress port, class): queue-level PAUSE and RESUME frames sent.
-    frames_sent: Vec<[u64; 2]>,
-    /// By ingress port: port-level PAUSE and RESUME frames sent.
-    port_frames_sent: Vec<[u64; 2]>,
+    /// The queue- and port-level pauses it holds upstream, and their frames.
+    upstream: UpstreamPauses,
 }
 
 impl Scheme for Dsh {
@@ -137,15 +130,11 @@ impl Scheme for Dsh {
             lossless_queues: cfg.lossless_queues as f64,
             queue_resume_offset: cfg.queue_resume_offset.0,
             port_resume_offset: cfg.port_resume_offset.0,
-            frame_size: cfg.frame_size.0 as u32,
             insurance: cfg.headroom.per_port(env),
             insurance_used: vec![0; ports * CLASSES],
             port_insurance_used: vec![0; ports],
             pool_insurance_used: vec![0; ports],
-            queue_pausing: vec![0; ports],
-            port_pausing: vec![false; ports],
-            frames_sent: vec![[0; 2]; ports * CLASSES],
-            port_frames_sent: vec![[0; 2]; ports],
+            upstream: UpstreamPauses::new(ports, cfg.frame_size.0 as u32),
         }
     }
 
@@ -269,19 +258,6 @@ impl Dsh {
     fn port_pause_at(&self, threshold: f64) -> f64 {
         self.lossless_queues * threshold
     }
-
-    /// Sends a queue-level (`class` < 8) or port-level (`PORT_LEVEL`) PAUSE or RESUME
-    /// upstream on `port`.
-    fn send(&mut self, port: usize, class: u8, pause: bool, effects: &mut Effects) {
-        let sent = if class == PORT_LEVEL {
-            &mut self.port_frames_sent[port]
-        } else {
-            &mut self.frames_sent[port * CLASSES + class as usize]
-        };
-        sent[!pause as usize] += 1;
-        let timer = if pause { Pause::UntilResume } else { Pause::Resume };
-        effects.push(Effect::Frame { port: port as u16, frame: pause_frame(class, timer, self.frame_size) });
-    }
 }
 
 impl FlowControl for Dsh {
@@ -298,11 +274,11 @@ impl FlowControl for Dsh {
     }
 
     fn frames_sent(&self, port: usize, class: usize) -> [u64; 2] {
-        self.frames_sent[port * CLASSES + class]
+        self.upstream.frames_sent(port, class)
     }
 
     fn port_frames_sent(&self, port: usize) -> [u64; 2] {
-        self.port_frames_sent[port]
+        self.upstream.port_frames_sent(port)
     }
 
     fn headroom_used(&self, port: usize, class: usize) -> u64 {
@@ -314,7 +290,7 @@ impl FlowControl for Dsh {
     }
 
     fn admit(&mut self, a: &LosslessArrival) -> Verdict {
-        if !self.port_pausing[a.ingress] && a.shared_needed <= a.egress_pool_free {
+        if !self.upstream.holds_port(a.ingress) && a.shared_needed <= a.egress_pool_free {
             return Verdict::Admit;
         }
         if self.port_insurance_used[a.ingress] + a.size > self.insurance[a.ingress] {
@@ -333,18 +309,16 @@ impl FlowControl for Dsh {
     fn on_enqueue(&mut self, charge: Charge, cx: &mut IngressCx) {
         let (port, class) = (charge.ingress as usize, charge.class as usize);
         let threshold = self.threshold(&cx.ingress_pool);
-        if self.queue_pausing[port] & (1 << class) == 0
+        if !self.upstream.holds(port, class)
             && self.queue_shared(cx.ingress, port, class) as f64 > self.queue_pause_at(port, threshold)
         {
-            self.queue_pausing[port] |= 1 << class;
-            self.send(port, class as u8, true, cx.effects);
+            self.upstream.send(port, class as u8, Pause::UntilResume, cx.effects);
         }
-        if !self.port_pausing[port]
+        if !self.upstream.holds_port(port)
             && (self.port_insurance_used[port] > 0
                 || self.port_shared(cx.ingress, port) as f64 > self.port_pause_at(threshold))
         {
-            self.port_pausing[port] = true;
-            self.send(port, PORT_LEVEL, true, cx.effects);
+            self.upstream.send(port, PORT_LEVEL, Pause::UntilResume, cx.effects);
         }
     }
 
@@ -355,8 +329,8 @@ impl FlowControl for Dsh {
         self.insurance_used[slot] -= released;
         self.port_insurance_used[port] -= released;
         self.pool_insurance_used[cx.ingress_pool.index] -= released;
-        let queue_paused = self.queue_pausing[port] & (1 << class) != 0;
-        let port_may_resume = self.port_pausing[port] && self.port_insurance_used[port] == 0;
+        let queue_paused = self.upstream.holds(port, class);
+        let port_may_resume = self.upstream.holds_port(port) && self.port_insurance_used[port] == 0;
         if !queue_paused && !port_may_resume {
             return;
         }
@@ -365,16 +339,14 @@ impl FlowControl for Dsh {
             let shared = self.queue_shared(cx.ingress, port, class);
             let resume_below = self.queue_pause_at(port, threshold) - self.queue_resume_offset as f64;
             if shared == 0 || (shared as f64) < resume_below {
-                self.queue_pausing[port] &= !(1 << class);
-                self.send(port, class as u8, false, cx.effects);
+                self.upstream.send(port, class as u8, Pause::Resume, cx.effects);
             }
         }
         if port_may_resume {
             let shared = self.port_shared(cx.ingress, port);
             let resume_below = self.port_pause_at(threshold) - self.port_resume_offset as f64;
             if shared == 0 || (shared as f64) < resume_below {
-                self.port_pausing[port] = false;
-                self.send(port, PORT_LEVEL, false, cx.effects);
+                self.upstream.send(port, PORT_LEVEL, Pause::Resume, cx.effects);
             }
         }
     }

@@ -23,7 +23,7 @@
 
 use super::{
     check_pausing_keys, class_mask, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
-    FlowControlFacts, HeadroomEpisode, IngressCx, LosslessArrival, PoolState,
+    FlowControlFacts, HeadroomEpisode, IngressCx, LosslessArrival, PoolState, UpstreamPauses,
 };
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
@@ -283,8 +283,9 @@ impl Deadlines {
 /// What timed pauses (`pause_quanta`) add to a switch's PFC: the timer its PAUSEs carry
 /// and when each is refreshed.
 ///
-/// Invariant: `refresh_at` holds a time for (p, c) exactly while bit c of `pausing[p]` is
-/// set (the switch holds the pause), the time of the next refresh.
+/// Invariant: `refresh_at` holds a time for (p, c) exactly while the switch holds class c
+/// of the upstream on port p paused (`UpstreamPauses::holds`), the time of the next
+/// refresh.
 struct Refresh {
     quanta: u16,
     /// By ingress port: the refresh interval on its link.
@@ -295,14 +296,12 @@ struct Refresh {
 /// PFC at one switch.
 ///
 /// Invariants: `headroom_used[p * CLASSES + c]` is at most `headroom[p]` and at most the
-/// bytes buffered from (p, c), and is 0 for lossy classes; bit c of `pausing[p]` is set
-/// exactly while this switch has PAUSEd class c of its upstream on port p.
+/// bytes buffered from (p, c), and is 0 for lossy classes.
 pub struct Pfc {
     lossless: u8,
     alpha: f64,
     xon_offset: u64,
     xon_floor: u64,
-    frame_size: u32,
     /// By ingress port: headroom bytes of each of its lossless classes.
     headroom: Vec<u64>,
     /// By (ingress port, class): headroom bytes in use.
@@ -316,10 +315,8 @@ pub struct Pfc {
     headroom_admission: HeadroomAdmission,
     threshold_counts_arrival: bool,
     pause_at: PauseAt,
-    /// By ingress port: bit c set while its upstream is paused for class c.
-    pausing: Vec<u8>,
-    /// By (ingress port, class): PAUSE and RESUME frames sent.
-    frames_sent: Vec<[u64; 2]>,
+    /// The pauses it holds upstream, by (ingress port, class), and their frames.
+    upstream: UpstreamPauses,
     /// `None` while ON/OFF: no PAUSE this switch sends carries a timer. Boxed, as the
     /// next: only frames and timers read them.
     refresh: Option<Box<Refresh>>,
@@ -336,7 +333,6 @@ impl Scheme for Pfc {
             alpha: cfg.alpha,
             xon_offset: cfg.xon_offset.0,
             xon_floor: cfg.xon_floor.0,
-            frame_size: cfg.frame_size.0 as u32,
             headroom: cfg.headroom.per_port(env),
             headroom_used: vec![0; ports * CLASSES],
             pool_headroom_used: vec![0; ports],
@@ -345,8 +341,7 @@ impl Scheme for Pfc {
             headroom_admission: cfg.headroom_admission,
             threshold_counts_arrival: cfg.threshold_counts_arrival,
             pause_at: cfg.pause_at,
-            pausing: vec![0; ports],
-            frames_sent: vec![[0; 2]; ports * CLASSES],
+            upstream: UpstreamPauses::new(ports, cfg.frame_size.0 as u32),
             refresh: match (cfg.pause_quanta, cfg.refresh()) {
                 (PauseQuanta::Quanta(quanta), Some(every)) => Some(Box::new(Refresh {
                     quanta,
@@ -550,8 +545,7 @@ impl Pfc {
     /// PAUSE schedules its refresh; a RESUME makes a pending one stale.
     fn send(&mut self, port: usize, class: usize, pause: bool, now: Ps, effects: &mut crate::net::Effects) {
         let slot = port * CLASSES + class;
-        self.frames_sent[slot][!pause as usize] += 1;
-        let timer = match &mut self.refresh {
+        let frame = match &mut self.refresh {
             Some(refresh) if !pause => {
                 refresh.refresh_at.clear(slot);
                 Pause::Resume
@@ -565,7 +559,7 @@ impl Pfc {
             None if pause => Pause::UntilResume,
             None => Pause::Resume,
         };
-        effects.push(Effect::Frame { port: port as u16, frame: pause_frame(class as u8, timer, self.frame_size) });
+        self.upstream.send(port, class as u8, frame, effects);
     }
 }
 
@@ -580,7 +574,7 @@ impl FlowControl for Pfc {
         let Some(refresh) = &mut self.refresh else { return };
         let slot = token as usize;
         let (port, class) = (slot / CLASSES, slot % CLASSES);
-        if refresh.refresh_at.take_due(slot, cx.now) && self.pausing[port] & (1 << class) != 0 {
+        if refresh.refresh_at.take_due(slot, cx.now) && self.upstream.holds(port, class) {
             self.send(port, class, true, cx.now, cx.effects);
         }
     }
@@ -594,7 +588,7 @@ impl FlowControl for Pfc {
     }
 
     fn frames_sent(&self, port: usize, class: usize) -> [u64; 2] {
-        self.frames_sent[port * CLASSES + class]
+        self.upstream.frames_sent(port, class)
     }
 
     fn headroom_used(&self, port: usize, class: usize) -> u64 {
@@ -638,7 +632,7 @@ impl FlowControl for Pfc {
 
     fn on_enqueue(&mut self, charge: Charge, cx: &mut IngressCx) {
         let (port, class) = (charge.ingress as usize, charge.class as usize);
-        if self.pausing[port] & (1 << class) != 0 {
+        if self.upstream.holds(port, class) {
             return;
         }
         let in_headroom = self.headroom_used[port * CLASSES + class];
@@ -647,7 +641,6 @@ impl FlowControl for Pfc {
             outside as f64 >= self.threshold(&cx.ingress_pool, 0)
         };
         if in_headroom > 0 || (self.pause_at == PauseAt::Threshold && at_threshold()) {
-            self.pausing[port] |= 1 << class;
             self.send(port, class, true, cx.now, cx.effects);
         }
     }
@@ -667,20 +660,19 @@ impl FlowControl for Pfc {
                 size: self.headroom[port],
             });
         }
-        if self.pausing[port] & (1 << class) == 0 || self.headroom_used[slot] > 0 {
+        if !self.upstream.holds(port, class) || self.headroom_used[slot] > 0 {
             return;
         }
         let bytes = cx.ingress.bytes(port, class);
         // N3DC's resume rule (HPCC's with a floor of 1 B and a 3 KiB offset).
         if bytes < self.xon_floor || (bytes + self.xon_offset) as f64 <= self.threshold(&cx.ingress_pool, 0) {
-            self.pausing[port] &= !(1 << class);
             self.send(port, class, false, cx.now, cx.effects);
         }
     }
 
     fn check_accounting(&self, id: usize, ingress: Option<&IngressAccounts>, errors: &mut Vec<String>) {
         if let Some(refresh) = &self.refresh {
-            for (port, &pausing) in self.pausing.iter().enumerate() {
+            for (port, &pausing) in self.upstream.classes().iter().enumerate() {
                 for class in 0..CLASSES {
                     let pending = refresh.refresh_at.0[port * CLASSES + class] != Deadlines::NONE;
                     if pending != (pausing & (1 << class) != 0) {
