@@ -49,7 +49,8 @@ pub trait Scheme: Sized {
 pub struct NoKeys {}
 
 /// Generates a registry; see the module documentation. The methods listed after the
-/// schemes are the decision-point trait's, forwarded by `match`; those listed under
+/// schemes are the decision-point trait's, forwarded by `match` (a trait split by role
+/// lists each role's after it, as `forward Role { methods }`); those listed under
 /// `facts` are what the rest of Shoal asks of a scheme's config, each scheme answering in
 /// its own file. Its `@impl` form alone,
 /// `registry!(@impl Trait for AnyX [Variant ...] { methods })`, forwards a trait over an
@@ -61,6 +62,7 @@ macro_rules! registry {
         $( $kind:literal => $Variant:ident($Scheme:ty), )+
         $( facts $Facts:ident { $( $(#[$fm:meta])* fn $f:ident -> $ft:ty; )* } )?
         forward { $( $recv:ident fn $m:ident($($a:ident: $t:ty),*) $(-> $r:ty)?; )* }
+        $( forward $Role:ident $role_methods:tt )*
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -158,6 +160,12 @@ macro_rules! registry {
 
         $crate::registry::registry!(@facts_of $Config [$( ($Variant, $Scheme) )+] $( facts $Facts { $( $(#[$fm])* fn $f -> $ft; )* } )?);
         $crate::registry::registry!(@impl $Trait for $Any [$($Variant)+] { $( $recv fn $m($($a: $t),*) $(-> $r)?; )* });
+        $crate::registry::registry!(@roles $Any [$($Variant)+] $( $Role $role_methods )*);
+    };
+    // A decision point split by role (`forward Role { methods }` after the main trait's
+    // list): each role trait forwarded like the main one.
+    (@roles $Any:ident $vs:tt $( $Role:ident $methods:tt )*) => {
+        $( $crate::registry::registry!(@impl $Role for $Any $vs $methods); )*
     };
     // A scheme's facts (`facts Trait { fn name -> Type; }`): the config enum's method
     // `name` asks the chosen scheme's `Trait::name(its config)`. The variants travel as one

@@ -8,7 +8,7 @@ use crate::observe::{Deadlock, IngressSample, Observer, Sample};
 use crate::results::{FlowRecord, FlowTable, PfcPortRecord};
 use crate::sim::Ps;
 use crate::stats::{OccupancyDistribution, PauseEvent, PauseKey, SchemeCounters};
-use crate::switch::flow_control::{FlowControl, HeadroomEpisode};
+use crate::switch::flow_control::{FlowControlReport, HeadroomEpisode};
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Switch;

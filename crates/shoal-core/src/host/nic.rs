@@ -208,13 +208,7 @@ impl Nic {
     /// `paused` from the gate: every queue while the port is paused, else the queues of
     /// the paused classes.
     fn update_paused(&mut self) {
-        let classes = self.gate.classes();
-        let held = if self.gate.port_paused() {
-            u64::MAX
-        } else {
-            (0..CLASSES).filter(|c| classes & 1 << c != 0).fold(0, |m, c| m | 1 << self.class(c as u8))
-        };
-        self.paused = held | 1 << HELD_BY_FILTER;
+        self.paused = self.gate.held_queues(|c| 1 << self.class(c as u8)) | 1 << HELD_BY_FILTER;
     }
 
     pub fn len(&self) -> usize {

@@ -206,6 +206,15 @@ impl PauseGate {
         self.port
     }
 
+    /// The queues that may not send, as a bit set: those of the paused classes, where
+    /// `queues_of_class(c)` are class c's, or every queue while the whole port is paused.
+    pub fn held_queues(&self, queues_of_class: impl Fn(usize) -> u64) -> u64 {
+        if self.port {
+            return u64::MAX;
+        }
+        (0..CLASSES).filter(|c| self.classes & 1 << c != 0).fold(0, |held, c| held | queues_of_class(c))
+    }
+
     /// Whether the neighbour paused `class`, or the whole port.
     pub fn is_paused(&self, class: usize) -> bool {
         self.classes & (1 << class) != 0 || self.port
@@ -238,6 +247,24 @@ mod tests {
     use super::*;
 
     const RATE: u64 = 100_000_000_000;
+
+    /// A class pause holds its class's queues, two classes the union of theirs, and a
+    /// port-level pause every queue whatever the classes map to.
+    #[test]
+    fn held_queues_are_the_paused_classes_queues_or_all() {
+        let (mut gate, rate) = (PauseGate::default(), LinkRate::new(RATE));
+        let two_per_class = |c: usize| 0b11 << (2 * c);
+        assert_eq!(gate.held_queues(two_per_class), 0);
+        gate.obey(1, Pause::UntilResume, 0, &rate);
+        assert_eq!(gate.held_queues(two_per_class), 0b1100);
+        gate.obey(3, Pause::UntilResume, 0, &rate);
+        assert_eq!(gate.held_queues(two_per_class), 0b1100_1100);
+        gate.obey(PORT_LEVEL, Pause::UntilResume, 0, &rate);
+        assert_eq!(gate.held_queues(|_| 0), u64::MAX);
+        gate.obey(PORT_LEVEL, Pause::Resume, 0, &rate);
+        gate.obey(1, Pause::Resume, 0, &rate);
+        assert_eq!(gate.held_queues(two_per_class), 0b1100_0000);
+    }
 
     /// A timed PAUSE holds for its quanta (5.12 ns each at 100 Gbps), a second one
     /// re-arms it and makes the first timer stale, and a RESUME ends it early.

@@ -2,7 +2,7 @@
 
 use super::{NetView, Observer};
 use crate::sim::Ps;
-use crate::switch::flow_control::FlowControl;
+use crate::switch::flow_control::Lossless;
 use crate::switch::mmu::CLASSES;
 use rustc_hash::FxHashSet;
 

@@ -188,13 +188,7 @@ impl PortPauses {
 
     fn update(&mut self, port: usize, held_before: bool) {
         let gated_before = self.is_gated(port);
-        let gate = &self.gates[port];
-        let classes = gate.classes();
-        self.queues[port] = if gate.port_paused() {
-            u64::MAX
-        } else {
-            (0..CLASSES).filter(|c| classes & (1 << c) != 0).fold(0, |m, c| m | self.class_queues[c])
-        };
+        self.queues[port] = self.gates[port].held_queues(|c| self.class_queues[c]);
         match (held_before, self.gates[port].holds_any()) {
             (false, true) => self.held_ports += 1,
             (true, false) => self.held_ports -= 1,
@@ -456,7 +450,12 @@ pub struct HeadroomEpisode {
     pub size: u64,
 }
 
-pub trait FlowControl: Send {
+/// A switch's flow control, by role: the frames and timers it obeys here, and through its
+/// supertraits the lossless classes it admits ([`Lossless`]), the flows it steers
+/// ([`Steering`]) and what it reports ([`FlowControlReport`]). A scheme implements each
+/// role; the defaults are those of a scheme without it, and the switch asks each role's
+/// `lossless_classes` / `steers_flows` once, when it is built, before it calls the rest.
+pub trait FlowControl: Lossless + Steering + FlowControlReport + Send {
     /// Whether the switch's ports obey class and port-level pause frames from their
     /// neighbours (a switch without lossless flow control ignores them). Asked once,
     /// when the switch is built.
@@ -470,6 +469,11 @@ pub trait FlowControl: Send {
     }
     /// A timer this scheme asked for (`Effect::Timer`) fired.
     fn on_timer(&mut self, _token: u32, _cx: &mut FlowCx) {}
+}
+
+/// Lossless admission: the classes whose packets the scheme admits in place of the
+/// admission policy, and the ingress accounting (headroom, pauses) that goes with it.
+pub trait Lossless {
     /// Whether the scheme reads the switch's ingress accounts (`Switch::ingress`). They
     /// cost a cache miss per packet in and out, so a switch keeps them only when its
     /// scheme says so.
@@ -481,28 +485,6 @@ pub trait FlowControl: Send {
     fn lossless_classes(&self) -> u8 {
         0
     }
-    /// The PAUSE and RESUME frames (in that order) sent upstream on `port` for `class`.
-    fn frames_sent(&self, _port: usize, _class: usize) -> [u64; 2] {
-        [0, 0]
-    }
-    /// The port-level PAUSE and RESUME frames sent upstream on `port` (DSH).
-    fn port_frames_sent(&self, _port: usize) -> [u64; 2] {
-        [0, 0]
-    }
-    /// Headroom bytes that packets from (`port`, `class`) hold.
-    fn headroom_used(&self, _port: usize, _class: usize) -> u64 {
-        0
-    }
-    /// Bytes of headroom the scheme keeps for lossless packets that arrive on `port`, over
-    /// all classes; its pool holds them on top of its shared size.
-    fn headroom_of_port(&self, _port: usize) -> u64 {
-        0
-    }
-    /// Every ended episode of a per-queue headroom (static headroom, PFC), in the order
-    /// they ended; one still open at the end of the run is not among them.
-    fn headroom_episodes(&self) -> &[HeadroomEpisode] {
-        &[]
-    }
     /// The verdict on a packet of a class in `lossless_classes` (never `Evict`), which
     /// replaces the admission policy's. An `Admit` is final: the switch then buffers the
     /// packet and calls `on_enqueue`.
@@ -513,10 +495,22 @@ pub trait FlowControl: Send {
     fn on_enqueue(&mut self, _charge: Charge, _cx: &mut IngressCx) {}
     /// A lossless packet left the buffer (sent: lossless packets are never pushed out).
     fn on_dequeue(&mut self, _charge: Charge, _cx: &mut IngressCx) {}
-    /// Adds the scheme's own counters to the run's (`SchemeCounters`).
-    fn add_counters(&self, _out: &mut SchemeCounters) {}
+    /// Headroom bytes that packets from (`port`, `class`) hold.
+    fn headroom_used(&self, _port: usize, _class: usize) -> u64 {
+        0
+    }
+    /// Bytes of headroom the scheme keeps for lossless packets that arrive on `port`, over
+    /// all classes; its pool holds them on top of its shared size.
+    fn headroom_of_port(&self, _port: usize) -> u64 {
+        0
+    }
     /// Violations of the scheme's own accounting against the switch's ingress accounts.
     fn check_accounting(&self, _id: usize, _ingress: Option<&IngressAccounts>, _errors: &mut Vec<String>) {}
+}
+
+/// Per-flow steering: a scheme that picks each packet's egress queue and may hold a
+/// queue's head (BFC), in place of the classifier.
+pub trait Steering {
     /// Whether the scheme chooses each packet's egress queue (`assign_queue`) and follows
     /// each packet in and out (`on_buffered`, `on_sent`) and each queue's head
     /// (`holds_head`), instead of the classifier. Asked once, when the switch is built.
@@ -537,6 +531,26 @@ pub trait FlowControl: Send {
     fn holds_head(&self, _q: usize, _head: &Packet, _gate: &PauseGate) -> bool {
         false
     }
+}
+
+/// What a flow-control scheme tells the run's results: its frames, its headroom episodes
+/// and its own counters.
+pub trait FlowControlReport {
+    /// The PAUSE and RESUME frames (in that order) sent upstream on `port` for `class`.
+    fn frames_sent(&self, _port: usize, _class: usize) -> [u64; 2] {
+        [0, 0]
+    }
+    /// The port-level PAUSE and RESUME frames sent upstream on `port` (DSH).
+    fn port_frames_sent(&self, _port: usize) -> [u64; 2] {
+        [0, 0]
+    }
+    /// Every ended episode of a per-queue headroom (static headroom, PFC), in the order
+    /// they ended; one still open at the end of the run is not among them.
+    fn headroom_episodes(&self) -> &[HeadroomEpisode] {
+        &[]
+    }
+    /// Adds the scheme's own counters to the run's (`SchemeCounters`).
+    fn add_counters(&self, _out: &mut SchemeCounters) {}
 }
 
 /// What the rest of Shoal must know of a flow-control scheme beyond its `FlowControl`
@@ -589,23 +603,29 @@ registry! {
         ref fn obeys_pause_frames() -> bool;
         ref fn obeys_filter_frames() -> bool;
         mut fn on_timer(token: u32, cx: &mut FlowCx);
+    }
+    forward Lossless {
         ref fn reads_ingress_accounts() -> bool;
         ref fn lossless_classes() -> u8;
-        ref fn frames_sent(port: usize, class: usize) -> [u64; 2];
-        ref fn port_frames_sent(port: usize) -> [u64; 2];
-        ref fn headroom_used(port: usize, class: usize) -> u64;
-        ref fn headroom_of_port(port: usize) -> u64;
-        ref fn headroom_episodes() -> &[HeadroomEpisode];
         mut fn admit(arrival: &LosslessArrival) -> Verdict;
         mut fn on_enqueue(charge: Charge, cx: &mut IngressCx);
         mut fn on_dequeue(charge: Charge, cx: &mut IngressCx);
-        ref fn add_counters(out: &mut SchemeCounters);
+        ref fn headroom_used(port: usize, class: usize) -> u64;
+        ref fn headroom_of_port(port: usize) -> u64;
         ref fn check_accounting(id: usize, ingress: Option<&IngressAccounts>, errors: &mut Vec<String>);
+    }
+    forward Steering {
         ref fn steers_flows() -> bool;
         mut fn assign_queue(pkt: &Packet, ingress: usize, view: &PortView) -> usize;
         mut fn on_buffered(pkt: &Packet, q: usize, view: &PortView, cx: &mut StepCx);
         mut fn on_sent(pkt: &Packet, q: usize, view: &PortView, cx: &mut StepCx);
         ref fn holds_head(q: usize, head: &Packet, gate: &PauseGate) -> bool;
+    }
+    forward FlowControlReport {
+        ref fn frames_sent(port: usize, class: usize) -> [u64; 2];
+        ref fn port_frames_sent(port: usize) -> [u64; 2];
+        ref fn headroom_episodes() -> &[HeadroomEpisode];
+        ref fn add_counters(out: &mut SchemeCounters);
     }
 }
 
@@ -618,3 +638,9 @@ keyless_scheme!(Lossy, env FlowControlEnv);
 impl FlowControlFacts for Lossy {}
 
 impl FlowControl for Lossy {}
+
+impl Lossless for Lossy {}
+
+impl Steering for Lossy {}
+
+impl FlowControlReport for Lossy {}

@@ -22,8 +22,8 @@ use active_set::ActiveSet;
 use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
 use classify::{Classifier, Classify};
 use flow_control::{
-    AnyFlowControl, FlowControl, FlowControlEnv, FlowCx, IngressCx, IngressLink, LosslessArrival, PoolState,
-    PortPauses, PortView, StepCx,
+    AnyFlowControl, FlowControl, FlowControlEnv, FlowCx, IngressCx, IngressLink, Lossless, LosslessArrival, PoolState,
+    PortPauses, PortView, Steering, StepCx,
 };
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
 use mmu::{charge, class_of, release, Charge, IngressAccounts, Pool, Reserve, CLASSES};

@@ -30,7 +30,8 @@
 
 use super::{
     check_pausing_keys, class_mask, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
-    FlowControlFacts, IngressCx, LosslessArrival, PoolState, UpstreamPauses, PORT_LEVEL,
+    FlowControlFacts, FlowControlReport, IngressCx, Lossless, LosslessArrival, PoolState, Steering, UpstreamPauses,
+    PORT_LEVEL,
 };
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
@@ -264,21 +265,15 @@ impl FlowControl for Dsh {
     fn obeys_pause_frames(&self) -> bool {
         true
     }
+}
 
+impl Lossless for Dsh {
     fn reads_ingress_accounts(&self) -> bool {
         true
     }
 
     fn lossless_classes(&self) -> u8 {
         self.lossless
-    }
-
-    fn frames_sent(&self, port: usize, class: usize) -> [u64; 2] {
-        self.upstream.frames_sent(port, class)
-    }
-
-    fn port_frames_sent(&self, port: usize) -> [u64; 2] {
-        self.upstream.port_frames_sent(port)
     }
 
     fn headroom_used(&self, port: usize, class: usize) -> u64 {
@@ -376,6 +371,18 @@ impl FlowControl for Dsh {
                 ));
             }
         }
+    }
+}
+
+impl Steering for Dsh {}
+
+impl FlowControlReport for Dsh {
+    fn frames_sent(&self, port: usize, class: usize) -> [u64; 2] {
+        self.upstream.frames_sent(port, class)
+    }
+
+    fn port_frames_sent(&self, port: usize) -> [u64; 2] {
+        self.upstream.port_frames_sent(port)
     }
 }
 

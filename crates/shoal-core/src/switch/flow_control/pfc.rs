@@ -23,7 +23,8 @@
 
 use super::{
     check_pausing_keys, class_mask, pausing_warnings, resume_offset_warning, FlowControl, FlowControlEnv,
-    FlowControlFacts, HeadroomEpisode, IngressCx, LosslessArrival, PoolState, UpstreamPauses,
+    FlowControlFacts, FlowControlReport, HeadroomEpisode, IngressCx, Lossless, LosslessArrival, PoolState, Steering,
+    UpstreamPauses,
 };
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
@@ -578,7 +579,9 @@ impl FlowControl for Pfc {
             self.send(port, class, true, cx.now, cx.effects);
         }
     }
+}
 
+impl Lossless for Pfc {
     fn reads_ingress_accounts(&self) -> bool {
         true
     }
@@ -587,20 +590,12 @@ impl FlowControl for Pfc {
         self.lossless
     }
 
-    fn frames_sent(&self, port: usize, class: usize) -> [u64; 2] {
-        self.upstream.frames_sent(port, class)
-    }
-
     fn headroom_used(&self, port: usize, class: usize) -> u64 {
         self.headroom_used[port * CLASSES + class]
     }
 
     fn headroom_of_port(&self, port: usize) -> u64 {
         self.headroom[port] * self.lossless.count_ones() as u64
-    }
-
-    fn headroom_episodes(&self) -> &[HeadroomEpisode] {
-        &self.headroom_episodes
     }
 
     fn admit(&mut self, a: &LosslessArrival) -> Verdict {
@@ -700,6 +695,18 @@ impl FlowControl for Pfc {
                 }
             }
         }
+    }
+}
+
+impl Steering for Pfc {}
+
+impl FlowControlReport for Pfc {
+    fn frames_sent(&self, port: usize, class: usize) -> [u64; 2] {
+        self.upstream.frames_sent(port, class)
+    }
+
+    fn headroom_episodes(&self) -> &[HeadroomEpisode] {
+        &self.headroom_episodes
     }
 }
 

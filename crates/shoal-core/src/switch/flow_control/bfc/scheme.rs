@@ -13,8 +13,8 @@ use crate::sim::{stream, Ps};
 use crate::stats::SchemeCounters;
 use crate::switch::admission::Verdict;
 use crate::switch::flow_control::{
-    DeadlockWatch, FlowControl, FlowControlEnv, FlowControlFacts, FlowCx, HeadroomEpisode, IngressCx, LosslessArrival,
-    Pfc, PfcConfig, PortView, StepCx,
+    DeadlockWatch, FlowControl, FlowControlEnv, FlowControlFacts, FlowControlReport, FlowCx, HeadroomEpisode,
+    IngressCx, Lossless, LosslessArrival, Pfc, PfcConfig, PortView, Steering, StepCx,
 };
 use crate::switch::mmu::{Charge, IngressAccounts};
 use crate::units::{Bytes, Time};
@@ -352,21 +352,6 @@ impl FlowControl for Bfc {
         true
     }
 
-    fn add_counters(&self, out: &mut SchemeCounters) {
-        let d = &self.decide;
-        for (key, value) in [
-            ("pauses", d.pauses),
-            ("resumes", d.resumes),
-            ("filter_frames_sent", self.filters_sent),
-            ("placements", d.placements),
-            ("collisions", d.collisions),
-            ("overflowed", d.overflowed),
-            ("shared_vfid", d.shared_vfid),
-        ] {
-            out.add("bfc", key, value);
-        }
-    }
-
     fn on_timer(&mut self, token: u32, cx: &mut FlowCx) {
         if token == TICK {
             self.tick(cx);
@@ -374,29 +359,9 @@ impl FlowControl for Bfc {
             pfc.on_timer(token, cx);
         }
     }
+}
 
-    fn steers_flows(&self) -> bool {
-        true
-    }
-
-    fn assign_queue(&mut self, pkt: &Packet, ingress: usize, view: &PortView) -> usize {
-        self.decide.assign(pkt, ingress, view)
-    }
-
-    fn on_buffered(&mut self, pkt: &Packet, q: usize, view: &PortView, cx: &mut StepCx) {
-        if self.decide.buffered(pkt, q, view) {
-            self.start_ticking(cx.now, cx);
-        }
-    }
-
-    fn on_sent(&mut self, pkt: &Packet, q: usize, view: &PortView, _cx: &mut StepCx) {
-        self.decide.sent(pkt, q, view);
-    }
-
-    fn holds_head(&self, q: usize, head: &Packet, gate: &PauseGate) -> bool {
-        self.decide.holds(q, head, gate)
-    }
-
+impl Lossless for Bfc {
     fn reads_ingress_accounts(&self) -> bool {
         self.backstop.as_ref().is_some_and(Pfc::reads_ingress_accounts)
     }
@@ -405,20 +370,12 @@ impl FlowControl for Bfc {
         self.backstop.as_ref().map_or(0, Pfc::lossless_classes)
     }
 
-    fn frames_sent(&self, port: usize, class: usize) -> [u64; 2] {
-        self.backstop.as_ref().map_or([0, 0], |pfc| pfc.frames_sent(port, class))
-    }
-
     fn headroom_used(&self, port: usize, class: usize) -> u64 {
         self.backstop.as_ref().map_or(0, |pfc| pfc.headroom_used(port, class))
     }
 
     fn headroom_of_port(&self, port: usize) -> u64 {
         self.backstop.as_ref().map_or(0, |pfc| pfc.headroom_of_port(port))
-    }
-
-    fn headroom_episodes(&self) -> &[HeadroomEpisode] {
-        self.backstop.as_ref().map_or(&[], Pfc::headroom_episodes)
     }
 
     fn admit(&mut self, arrival: &LosslessArrival) -> Verdict {
@@ -441,5 +398,54 @@ impl FlowControl for Bfc {
         if let Some(pfc) = &self.backstop {
             pfc.check_accounting(id, ingress, errors);
         }
+    }
+}
+
+impl Steering for Bfc {
+    fn steers_flows(&self) -> bool {
+        true
+    }
+
+    fn assign_queue(&mut self, pkt: &Packet, ingress: usize, view: &PortView) -> usize {
+        self.decide.assign(pkt, ingress, view)
+    }
+
+    fn on_buffered(&mut self, pkt: &Packet, q: usize, view: &PortView, cx: &mut StepCx) {
+        if self.decide.buffered(pkt, q, view) {
+            self.start_ticking(cx.now, cx);
+        }
+    }
+
+    fn on_sent(&mut self, pkt: &Packet, q: usize, view: &PortView, _cx: &mut StepCx) {
+        self.decide.sent(pkt, q, view);
+    }
+
+    fn holds_head(&self, q: usize, head: &Packet, gate: &PauseGate) -> bool {
+        self.decide.holds(q, head, gate)
+    }
+}
+
+impl FlowControlReport for Bfc {
+    fn add_counters(&self, out: &mut SchemeCounters) {
+        let d = &self.decide;
+        for (key, value) in [
+            ("pauses", d.pauses),
+            ("resumes", d.resumes),
+            ("filter_frames_sent", self.filters_sent),
+            ("placements", d.placements),
+            ("collisions", d.collisions),
+            ("overflowed", d.overflowed),
+            ("shared_vfid", d.shared_vfid),
+        ] {
+            out.add("bfc", key, value);
+        }
+    }
+
+    fn frames_sent(&self, port: usize, class: usize) -> [u64; 2] {
+        self.backstop.as_ref().map_or([0, 0], |pfc| pfc.frames_sent(port, class))
+    }
+
+    fn headroom_episodes(&self) -> &[HeadroomEpisode] {
+        self.backstop.as_ref().map_or(&[], Pfc::headroom_episodes)
     }
 }
