@@ -100,7 +100,7 @@ impl<'a> Summary<'a> {
             (true, false) => RunEnd::Deadlocked,
         };
         let mut summary =
-            Summary::new(table, sim.counters_json(), scenario, crate::VERSION, warnings, wall_time_s, ended);
+            Summary::new(table, sim.run_counters(), scenario, crate::VERSION, warnings, wall_time_s, ended);
         summary.pfc = pfc;
         summary
     }

@@ -5,9 +5,10 @@ use super::{Flow, Link, Simulation};
 use crate::host::Nic;
 use crate::net::{NodeId, PacketKind};
 use crate::observe::{Deadlock, IngressSample, Observer, Sample};
+use crate::results::counters::{CoreLink, LinkCounters, MeanMax, PacketCounts, PoolStats, QueueStats, RunCounters};
 use crate::results::{FlowRecord, FlowTable, PfcPortRecord};
 use crate::sim::Ps;
-use crate::stats::{OccupancyDistribution, PauseEvent, PauseKey, SchemeCounters};
+use crate::stats::{DropReason, OccupancyDistribution, PauseEvent, PauseKey, SchemeCounters};
 use crate::switch::flow_control::{FlowControlReport, HeadroomEpisode};
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
@@ -227,94 +228,92 @@ impl Simulation {
         self.observers.iter().map(|o| record(o.as_ref())).find(|r| !r.is_empty()).unwrap_or(&[])
     }
 
-    /// Counters and occupancy statistics as JSON.
+    /// Counters and occupancy statistics as JSON (`RunCounters`).
     pub fn counters_json(&mut self) -> serde_json::Value {
-        use serde_json::json;
+        serde_json::to_value(self.run_counters()).expect("counters always serialize")
+    }
+
+    /// Counters and occupancy statistics.
+    pub fn run_counters(&mut self) -> RunCounters {
         let now = self.now.max(1);
         let c = &self.counters;
-        let drops: serde_json::Map<String, serde_json::Value> = crate::stats::DropReason::ALL
-            .iter()
-            .map(|r| (r.name().to_string(), json!(c.dropped[*r as usize])))
-            .collect();
+        let drops = DropReason::ALL.iter().map(|r| (r.name(), c.dropped[*r as usize])).collect();
+        let marks_by_rule = MarkRule::ALL.iter().map(|r| (r.name(), c.marks_by_rule[*r as usize])).collect();
         let mut pools = Vec::new();
         let mut queues = Vec::new();
         for (si, s) in self.switches.iter_mut().enumerate() {
             for (pi, pool) in s.pools.iter_mut().enumerate() {
-                pools.push(json!({
-                    "switch": si, "pool": pi, "size": pool.size,
-                    "mean": pool.occupancy.mean(now),
-                    "p50": pool.occupancy.quantile(now, 0.5),
-                    "p99": pool.occupancy.quantile(now, 0.99),
-                    "max": pool.occupancy.max(),
-                    "now": pool.occupancy.value(),
-                    "drops": pool.drops,
-                }));
+                pools.push(PoolStats {
+                    switch: si,
+                    pool: pi,
+                    size: pool.size,
+                    mean: pool.occupancy.mean(now),
+                    p50: pool.occupancy.quantile(now, 0.5),
+                    p99: pool.occupancy.quantile(now, 0.99),
+                    max: pool.occupancy.max(),
+                    now: pool.occupancy.value(),
+                    drops: pool.drops,
+                });
             }
             for pi in 0..s.ports.len() {
                 for (qi, q) in s.port_queues(pi).iter().enumerate() {
                     if q.occupancy.max() > 0 {
-                        queues.push(json!({
-                            "switch": si, "port": pi, "queue": qi,
-                            "mean": q.occupancy.mean(now), "max": q.occupancy.max(), "now": q.bytes(),
-                        }));
+                        queues.push(QueueStats {
+                            switch: si,
+                            port: pi,
+                            queue: qi,
+                            mean: q.occupancy.mean(now),
+                            max: q.occupancy.max(),
+                            now: q.bytes(),
+                        });
                     }
                 }
             }
         }
         let utilization = |l: &Link| l.tx_bytes as f64 * 8.0 / (l.rate.bps as f64 * now as f64 / 1e12);
-        let stats = |it: Vec<f64>| match it.len() {
-            0 => json!(null),
-            n => json!({"mean": it.iter().sum::<f64>() / n as f64, "max": it.iter().cloned().fold(0.0, f64::max)}),
-        };
         let down: Vec<f64> = self.links.iter().filter(|l| matches!(l.to, NodeId::Host(_))).map(utilization).collect();
         let core: Vec<f64> = self.links.iter().filter(|l| l.core).map(utilization).collect();
         let node = |n: NodeId| match n {
-            NodeId::Switch(s) => s,
-            NodeId::Host(h) => h,
+            NodeId::Switch(s) => s as usize,
+            NodeId::Host(h) => h as usize,
         };
-        let core_links: Vec<serde_json::Value> = self
+        let core_links = self
             .links
             .iter()
             .filter(|l| l.core)
-            .map(|l| json!({"from_switch": node(l.from), "to_switch": node(l.to), "utilization": utilization(l)}))
+            .map(|l| CoreLink { from_switch: node(l.from), to_switch: node(l.to), utilization: utilization(l) })
             .collect();
         let in_network = self.packets_in_network();
         let flows = self.flow_tally();
-        let c = &self.counters;
-        let mut counters = json!({
-            "packets": {
-                "sent": c.created,
-                "delivered": c.delivered,
-                "dropped": c.total_dropped(),
-                "in_network": in_network,
-                "switch_arrivals": c.switch_arrivals,
-                "switch_dropped": c.switch_dropped(),
-            },
-            "data_packets_sent": c.data_packets_sent,
-            "switch_data_dropped": c.switch_data_dropped,
-            "bytes_dropped": c.bytes_dropped,
-            "drops": drops,
-            "ecn_marks": c.ecn_marks,
-            "marks_by_rule": MarkRule::ALL
-                .iter()
-                .map(|r| (r.name().to_string(), json!(c.marks_by_rule[*r as usize])))
-                .collect::<serde_json::Map<String, serde_json::Value>>(),
-            "timeouts": flows.timeouts,
-            "cnps": flows.cnps,
-            "pools": pools,
-            "queues": queues,
-            "links": {"host_downlinks": stats(down), "core": stats(core), "core_links": core_links},
-            "duration_ps": self.now,
-            "events": self.events_processed,
-        });
         let mut schemes = SchemeCounters::default();
         for switch in &self.switches {
             switch.flow_control().add_counters(&mut schemes);
         }
-        for (section, values) in schemes.0 {
-            counters[section] = json!(values);
+        let c = &self.counters;
+        RunCounters {
+            schemes: schemes.0,
+            bytes_dropped: c.bytes_dropped,
+            cnps: flows.cnps,
+            data_packets_sent: c.data_packets_sent,
+            drops,
+            duration_ps: self.now,
+            ecn_marks: c.ecn_marks,
+            events: self.events_processed,
+            links: LinkCounters { core: MeanMax::of(&core), core_links, host_downlinks: MeanMax::of(&down) },
+            marks_by_rule,
+            packets: PacketCounts {
+                delivered: c.delivered,
+                dropped: c.total_dropped(),
+                in_network,
+                sent: c.created,
+                switch_arrivals: c.switch_arrivals,
+                switch_dropped: c.switch_dropped(),
+            },
+            pools,
+            queues,
+            switch_data_dropped: c.switch_data_dropped,
+            timeouts: flows.timeouts,
         }
-        counters
     }
 
     /// The flows' sums the counters report (their timeouts and the CNPs their senders

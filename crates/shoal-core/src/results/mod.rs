@@ -9,6 +9,7 @@
 //! a hidden temporary directory next to the target, which is renamed into place only
 //! once complete; the same results always give the same bytes.
 
+pub mod counters;
 pub(crate) mod json;
 pub mod parquet;
 mod pfc;

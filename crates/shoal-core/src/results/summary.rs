@@ -21,13 +21,14 @@
 //! * **Packet loss rate** = dropped packets / sent packets (all packets, data and control).
 //! * **ECN mark rate** = ECN-marked packets / data packets sent.
 
+use super::counters::{ByName, LinkCounters, MeanMax, PacketCounts, PoolStats, RunCounters};
 use super::FlowTable;
 use crate::observe::PortClass;
 use crate::scenario::Scenario;
+use crate::sim::Ps;
 use crate::workload::{FlowKind, ENDLESS};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// The content of `summary.json`, in its key order.
@@ -39,32 +40,32 @@ pub struct Summary<'a> {
     pub size_buckets_bytes: Vec<u64>,
     pub fct: Buckets,
     pub queries: QueryStats,
-    pub packets: Value,
+    pub packets: PacketCounts,
     pub loss_rate: Option<f64>,
     /// Switch drops per packet arriving at a switch queue, each hop counted: the loss rate
     /// of ns-2's per-queue counters summed over switches.
     pub switch_drop_rate: Option<f64>,
-    pub drops: Value,
-    pub bytes_dropped: Value,
+    pub drops: ByName,
+    pub bytes_dropped: u64,
     pub timeouts: u64,
     pub retransmits: u64,
     /// Congestion notifications RDMA senders received (`transport::Outcome::cnps`).
-    pub cnps: Value,
-    pub ecn_marks: Value,
+    pub cnps: u64,
+    pub ecn_marks: u64,
     pub ecn_mark_rate: Option<f64>,
     /// PFC's headline, when a class is lossless.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pfc: Option<PfcSummary>,
-    pub pools: Value,
-    pub links: Value,
+    pub pools: Vec<PoolStats>,
+    pub links: LinkCounters,
     pub link_utilization: LinkUtilization,
-    pub duration_ps: Value,
-    pub events: Value,
+    pub duration_ps: Ps,
+    pub events: u64,
     pub wall_time_s: Option<f64>,
     pub events_per_s: Option<f64>,
     pub warnings: Vec<String>,
-    /// The core's counters (`Simulation::counters_json`), whole.
-    pub counters: Value,
+    /// The core's counters, whole.
+    pub counters: RunCounters,
     /// The resolved scenario.
     pub scenario: &'a Scenario,
 }
@@ -217,11 +218,11 @@ impl<'a> Summary<'a> {
         super::json::to_python_json(self)
     }
 
-    /// The summary of a run from its flow columns and its counters (`counters_json`).
+    /// The summary of a run from its flow columns and its counters.
     /// The unfinished-flows warning is appended to `warnings`, saying how the run ended.
     pub(crate) fn new(
         flows: &FlowTable,
-        counters: Value,
+        counters: RunCounters,
         scenario: &'a Scenario,
         version: &str,
         mut warnings: Vec<String>,
@@ -305,13 +306,6 @@ impl<'a> Summary<'a> {
         };
         let sum32 = |v: &[u32]| v.iter().map(|&x| x as u64).sum::<u64>();
 
-        let get = |key: &str| counters.get(key).cloned().unwrap_or(Value::Null);
-        let or_empty = |key: &str, empty: Value| match counters.get(key) {
-            None | Some(Value::Null) => empty,
-            Some(v) => v.clone(),
-        };
-        let packets = or_empty("packets", Value::Object(Default::default()));
-        let events = get("events");
         Summary {
             shoal_version: version.to_string(),
             seed: scenario.run.seed,
@@ -326,23 +320,23 @@ impl<'a> Summary<'a> {
             size_buckets_bytes: bounds.clone(),
             fct: Buckets(fct),
             queries: query_stats(flows),
-            loss_rate: rate(packets.get("dropped"), packets.get("sent")),
-            switch_drop_rate: rate(packets.get("switch_dropped"), packets.get("switch_arrivals")),
-            packets,
-            drops: or_empty("drops", Value::Object(Default::default())),
-            bytes_dropped: get("bytes_dropped"),
+            loss_rate: rate(counters.packets.dropped as f64, counters.packets.sent as f64),
+            switch_drop_rate: rate(counters.packets.switch_dropped as f64, counters.packets.switch_arrivals as f64),
+            packets: counters.packets,
+            drops: counters.drops.clone(),
+            bytes_dropped: counters.bytes_dropped,
             timeouts: sum32(&flows.timeouts),
             retransmits: sum32(&flows.retransmits),
-            cnps: get("cnps"),
-            ecn_marks: get("ecn_marks"),
-            ecn_mark_rate: rate(counters.get("ecn_marks"), counters.get("data_packets_sent")),
+            cnps: counters.cnps,
+            ecn_marks: counters.ecn_marks,
+            ecn_mark_rate: rate(counters.ecn_marks as f64, counters.data_packets_sent as f64),
             pfc: None,
-            pools: or_empty("pools", Value::Array(Vec::new())),
-            links: or_empty("links", Value::Object(Default::default())),
-            link_utilization: link_utilization(counters.get("links")),
-            duration_ps: get("duration_ps"),
-            events_per_s: rate(Some(&events), wall_time_s.map(Value::from).as_ref()),
-            events,
+            pools: counters.pools.clone(),
+            links: counters.links.clone(),
+            link_utilization: link_utilization(&counters.links),
+            duration_ps: counters.duration_ps,
+            events_per_s: wall_time_s.filter(|w| w.is_finite()).and_then(|wall| rate(counters.events as f64, wall)),
+            events: counters.events,
             wall_time_s: wall_time_s.filter(|w| w.is_finite()),
             warnings,
             counters,
@@ -355,9 +349,8 @@ fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
 
-/// `num / den` when both are numbers and `den > 0`.
-fn rate(num: Option<&Value>, den: Option<&Value>) -> Option<f64> {
-    let (num, den) = (num?.as_f64()?, den?.as_f64()?);
+/// `num / den` when `den > 0`.
+fn rate(num: f64, den: f64) -> Option<f64> {
     if den > 0.0 {
         finite(num / den)
     } else {
@@ -408,17 +401,14 @@ fn query_stats(flows: &FlowTable) -> QueryStats {
     }
 }
 
-fn link_utilization(links: Option<&Value>) -> LinkUtilization {
-    let group = |key: &str| links.and_then(|l| l.get(key));
-    let stat = |g: Option<&Value>, key: &str| {
-        g.and_then(|g| g.get(key)).and_then(Value::as_f64).map(f64::abs).and_then(finite)
-    };
-    let (access, core) = (group("host_downlinks"), group("core"));
+fn link_utilization(links: &LinkCounters) -> LinkUtilization {
+    let stat = |g: Option<MeanMax>, of: fn(MeanMax) -> f64| g.map(of).map(f64::abs).and_then(finite);
+    let (access, core) = (links.host_downlinks, links.core);
     LinkUtilization {
-        mean: stat(access, "mean"),
-        max: stat(access, "max"),
-        core_mean: stat(core, "mean"),
-        core_max: stat(core, "max"),
+        mean: stat(access, |g| g.mean),
+        max: stat(access, |g| g.max),
+        core_mean: stat(core, |g| g.mean),
+        core_max: stat(core, |g| g.max),
     }
 }
 
