@@ -21,6 +21,7 @@ from shoal.advise.check import (
     build_context,
     pfc_headroom,
 )
+from shoal.advise.formulas import first_pause_time
 from shoal.advise.units import parse_rate, parse_size, parse_time
 
 MiB = 2**20
@@ -140,6 +141,31 @@ def test_dsh_theorems_two_cases_meet_at_their_boundary() -> None:
     above = advise.dsh_burst(congested=n, bursting=m, load=boundary + 1e-9, **kw)
     assert below.dsh_duration == pytest.approx(above.dsh_duration, rel=1e-6)
     assert below.sih_duration == pytest.approx(above.sih_duration, rel=1e-6)
+
+
+@pytest.mark.parametrize("congested_drain", [Fraction(1, 8), Fraction(4), Fraction(8)])
+def test_first_pause_time_cases_meet_when_congested_queues_drain_at_another_rate(
+    congested_drain: Fraction,
+) -> None:
+    # With the congested queues draining at c times a bursting queue's rate, case 1 needs
+    # T'(0+) = -a M (R - 1) / (1 + a N) >= -c: the boundary moves to (1 + a N) c / (a M) + 1,
+    # and the duration must still be continuous there, with case 2 just past it.
+    a, n, m = Fraction(1, 16), 2, 16
+    boundary = (1 + a * n) * congested_drain / (a * m) + 1
+    kw = dict(
+        shared=Fraction(14_270_208),
+        pause_margin=Fraction(56_840),
+        alpha=a,
+        congested=n,
+        bursting=m,
+        congested_drain=congested_drain,
+    )
+    step = Fraction(1, 10**9)
+    case_below, below = first_pause_time(load=boundary - step, **kw)
+    case_above, above = first_pause_time(load=boundary + step, **kw)
+    assert (case_below, case_above) == (1, 2)
+    assert below is not None and above is not None
+    assert float(below) == pytest.approx(float(above), rel=1e-6)
 
 
 def test_dsh_burst_does_not_depend_on_queues_but_static_does() -> None:

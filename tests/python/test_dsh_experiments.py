@@ -9,7 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from shoal import advise
 from shoal.reproduce import find, reproduce
+from shoal.reproduce.dsh import first_pause_theorem
 
 MiB = 2**20
 B = 16 * MiB  # the Tomahawk's buffer
@@ -55,6 +57,62 @@ def test_theorem_reproduces_the_papers_numbers() -> None:
     assert ETA == 56_840
     assert 0.38 < dsh < 0.41 and 0.09 < sih < 0.11
     assert dsh / sih == pytest.approx(4.0, abs=0.1)
+
+
+@pytest.mark.parametrize("dsh", [True, False])
+def test_the_analysis_theorem_is_the_papers_equations(dsh: bool) -> None:
+    """The analysis's theorem (the advisor's Theorems 1 and 2 with the congested queues'
+    own drain rate) in Fig. 11's geometry, with the inputs its analysis reads from the
+    scenario, is the one derived above from the paper's equations."""
+    shared = B - PRIVATE - (PORTS * ETA if dsh else PORTS * LOSSLESS * ETA)
+    total = first_pause_theorem(
+        shared=shared,
+        eta=ETA,
+        alpha=ALPHA,
+        congested=BACKGROUND,
+        bursting=FANIN,
+        rate=C,
+        burst_drain=C / FANIN,
+        congested_drain=C / BACKGROUND,
+        dsh=dsh,
+    )
+    assert total is not None
+    assert total / B == pytest.approx(theorem_fraction(dsh), rel=1e-12)
+
+
+@pytest.mark.parametrize(("n", "m", "load"), [(2, 16, 2.0), (0, 4, 1.5), (1, 2, 40.0)])
+@pytest.mark.parametrize("dsh", [True, False])
+def test_the_analysis_theorem_is_the_advisors_when_every_queue_drains_alike(
+    n: int, m: int, load: float, dsh: bool
+) -> None:
+    """With every queue draining at the port rate, as the advisor's dsh-burst assumes,
+    the analysis's total first-PAUSE burst is M times the advisor's bytes per bursting
+    queue (the cases: 1, 1 and 2)."""
+    advice = advise.dsh_burst(
+        rate="100Gbps",
+        delay="2us",
+        buffer="16MiB",
+        ports=PORTS,
+        queues=LOSSLESS,
+        alpha="1/16",
+        congested=n,
+        bursting=m,
+        load=load,
+    )
+    total = first_pause_theorem(
+        shared=B - (PORTS * ETA if dsh else PORTS * LOSSLESS * ETA),
+        eta=ETA,
+        alpha=ALPHA,
+        congested=n,
+        bursting=m,
+        rate=load * C,
+        burst_drain=C,
+        congested_drain=C,
+        dsh=dsh,
+    )
+    per_queue = advice.dsh_burst_bytes if dsh else advice.sih_burst_bytes
+    assert per_queue is not None and total is not None
+    assert total == pytest.approx(m * per_queue, rel=1e-12)
 
 
 def quick_runs(exp_id: str, store: Path, jobs: int = 1) -> pd.DataFrame:

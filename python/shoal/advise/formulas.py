@@ -49,6 +49,7 @@ __all__ = [
     "dt",
     "ecn",
     "eta_bytes",
+    "first_pause_time",
     "headroom",
     "loss_impact",
     "tail_drop",
@@ -726,26 +727,65 @@ class DshBurstAdvice(Advice):
     ratio: float | None
 
 
-def _burst_time(
-    num: Fraction, a: Fraction, N: int, M: int, R: Fraction
+def first_pause_time(
+    *,
+    shared: Fraction,
+    pause_margin: Fraction,
+    alpha: Fraction,
+    congested: int,
+    bursting: int,
+    load: Fraction,
+    congested_drain: Fraction = Fraction(1),
 ) -> tuple[int, Fraction | None]:
-    """(case, duration in byte-times); None when unbounded within the model.
+    """DSH Theorems 1 and 2 (section IV-C): how long bursting queues fill before a PAUSE.
 
-    Case 1 holds while the congested queues can fall as fast as the threshold, T'(0+) >=
-    -1; by the paper's Eq. 13 that is alpha M (R - 1) <= 1 + alpha N, so the cases meet
-    (the two durations are equal) at R = (1 + alpha N) / (alpha M) + 1. The paper prints
+    ``congested`` ingress queues (N) have sat at their pause threshold since long before
+    t = 0; at t = 0, ``bursting`` empty queues (M) start receiving at ``load`` (R) times
+    the rate they drain at. Time is normalized to that drain rate: one unit is the time a
+    bursting queue takes to drain one byte, so a bursting queue receives R bytes a unit.
+    The paper drains every queue at one rate; ``congested_drain`` lets the congested
+    queues drain at another, which the DSH experiments need (their background queues
+    share one egress port and the bursting queues another).
+
+    Case 1 holds while the congested queues can fall as fast as the threshold,
+    T'(0+) >= -congested_drain; by the paper's Eq. 13 that is
+    alpha M (R - 1) <= (1 + alpha N) congested_drain, so the cases meet (the two durations
+    are equal) at R = (1 + alpha N) congested_drain / (alpha M) + 1. The paper prints
     (1 - alpha N) there, which contradicts its Eq. 13 and leaves a jump between the cases
-    whenever N > 0."""
-    threshold = (1 + a * N) / (a * M) + 1
-    if threshold >= R:
-        case, den = 1, (1 + a * (N + M)) * (R - 1)
+    whenever N > 0.
+
+    Args:
+        shared: the buffer the dynamic threshold shares out, in bytes: B - N_p eta under
+            DSH, B - N_q N_p eta under static headroom, less any private buffer.
+        pause_margin: how far below the threshold a queue sends its PAUSE, in bytes:
+            eta under DSH (X_qoff = T - eta, Eq. 5), 0 under static headroom.
+        alpha: the dynamic threshold's alpha.
+        congested: N, the queues sitting at their pause threshold.
+        bursting: M, the queues the burst arrives at.
+        load: R, a bursting queue's arrival rate over its drain rate.
+        congested_drain: the most a congested queue drains, over a bursting queue's
+            drain rate.
+
+    Returns:
+        The case (1 or 2) and the time until the first PAUSE in normalized units: 0 when
+        alpha x ``shared`` leaves no room above ``pause_margin``, None when the bursting
+        queues never reach their pause threshold within the model.
+    """
+    room = alpha * shared - pause_margin
+    # Multiplied out rather than divided by alpha M: M = 0 (no burst, which the analysis of
+    # the DSH experiments may pass) is then case 1, not a ZeroDivisionError.
+    if alpha * bursting * (load - 1) <= (1 + alpha * congested) * congested_drain:
+        case, den = 1, (1 + alpha * (congested + bursting)) * (load - 1)
     else:
-        case, den = 2, (1 + a * N) * ((1 + a * M) * (R - 1) - a * N)
-    if num <= 0:
+        case = 2
+        den = (1 + alpha * congested) * (
+            (1 + alpha * bursting) * (load - 1) - alpha * congested * congested_drain
+        )
+    if room <= 0:
         return case, Fraction(0)
     if den <= 0:
         return case, None
-    return case, num / den
+    return case, room / den
 
 
 def dsh_burst(
@@ -812,8 +852,17 @@ def dsh_burst(
     )
     drain_bps = C if drain is None else within("drain", parse_rate, drain)
     eta = eta_bytes(C, D, L)
-    case_d, d_dsh = _burst_time(a * (B - Np * eta) - eta, a, N, M, R)
-    case_s, d_sih = _burst_time(a * (B - Nq * Np * eta), a, N, M, R)
+    case_d, d_dsh = first_pause_time(
+        shared=B - Np * eta, pause_margin=eta, alpha=a, congested=N, bursting=M, load=R
+    )
+    case_s, d_sih = first_pause_time(
+        shared=B - Nq * Np * eta,
+        pause_margin=Fraction(0),
+        alpha=a,
+        congested=N,
+        bursting=M,
+        load=R,
+    )
     byte_rate = drain_bps / 8
 
     def secs(d: Fraction | None) -> float | None:

@@ -8,12 +8,14 @@ a paused link, and background and fan-in FCT under DSH against static headroom."
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from shoal.advise.formulas import first_pause_time
 from shoal.analysis import pause_totals
 from shoal.reproduce._runs import StoredRun, join_columns, ok_runs
 from shoal.reproduce._units import rate_bps, size_bytes, time_s
@@ -73,21 +75,42 @@ def first_pause_theorem(
     burst_drain: float,
     congested_drain: float,
     dsh: bool,
-) -> float:
-    """Total bytes the ``bursting`` queues receive before the first PAUSE, by DSH's
-    Theorem 1 (``dsh``) or 2 (section IV-C, Eq. 16 and 19) in dimensional form, each
-    queue's arrival and drain rates kept apart (experiments/dsh/README.md): ``congested``
-    queues sit at their pause threshold, each draining at up to ``congested_drain``
-    (B/s); each bursting queue receives at ``rate`` and drains at ``burst_drain``.
-    ``shared`` is the shared segment B_s (private and headroom already taken out)."""
-    h = eta if dsh else 0.0
-    n, m, a = congested, bursting, alpha
-    grow = rate - burst_drain
-    t0 = a * (shared + n * h) / (1 + a * n)
-    slope = -a * m * grow / (1 + a * n)  # T'(0+) while the congested queues follow T
-    if -slope > congested_drain:  # case 2: they cannot drain as fast as T falls
-        slope = -a * (m * grow - n * congested_drain)
-    return m * rate * (t0 - h) / (grow - slope)
+) -> float | None:
+    """Total bytes the bursting queues receive before the first PAUSE, by DSH's Theorem 1
+    (``dsh``) or 2 (section IV-C, Eq. 16 and 19) as the advisor computes them
+    (:func:`shoal.advise.formulas.first_pause_time`), with the rates in bytes per second
+    and each queue's arrival and drain rates kept apart.
+
+    Args:
+        shared: the shared segment B_s, bytes (private buffer and headroom taken out).
+        eta: the headroom per port, bytes; a DSH queue pauses eta below its threshold.
+        alpha: the dynamic threshold's alpha.
+        congested: the queues sitting at their pause threshold.
+        bursting: the queues the burst arrives at.
+        rate: the rate each bursting queue receives at, bytes per second.
+        burst_drain: the rate each bursting queue drains at, bytes per second.
+        congested_drain: the most each congested queue drains, bytes per second.
+        dsh: DSH (Theorem 1) rather than static headroom (Theorem 2).
+
+    Returns:
+        The bytes, or None when the bursting queues never reach their pause threshold
+        within the model.
+    """
+    # The advisor counts time in byte-times of a bursting queue's drain rate, and exactly:
+    # Fraction(float) is the float's exact value, so only the result is rounded.
+    drain = Fraction(burst_drain)
+    load = Fraction(rate) / drain
+    _, duration = first_pause_time(
+        shared=Fraction(shared),
+        pause_margin=Fraction(eta) if dsh else Fraction(0),
+        alpha=Fraction(alpha),
+        congested=congested,
+        bursting=bursting,
+        load=load,
+        congested_drain=Fraction(congested_drain) / drain,
+    )
+    # Each bursting queue receives `load` bytes per unit of normalized time.
+    return None if duration is None else float(bursting * load * duration)
 
 
 def _fig11_run(run: StoredRun, scenario: dict[str, Any]) -> dict[str, float | None]:
@@ -153,8 +176,10 @@ def _fig11_run(run: StoredRun, scenario: dict[str, Any]) -> dict[str, float | No
         "fanin_pauses": float(at_senders["pauses_received"].sum()),
         "first_pause_burst_fraction": first_pause,
         "first_pause_payload_fraction": None if first_pause is None else first_pause * mtu / packet,
-        "theorem_first_pause_fraction": theorem / BUFFER,
-        "theorem_first_pause_payload_fraction": theorem / BUFFER * mtu / packet,
+        "theorem_first_pause_fraction": None if theorem is None else theorem / BUFFER,
+        "theorem_first_pause_payload_fraction": (
+            None if theorem is None else theorem / BUFFER * mtu / packet
+        ),
         "background_paused": float(
             ports[(ports["node_kind"] == "host") & ports["node"].isin(set(background["src"]))][
                 "pauses_received"
