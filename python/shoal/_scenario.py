@@ -8,6 +8,7 @@ cannot see (unreadable files, TOML syntax, malformed overrides).
 
 from __future__ import annotations
 
+import copy
 import datetime
 import json
 import os
@@ -36,10 +37,9 @@ ScenarioInput: TypeAlias = "str | os.PathLike[str] | Mapping[str, Any]"
 #: Overrides: ``["a.b.c=value", ...]`` or ``{"a.b.c": value}``.
 Overrides: TypeAlias = "Iterable[str] | Mapping[str, Any] | None"
 
-# Keys that name files, resolved against the scenario's folder: in a workload table, and
-# in the topology table.
-_PATH_KEYS = ("trace", "cdf")
-_TOPOLOGY_PATH_KEYS = ("path",)
+#: Key paths whose values name files, resolved against the folder of the file they are
+#: written in: a topology file, and the trace and size distribution of each workload.
+_FILE_KEY_PATH = re.compile(r"topology\.path|workload(?:\.extra\[\d+\])?\.(?:trace|cdf)")
 _CDF_SUFFIXES = (".cdf", ".txt", ".csv")
 #: Deepest nesting of tables and arrays a scenario may have (scenarios use four levels;
 #: deeper data would exhaust the Python stack here or the core's JSON reader).
@@ -217,42 +217,61 @@ def _list_item(table: dict[str, Any], name: str, index: int, key: str, path: str
 
 
 def _looks_like_path(value: str) -> bool:
+    """Whether a ``cdf`` value is meant as a file even where none exists (so that a
+    mistyped file is reported, not taken for an unknown distribution name)."""
     return "/" in value or os.sep in value or value.lower().endswith(_CDF_SUFFIXES)
 
 
 def _resolve_paths(data: dict[str, Any], base: Path) -> None:
-    """Make file paths absolute, relative to ``base``.
+    """Make the file paths of a scenario absolute, relative to ``base``; in place.
 
-    ``workload.trace`` and ``topology.path`` are always paths. ``workload.cdf`` is a path
-    when it names an existing file relative to ``base`` or looks like one (has a ``/`` or a
-    ``.cdf`` / ``.txt`` / ``.csv`` suffix); otherwise it is a built-in distribution name.
+    ``topology.path`` and each workload's ``trace`` (``workload`` and every
+    ``workload.extra[i]``) are always paths. A ``cdf`` is a path when it names an existing
+    file relative to ``base`` or looks like one (has a ``/`` or a ``.cdf`` / ``.txt`` /
+    ``.csv`` suffix); otherwise it is a built-in distribution name and stays as it is.
+
+    Raises:
+        ScenarioError: a path that names no file, with its key path.
     """
-    tables: list[tuple[str, dict[str, Any], tuple[str, ...]]] = []
-    topology = data.get("topology")
-    if isinstance(topology, dict):
-        tables.append(("topology", topology, _TOPOLOGY_PATH_KEYS))
-    workload = data.get("workload")
-    if isinstance(workload, dict):
-        tables.append(("workload", workload, _PATH_KEYS))
-        extra = workload.get("extra")
-        if isinstance(extra, list):
-            tables += [
-                (f"workload.extra[{i}]", t, _PATH_KEYS)
-                for i, t in enumerate(extra)
-                if isinstance(t, dict)
-            ]
-    for prefix, table, keys in tables:
-        for key in keys:
-            value = table.get(key)
-            if not isinstance(value, str) or not value:
-                continue
-            candidate = _expand_user(base / value)
-            is_path = key != "cdf" or candidate.is_file() or _looks_like_path(value)
-            if not is_path:
-                continue
-            if not candidate.is_file():
-                raise ScenarioError(f"{prefix}.{key}: file not found: {candidate}")
-            table[key] = str(candidate.resolve())
+    _absolute_paths(data, "", base)
+
+
+def _resolve_override_paths(key: str, value: Any, base: Path) -> Any:
+    """``value`` with the file paths :func:`_resolve_paths` would make absolute once
+    ``key`` (a key path: ``workload.cdf``, ``workload.extra[0]``, ``workload``) is set to
+    it in a scenario; a copy.
+
+    A sweep file's overrides are resolved once applied, against the sweep file's folder;
+    a sweep handed over as a mapping has no folder, so whoever builds one from a file (a
+    paper experiment) resolves its overrides with this first, by the same rule.
+
+    Raises:
+        ScenarioError: a path that names no file, with its key path.
+    """
+    key = ".".join(part.strip() for part in key.split("."))  # as apply_overrides reads it
+    return _absolute_paths(copy.deepcopy(value), key, base)
+
+
+def _absolute_paths(value: Any, key_path: str, base: Path) -> Any:
+    """``value``, found at ``key_path`` of a scenario, with its file paths resolved
+    against ``base``: tables and arrays in place, a file path returned absolute."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            value[key] = _absolute_paths(item, f"{key_path}.{key}" if key_path else key, base)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            value[index] = _absolute_paths(item, f"{key_path}[{index}]", base)
+    elif isinstance(value, str) and value and _FILE_KEY_PATH.fullmatch(key_path):
+        candidate = _expand_user(base / value)
+        is_distribution_name = (
+            key_path.endswith(".cdf") and not candidate.is_file() and not _looks_like_path(value)
+        )
+        if is_distribution_name:
+            return value
+        if not candidate.is_file():
+            raise ScenarioError(f"{key_path}: file not found: {candidate}")
+        return str(candidate.resolve())
+    return value
 
 
 def _join_key(path: str, key: str) -> str:

@@ -318,13 +318,12 @@ def load_sweep(
         base_source = (root / spec.base).resolve()
         if not base_source.is_file():
             raise SweepError(f"{where}: base: scenario file not found: {base_source}")
-        loaded = load_scenario(base_source)
-    elif spec.base is not None:
-        loaded = load_scenario(spec.base)
+        base = load_scenario(base_source).data
     else:
-        loaded = load_scenario(spec.scenario)
-        _resolve_paths(loaded.data, root)
-    base = loaded.data
+        # Not load_scenario: it would resolve the table's paths against the working
+        # directory, while an inline table is written in the sweep file.
+        base = _plain(spec.base if spec.base is not None else spec.scenario)
+        _resolve_paths(base, root)
 
     overrides = _flatten(spec.set)
     schemes = {scheme: _flatten(body) for scheme, body in spec.schemes.items()}

@@ -309,6 +309,110 @@ def test_an_effect_needs_the_papers_number(tmp_path: Path) -> None:
         load_experiment(path)
 
 
+#: A sweep naming files in each place a sweep can, each seen in its runs: its inline
+#: scenario (workload.cdf, a workload.extra trace), a scheme (a nested table: a built-in
+#: distribution, which must stay a name), an axis and a zipped list.
+FILES_SWEEP = """\
+[scenario.topology]
+kind = "file"
+[scenario.workload]
+cdf = "sizes.cdf"
+flows = 4
+[[scenario.workload.extra]]
+pattern = "trace"
+trace = "flows.csv"
+[[scenario.workload.extra]]
+pattern = "trace"
+
+[schemes.inline]
+"workload.flows" = 4
+[schemes.builtin.workload]
+cdf = "websearch"
+
+[axes]
+"workload.extra[1].trace" = ["flows.csv", "later.csv"]
+[zip]
+"topology.path" = ["topology.txt"]
+"""
+
+
+def _files(folder: Path) -> None:
+    folder.mkdir()
+    (folder / "sizes.cdf").write_text("1000 0\n2000 100\n")
+    (folder / "topology.txt").write_text("3 1 2\n2\n0 2 1Gbps 1us 0\n1 2 1Gbps 1us 0\n")
+    for name in ("flows.csv", "later.csv"):
+        (folder / name).write_text("id,src,dst,bytes,start_ns\n0,1,0,1000,0\n")
+
+
+def _sweep_file_and_experiment(folder: Path, body: str) -> tuple[Path, Experiment]:
+    """``body`` as a sweep file and as a paper experiment, both in ``folder``."""
+    from shoal.reproduce import load_experiment
+
+    sweep_file = folder / "sweep.toml"
+    sweep_file.write_text(body)
+    experiment = folder / "experiment.toml"
+    experiment.write_text(f'[experiment]\ntitle = "t"\npaper = "p"\nfigure = "f"\n{body}')
+    return sweep_file, load_experiment(experiment)
+
+
+def test_a_sweep_file_and_an_experiment_resolve_paths_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same sweep, as a file and as an experiment, gives the same scenarios: every
+    file relative to its folder, not to the working directory (which holds files of the
+    same names), a built-in distribution kept a name. A sweep file's inline scenario
+    was once read relative to the working directory."""
+    from shoal._sweep import load_sweep, resolve_runs
+
+    folder, elsewhere = tmp_path.resolve() / "here", tmp_path / "elsewhere"
+    _files(folder)
+    _files(elsewhere)
+    monkeypatch.chdir(elsewhere)
+    sweep_file, exp = _sweep_file_and_experiment(folder, FILES_SWEEP)
+    from_file = resolve_runs(load_sweep(sweep_file))
+    from_experiment = resolve_runs(load_sweep(exp.sweep_spec("quick")))
+    assert [r.scenario for r in from_experiment] == [r.scenario for r in from_file]
+    assert [r.error for r in from_file] == [None] * 4
+    seen = set()
+    for run in from_file:
+        workload = run.scenario["workload"]
+        assert run.scenario["topology"]["path"] == str(folder / "topology.txt")
+        assert workload["extra"][0]["trace"] == str(folder / "flows.csv")
+        seen.add((workload["cdf"], workload["extra"][1]["trace"]))
+    cdfs, traces = (str(folder / "sizes.cdf"), "websearch"), ("flows.csv", "later.csv")
+    assert seen == {(c, str(folder / t)) for c in cdfs for t in traces}
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("workload.extra[0].trace", "missing.csv"), ("workload.cdf", "missing.cdf")],
+)
+def test_a_file_missing_next_to_the_sweep_is_not_taken_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: str
+) -> None:
+    """A file that is not next to the sweep is an error naming the file where it was
+    looked for, as a sweep file and as an experiment; an experiment once left it
+    relative, and the sweep then took the working directory's file of that name."""
+    from shoal._sweep import SweepError, load_sweep, resolve_runs
+    from shoal.reproduce import ExperimentError
+
+    folder, elsewhere = tmp_path.resolve() / "here", tmp_path / "elsewhere"
+    _files(folder)
+    _files(elsewhere)
+    (elsewhere / value).write_text((elsewhere / "flows.csv").read_text())
+    monkeypatch.chdir(elsewhere)
+    body = (
+        '[scenario.workload]\nflows = 4\n[[scenario.workload.extra]]\npattern = "trace"\n'
+        f'trace = "flows.csv"\n[set]\n"{key}" = "{value}"\n'
+    )
+    sweep_file, exp = _sweep_file_and_experiment(folder, body)
+    message = re.escape(f"{key}: file not found: {folder / value}")
+    with pytest.raises(SweepError, match=message):
+        resolve_runs(load_sweep(sweep_file))
+    with pytest.raises(ExperimentError, match=message):
+        exp.sweep_spec("quick")
+
+
 @pytest.fixture(scope="module")
 def fig3_quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     import os

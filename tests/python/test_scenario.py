@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,67 @@ def test_builtin_cdf_name_is_kept(tmp_path: Path) -> None:
     scenario = tmp_path / "s.toml"
     scenario.write_text('[workload]\ncdf = "websearch"\n')
     assert load_scenario(scenario).data["workload"]["cdf"] == "websearch"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "files"),
+    [
+        ("workload.cdf", "sizes.cdf", 1),
+        ("workload.cdf", "websearch", 0),  # a built-in distribution: stays a name
+        ("workload.trace", "flows.csv", 1),
+        ("workload.extra[0].cdf", "sizes.cdf", 1),
+        ("workload.extra[0].trace", "flows.csv", 1),
+        ("workload.extra", [{"cdf": "sizes.cdf"}, {"trace": "flows.csv"}], 2),
+        ("workload", {"cdf": "websearch", "extra": [{"cdf": "sizes.cdf"}]}, 1),
+        ("topology.path", "topology.txt", 1),
+        ("topology", {"kind": "file", "path": "topology.txt"}, 1),
+        (" workload . cdf ", "sizes.cdf", 1),  # apply_overrides strips each part
+        ("workload.load", "sizes.cdf", 0),  # not a file key: left alone
+    ],
+)
+def test_an_override_resolves_as_the_scenario_it_is_applied_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: object, files: int
+) -> None:
+    """An override resolved on its own (how a paper experiment hands its sweep over)
+    gives the scenario that resolving after applying it gives (how a sweep file does),
+    relative to the folder passed, not to the working directory (which holds files of
+    the same names)."""
+    from shoal._scenario import _resolve_override_paths, _resolve_paths
+
+    folder, elsewhere = tmp_path.resolve() / "experiment", tmp_path / "elsewhere"
+    for where in (folder, elsewhere):
+        where.mkdir()
+        (where / "sizes.cdf").write_text("1000 0\n2000 100\n")
+        (where / "flows.csv").write_text("id,src,dst,bytes,start_ns\n0,1,0,1000,0\n")
+        (where / "topology.txt").write_text("3 1 2\n2\n0 2 1Gbps 1us 0\n1 2 1Gbps 1us 0\n")
+    monkeypatch.chdir(elsewhere)
+
+    def scenario() -> dict:
+        return {"workload": {"extra": [{}]}}
+
+    applied_then_resolved = apply_overrides(scenario(), {key: value})
+    _resolve_paths(applied_then_resolved, folder)
+    resolved = _resolve_override_paths(key, value, folder)
+    assert apply_overrides(scenario(), {key: resolved}) == applied_then_resolved
+    assert repr(resolved).count(f"'{folder}/") == files
+    assert str(elsewhere) not in repr(resolved)
+
+
+def test_a_missing_file_is_reported_relative_to_its_folder(tmp_path: Path) -> None:
+    """A ``trace`` or ``path`` is always a file, a ``cdf`` that looks like one too; a
+    bare ``cdf`` name that is no file is a distribution name, for the core to check."""
+    from shoal._scenario import _resolve_override_paths
+
+    for key, value in (
+        ("workload.extra[1].trace", "flows"),
+        ("topology.path", "topology"),
+        ("workload.cdf", "sizes.cdf"),
+        ("workload.cdf", "sub/sizes"),
+    ):
+        message = re.escape(f"{key}: file not found: {tmp_path / value}")
+        with pytest.raises(ScenarioError, match=f"^{message}$"):
+            _resolve_override_paths(key, value, tmp_path)
+    assert _resolve_override_paths("workload.cdf", "sizes", tmp_path) == "sizes"
 
 
 def test_scenario_error_is_value_error() -> None:

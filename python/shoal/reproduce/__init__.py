@@ -65,6 +65,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from shoal._core import ScenarioError
+from shoal._scenario import _resolve_override_paths, _resolve_paths
 from shoal.analysis import (
     DIRECTION_ONLY,
     FAILS,
@@ -138,7 +140,12 @@ class Experiment:
         return "scenario" not in self.sweep and "base" not in self.sweep
 
     def sweep_spec(self, mode: str) -> dict[str, Any]:
-        """The sweep for ``mode`` (``quick`` or ``full``), as a mapping for shoal.sweep."""
+        """The sweep for ``mode`` (``quick`` or ``full``), as a mapping for shoal.sweep,
+        its file paths made absolute (relative ones are relative to the experiment file).
+
+        Raises:
+            ExperimentError: an unknown mode, or a file path that names no file.
+        """
         if mode not in MODES:
             raise ExperimentError(f"unknown mode {mode!r}; expected quick or full")
         spec = copy.deepcopy(self.sweep)
@@ -155,51 +162,42 @@ class Experiment:
             }
         if "seeds" in (spec.get("axes") or {}) and "seeds" in spec:
             del spec["seeds"]
+        folder = self.path.parent.resolve()
         if isinstance(spec.get("base"), str):  # relative to the experiment file
-            spec["base"] = str((self.path.parent / spec["base"]).resolve())
-        _resolve_files(spec, self.path.parent)
+            spec["base"] = str((folder / spec["base"]).resolve())
+        try:
+            _resolve_files(spec, folder)
+        except ScenarioError as exc:
+            raise ExperimentError(f"{self.path}: {exc}") from None
         spec["name"] = self.id.replace("/", "-") + f"-{mode}"
         return spec
 
 
 def _resolve_files(spec: dict[str, Any], folder: Path) -> None:
-    """Make ``cdf`` / ``trace`` / ``path`` (a topology file) values that name a file next
-    to the experiment absolute (in the inline scenario, in every override, and among the
-    values of an axis or a zipped list), so experiments can ship such files."""
+    """Make the file paths of an experiment's sweep absolute, relative to the experiment's
+    ``folder``, by the rule of scenario files (:func:`shoal._scenario._resolve_paths`):
+    in the inline scenario (``[scenario]`` or a ``base`` table), in every override and in
+    each value of an axis or a zipped list. The sweep reaches :func:`shoal.sweep` as a
+    mapping, whose paths would be read relative to the working directory; resolved here,
+    experiments can ship such files.
 
-    def fix(table: Any) -> None:
-        if not isinstance(table, dict):
-            return
-        for key, value in table.items():
-            name = key.rsplit(".", 1)[-1]
-            if (
-                name in ("cdf", "trace", "path")
-                and isinstance(value, str)
-                and (folder / value).is_file()
-            ):
-                table[key] = str((folder / value).resolve())
-            elif isinstance(value, dict):
-                fix(value)
-            elif isinstance(value, list):
-                for item in value:
-                    fix(item)
-
-    def fix_lists(table: Any) -> None:
-        if not isinstance(table, dict):
-            return
-        for key, values in table.items():
-            if key.rsplit(".", 1)[-1] in ("cdf", "trace", "path") and isinstance(values, list):
-                table[key] = [
-                    str((folder / v).resolve())
-                    if isinstance(v, str) and (folder / v).is_file()
-                    else v
-                    for v in values
-                ]
-
-    for key in ("scenario", "set", "schemes"):
-        fix(spec.get(key))
-    for key in ("axes", "zip"):  # an axis of workloads: some may be files
-        fix_lists(spec.get(key))
+    Raises:
+        ScenarioError: a path that names no file next to the experiment.
+    """
+    for inline in ("scenario", "base"):  # `base` is a table here, or a file resolved before
+        if isinstance(spec.get(inline), dict):
+            _resolve_paths(spec[inline], folder)
+    schemes = spec.get("schemes")
+    for overrides in (spec.get("set"), *(schemes.values() if isinstance(schemes, dict) else ())):
+        if isinstance(overrides, dict):
+            for key, value in overrides.items():
+                overrides[key] = _resolve_override_paths(key, value, folder)
+    for section in ("axes", "zip"):  # key path -> the values it takes, one per run
+        lists = spec.get(section)
+        if isinstance(lists, dict):
+            for key, values in lists.items():
+                if isinstance(values, list):
+                    lists[key] = [_resolve_override_paths(key, v, folder) for v in values]
 
 
 def load_experiment(path: str | os.PathLike[str], exp_id: str | None = None) -> Experiment:
