@@ -42,6 +42,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+from _common import check_replay_args, override_pool_size, rate_bps
 from compare_ns3 import (
     UserError,
     bucket_stats,
@@ -99,7 +100,7 @@ def n3dc_inputs(
 ) -> Path:
     """Writes the topology, flow and configuration files; returns the configuration."""
     t = sc["topology"]
-    rate = _bps(t["link_rate"])
+    rate = rate_bps(t["link_rate"])
     delay = f"{round(parse_time_s(t['link_delay']) * 1e9)}ns"
     switch = hosts
     links = [f"{h} {switch} {rate}.0 {delay} 0" for h in range(hosts)]
@@ -153,13 +154,6 @@ def write_n3dc_config(n3dc: Path, out: Path, overrides: dict) -> Path:
     conf = out / "n3dc_config.txt"
     conf.write_text("\n".join(lines) + "\n")
     return conf
-
-
-def _bps(rate: str) -> int:
-    """A rate of the scenario in bits per second, read by Shoal's own unit grammar."""
-    from shoal import _core
-
-    return _core.parse_rate_bps(rate)
 
 
 def read_n3dc_fct(path: Path, flows: int):
@@ -283,10 +277,7 @@ def compare(args) -> int:
     program = reference_program(args)
     scenario = PFC_SCENARIO if args.pfc else SCENARIO
     sc = tomllib.loads(scenario.read_text())
-    shoal_sets: dict[str, object] = {}
-    if args.buffer_mib is not None:
-        sc["switch"]["pool_size"] = f"{args.buffer_mib}MiB"
-        shoal_sets["switch.pool_size"] = sc["switch"]["pool_size"]
+    shoal_sets = override_pool_size(sc, args.buffer_mib)
     for key, value in (("link_rate", args.link_rate), ("link_delay", args.link_delay)):
         if value is not None:
             sc["topology"][key] = value
@@ -553,14 +544,7 @@ def main(argv=None) -> int:
     )
     p.add_argument("--check", action="store_true", help="exit 3 when a target is missed")
     args = p.parse_args(argv)
-    if args.flows < 1 or args.runs < 1:
-        p.error("--flows and --runs must be >= 1")
-    if not 0 < args.load < 1:
-        p.error("--load must be in (0, 1)")
-    if args.n3dc_tail <= 0:
-        p.error("--n3dc-tail must be > 0")
-    if args.buffer_mib is not None and args.buffer_mib < 1:
-        p.error("--buffer-mib must be >= 1")
+    check_replay_args(p, args)
     return run_guarded(compare, args)
 
 

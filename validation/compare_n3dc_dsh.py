@@ -52,10 +52,10 @@ import re
 import sys
 from pathlib import Path
 
+from _common import N3DC_CC_FLAGS, rate_bps
 from compare_n3dc import START_OFFSET_S, n3dc_files, write_n3dc_config
 from compare_n3dc_t1 import (
     ACK_HIGH_PRIO_ENV,
-    _bps,
     read_n3dc_fct_by_sport,
     sorted_trace,
     toml_document,
@@ -68,10 +68,8 @@ from time_n3dc import BUILT, PROGRAMS, build_targets, write_if_changed, write_pr
 HERE = Path(__file__).resolve().parent
 EXPERIMENT = "dsh/fig12"
 SCHEMES = ("sih_dcqcn", "dsh_dcqcn", "sih_powertcp", "dsh_powertcp")
-N3DC_FLAGS = {
-    "dcqcn": ["--algorithm=1", "--wien=false", "--delayWien=false", "--windowCheck=0"],
-    "powertcp": ["--algorithm=3", "--wien=true", "--delayWien=false", "--windowCheck=1"],
-}
+# The reference's flags for the controls of the schemes (the paper's DCQCN and PowerTCP).
+N3DC_FLAGS = {cc: N3DC_CC_FLAGS[cc] for cc in ("dcqcn", "powertcp")}
 PROGRAM = "powertcp-evaluation-dsh"
 MODEL = Path("src/point-to-point/model")
 MARK = "Shoal's validation/compare_n3dc_dsh.py"
@@ -534,7 +532,8 @@ def write_dumbbell(path: Path, topology: dict) -> Path:
     left, right = topology["hosts"], topology["hosts_right"]
     hosts = left + right
     s0, s1 = hosts, hosts + 1
-    rate, up = _bps(topology["link_rate"]), _bps(topology.get("uplink_rate", topology["link_rate"]))
+    rate = rate_bps(topology["link_rate"])
+    up = rate_bps(topology.get("uplink_rate", topology["link_rate"]))
     delay = f"{round(parse_time_s(topology['link_delay']) * 1e9)}ns"
     links = [f"{h} {s0 if h < left else s1} {rate}.0 {delay} 0" for h in range(hosts)]
     links.append(f"{s0} {s1} {up}.0 {delay} 0")
@@ -684,7 +683,7 @@ def run_reference(
     topology = write_topology(out / "n3dc_topology.txt", sc["topology"])
     write_n3dc_flows(out, trace, own_priority=True)
     t = sc["topology"]
-    rates = sorted({_bps(t["link_rate"]), _bps(t.get("uplink_rate", t["link_rate"]))})
+    rates = sorted({rate_bps(t["link_rate"]), rate_bps(t.get("uplink_rate", t["link_rate"]))})
     overrides = {
         "TOPOLOGY_FILE": topology,
         **n3dc_files(out),

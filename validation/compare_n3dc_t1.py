@@ -54,6 +54,7 @@ import json
 import sys
 from pathlib import Path
 
+from _common import N3DC_CC_FLAGS, rate_bps
 from compare_n3dc import (
     START_OFFSET_S,
     n3dc_files,
@@ -79,14 +80,8 @@ WORKLOAD = "homa_w4"  # fig5's FB_Hadoop point
 EXPERIMENTS = {"fig5": ("bfc/fig5", WORKLOAD), "fig5c": ("bfc/fig5c", None)}
 SCHEMES = ("dcqcn", "dcqcn_win", "hpcc")
 MIB = 1 << 20
-# The reference's flags per scheme (its script-burst.sh / script-workload.sh runs them
-# so): --algorithm overrides CC_MODE, --windowCheck both HAS_WIN and VAR_WIN
-# (powertcp-evaluation-burst.cc:717-719).
-N3DC_FLAGS = {
-    "dcqcn": ["--algorithm=1", "--wien=false", "--delayWien=false", "--windowCheck=0"],
-    "dcqcn_win": ["--algorithm=1", "--wien=false", "--delayWien=false", "--windowCheck=1"],
-    "hpcc": ["--algorithm=3", "--wien=false", "--delayWien=false", "--windowCheck=1"],
-}
+# The reference's flags for each of fig5's schemes (DCQCN without and with a window, HPCC).
+N3DC_FLAGS = {scheme: N3DC_CC_FLAGS[scheme] for scheme in SCHEMES}
 # SwitchNode has no NS_OBJECT_ENSURE_REGISTERED, so its command line cannot name it; the
 # environment reaches the attribute when each switch is constructed (object-base.cc:124).
 # The switches' AckHighPrio puts ACKs and NACKs into queue 0 (switch-node.cc:146), which
@@ -146,7 +141,7 @@ def shared_pool(sc: dict, ports: int) -> int:
     sw, t = sc["switch"], sc["topology"]
     fc = sw.get("flow_control", {})
     classes = len(fc.get("classes", [])) if fc.get("kind") == "pfc" else 0
-    rate = _bps(t["link_rate"]) / 8
+    rate = rate_bps(t["link_rate"]) / 8
     headroom = round(3 * rate * parse_time_s(t["link_delay"])) if fc.get("headroom") == "3cd" else 0
     reserve = parse_size(sw.get("reserved", 0))
     per_port = reserve if sw.get("reserve_per") == "port" else reserve * sw.get("queues", 8)
@@ -203,12 +198,6 @@ def toml_document(scenario: dict) -> str:
     return "\n".join(lines)
 
 
-def _bps(rate: str) -> int:
-    from shoal import _core
-
-    return _core.parse_rate_bps(rate)
-
-
 # ---- the reference's inputs ------------------------------------------------------------
 
 
@@ -219,8 +208,8 @@ def write_t1_topology(path: Path, topology: dict) -> Path:
     numbering), leaves are H.., spines after them; every leaf links to every spine."""
     leaves, spines, per_leaf = topology["leaves"], topology["spines"], topology["hosts_per_leaf"]
     hosts = leaves * per_leaf
-    host_rate = _bps(topology["link_rate"])
-    up_rate = _bps(topology.get("uplink_rate", topology["link_rate"]))
+    host_rate = rate_bps(topology["link_rate"])
+    up_rate = rate_bps(topology.get("uplink_rate", topology["link_rate"]))
     delay = f"{round(parse_time_s(topology['link_delay']) * 1e9)}ns"
     leaf_ids = [hosts + i for i in range(leaves)]
     spine_ids = [hosts + leaves + i for i in range(spines)]
@@ -239,7 +228,7 @@ def write_t1_topology(path: Path, topology: dict) -> Path:
 
 def n3dc_overrides(sc: dict, out: Path, topology: Path, stop_s: float) -> dict:
     """The reference's configuration values for fig5's scenario ``sc`` (its scheme's)."""
-    rates = [_bps(sc["topology"]["link_rate"])]
+    rates = [rate_bps(sc["topology"]["link_rate"])]
     rdma, cc = sc.get("rdma", {}), sc.get("rdma", {}).get("cc", {})
     values = {
         "TOPOLOGY_FILE": topology,

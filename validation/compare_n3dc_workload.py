@@ -62,6 +62,7 @@ import time
 import tomllib
 from pathlib import Path
 
+from _common import N3DC_CC_FLAGS, check_replay_args, override_pool_size
 from compare_n3dc import (
     N3DC_SIZES,
     START_OFFSET_S,
@@ -89,13 +90,8 @@ from shoal.reproduce.rdma import n3dc_ideal_fct_ns, read_topology
 HERE = Path(__file__).resolve().parent
 SCENARIO = HERE / "n3dc_workload.toml"
 EXPERIMENT = Path(shoal.__file__).resolve().parent / "experiments" / "rdma" / "workload.toml"
-# The reference's flags per control (script-workload.sh); its program's --algorithm
-# overrides CC_MODE and --windowCheck both HAS_WIN and VAR_WIN (burst.cc:717-719).
-N3DC_FLAGS = {
-    "dcqcn": ["--algorithm=1", "--wien=false", "--delayWien=false", "--windowCheck=0"],
-    "hpcc": ["--algorithm=3", "--wien=false", "--delayWien=false", "--windowCheck=1"],
-    "powertcp": ["--algorithm=3", "--wien=true", "--delayWien=false", "--windowCheck=1"],
-}
+# The controls --cc offers, with the reference's flags for each (script-workload.sh's).
+N3DC_FLAGS = {cc: N3DC_CC_FLAGS[cc] for cc in ("dcqcn", "hpcc", "powertcp")}
 N3DC_CDF = "examples/PowerTCP/websearch.txt"
 TARGET_MEAN = 0.10
 TARGET_P99 = 0.20
@@ -337,10 +333,7 @@ def compare(args) -> int:
     program = reference_program(args)
     sc = tomllib.loads(SCENARIO.read_text())
     topology = (SCENARIO.parent / sc["topology"]["path"]).resolve()
-    shoal_sets: dict[str, object] = {}
-    if args.buffer_mib is not None:
-        sc["switch"]["pool_size"] = f"{args.buffer_mib}MiB"
-        shoal_sets["switch.pool_size"] = sc["switch"]["pool_size"]
+    shoal_sets = override_pool_size(sc, args.buffer_mib)
     if args.n3dc_sizes:
         shoal_sets.update(N3DC_SIZES)
     # After the sizes: an INT scheme's ACK size is the reference's ACK with its INT header.
@@ -650,16 +643,7 @@ def main(argv=None) -> int:
     )
     p.add_argument("--check", action="store_true", help="exit 3 when a target is missed")
     args = p.parse_args(argv)
-    if args.flows < 1 or args.runs < 1:
-        p.error("--flows and --runs must be >= 1")
-    if args.flows > PORT_SPAN:
-        p.error(f"--flows must be <= {PORT_SPAN} (the reference names flows by port)")
-    if not 0 < args.load < 1:
-        p.error("--load must be in (0, 1)")
-    if args.n3dc_tail <= 0:
-        p.error("--n3dc-tail must be > 0")
-    if args.buffer_mib is not None and args.buffer_mib < 1:
-        p.error("--buffer-mib must be >= 1")
+    check_replay_args(p, args, max_flows=PORT_SPAN)
     return run_guarded(compare, args)
 
 
