@@ -21,7 +21,7 @@ from shoal._core import ScenarioError
 from shoal._files import CorruptFileError
 from shoal._run import Result, RunInterrupted, ShoalWarning, load, run, table_schemas, trace
 from shoal._scenario import apply_overrides, load_scenario, parse_value
-from shoal._summary import summary_table
+from shoal._summary import summary_schema, summary_table
 
 if TYPE_CHECKING:
     from shoal import advise, plot, report
@@ -96,6 +96,7 @@ __all__ = [
     "plot",
     "report",
     "run",
+    "summary_schema",
     "summary_table",
     "sweep",
     "sweep_table",

@@ -47,6 +47,10 @@ def table_schemas() -> list[tuple[str, list[tuple[str, str]]]]:
     """The tables a run writes (``<name>.parquet``), each with its columns in order as
     (name, type); types are u8 u32 u64 i64 f64 bool str."""
 
+def summary_schema() -> str:
+    """The JSON Schema of ``summary.json`` (as JSON text), generated from the structs
+    that write it."""
+
 def memory_estimate(scenario_json: str) -> list[tuple[str, str, int]]:
     """The memory a run of the scenario needs, by part: ``(what, key, bytes)``."""
 

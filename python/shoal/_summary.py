@@ -15,6 +15,7 @@ legitimate (an older or partial summary): it is shown as "—".
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -35,36 +36,6 @@ __all__ = [
     "parse_size",
 ]
 
-_COUNT = "a non-negative integer"
-_NUMBER = "a number"
-#: The parts of a summary that its readers use (the table and text here,
-#: :func:`shoal.store.flatten_summary`, :func:`shoal.load`), and the kind of each value.
-_TOP = {
-    **dict.fromkeys(("timeouts", "retransmits", "cnps", "events", "duration_ps"), _COUNT),
-    **dict.fromkeys(
-        ("loss_rate", "switch_drop_rate", "ecn_mark_rate", "wall_time_s", "events_per_s"),
-        _NUMBER,
-    ),
-}
-_SECTIONS = {
-    "flows": dict.fromkeys(("total", "finished", "unfinished"), _COUNT),
-    "packets": dict.fromkeys(("sent", "dropped"), _COUNT),
-    "link_utilization": dict.fromkeys(("mean", "max", "core_mean"), _NUMBER),
-    "pfc": {
-        **dict.fromkeys(
-            (
-                "pause_frames_sent",
-                "resume_frames_sent",
-                "pause_frames_received",
-                "resume_frames_received",
-                "paused_queues",
-                "lossless_drops",
-            ),
-            _COUNT,
-        ),
-        **dict.fromkeys(("paused_ns", "max_paused_ns", "longest_pause_ns"), _NUMBER),
-    },
-}
 #: The statistics of each size bucket of ``summary.json``'s ``fct``, in order.
 BUCKET_STATS = (
     "count",
@@ -75,12 +46,6 @@ BUCKET_STATS = (
     "p50_slowdown",
     "p99_slowdown",
 )
-_BUCKET = {
-    "count": _COUNT,
-    **dict.fromkeys(BUCKET_STATS[1:], _NUMBER),
-    **dict.fromkeys(("min_bytes_exclusive", "max_bytes_inclusive"), _COUNT),
-}
-_POOL = dict.fromkeys(("mean", "p99", "max"), _NUMBER)
 
 
 def parse_size(value: Any) -> int:
@@ -120,52 +85,94 @@ def check_summary(summary: Mapping[str, Any], path: str | os.PathLike[str] | Non
         raise ValueError(f"not a Shoal summary: {problem}")
 
 
+@functools.cache
+def summary_schema() -> dict[str, Any]:
+    """The JSON Schema of ``summary.json``, as the core generates it from the structs that
+    write the file (their documentation is its descriptions)."""
+    schema: dict[str, Any] = json.loads(_core.summary_schema())
+    return schema
+
+
 def _shape_problems(summary: Mapping[str, Any]) -> Iterator[str]:
-    """What is wrong with the shape of ``summary``, one message per wrong key."""
-    yield from _table_problems(summary, _TOP, "")
-    for name, fields in _SECTIONS.items():
-        yield from _table_problems(summary.get(name), fields, name)
-    fct = summary.get("fct")
-    if fct is not None and not isinstance(fct, Mapping):
-        yield f"key 'fct': expected a table of size buckets, found {_short(fct)}"
-    for bucket, stats in (fct if isinstance(fct, Mapping) else {}).items():
-        yield from _table_problems(stats, _BUCKET, f"fct.{bucket}", required=True)
-    pools = summary.get("pools")
-    if pools is not None and not isinstance(pools, list):
-        yield f"key 'pools': expected a list of buffer pools, found {_short(pools)}"
-    for i, pool in enumerate(pools if isinstance(pools, list) else []):
-        yield from _table_problems(pool, _POOL, f"pools[{i}]", required=True)
-    warnings = summary.get("warnings")
-    if warnings is not None and not (
-        isinstance(warnings, list) and all(isinstance(w, str) for w in warnings)
-    ):
-        yield f"key 'warnings': expected a list of strings, found {_short(warnings)}"
-    scenario = summary.get("scenario")
-    if scenario is not None and not isinstance(scenario, Mapping):
-        yield f"key 'scenario': expected a table, found {_short(scenario)}"
+    """What is wrong with the shape of ``summary`` by :func:`summary_schema`, one message
+    per wrong key. A key's value may be missing or null (an older or partial summary);
+    an entry of a table of entries (a size bucket) or of a list (a pool) may not."""
+    schema = summary_schema()
+    yield from _value_problems(summary, schema, "", schema["$defs"], nullable=False)
 
 
-def _table_problems(
-    table: Any, fields: Mapping[str, str], where: str, *, required: bool = False
+def _value_problems(
+    value: Any, schema: Mapping[str, Any], where: str, defs: Mapping[str, Any], *, nullable: bool
 ) -> Iterator[str]:
-    """What is wrong with ``table`` (at key ``where``; ``""`` is the top level): not a
-    table (unless null and not ``required``), or a field of the wrong kind."""
-    if table is None and not required:
+    """What is wrong with ``value`` at key ``where`` (``""`` is the top) by ``schema``."""
+    if "anyOf" in schema:  # how the schema writes an optional table: a table or null
+        nullable = nullable or {"type": "null"} in schema["anyOf"]
+        schema = next(s for s in schema["anyOf"] if s != {"type": "null"})
+    if "$ref" in schema:
+        schema = defs[schema["$ref"].rsplit("/", 1)[-1]]
+    types = schema.get("type", [])
+    types = [types] if isinstance(types, str) else types
+    if value is None:
+        if not (nullable or "null" in types):
+            yield f"key {where!r}: expected {_expected(schema, types)}, found null"
         return
-    if not isinstance(table, Mapping):
-        yield f"key {where!r}: expected a table, found {_short(table)}"
+    if not types or any(_is_type(value, t, schema) for t in types):
+        yield from _part_problems(value, schema, where, defs)
         return
-    for field, kind in fields.items():
-        value = table.get(field)
-        if value is not None and not _is_kind(value, kind):
-            key = f"{where}.{field}" if where else field
-            yield f"key {key!r}: expected {kind} or null, found {_short(value)}"
+    or_null = " or null" if nullable or "null" in types else ""
+    yield f"key {where!r}: expected {_expected(schema, types)}{or_null}, found {_short(value)}"
 
 
-def _is_kind(value: Any, kind: str) -> bool:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return kind == _NUMBER or (isinstance(value, int) and value >= 0)
+def _part_problems(
+    value: Any, schema: Mapping[str, Any], where: str, defs: Mapping[str, Any]
+) -> Iterator[str]:
+    """What is wrong with the keys of a table or the entries of a list."""
+    prefix = f"{where}." if where else ""
+    if isinstance(value, Mapping):
+        properties = schema.get("properties", {})
+        for key, part in properties.items():
+            yield from _value_problems(value.get(key), part, prefix + key, defs, nullable=True)
+        entries = schema.get("additionalProperties")
+        if isinstance(entries, Mapping):
+            for key, entry in value.items():
+                if key not in properties:
+                    yield from _value_problems(entry, entries, prefix + key, defs, nullable=False)
+    elif isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        for i, entry in enumerate(value):
+            yield from _value_problems(
+                entry, schema["items"], f"{where}[{i}]", defs, nullable=False
+            )
+
+
+def _is_type(value: Any, kind: str, schema: Mapping[str, Any]) -> bool:
+    """Whether ``value`` is of JSON Schema type ``kind`` (and at least its minimum)."""
+    if kind in ("integer", "number"):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        if kind == "integer" and not isinstance(value, int):
+            return False
+        return value >= schema.get("minimum", value)
+    return {
+        "object": isinstance(value, Mapping),
+        "array": isinstance(value, list),
+        "string": isinstance(value, str),
+        "boolean": isinstance(value, bool),
+    }.get(kind, False)
+
+
+def _expected(schema: Mapping[str, Any], types: list[str]) -> str:
+    """What a value of ``schema`` is, in words."""
+    kind = next((t for t in types if t != "null"), "")
+    if kind == "integer" and schema.get("minimum") == 0:
+        return "a non-negative integer"
+    return {
+        "integer": "an integer",
+        "number": "a number",
+        "object": "a table",
+        "array": "a list",
+        "string": "a string",
+        "boolean": "true or false",
+    }.get(kind, "a value")
 
 
 def _short(value: Any) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import shoal
+from shoal._summary import check_summary
 
 RATE = 100e9
 PACKET = 1036  # RDMA: 1,000 B of payload and 36 B of headers
@@ -52,5 +53,6 @@ def test_long_flows_share_the_link_fairly_and_fill_it(tmp_path: Path) -> None:
     assert fct_ns.max() == pytest.approx(all_bytes_ns + 2_000, rel=0.02)
     assert fct_ns.min() >= 0.95 * fct_ns.max(), "a fair share finishes every flow together"
     # The pauses that kept the buffer small travelled as filter frames.
+    check_summary(result.summary)  # the scheme's counters fit the summary's schema
     bfc = result.summary["counters"]["bfc"]
     assert bfc["pauses"] > 0 and bfc["resumes"] > 0 and bfc["filter_frames_sent"] > 0

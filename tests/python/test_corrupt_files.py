@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import shoal
-from conftest import TINY, CliRunner, run_cli
+from conftest import RDMA_MARKED_INCAST, TINY, CliRunner, run_cli
 from shoal import CorruptFileError, ShoalWarning
-from shoal._summary import summary_table, summary_text
+from shoal._summary import check_summary, summary_schema, summary_table, summary_text
 from shoal.store import Store, flatten_summary
 
 DAMAGE = {
@@ -50,7 +50,7 @@ def test_damaged_json_in_a_run_directory(
 
 #: Valid JSON of the wrong shape in summary.json, and the key the error names.
 WRONG_SHAPE = {
-    "fct not a table": ({"fct": 1}, "key 'fct': expected a table of size buckets, found 1"),
+    "fct not a table": ({"fct": 1}, "key 'fct': expected a table or null, found 1"),
     "bucket not a table": ({"fct": {"small": 3}}, "key 'fct.small': expected a table, found 3"),
     "string count": (
         {"flows": {"total": "20"}},
@@ -61,10 +61,21 @@ WRONG_SHAPE = {
         {"fct": {"all": {"p99_fct_ns": "fast"}}},
         "key 'fct.all.p99_fct_ns': expected a number or null, found \"fast\"",
     ),
-    "section a list": ({"packets": [1]}, "key 'packets': expected a table, found [1]"),
-    "pools not a list": ({"pools": 5}, "key 'pools': expected a list of buffer pools"),
-    "pool stat": ({"pools": [{"max": True}]}, "key 'pools[0].max': expected a number"),
-    "warnings": ({"warnings": 5}, "key 'warnings': expected a list of strings, found 5"),
+    "section a list": ({"packets": [1]}, "key 'packets': expected a table or null, found [1]"),
+    "pools not a list": ({"pools": 5}, "key 'pools': expected a list or null, found 5"),
+    "pool stat": (
+        {"pools": [{"max": True}]},
+        "key 'pools[0].max': expected a non-negative integer or null, found true",
+    ),
+    "transport count": (
+        {"flows": {"by_transport": {"tcp": {"finished": -1}}}},
+        "key 'flows.by_transport.tcp.finished': expected a non-negative integer or null, found -1",
+    ),
+    "deadlock cycle": (
+        {"pfc": {"deadlocks": [{"cycle": [{"port": "a"}]}]}},
+        "key 'pfc.deadlocks[0].cycle[0].port': expected a non-negative integer or null",
+    ),
+    "warnings": ({"warnings": 5}, "key 'warnings': expected a list or null, found 5"),
 }
 
 
@@ -200,3 +211,21 @@ def test_damaged_sweep_record(
     for args in (("results", "list", store, "--sweep", "s"), ("report", store)):
         code, _, err = run_cli(capsys, *args)
         assert code == 2 and err.startswith(f"error: corrupt file {record}"), err
+
+
+def test_every_summary_the_core_writes_fits_its_schema(tmp_path: Path) -> None:
+    """The schema the checker reads is the core's: the summaries of a lossy TCP run and
+    of a PFC run (with its lossless section) pass it, every key they have is in it, and
+    the keys it documents for PFC are the ones a PFC run writes."""
+    lossless = {
+        **RDMA_MARKED_INCAST,
+        "switch": {**RDMA_MARKED_INCAST["switch"], "flow_control": "pfc"},
+    }
+    schema = summary_schema()
+    for scenario in (TINY, lossless):
+        summary = shoal.run(scenario).summary
+        check_summary(summary)
+        assert set(summary) <= set(schema["properties"])
+    pfc = schema["$defs"]["PfcSummary"]["properties"]
+    assert set(summary["pfc"]) == set(pfc)
+    assert set(summary["counters"]["packets"]) == set(schema["$defs"]["PacketCounts"]["properties"])

@@ -140,6 +140,12 @@ fn table_schemas() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
     shoal_core::results::schema::run_tables().into_iter().map(|t| (t.name, t.columns)).collect()
 }
 
+/// The JSON Schema of `summary.json`, as JSON text.
+#[pyfunction]
+fn summary_schema() -> String {
+    shoal_core::results::schema::summary_schema().to_string()
+}
+
 /// An I/O error as Python's `OSError(errno, strerror, filename)` (the subclass follows
 /// errno: `PermissionError`, `FileNotFoundError`, ...).
 fn os_error(e: FileError) -> PyErr {
@@ -309,6 +315,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_columns, m)?)?;
     m.add_function(wrap_pyfunction!(table_schemas, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_schema, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_time_ps, m)?)?;
     m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;

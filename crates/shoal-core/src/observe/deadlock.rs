@@ -26,7 +26,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 /// The egress queues of one class at one port of one switch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct PortClass {
     pub switch: u32,
     pub port: u16,

@@ -4,13 +4,14 @@
 //! alphabetical order, the scheme sections among them.
 
 use crate::sim::Ps;
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Counts by a name (a drop reason, a marking rule, a scheme's counter).
 pub type ByName = BTreeMap<&'static str, u64>;
 
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct RunCounters {
     /// Each flow-control scheme's counters, by its section name (`FlowControlReport::add_counters`).
     #[serde(flatten)]
@@ -37,7 +38,7 @@ pub struct RunCounters {
 }
 
 /// Packets of every kind (data, ACKs, control frames).
-#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PacketCounts {
     pub delivered: u64,
     pub dropped: u64,
@@ -50,7 +51,7 @@ pub struct PacketCounts {
 }
 
 /// Occupancy of a buffer pool over the run, bytes (time-weighted).
-#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq)]
 pub struct PoolStats {
     pub drops: u64,
     pub max: u64,
@@ -65,7 +66,7 @@ pub struct PoolStats {
 }
 
 /// Occupancy of a switch queue over the run, bytes (time-weighted).
-#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq)]
 pub struct QueueStats {
     pub max: u64,
     pub mean: f64,
@@ -76,7 +77,7 @@ pub struct QueueStats {
 }
 
 /// Utilization (bits sent / (rate x duration)) of the host downlinks and of the core links.
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct LinkCounters {
     /// None without core links.
     pub core: Option<MeanMax>,
@@ -84,7 +85,7 @@ pub struct LinkCounters {
     pub host_downlinks: Option<MeanMax>,
 }
 
-#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq)]
 pub struct MeanMax {
     pub max: f64,
     pub mean: f64,
@@ -101,7 +102,7 @@ impl MeanMax {
 }
 
 /// A link between two switches (by their switch numbers).
-#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq)]
 pub struct CoreLink {
     pub from_switch: usize,
     pub to_switch: usize,

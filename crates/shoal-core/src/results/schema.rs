@@ -35,6 +35,12 @@ pub fn run_tables() -> Vec<TableSchema> {
     RunTables::with_every_table().all().into_iter().map(|((name, columns), _)| schema_of(name, &columns)).collect()
 }
 
+/// The JSON Schema of `summary.json`, generated from the structs that write it (their
+/// doc comments are its descriptions).
+pub fn summary_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(super::Summary<'static>)).expect("a schema serializes")
+}
+
 /// The columns of a trace (`shoal trace`), in order.
 pub fn trace_columns() -> Vec<&'static str> {
     TraceTable::default().named_columns().into_iter().map(|(name, _)| name).collect()

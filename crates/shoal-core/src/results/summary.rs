@@ -27,17 +27,19 @@ use crate::observe::PortClass;
 use crate::scenario::Scenario;
 use crate::sim::Ps;
 use crate::workload::{FlowKind, ENDLESS};
+use schemars::JsonSchema;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 
 /// The content of `summary.json`, in its key order.
-#[derive(Serialize, Debug)]
+#[derive(Serialize, JsonSchema, Debug)]
 pub struct Summary<'a> {
     pub shoal_version: String,
     pub seed: u64,
     pub flows: FlowCounts,
     pub size_buckets_bytes: Vec<u64>,
+    #[schemars(with = "BTreeMap<String, BucketStats>")]
     pub fct: Buckets,
     pub queries: QueryStats,
     pub packets: PacketCounts,
@@ -67,11 +69,12 @@ pub struct Summary<'a> {
     /// The core's counters, whole.
     pub counters: RunCounters,
     /// The resolved scenario.
+    #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
     pub scenario: &'a Scenario,
 }
 
 /// PFC's headline: frames, paused time and the lossless promise.
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct PfcSummary {
     pub pause_frames_sent: u64,
     pub resume_frames_sent: u64,
@@ -107,7 +110,7 @@ pub(crate) enum RunEnd {
 /// A deadlock: when its last pause began, when it was found, and its cycle of waiting
 /// (switch, port, class), each waiting for the next. `frozen`: found where the network
 /// was at rest or nothing in it could move, whatever `deadlock_after` says.
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct DeadlockSummary {
     pub onset_ns: f64,
     pub detected_ns: f64,
@@ -118,7 +121,7 @@ pub struct DeadlockSummary {
     pub(crate) warning: String,
 }
 
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct FlowCounts {
     pub total: usize,
     pub finished: usize,
@@ -130,14 +133,14 @@ pub struct FlowCounts {
 }
 
 /// The flows of one transport, and how many of them finished.
-#[derive(Serialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TransportFlows {
     pub flows: usize,
     pub finished: usize,
 }
 
 /// FCT statistics of one size bucket (or of all finished flows).
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct BucketStats {
     pub count: usize,
     pub mean_fct_ns: Option<f64>,
@@ -151,7 +154,7 @@ pub struct BucketStats {
     pub range: Option<SizeRange>,
 }
 
-#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq)]
 pub struct SizeRange {
     pub min_bytes_exclusive: Option<u64>,
     pub max_bytes_inclusive: Option<u64>,
@@ -177,7 +180,7 @@ impl Serialize for Buckets {
     }
 }
 
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct QueryStats {
     pub count: usize,
     pub finished: usize,
@@ -186,7 +189,7 @@ pub struct QueryStats {
     pub qct: Option<QctStats>,
 }
 
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct QctStats {
     pub mean_qct_ns: Option<f64>,
     pub p50_qct_ns: Option<f64>,
@@ -195,7 +198,7 @@ pub struct QctStats {
 
 /// Mean and maximum utilization of the host downlinks (`mean`, `max`) and of the core
 /// links (`core_mean`, `core_max`).
-#[derive(Serialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct LinkUtilization {
     pub mean: Option<f64>,
     pub max: Option<f64>,
