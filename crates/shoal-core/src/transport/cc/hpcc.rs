@@ -11,7 +11,7 @@
 //! use 0 (`mix/config.txt`, `run.py --mi 0`), ns3-datacenter's example configurations 5
 //! (`MI_THRESH 5`, `examples/PowerTCP/config-burst.txt:37`). Both are `max_stage`.
 
-use super::hop_records::{check_target, ewma, HopRecords, HOPS};
+use super::hop_records::{check_target, TelemetryLoop};
 use super::RdmaCcFacts;
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
@@ -42,20 +42,12 @@ use serde::{Deserialize, Serialize};
 /// is left out, where the reference would divide by zero.
 pub struct Hpcc {
     cfg: HpccConfig,
-    /// The EWMA's period, the connection's base RTT T_b.
-    base_rtt: Ps,
     /// Bytes of the connection's window (0: none; then one BDP of the base RTT).
     window: u64,
-    /// The smoothed utilization.
-    u: f64,
-    /// The reference rate R_c (0 until the first ACK sets it to line rate).
-    committed_bps: f64,
     /// Consecutive additive increases since the last multiplicative step.
     inc_stage: u32,
-    /// A full update happens at an ACK beyond this packet (None: no ACK yet).
-    last_update_seq: Option<u32>,
-    /// The record of each hop at the previous ACK.
-    hops: HopRecords,
+    /// Its base RTT is T_b, the EWMA's period; its u the smoothed utilization.
+    telemetry: TelemetryLoop,
 }
 
 /// HPCC's keys. The defaults are the public code's: `rdma-hw.cc` attributes as the
@@ -91,13 +83,9 @@ impl Scheme for Hpcc {
     fn build(cfg: &HpccConfig, env: &RdmaCcEnv) -> Self {
         Hpcc {
             cfg: cfg.clone(),
-            base_rtt: env.base_rtt,
             window: env.window,
-            u: 1.0,
-            committed_bps: 0.0,
             inc_stage: 0,
-            last_update_seq: None,
-            hops: HopRecords::new(env.int_format),
+            telemetry: TelemetryLoop::new(env.base_rtt, env.int_format, cfg.fast_react, false),
         }
     }
 
@@ -125,60 +113,42 @@ impl Hpcc {
     /// queue into a utilization (`qlen x m_max_rate / B / m_win`, `rdma-hw.cc:845`).
     fn window_time(&self, line_rate_bps: f64) -> f64 {
         if self.window == 0 {
-            self.base_rtt as f64
+            self.telemetry.base_rtt as f64
         } else {
             self.window as f64 * 8.0 * PS_PER_S as f64 / line_rate_bps
         }
     }
+}
 
-    /// The largest utilization of the hops of `stack` since the stored records, and the
-    /// time that hop's records span; stores the new records. None when no hop spans time.
-    fn utilization(&mut self, stack: &[IntHop], line_rate_bps: f64) -> Option<(f64, Ps)> {
-        let window_time = self.window_time(line_rate_bps);
-        let format = self.hops.format();
-        self.hops.max_since(stack, |stored, hop, tau| {
+impl CongestionControl for Hpcc {
+    /// Per hop, u_i = tx rate / B_i + min(q_i, previous q_i) / (B_i T); the rate is
+    /// R_c / (u / eta) + rate_ai if u >= eta or `max_stage` increases in a row were made,
+    /// else R_c + rate_ai (one more increase, counted at a full update).
+    fn on_ack(&mut self, s: &mut SendState, f: &Feedback) {
+        let window_time = self.window_time(s.line_rate_bps);
+        let format = self.telemetry.hops.format();
+        let utilization = |stored: &IntHop, hop: &IntHop, tau: Ps| {
             let rate = hop.rate_bps as f64;
             let sent = format.bytes_between(stored, hop);
             let tx_bps = sent as f64 * 8.0 * PS_PER_S as f64 / tau as f64;
             let queue = hop.queue_bytes.min(stored.queue_bytes) as f64;
             tx_bps / rate + queue * 8.0 * PS_PER_S as f64 / (rate * window_time)
-        })
-    }
-}
-
-impl CongestionControl for Hpcc {
-    fn on_ack(&mut self, s: &mut SendState, f: &Feedback) {
-        let Some(stack) = f.telemetry else { return };
-        let Some(last_update_seq) = self.last_update_seq else {
-            self.committed_bps = s.line_rate_bps;
-            self.last_update_seq = Some(f.snd_nxt);
-            self.hops.store(stack);
-            return;
         };
-        let full = f.snd_una > last_update_seq;
-        if !full && !self.cfg.fast_react {
-            return;
-        }
-        if stack.len() <= HOPS {
-            if let Some((utilization, tau)) = self.utilization(stack, s.line_rate_bps) {
-                self.u = ewma(self.u, utilization, tau, self.base_rtt);
-                let max_c = self.u / self.cfg.eta;
-                let ai = self.cfg.rate_ai.0 as f64;
-                let (rate, stage) = if max_c >= 1.0 || self.inc_stage >= self.cfg.max_stage {
-                    (self.committed_bps / max_c + ai, 0)
-                } else {
-                    (self.committed_bps + ai, self.inc_stage + 1)
-                };
-                s.rate_bps = s.bounded_rate(rate, self.cfg.min_rate);
-                if full {
-                    self.committed_bps = s.rate_bps;
-                    self.inc_stage = stage;
-                }
+        let (cfg, inc_stage) = (&self.cfg, &mut self.inc_stage);
+        let rate = |u: f64, committed_bps: f64, full: bool| {
+            let max_c = u / cfg.eta;
+            let ai = cfg.rate_ai.0 as f64;
+            let (rate, stage) = if max_c >= 1.0 || *inc_stage >= cfg.max_stage {
+                (committed_bps / max_c + ai, 0)
+            } else {
+                (committed_bps + ai, *inc_stage + 1)
+            };
+            if full {
+                *inc_stage = stage;
             }
-        }
-        if full {
-            self.last_update_seq = Some(last_update_seq.max(f.snd_nxt));
-        }
+            rate
+        };
+        self.telemetry.on_ack(s, f, cfg.min_rate, utilization, rate);
     }
 }
 
@@ -239,11 +209,11 @@ mod tests {
                 h.on_ack(&mut s, &f);
                 let step = i + 1;
                 assert!((s.rate_bps / 1e9 - gbps).abs() < 1e-6, "{max_stage}, step {step}: {} Gbps", s.rate_bps / 1e9);
-                assert!((h.u - u).abs() < 1e-9, "{max_stage}, step {step}: u {} vs {u}", h.u);
-                assert!((h.committed_bps / 1e9 - committed).abs() < 1e-6, "{max_stage}, step {step}: R_c");
+                assert!((h.telemetry.u - u).abs() < 1e-9, "{max_stage}, step {step}: u {} vs {u}", h.telemetry.u);
+                assert!((h.telemetry.committed_bps / 1e9 - committed).abs() < 1e-6, "{max_stage}, step {step}: R_c");
             }
             assert_eq!(h.inc_stage, last_stage);
-            assert_eq!(h.last_update_seq, Some(30));
+            assert_eq!(h.telemetry.last_update_seq, Some(30));
         }
     }
 }

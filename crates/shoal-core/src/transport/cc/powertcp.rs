@@ -13,7 +13,7 @@
 //! update reads stale heap contents; zeroes are what a fresh allocation holds and what
 //! the change evidently means (validation/README.md, "HPCC and PowerTCP with INT").
 
-use super::hop_records::{check_target, ewma, HopRecords, HOPS};
+use super::hop_records::{check_target, TelemetryLoop};
 use super::RdmaCcFacts;
 use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
@@ -45,16 +45,9 @@ use serde::{Deserialize, Serialize};
 /// would divide by zero.
 pub struct PowerTcp {
     cfg: PowerTcpConfig,
-    /// T: the EWMA's period and the power's normalization.
-    base_rtt: Ps,
-    /// The smoothed normalized power.
-    u: f64,
-    /// The reference rate R_c (0 until the first ACK sets it to line rate).
-    committed_bps: f64,
-    /// A full update happens at an ACK beyond this packet (None: no ACK yet).
-    last_update_seq: Option<u32>,
-    /// The record of each hop at the previous ACK.
-    hops: HopRecords,
+    /// Its base RTT is T, the EWMA's period and the power's normalization; its u the
+    /// smoothed normalized power.
+    telemetry: TelemetryLoop,
 }
 
 /// Which of ns3-datacenter's versions of PowerTCP runs.
@@ -107,16 +100,10 @@ impl Scheme for PowerTcp {
     type Env = RdmaCcEnv;
 
     fn build(cfg: &PowerTcpConfig, env: &RdmaCcEnv) -> Self {
+        let first_update_due = cfg.revision == PowerTcpRevision::F542a97;
         PowerTcp {
             cfg: cfg.clone(),
-            base_rtt: env.base_rtt,
-            u: 1.0,
-            committed_bps: 0.0,
-            last_update_seq: match cfg.revision {
-                PowerTcpRevision::Published => None,
-                PowerTcpRevision::F542a97 => Some(0),
-            },
-            hops: HopRecords::new(env.int_format),
+            telemetry: TelemetryLoop::new(env.base_rtt, env.int_format, cfg.fast_react, first_update_due),
         }
     }
 
@@ -142,63 +129,35 @@ impl RdmaCcFacts for PowerTcp {
     }
 }
 
-impl PowerTcp {
-    /// The largest normalized power of the hops of `stack` since the stored records, and
-    /// the time that hop's records span; stores the new records. None when no hop spans
-    /// time.
-    fn power(&mut self, stack: &[IntHop]) -> Option<(f64, Ps)> {
-        let base_rtt_s = self.base_rtt as f64 / PS_PER_S as f64;
+impl CongestionControl for PowerTcp {
+    /// Per hop, Gamma_i = A_i (q_i + B_i T) / (B_i^2 T), A_i the arrival rate since the
+    /// stored record; the rate is gamma (R_c / (u / eta) + rate_ai) + (1 - gamma) R_c.
+    fn on_ack(&mut self, s: &mut SendState, f: &Feedback) {
+        let base_rtt_s = self.telemetry.base_rtt as f64 / PS_PER_S as f64;
         let floor = match self.cfg.revision {
             PowerTcpRevision::Published => 0.0,
             PowerTcpRevision::F542a97 => 0.5,
         };
-        let format = self.hops.format();
-        self.hops.max_since(stack, |stored, hop, tau| {
+        let format = self.telemetry.hops.format();
+        let power = |stored: &IntHop, hop: &IntHop, tau: Ps| {
             let rate = hop.rate_bps as f64;
             let received = format.received_between(stored, hop);
             let arrival = (received as f64 * 8.0 * PS_PER_S as f64 / tau as f64).max(floor * rate);
             arrival * (hop.queue_bytes as f64 * 8.0 + rate * base_rtt_s) / (rate * rate * base_rtt_s)
-        })
-    }
-}
-
-impl CongestionControl for PowerTcp {
-    fn on_ack(&mut self, s: &mut SendState, f: &Feedback) {
-        let Some(stack) = f.telemetry else { return };
-        if self.committed_bps == 0.0 {
-            self.committed_bps = s.line_rate_bps;
-        }
-        let Some(last_update_seq) = self.last_update_seq else {
-            self.last_update_seq = Some(f.snd_nxt);
-            self.hops.store(stack);
-            return;
         };
-        let full = f.snd_una > last_update_seq;
-        if !full && !self.cfg.fast_react {
-            return;
-        }
-        if stack.len() <= HOPS {
-            if let Some((power, tau)) = self.power(stack) {
-                self.u = ewma(self.u, power, tau, self.base_rtt);
-                let gamma = self.cfg.gamma.get();
-                let max_c = self.u / self.cfg.eta;
-                let rate = gamma * (self.committed_bps / max_c + self.cfg.rate_ai.0 as f64)
-                    + (1.0 - gamma) * self.committed_bps;
-                s.rate_bps = s.bounded_rate(rate, self.cfg.min_rate);
-                if full {
-                    self.committed_bps = s.rate_bps;
-                }
-            }
-        }
-        if full {
-            self.last_update_seq = Some(last_update_seq.max(f.snd_nxt));
-        }
+        let cfg = &self.cfg;
+        let rate = |u: f64, committed_bps: f64, _full: bool| {
+            let gamma = cfg.gamma.get();
+            let max_c = u / cfg.eta;
+            gamma * (committed_bps / max_c + cfg.rate_ai.0 as f64) + (1.0 - gamma) * committed_bps
+        };
+        self.telemetry.on_ack(s, f, cfg.min_rate, power, rate);
     }
 
     /// The reference sizes PowerTCP's window that scales with the rate as rate x the base
     /// RTT (`rdma-queue-pair.cc:126-129`).
     fn window_rtt(&self) -> Option<Ps> {
-        Some(self.base_rtt)
+        Some(self.telemetry.base_rtt)
     }
 }
 
@@ -262,8 +221,8 @@ mod tests {
                 p.on_ack(&mut s, f);
                 let step = i + 1;
                 assert!((s.rate_bps / 1e9 - gbps).abs() < 1e-6, "{revision:?} {step}: {} Gbps", s.rate_bps / 1e9);
-                assert!((p.u - u).abs() < 1e-9, "{revision:?} {step}: u {} vs {u}", p.u);
-                assert!((p.committed_bps / 1e9 - committed).abs() < 1e-6, "{revision:?} {step}: R_c");
+                assert!((p.telemetry.u - u).abs() < 1e-9, "{revision:?} {step}: u {} vs {u}", p.telemetry.u);
+                assert!((p.telemetry.committed_bps / 1e9 - committed).abs() < 1e-6, "{revision:?} {step}: R_c");
             }
         }
     }
