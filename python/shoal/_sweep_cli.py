@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from shoal._cli_options import ClusterOption, JobsOption, store_option
 from shoal._cli_util import console, escape, fail, show_summary, user_errors
 from shoal._output import check_output_file, replace_file
 
@@ -85,20 +87,9 @@ def _print_frame(
 
 def sweep_cmd(
     sweep_file: Annotated[Path, typer.Argument(help="Sweep file (TOML).", show_default=False)],
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs", "-j", help="Local worker processes.", show_default="number of cores"
-        ),
-    ] = None,
-    cluster: Annotated[
-        str | None,
-        typer.Option(help="Run on a dask.distributed scheduler, e.g. tcp://scheduler:8786."),
-    ] = None,
-    store: Annotated[
-        Path | None,
-        typer.Option(help="Results store.", show_default="the sweep's, else results/<name>"),
-    ] = None,
+    jobs: JobsOption = None,
+    cluster: ClusterOption = None,
+    store: Annotated[Path | None, store_option("the sweep's, else results/<name>")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="List the runs (and which are stored); run none.")
@@ -401,11 +392,35 @@ def _by(by: list[str] | None, frame: pd.DataFrame) -> list[str] | None:
     return ["scheme"] if "scheme" in frame.columns else None
 
 
-def _save(fig: Any, out: Path) -> None:
+def _draw(
+    figure: Callable[..., Any],
+    store: Path,
+    out: Path,
+    by: list[str] | None,
+    sweep: str | None,
+    where: str | None,
+    title: str | None,
+    data: Callable[[Any, pd.DataFrame], pd.DataFrame] | None = None,
+) -> None:
+    """Draw a figure of a store's runs and save it: the body of every ``shoal plot`` command.
+
+    ``store``, ``out``, ``by``, ``sweep``, ``where`` and ``title`` are the options every
+    plot command has, passed on as the command got them.
+
+    Args:
+        figure: A figure of :mod:`shoal.plot` with the command's own options bound
+            (:func:`functools.partial`); it is given the data, ``by`` and ``title``.
+        data: What ``figure`` draws, from the store and the runs to plot (e.g.
+            :func:`shoal.plot.sweep_flows`); the runs' table itself when None.
+    """
     from shoal.plot import save
 
-    for path in save(fig, out):
-        console("stderr").print(f"wrote {escape(str(path))}")
+    with _errors():
+        db, runs = _runs(store, sweep, where)
+        drawn = runs if data is None else data(db, runs)
+        fig = figure(drawn, by=_by(by, runs), title=title)
+        for path in save(fig, out):
+            console("stderr").print(f"wrote {escape(str(path))}")
 
 
 @plot_app.command("fct-vs-load")
@@ -426,18 +441,9 @@ def plot_fct_vs_load(
     """FCT per size bucket vs load (mean and 99th percentile), one line per scheme."""
     from shoal.plot import fct_vs_load
 
-    with _errors():
-        _, frame = _runs(store, sweep, where)
-        fig = fct_vs_load(
-            frame,
-            x=x,
-            by=_by(by, frame),
-            normalize_to=normalize_to,
-            metric=metric,
-            stats=stat or ("mean", "p99"),
-            title=title,
-        )
-        _save(fig, out)
+    stats = stat or ("mean", "p99")
+    figure = partial(fct_vs_load, x=x, normalize_to=normalize_to, metric=metric, stats=stats)
+    _draw(figure, store, out, by, sweep, where, title)
 
 
 def _vs_load_command(name: str, plotter: str, doc: str) -> None:
@@ -455,9 +461,8 @@ def _vs_load_command(name: str, plotter: str, doc: str) -> None:
     ) -> None:
         import shoal.plot
 
-        with _errors():
-            _, frame = _runs(store, sweep, where)
-            _save(getattr(shoal.plot, plotter)(frame, x=x, by=_by(by, frame), title=title), out)
+        figure = partial(getattr(shoal.plot, plotter), x=x)
+        _draw(figure, store, out, by, sweep, where, title)
 
     command.__doc__ = doc
     plot_app.command(name)(command)
@@ -484,10 +489,8 @@ def plot_slowdown_vs_size(
     """Median and p99 FCT slowdown per flow-size percentile bucket (HPCC/BFC style)."""
     from shoal.plot import slowdown_vs_size, sweep_flows
 
-    with _errors():
-        db, frame = _runs(store, sweep, where)
-        flows = sweep_flows(db, frame)
-        _save(slowdown_vs_size(flows, by=_by(by, frame), n_buckets=buckets, title=title), out)
+    figure = partial(slowdown_vs_size, n_buckets=buckets)
+    _draw(figure, store, out, by, sweep, where, title, data=sweep_flows)
 
 
 @plot_app.command("fct-cdf")
@@ -503,10 +506,8 @@ def plot_fct_cdf(
     """CDF of flow completion times, one line per scheme."""
     from shoal.plot import fct_cdf, sweep_flows
 
-    with _errors():
-        db, frame = _runs(store, sweep, where)
-        flows = sweep_flows(db, frame)
-        _save(fct_cdf(flows, by=_by(by, frame), bucket=bucket, title=title), out)
+    figure = partial(fct_cdf, bucket=bucket)
+    _draw(figure, store, out, by, sweep, where, title, data=sweep_flows)
 
 
 @plot_app.command("buffer-cdf")
@@ -523,13 +524,8 @@ def plot_buffer_cdf(
     """CDF of buffer occupancy (needs run.sample_interval in the scenario)."""
     from shoal.plot import buffer_cdf, sweep_samples
 
-    with _errors():
-        db, frame = _runs(store, sweep, where)
-        samples = sweep_samples(db, frame)
-        fig = buffer_cdf(
-            samples, by=_by(by, frame), level=level, ports_per_pool=ports_per_pool, title=title
-        )
-        _save(fig, out)
+    figure = partial(buffer_cdf, level=level, ports_per_pool=ports_per_pool)
+    _draw(figure, store, out, by, sweep, where, title, data=sweep_samples)
 
 
 # -- shoal report --------------------------------------------------------------------

@@ -316,7 +316,7 @@ def test_questionable_values_warn_but_run(
     ("command", "default"),
     [
         (("sweep",), "[default: (number of cores)]"),
-        (("reproduce",), "[default: (cores)]"),
+        (("reproduce",), "[default: (results/reproduce/PAPER/NAME/MODE)]"),
         (("reproduce",), "[default: (--quick)]"),
         (("run",), "[default: (results/<scenario stem>)]"),
     ],

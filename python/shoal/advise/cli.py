@@ -7,6 +7,7 @@ input prints ``error: --option: ...`` with the accepted values and exits with st
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 import warnings
@@ -49,11 +50,13 @@ advise_app = typer.Typer(
 stdout = console("stdout")
 stderr = console("stderr")
 
-#: Python keyword -> command-line option, where they differ.
+#: Formula parameter -> command-line option, where the option is not the parameter's name
+#: (``lambda`` is a Python keyword).
 _OPTION_NAMES = {"lam": "--lambda"}
 
 
 def _option(param: str) -> str:
+    """The option of a formula's parameter: the one the command takes and errors name."""
     return _OPTION_NAMES.get(param, "--" + param.replace("_", "-"))
 
 
@@ -150,259 +153,138 @@ def _help(text: str, param: str) -> str:
     return f"{text} Accepted: {limits.accepted}; {limits.why}."
 
 
-# Option types shared by the commands (strings, parsed by shoal.advise.units and checked
-# against shoal.advise.limits so that every mistake gets the same "error: --option: ...").
-Rate = Annotated[str | None, typer.Option("--rate", help=_help("Link rate, e.g. 100Gbps.", "rate"))]
-Rtt = Annotated[
-    str | None, typer.Option("--rtt", help=_help("Base round-trip time, e.g. 80us.", "rtt"))
-]
-Delay = Annotated[
-    str | None,
-    typer.Option(
-        "--delay", help=_help("One-way propagation delay of the link, e.g. 2us.", "delay")
+# The options of the formula commands are made from the formulas' signatures
+# (_advise_command): each takes a string, parsed by shoal.advise.units and checked against
+# shoal.advise.limits so that every mistake gets the same "error: --option: ...".
+
+#: The help of each formula parameter's option, where a command does not say otherwise.
+_HELP = {
+    "rate": _help("Link rate, e.g. 100Gbps.", "rate"),
+    "rtt": _help("Base round-trip time, e.g. 80us.", "rtt"),
+    "delay": _help("One-way propagation delay of the link, e.g. 2us.", "delay"),
+    "mtu": _help("Largest frame on the wire, bytes (e.g. 1500, 9KB).", "mtu"),
+    "ports": _help("Number of ports.", "ports"),
+    "queues": _help("Lossless queues per port.", "queues"),
+    "buffer": _help("Total buffer, e.g. 12MiB.", "buffer"),
+    "pool": _help("Shared buffer pool B, e.g. 3MB.", "pool"),
+    "alpha": _help(
+        "Dynamic-threshold alpha (e.g. 4, 0.5, 1/16); repeat or "
+        "comma-separate for several queues (the smallest is used).",
+        "alpha",
     ),
-]
-Mtu = Annotated[
-    str,
-    typer.Option("--mtu", help=_help("Largest frame on the wire, bytes (e.g. 1500, 9KB).", "mtu")),
-]
-Ports = Annotated[str | None, typer.Option("--ports", help=_help("Number of ports.", "ports"))]
-Queues = Annotated[str, typer.Option("--queues", help=_help("Lossless queues per port.", "queues"))]
-Buffer = Annotated[
-    str | None, typer.Option("--buffer", help=_help("Total buffer, e.g. 12MiB.", "buffer"))
-]
-Pool = Annotated[
-    str | None, typer.Option("--pool", help=_help("Shared buffer pool B, e.g. 3MB.", "pool"))
-]
-Alpha = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--alpha",
-        help=_help(
-            "Dynamic-threshold alpha (e.g. 4, 0.5, 1/16); repeat or "
-            "comma-separate for several queues (the smallest is used).",
-            "alpha",
-        ),
-    ),
-]
-Chip = Annotated[
-    str | None,
-    typer.Option(
-        "--chip", help=f"Fill in rate, ports and buffer from a preset: {', '.join(CHIPS)}."
-    ),
-]
+    "chip": f"Fill in rate, ports and buffer from a preset: {', '.join(CHIPS)}.",
+    "flows": _help("Concurrent long flows n.", "flows"),
+    "sync": "auto (datacenter default: synchronized), sync or desync.",
+    "transport": "dctcp or ecn_star.",
+    "lam": _help("Override the transport's lambda (K = lambda x C x RTT).", "lam"),
+    "mix": "mice (latency first) or elephant (throughput first).",
+    "active": _help("Congested queues M.", "active"),
+    "reserved": _help("Static reserve per queue, at most --pool.", "reserved"),
+    "congested": _help("Queues already congested N; N + M at most ports x queues.", "congested"),
+    "bursting": _help("Queues receiving the burst M.", "bursting"),
+    "load": _help("Burst rate R of each bursting queue / its drain rate.", "load"),
+    "drain": _help("Rate each queue drains at (default: --rate).", "drain"),
+    "h": _help("Kmax - Kmin = C x N x h.", "h"),
+    "pmax": _help("RED maximum marking probability.", "pmax"),
+    "packets": _help("Flow size P in packets.", "packets"),
+    "rto_min": _help("Minimum RTO, e.g. 5ms.", "rto_min"),
+    "window": _help("Constant window w_c in packets.", "window"),
+}
+
 Json = Annotated[bool, typer.Option("--json", help="Print JSON (bytes, seconds, bits/s).")]
 
 
-def _alpha_arg(alpha: list[str] | None) -> str | None:
-    return ",".join(alpha) if alpha else None
+def _formula_option(param: inspect.Parameter, help_text: str) -> inspect.Parameter:
+    """The command-line option of a formula's parameter: a string, with the parameter's
+    default as one; ``alpha`` is repeatable (its values are joined with commas)."""
+    value_type: Any
+    if param.name == "alpha":
+        value_type = list[str] | None
+    elif param.default is None:
+        value_type = str | None
+    else:
+        value_type = str
+    default = None if param.default is None else str(param.default)
+    option = typer.Option(_option(param.name), help=help_text)
+    return param.replace(
+        kind=inspect.Parameter.KEYWORD_ONLY,
+        default=default,
+        annotation=Annotated[value_type, option],
+    )
 
 
-@advise_app.command("bdp")
-def bdp_cmd(
-    rate: Rate = None,
-    rtt: Rtt = None,
-    mtu: Annotated[
-        str | None, typer.Option("--mtu", help="Also give the BDP in packets of this size.")
-    ] = None,
-    chip: Chip = None,
-    as_json: Json = False,
+def _advise_command(
+    name: str, formula: Callable[..., formulas.Advice], summary: str, **help_for: str
 ) -> None:
-    """Bandwidth-delay product C x RTT."""
-    with _user_errors():
-        advice = formulas.bdp(rate=rate, rtt=rtt, mtu=mtu, chip=chip)
-    _show(advice, as_json)
+    """Register ``shoal advise NAME``, which prints what ``formula`` advises.
+
+    Its options are the formula's parameters, in their order and with their defaults,
+    then ``--json``: typer reads them, and ``--help`` shows them, from the signature made
+    here, so the command cannot fall out of step with its formula. A parameter that
+    :data:`_HELP` does not know stops the import (KeyError) until it is given help.
+
+    Args:
+        name: The command.
+        formula: The function of :mod:`shoal.advise.formulas` it runs.
+        summary: The command's help.
+        **help_for: Help of a parameter's option where this formula means something else
+            by it than :data:`_HELP` says.
+    """
+    options = [
+        _formula_option(param, help_for.get(param.name) or _HELP[param.name])
+        for param in inspect.signature(formula).parameters.values()
+    ]
+    as_json = inspect.Parameter(
+        "as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=Json
+    )
+
+    def command(*, as_json: bool, **args: Any) -> None:
+        if "alpha" in args:
+            args["alpha"] = ",".join(args["alpha"]) if args["alpha"] else None
+        with _user_errors():
+            advice = formula(**args)
+        _show(advice, as_json)
+
+    command.__signature__ = inspect.Signature([*options, as_json])  # type: ignore[attr-defined]
+    command.__doc__ = summary
+    advise_app.command(name)(command)
 
 
-@advise_app.command("tail-drop")
-def tail_drop_cmd(
-    rate: Rate = None,
-    rtt: Rtt = None,
-    flows: Annotated[
-        str, typer.Option("--flows", help=_help("Concurrent long flows n.", "flows"))
-    ] = "1",
-    sync: Annotated[
-        str, typer.Option("--sync", help="auto (datacenter default: synchronized), sync or desync.")
-    ] = "auto",
-    chip: Chip = None,
-    as_json: Json = False,
-) -> None:
-    """Buffer for loss-based TCP: 1 BDP, or BDP/sqrt(n) for desynchronized flows."""
-    with _user_errors():
-        advice = formulas.tail_drop(rate=rate, rtt=rtt, flows=flows, sync=sync, chip=chip)
-    _show(advice, as_json)
-
-
-@advise_app.command("ecn")
-def ecn_cmd(
-    rate: Rate = None,
-    rtt: Rtt = None,
-    transport: Annotated[str, typer.Option("--transport", help="dctcp or ecn_star.")] = "dctcp",
-    lam: Annotated[
-        str | None,
-        typer.Option(
-            "--lambda", help=_help("Override the transport's lambda (K = lambda x C x RTT).", "lam")
-        ),
-    ] = None,
-    flows: Annotated[
-        str | None, typer.Option("--flows", help=_help("Concurrent long flows n.", "flows"))
-    ] = None,
-    mix: Annotated[
-        str | None,
-        typer.Option("--mix", help="mice (latency first) or elephant (throughput first)."),
-    ] = None,
-    chip: Chip = None,
-    as_json: Json = False,
-) -> None:
-    """ECN marking threshold K per transport and the buffer it needs."""
-    with _user_errors():
-        advice = formulas.ecn(
-            rate=rate, rtt=rtt, transport=transport, lam=lam, flows=flows, mix=mix, chip=chip
-        )
-    _show(advice, as_json)
-
-
-@advise_app.command("headroom")
-def headroom_cmd(
-    rate: Rate = None,
-    delay: Delay = None,
-    mtu: Mtu = "1500",
-    ports: Ports = None,
-    queues: Queues = "8",
-    buffer: Buffer = None,
-    chip: Chip = None,
-    as_json: Json = False,
-) -> None:
-    """PFC headroom per queue (eta), static vs DSH totals and their share of the buffer."""
-    with _user_errors():
-        advice = formulas.headroom(
-            rate=rate, delay=delay, mtu=mtu, ports=ports, queues=queues, buffer=buffer, chip=chip
-        )
-    _show(advice, as_json)
-
-
-@advise_app.command("dt")
-def dt_cmd(
-    pool: Pool = None,
-    alpha: Alpha = None,
-    active: Annotated[
-        str, typer.Option("--active", help=_help("Congested queues M.", "active"))
-    ] = "1",
-    reserved: Annotated[
-        str,
-        typer.Option(
-            "--reserved", help=_help("Static reserve per queue, at most --pool.", "reserved")
-        ),
-    ] = "0",
-    chip: Chip = None,
-    as_json: Json = False,
-) -> None:
-    """Buffer each of M congested queues gets under the dynamic threshold."""
-    with _user_errors():
-        advice = formulas.dt(
-            pool=pool, alpha=_alpha_arg(alpha), active=active, reserved=reserved, chip=chip
-        )
-    _show(advice, as_json)
-
-
-@advise_app.command("dsh-burst")
-def dsh_burst_cmd(
-    rate: Rate = None,
-    delay: Delay = None,
-    mtu: Mtu = "1500",
-    buffer: Buffer = None,
-    ports: Ports = None,
-    queues: Queues = "8",
-    alpha: Alpha = None,
-    congested: Annotated[
-        str,
-        typer.Option(
-            "--congested",
-            help=_help("Queues already congested N; N + M at most ports x queues.", "congested"),
-        ),
-    ] = "0",
-    bursting: Annotated[
-        str, typer.Option("--bursting", help=_help("Queues receiving the burst M.", "bursting"))
-    ] = "1",
-    load: Annotated[
-        str | None,
-        typer.Option(
-            "--load", help=_help("Burst rate R of each bursting queue / its drain rate.", "load")
-        ),
-    ] = None,
-    drain: Annotated[
-        str | None,
-        typer.Option(
-            "--drain", help=_help("Rate each queue drains at (default: --rate).", "drain")
-        ),
-    ] = None,
-    chip: Chip = None,
-    as_json: Json = False,
-) -> None:
-    """Longest burst absorbed without a PAUSE: DSH vs static headroom (DSH Theorems 1, 2)."""
-    with _user_errors():
-        advice = formulas.dsh_burst(
-            rate=rate,
-            delay=delay,
-            mtu=mtu,
-            buffer=buffer,
-            ports=ports,
-            queues=queues,
-            alpha=_alpha_arg(alpha),
-            congested=congested,
-            bursting=bursting,
-            load=load,
-            drain=drain,
-            chip=chip,
-        )
-    _show(advice, as_json)
-
-
-@advise_app.command("bcc")
-def bcc_cmd(
-    rate: Rate = None,
-    rtt: Rtt = None,
-    lam: Annotated[
-        str,
-        typer.Option("--lambda", help=_help("Transport constant (0.72 DCTCP, 1 ECN*).", "lam")),
-    ] = "0.72",
-    pool: Pool = None,
-    alpha: Alpha = None,
-    reserved: Annotated[
-        str,
-        typer.Option(
-            "--reserved", help=_help("Static reserve S_min per queue, at most --pool.", "reserved")
-        ),
-    ] = "0",
-    ports: Annotated[
-        str | None,
-        typer.Option(
-            "--ports",
-            help=_help("Ports N sharing the pool (with --chip: at most one MMU's).", "ports"),
-        ),
-    ] = None,
-    h: Annotated[str, typer.Option("--h", help=_help("Kmax - Kmin = C x N x h.", "h"))] = "8us",
-    pmax: Annotated[
-        str, typer.Option("--pmax", help=_help("RED maximum marking probability.", "pmax"))
-    ] = "0.1",
-    chip: Chip = None,
-    as_json: Json = False,
-) -> None:
-    """BCC shared-buffer ECN/RED parameters: B_R, Kmax, Kmin, Pmax."""
-    with _user_errors():
-        advice = formulas.bcc(
-            rate=rate,
-            rtt=rtt,
-            lam=lam,
-            pool=pool,
-            alpha=_alpha_arg(alpha),
-            reserved=reserved,
-            ports=ports,
-            h=h,
-            pmax=pmax,
-            chip=chip,
-        )
-    _show(advice, as_json)
+_advise_command(
+    "bdp",
+    formulas.bdp,
+    "Bandwidth-delay product C x RTT.",
+    mtu="Also give the BDP in packets of this size.",
+)
+_advise_command(
+    "tail-drop",
+    formulas.tail_drop,
+    "Buffer for loss-based TCP: 1 BDP, or BDP/sqrt(n) for desynchronized flows.",
+)
+_advise_command(
+    "ecn", formulas.ecn, "ECN marking threshold K per transport and the buffer it needs."
+)
+_advise_command(
+    "headroom",
+    formulas.headroom,
+    "PFC headroom per queue (eta), static vs DSH totals and their share of the buffer.",
+)
+_advise_command(
+    "dt", formulas.dt, "Buffer each of M congested queues gets under the dynamic threshold."
+)
+_advise_command(
+    "dsh-burst",
+    formulas.dsh_burst,
+    "Longest burst absorbed without a PAUSE: DSH vs static headroom (DSH Theorems 1, 2).",
+)
+_advise_command(
+    "bcc",
+    formulas.bcc,
+    "BCC shared-buffer ECN/RED parameters: B_R, Kmax, Kmin, Pmax.",
+    lam=_help("Transport constant (0.72 DCTCP, 1 ECN*).", "lam"),
+    reserved=_help("Static reserve S_min per queue, at most --pool.", "reserved"),
+    ports=_help("Ports N sharing the pool (with --chip: at most one MMU's).", "ports"),
+)
 
 
 @advise_app.command("chip")
@@ -456,6 +338,14 @@ def chip_cmd(
         stdout.print("sources and notes: `shoal advise chip NAME`; all: docs/advisor.md.")
 
 
+# After `chip`: `shoal advise --help` lists the commands in the order they are registered.
+_advise_command(
+    "loss-impact",
+    formulas.loss_impact,
+    "How much one loss slows a flow of P packets (LossPass Eq. 3).",
+)
+
+
 SetOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -465,26 +355,6 @@ SetOption = Annotated[
         help="Override a scenario key, e.g. --set switch.marking.cutoff.k=10KB (repeatable).",
     ),
 ]
-
-
-@advise_app.command("loss-impact")
-def loss_impact_cmd(
-    packets: Annotated[
-        str, typer.Option("--packets", help=_help("Flow size P in packets.", "packets"))
-    ] = "1",
-    rto_min: Annotated[
-        str | None, typer.Option("--rto-min", help=_help("Minimum RTO, e.g. 5ms.", "rto_min"))
-    ] = None,
-    rtt: Rtt = None,
-    window: Annotated[
-        str, typer.Option("--window", help=_help("Constant window w_c in packets.", "window"))
-    ] = "1",
-    as_json: Json = False,
-) -> None:
-    """How much one loss slows a flow of P packets (LossPass Eq. 3)."""
-    with _user_errors():
-        advice = formulas.loss_impact(packets=packets, rto_min=rto_min, rtt=rtt, window=window)
-    _show(advice, as_json)
 
 
 @advise_app.command("check")

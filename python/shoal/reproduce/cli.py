@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from shoal._cli_options import ClusterOption, JobsOption, store_option
 from shoal._cli_util import console, escape, fail, user_errors
 
 __all__ = ["register"]
@@ -27,17 +28,9 @@ def reproduce_cmd(
             show_default="--quick",
         ),
     ] = False,
-    jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", help="Local workers.", show_default="cores")
-    ] = None,
-    cluster: Annotated[
-        str | None,
-        typer.Option(help="Run on a dask.distributed scheduler, e.g. tcp://scheduler:8786."),
-    ] = None,
-    store: Annotated[
-        Path | None,
-        typer.Option(help="Results store.", show_default="results/reproduce/PAPER/NAME/MODE"),
-    ] = None,
+    jobs: JobsOption = None,
+    cluster: ClusterOption = None,
+    store: Annotated[Path | None, store_option("results/reproduce/PAPER/NAME/MODE")] = None,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Figures.", show_default="STORE/figures")
     ] = None,
