@@ -7,7 +7,7 @@ runs them, reads the headline metrics and stores results::
 
     result = shoal.run("my.toml", set=["switch.marking.cutoff.k=200KB"], out="results/x")
     result.flows          # pandas DataFrame, one row per flow
-    result.summary        # headline metrics (dict)
+    result.summary        # headline metrics (a dict, typed as shoal.Summary)
     shoal.load("results/x").flows
 """
 
@@ -25,6 +25,7 @@ from shoal._summary import summary_schema, summary_table
 
 if TYPE_CHECKING:
     from shoal import advise, plot, report
+    from shoal._summary_types import Summary
     from shoal._sweep import SweepError, SweepInterrupted, load_sweep, sweep, sweep_table
     from shoal.store import Store, StoreError
 
@@ -32,7 +33,8 @@ __version__: str = _core.__version__
 
 # Imported on first use (module-level __getattr__, PEP 562), so that `import shoal` and
 # the `shoal` CLI start fast: pandas / pyarrow are imported only by the functions that
-# need them, and matplotlib / duckdb / dask only by plots, the store and sweeps.
+# need them, and matplotlib / duckdb / dask only by plots, the store and sweeps. The
+# summary's types are for type checkers and readers: no run needs them.
 _LAZY_MODULES = {"advise", "plot", "report", "store"}
 _LAZY_ATTRS = {
     "SweepError": "shoal._sweep",
@@ -42,6 +44,7 @@ _LAZY_ATTRS = {
     "sweep_table": "shoal._sweep",
     "Store": "shoal.store",
     "StoreError": "shoal.store",
+    "Summary": "shoal._summary_types",
 }
 
 
@@ -82,6 +85,7 @@ __all__ = [
     "ShoalWarning",
     "Store",
     "StoreError",
+    "Summary",
     "SweepError",
     "SweepInterrupted",
     "__version__",

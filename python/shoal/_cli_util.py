@@ -10,7 +10,7 @@ from here, never from :mod:`shoal.cli`.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
@@ -120,7 +120,7 @@ def escape(text: str) -> str:
 
 
 def show_summary(
-    summary: dict[str, Any], path: Path | None, *, as_json: bool, written: bool = False
+    summary: Mapping[str, Any], path: Path | None, *, as_json: bool, written: bool = False
 ) -> None:
     """Print a run's summary: JSON, a rich table on a terminal, plain text otherwise;
     with ``written``, also where the run directory ``path`` was written."""

@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # imported where used, so that `import shoal` stays fast
     import pandas as pd
 
+    from shoal._summary_types import Summary
+
 from shoal import _core
 from shoal._files import read_json, read_parquet
 from shoal._scenario import Overrides, ScenarioInput, load_scenario
@@ -90,7 +92,8 @@ class Result:
         tables: every table the run produced, by name (:func:`table_schemas` lists
             them and their columns): ``flows`` always, the others when the run made
             them. The attributes below are its tables by name.
-        summary: the headline metrics (the content of ``summary.json``).
+        summary: the headline metrics (the content of ``summary.json``), typed by
+            :class:`shoal.Summary`; one loaded from an older file may lack keys.
         scenario: the resolved scenario, every default filled in.
         warnings: scenario and run warnings.
         path: the run directory, when the result was written (``run(..., out=...)``,
@@ -98,7 +101,7 @@ class Result:
     """
 
     tables: dict[str, pd.DataFrame]
-    summary: dict[str, Any]
+    summary: Summary
     scenario: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     path: Path | None = None
@@ -266,6 +269,7 @@ def run(
         check_output_dir(path)
     sim, resolved_json, warnings = _start(scenario, set)
     wall = _advance(sim, progress)
+    summary: Summary
     if path is None:
         summary = json.loads(sim.summary(warnings, wall))
     else:
@@ -287,7 +291,7 @@ def run_to_dir(
     set: Overrides = None,  # noqa: A002
     progress: bool = False,
     check_input: bool = True,
-) -> tuple[Path, dict[str, Any]]:
+) -> tuple[Path, Summary]:
     """Simulate and write the run directory ``out`` (what ``shoal run`` does): the same
     files as ``run(..., out=out)``, without building DataFrames (no pandas, no pyarrow).
 
@@ -301,7 +305,7 @@ def run_to_dir(
     check_output_dir(target)
     sim, _, warnings = _start(scenario, set, check_input)
     wall = _advance(sim, progress)
-    summary: dict[str, Any] = json.loads(sim.write_run_dir(str(target), warnings, wall))
+    summary: Summary = json.loads(sim.write_run_dir(str(target), warnings, wall))
     _warn_run(summary, warnings)
     return target, summary
 

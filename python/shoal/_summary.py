@@ -4,7 +4,8 @@ table form.
 The summary has one implementation, in the core (``shoal_core::results::summary``, with
 its definitions: FCT, ideal FCT, slowdown, size buckets, query completion times, loss and
 ECN mark rates); a run returns it (:attr:`shoal.Result.summary`) and writes it
-(``summary.json``).
+(``summary.json``). Its Python type, :class:`shoal.Summary`, is generated from the
+schema (``_summary_types.py``, by ``tools/gen_summary_types.py``).
 
 A ``summary.json`` read back (``shoal summarize``, the results store) may have been
 edited or replaced: :func:`read_summary` and :func:`check_summary` refuse one whose
@@ -19,7 +20,7 @@ import functools
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from shoal import _core
 from shoal._files import CorruptFileError, read_json
@@ -27,6 +28,8 @@ from shoal._units import fmt_size, fmt_time
 
 if TYPE_CHECKING:  # rich is imported where used (fast `import shoal`)
     from rich.table import Table
+
+    from shoal._summary_types import Summary
 
 __all__ = [
     "summary_table",
@@ -58,7 +61,7 @@ def parse_size(value: Any) -> int:
     return int(_core.parse_bytes(str(value)))
 
 
-def read_summary(path: str | os.PathLike[str]) -> dict[str, Any]:
+def read_summary(path: str | os.PathLike[str]) -> Summary:
     """The ``summary.json`` at ``path``, checked by :func:`check_summary`.
 
     Raises:
@@ -67,7 +70,9 @@ def read_summary(path: str | os.PathLike[str]) -> dict[str, Any]:
     """
     summary = read_json(path)
     check_summary(summary, path)
-    return summary
+    # Checked against the schema that Summary is generated from (missing keys allowed:
+    # every part of Summary may be absent).
+    return cast("Summary", summary)
 
 
 def check_summary(summary: Mapping[str, Any], path: str | os.PathLike[str] | None = None) -> None:
@@ -151,7 +156,7 @@ def _is_type(value: Any, kind: str, schema: Mapping[str, Any]) -> bool:
             return False
         if kind == "integer" and not isinstance(value, int):
             return False
-        return value >= schema.get("minimum", value)
+        return bool(value >= schema.get("minimum", value))
     return {
         "object": isinstance(value, Mapping),
         "array": isinstance(value, list),

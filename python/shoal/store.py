@@ -63,6 +63,8 @@ from shoal._summary import BUCKET_STATS, check_summary, read_summary
 if TYPE_CHECKING:  # imported where used: a sweep's worker processes need no pandas
     import pandas as pd
 
+    from shoal._summary_types import Summary
+
 __all__ = [
     "Store",
     "StoreError",
@@ -330,7 +332,7 @@ class Store:
                 return str(CorruptFileError(path, "not a complete Parquet file"))
         return None
 
-    def summary(self, key: str) -> dict[str, Any]:
+    def summary(self, key: str) -> Summary:
         """The ``summary.json`` of a run.
 
         Raises:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from shoal.reproduce._units import time_s
 from shoal.store import Store
+
+if TYPE_CHECKING:
+    from shoal._summary_types import Summary
 
 __all__ = ["StoredRun", "join_columns", "ok_runs", "stop_time_s"]
 
@@ -23,7 +26,7 @@ class StoredRun:
         self.store = store
         self.key = key
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Summary:
         """The run's ``summary.json``."""
         return self.store.summary(self.key)
 

@@ -30,7 +30,7 @@ packet; see :func:`lower_bound_ratio`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +51,7 @@ from shoal.reproduce._runs import StoredRun, join_columns, ok_runs
 from shoal.reproduce._units import rate_bps, size_bytes, time_s
 
 if TYPE_CHECKING:
+    from shoal._summary_types import Summary
     from shoal.reproduce import Experiment
 
 __all__ = [
@@ -309,7 +310,7 @@ def _run_columns(run: StoredRun, scenario: dict[str, Any]) -> dict[str, Any]:
         "unfinished": float(flows["fct_ns"].isna().sum()),
         **pause_totals(summary),
     }
-    bfc = (summary.get("counters") or {}).get("bfc")
+    bfc = _bfc_counters(summary)
     if bfc:
         placements = bfc.get("placements", 0)
         out["collision_rate"] = bfc["collisions"] / placements if placements else float("nan")
@@ -322,6 +323,15 @@ def _run_columns(run: StoredRun, scenario: dict[str, Any]) -> dict[str, Any]:
         out[f"flows_bin{b}"] = float(count)
         out[f"p99_bin{b}"] = float(p99)
     return out
+
+
+def _bfc_counters(summary: Summary) -> Mapping[str, int] | None:
+    """BFC's counters (placements, collisions, pauses...) in a run's summary, or None.
+    They are a scheme section of ``counters``, a key the Summary type cannot declare
+    (see RunCounters), so the counters are read as a plain mapping."""
+    counters: Mapping[str, Any] = summary.get("counters") or {}
+    bfc: Mapping[str, int] | None = counters.get("bfc")
+    return bfc
 
 
 def _medium_bins(workload: str) -> list[int]:
@@ -603,7 +613,7 @@ def _inter_dc_columns(run: StoredRun, scenario: dict[str, Any]) -> dict[str, Any
     done = flows[flows["fct_ns"].notna()]
     inter = site[done["src"].to_numpy()] != site[done["dst"].to_numpy()]
     summary = run.summary()
-    bfc = (summary.get("counters") or {}).get("bfc") or {}
+    bfc = _bfc_counters(summary) or {}
     remote = float(scenario.get("workload", {}).get("remote_fraction", 0.0))
     out: dict[str, Any] = {
         "variant": "with inter-DC" if remote > 0 else "intra-DC only",
@@ -723,7 +733,7 @@ def directed_links(scenario: dict[str, Any]) -> int:
     return leaves * hosts + leaves * (hosts + spines) + spines * leaves
 
 
-def _window_ns(scenario: dict[str, Any], summary: dict[str, Any]) -> float:
+def _window_ns(scenario: dict[str, Any], summary: Summary) -> float:
     """The window the occupancy distribution covers: ``[0, run.occupancy_until]``, or
     the whole run if that is unset or later than the run's end."""
     run_ns = float(summary["duration_ps"]) / 1e3
