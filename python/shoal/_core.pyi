@@ -54,6 +54,25 @@ def summary_schema() -> str:
 def memory_estimate(scenario_json: str) -> list[tuple[str, str, int]]:
     """The memory a run of the scenario needs, by part: ``(what, key, bytes)``."""
 
+def network_facts(scenario_json: str) -> dict[str, Any]:
+    """The network a scenario builds, as the core builds it (a topology file and
+    ``topology.failed_links`` included). The scenario is validated and resolved first, as
+    by :func:`resolve`; ScenarioError names the key when it is invalid.
+
+    Returns:
+        A dict with ``hosts`` (the host count); ``switches``, each switch's ports in port
+        order (a pool is ``switch.ports_per_pool`` consecutive ports; a failed link is no
+        port), each port a dict of its far end (``"host": i`` or ``"switch": i``, an
+        index among the hosts or the switches), ``"rate_bps"``, ``"delay_ps"`` (one way)
+        and ``"congestible"``, true when it leads to a switch or to a receiver;
+        ``receivers``, the sorted hosts some workload's flows can go to (every
+        host for a trace); ``host_rate_bps``, the fastest host link; ``longest_path``,
+        the links ``{"rate_bps", "delay_ps"}`` of the longest host-to-host route; and
+        ``base_round_trip_ps``, that route's round trip for one TCP segment
+        (``transport.mss + transport.header``) and its ACK, the RTT of the derived ECN
+        cut-off.
+    """
+
 def available_memory() -> int | None:
     """Bytes of memory the system can still give a run: the least of Linux's
     MemAvailable, the address-space limit less what the process maps, and its cgroups'

@@ -10,6 +10,7 @@ import json
 import math
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -421,12 +422,50 @@ def test_check_tiny_scenario_is_clean() -> None:
     assert advise.check(TINY).warnings == []
 
 
-def test_check_refuses_a_topology_file(tmp_path: Path) -> None:
+def test_check_reads_a_topology_file(tmp_path: Path) -> None:
+    """The advisor checks the network the core reads from a file: hosts 0 and 1 on switch
+    3, host 2 on switch 4, the switches joined by 40 Gbps of 5 us."""
     topology = tmp_path / "topology.txt"
-    topology.write_text("3 1 2\n2\n0 2 10Gbps 1us 0\n1 2 10Gbps 1us 0\n")
-    scenario = {"topology": {"kind": "file", "path": str(topology)}, "workload": {"flows": 10}}
-    with pytest.raises(_core.ScenarioError, match='topology.kind: "file" is not checked'):
-        advise.check(scenario)
+    topology.write_text(
+        "5 2 4\n3 4\n0 3 10Gbps 1us 0\n1 3 10Gbps 1us 0\n2 4 10Gbps 1us 0\n3 4 40Gbps 5us 0\n"
+    )
+    scenario = {
+        "topology": {"kind": "file", "path": str(topology)},
+        "workload": {"pattern": "many_to_few", "senders": "2", "receivers": "0-1", "flows": 10},
+    }
+    report = advise.check(scenario)
+    assert report.context["link_rate"] == 10_000_000_000
+    # Switch 3's ports: hosts 0 and 1 (both receive) and switch 4.
+    assert report.context["congested_ports_per_pool"] == 3
+    # Host 0 to host 2: two host links and the switches' link, each 2 x delay + 1,578 B
+    # (a 1,514 B segment and a 64 B ACK) serialized.
+    host_link, uplink = 2e-6 + 1578 * 8 / 10e9, 10e-6 + 1578 * 8 / 40e9
+    assert report.context["rtt"] == pytest.approx(2 * host_link + uplink, rel=1e-12)
+
+
+#: A leaf-spine of 2 hosts per leaf (hosts first, then the leaves, then the spines).
+LEAF_SPINE = {"kind": "leaf_spine", "spines": 2, "hosts_per_leaf": 2, "link_delay": "1us"}
+
+
+def test_check_honours_failed_links() -> None:
+    """A failed link is no port, and routes go around it."""
+
+    def context(leaves: int, failed: list[list[int]], **workload: object) -> dict[str, Any]:
+        topology = {**LEAF_SPINE, "leaves": leaves, "failed_links": failed}
+        scenario = {"topology": topology, "workload": {"flows": 10, **workload}}
+        return advise.check(scenario).context
+
+    # Receivers 0 and 1 on leaf 0 (node 4): its 2 host ports and 2 uplinks can congest,
+    # one uplink fewer once the link to spine 0 (node 6) is down.
+    to_leaf_0 = {"pattern": "many_to_few", "senders": "2-3", "receivers": "0-1"}
+    assert context(2, [], **to_leaf_0)["congested_ports_per_pool"] == 4
+    assert context(2, [[4, 6]], **to_leaf_0)["congested_ports_per_pool"] == 3
+    # Three leaves (nodes 6-8), two spines (9, 10): with leaf 0 cut off spine 0 and leaf 1
+    # off spine 1, leaf 0 reaches leaf 1 by spine 1, leaf 2 and spine 0, six links where
+    # there were four, each 2 x 1 us + 1,578 B at 100 Gbps.
+    link = 2e-6 + 1578 * 8 / 100e9
+    assert context(3, [])["rtt"] == pytest.approx(4 * link, rel=1e-12)
+    assert context(3, [[6, 9], [7, 10]])["rtt"] == pytest.approx(6 * link, rel=1e-12)
 
 
 #: The README's `shoal.run` example.
@@ -436,7 +475,8 @@ README_EXAMPLE = {"topology": {"kind": "star", "hosts": 8}, "workload": {"flows"
 @pytest.mark.parametrize("cc", ["dctcp", "ecn_star"])
 def test_an_ecn_transport_without_marking_gets_the_advisors_k(cc: str) -> None:
     """The core derives K = lambda x C x RTT for an ECN transport given no marking rule;
-    the advisor computes the same rule independently (exact fractions, its own RTT)."""
+    the advisor computes the same rule with its own formula (exact fractions) from the
+    RTT the core computes."""
     scenario = {**README_EXAMPLE, "transport": {"cc": cc}}
     resolved = json.loads(_core.resolve(load_scenario(scenario).to_json())[0])
     k_core = _core.parse_bytes(resolved["switch"]["marking"]["cutoff"]["k"])
@@ -453,8 +493,8 @@ def test_pfc_rule_reads_the_flow_control_table() -> None:
     resolved = json.loads(_core.resolve(load_scenario(BCC_STAR).to_json())[0])
     ctx = build_context(resolved)
     assert pfc_headroom(ctx) == []  # lossy
-    resolved["switch"]["pfc"] = {"headroom": "20KB"}
-    assert pfc_headroom(build_context(resolved)) == []  # not a key of the schema
+    ctx.scenario["switch"]["pfc"] = {"headroom": "20KB"}
+    assert pfc_headroom(ctx) == []  # not a key of the schema
     scenario = BCC_STAR + '[switch.flow_control]\nkind = "pfc"\nheadroom = "20KB"\n'
     resolved = json.loads(_core.resolve(load_scenario(scenario).to_json())[0])
     found = pfc_headroom(build_context(resolved))

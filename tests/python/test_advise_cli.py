@@ -182,6 +182,23 @@ def test_check_errors(tmp_path: Path) -> None:
     assert code == 2 and "switch.marking.cutoff.k" in err
 
 
+@pytest.mark.parametrize(
+    ("topology", "key"),
+    [
+        ('kind = "leaf_spine"\nleaves = 2\nfailed_links = [[0, 999]]', "topology.failed_links"),
+        ('kind = "file"\npath = "missing.txt"', "topology.path"),
+    ],
+)
+def test_check_names_the_bad_topology_key(tmp_path: Path, topology: str, key: str) -> None:
+    """The network the advisor reads is the core's: its errors name the key."""
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(f"[topology]\n{topology}\n")
+    code, out, err = _advise("check", str(scenario))
+    assert code == 2
+    assert err.startswith(f"error: {key}: "), err
+    assert "Traceback" not in err + out
+
+
 HEADROOM = ["headroom", "--rate", "100Gbps", "--delay", "2us"]
 DT = ["dt", "--pool", "3MB", "--alpha", "1"]
 BCC_CHIP = ["bcc", "--chip", "tomahawk", "--rtt", "80us", "--alpha", "4"]

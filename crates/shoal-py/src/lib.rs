@@ -67,6 +67,18 @@ fn memory_estimate(scenario_json: &str) -> PyResult<Vec<(String, String, u64)>> 
     Ok(estimate.parts.into_iter().map(|p| (p.what.to_string(), p.key, p.bytes)).collect())
 }
 
+/// The facts of a scenario's network, as the core builds it (`Scenario::network_facts`):
+/// its hosts, each switch's ports, the hosts traffic goes to, the longest route and its
+/// base round trip. The scenario is validated and resolved first, as by `resolve`.
+#[pyfunction]
+fn network_facts(py: Python<'_>, scenario_json: &str) -> PyResult<PyObject> {
+    let sc = parse(scenario_json)?;
+    sc.validate().map_err(to_py)?;
+    let facts = sc.resolved().map_err(to_py)?.network_facts().map_err(to_py)?;
+    let text = serde_json::to_string(&facts).expect("the facts always serialize");
+    Ok(py.import_bound("json")?.call_method1("loads", (text,))?.unbind())
+}
+
 /// Bytes of memory the system can still give a run (the tightest of Linux's
 /// MemAvailable, the address-space limit and the cgroup's memory limit, or
 /// `SHOAL_MEMORY_LIMIT`); None where none can be read.
@@ -322,6 +334,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(split_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(check_output_dir, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(network_facts, m)?)?;
     m.add_function(wrap_pyfunction!(available_memory, m)?)?;
     m.add_class::<Simulation>()?;
     Ok(())

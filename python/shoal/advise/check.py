@@ -2,8 +2,11 @@
 
 The scenario is read with :func:`shoal.load_scenario` and resolved by the core
 (:func:`shoal._core.resolve`), so defaults and ``--set`` overrides apply exactly as for
-``shoal run``. Each rule is a function ``rule(ctx) -> list[Finding]`` registered in
-:data:`RULES`; a rule cites the paper it comes from.
+``shoal run``. Its network is the one the core builds (:func:`shoal._core.network_facts`):
+the hosts, each switch's ports, the receivers, the longest path and its base round trip,
+for a topology file and with failed links too. Each rule is a function
+``rule(ctx) -> list[Finding]`` registered in :data:`RULES`; a rule cites the paper it
+comes from.
 
 Lossless classes (``[switch.flow_control]`` ``pfc`` or ``dsh``, or BFC's PFC
 ``backstop``) are paused, not dropped: the rules about queues that overflow or drop
@@ -21,16 +24,9 @@ from fractions import Fraction
 from typing import Any
 
 from shoal import _core
-from shoal._core import ScenarioError
 from shoal._scenario import Overrides, ScenarioInput, load_scenario
 from shoal.advise.formulas import BCC, DSH, TRANSPORTS, WP, Transport, eta_bytes
-from shoal.advise.units import (
-    as_number,
-    fmt_bytes,
-    parse_rate,
-    parse_size,
-    parse_time,
-)
+from shoal.advise.units import as_number, fmt_bytes, parse_size
 
 __all__ = ["RULES", "CheckContext", "CheckReport", "Finding", "check", "rule"]
 
@@ -83,6 +79,8 @@ class CheckContext:
     tcp: bool = True
     lossy_tcp: bool = True
     lossy_traffic: bool = True
+    #: The network as the core builds it (:func:`shoal._core.network_facts`).
+    network: dict[str, Any] = field(default_factory=dict)
     derived: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -136,79 +134,23 @@ def rule(fn: Rule) -> Rule:
 # ------------------------------------------------------------------------ value parsing
 
 
-def _rate(v: Any) -> Fraction:
-    return Fraction(v) if isinstance(v, int) else parse_rate("rate", v)
-
-
-def _time(v: Any) -> Fraction:
-    return Fraction(v, 10**12) if isinstance(v, int) else parse_time("time", v, allow_zero=True)
-
-
 def _size(v: Any) -> Fraction:
     return Fraction(v) if isinstance(v, int) else parse_size("size", v, allow_zero=True)
 
 
-def _host_set(spec: Any, hosts: int) -> set[int]:
-    if spec is None:
-        return set(range(hosts))
-    if isinstance(spec, list):
-        return {int(h) for h in spec}
-    out: set[int] = set()
-    for part in str(spec).split(","):
-        part = part.strip()
-        if not part:
-            continue
-        a, sep, b = part.partition("-")
-        out.update(range(int(a), int(b) + 1) if sep else {int(a)})
-    return out
+def _seconds(ps: int) -> Fraction:
+    return Fraction(ps, 10**12)
 
 
-def _receivers(workload: dict[str, Any], hosts: int) -> set[int]:
-    tables = [workload, *[t for t in workload.get("extra", []) or [] if isinstance(t, dict)]]
-    out: set[int] = set()
-    for t in tables:
-        pattern = t.get("pattern", workload.get("pattern", "all_to_all"))
-        if pattern == "incast":
-            out.add(int(t.get("receiver", 0)))
-        elif pattern == "trace":
-            out.update(range(hosts))
-        else:
-            out.update(_host_set(t.get("receivers"), hosts))
-    return out
-
-
-def _switch_ports(topo: dict[str, Any], receivers: set[int]) -> tuple[int, list[list[bool]]]:
-    """(host count, per switch: for each port in order, can it be congested?).
-
-    Host-facing ports come first (as the core builds them) and can be congested when
-    their host receives traffic; switch-to-switch ports are counted as congestible.
-    """
-    kind = topo["kind"]
-    if kind == "star":
-        hosts = int(topo["hosts"])
-        return hosts, [[h in receivers for h in range(hosts)]]
-    if kind == "dumbbell":
-        left, right = int(topo["hosts"]), int(topo["hosts_right"])
-        a = [h in receivers for h in range(left)] + [True]
-        b = [h in receivers for h in range(left, left + right)] + [True]
-        return left + right, [a, b]
-    if kind == "leaf_spine":
-        leaves, spines, per = int(topo["leaves"]), int(topo["spines"]), int(topo["hosts_per_leaf"])
-        sw = [
-            [(leaf * per + i) in receivers for i in range(per)] + [True] * spines
-            for leaf in range(leaves)
-        ]
-        sw += [[True] * leaves for _ in range(spines)]
-        return leaves * per, sw
-    k = int(topo["k"])
-    half = k // 2
-    hosts = k * k * k // 4
-    edges = [
-        [(e * half + i) in receivers for i in range(half)] + [True] * half for e in range(k * half)
-    ]
-    aggs = [[True] * k for _ in range(k * half)]
-    cores = [[True] * k for _ in range(half * half)]
-    return hosts, edges + aggs + cores
+def _most_congested(switches: list[list[dict[str, Any]]], ports_per_pool: int) -> int:
+    """The most ports of one pool that can be congested together; a pool is a run of
+    ``ports_per_pool`` consecutive ports of a switch (as the core forms them)."""
+    worst = 0
+    for ports in switches:
+        congestible = [p["congestible"] for p in ports]
+        for start in range(0, len(congestible), ports_per_pool):
+            worst = max(worst, sum(congestible[start : start + ports_per_pool]))
+    return worst
 
 
 #: Every class; PFC's default lossless classes.
@@ -255,37 +197,27 @@ def _traffic(wl: dict[str, Any], lossless: frozenset[int]) -> tuple[bool, bool, 
     return tcp, lossy_tcp, lossy
 
 
-def _path(topo: dict[str, Any]) -> list[str]:
-    """Link classes on the longest host-to-host path: "host" or "up"."""
-    kind = topo["kind"]
-    if kind == "star":
-        return ["host", "host"]
-    if kind == "dumbbell":
-        return ["host", "up", "host"]
-    if kind == "leaf_spine":
-        return ["host", "up", "up", "host"] if int(topo["leaves"]) > 1 else ["host", "host"]
-    return ["host", "up", "up", "up", "up", "host"]
+def build_context(resolved: dict[str, Any], network: dict[str, Any] | None = None) -> CheckContext:
+    """The context of a resolved scenario.
 
+    Args:
+        resolved: The scenario as :func:`shoal._core.resolve` returns it, parsed.
+        network: Its network (:func:`shoal._core.network_facts`); asked of the core when
+            None.
 
-def build_context(resolved: dict[str, Any]) -> CheckContext:
-    topo, sw, tr, wl = (resolved[k] for k in ("topology", "switch", "transport", "workload"))
-    host_rate, up_rate = _rate(topo["link_rate"]), _rate(topo["uplink_rate"])
-    host_delay = _time(topo["link_delay"])
-    up_delay = _time(topo.get("uplink_delay", topo["link_delay"]))
+    Raises:
+        ScenarioError: when the core refuses the scenario.
+    """
+    if network is None:
+        network = _core.network_facts(json.dumps(resolved))
+    sw, tr, wl = (resolved[k] for k in ("switch", "transport", "workload"))
+    host_rate = Fraction(network["host_rate_bps"])
+    # The base RTT as the core computes it: one TCP segment and its ACK over every link
+    # of the longest path, each serialization rounded up to a whole picosecond.
+    rtt = _seconds(network["base_round_trip_ps"])
     mtu = Fraction(int(tr["mss"]) + int(tr["header"]))
-    ack = Fraction(int(tr["ack_size"]))
-    rtt = Fraction(0)
-    for cls in _path(topo):
-        rate, delay = (host_rate, host_delay) if cls == "host" else (up_rate, up_delay)
-        rtt += 2 * delay + (mtu + ack) * 8 / rate
-    n_hosts, _ = _switch_ports(topo, set())  # the host count depends on the kind
-    receivers = _receivers(wl, n_hosts)
-    _, switches = _switch_ports(topo, receivers)
     ppp = int(sw["ports_per_pool"])
-    worst = 0
-    for ports in switches:
-        for start in range(0, len(ports), ppp):
-            worst = max(worst, sum(ports[start : start + ppp]))
+    worst = _most_congested(network["switches"], ppp)
     alpha_v = sw["alpha"]
     alphas = alpha_v if isinstance(alpha_v, list) else [alpha_v]
     alpha = min(Fraction(a).limit_denominator(1 << 20) for a in alphas)
@@ -309,7 +241,7 @@ def build_context(resolved: dict[str, Any]) -> CheckContext:
         ports_per_pool=ppp,
         congested_per_pool=max(worst, 1),
         mtu=mtu,
-        link_delay=host_delay,
+        link_delay=_seconds(network["longest_path"][0]["delay_ps"]),
         cc=cc,
         ecn_capable=ecn_capable,
         k=_size(cutoff["k"]) if "k" in cutoff else None,
@@ -320,6 +252,7 @@ def build_context(resolved: dict[str, Any]) -> CheckContext:
         tcp=tcp,
         lossy_tcp=lossy_tcp,
         lossy_traffic=lossy,
+        network=network,
     )
     ctx.derived = {
         "link_rate": as_number(host_rate),
@@ -506,7 +439,7 @@ def pfc_headroom(ctx: CheckContext) -> list[Finding]:
         return []
     packet = _largest_packet(ctx.scenario)
     worst: tuple[Fraction, Fraction, Fraction, str] | None = None
-    for name, rate, delay in _link_kinds(ctx.scenario["topology"]):
+    for name, rate, delay in _link_kinds(ctx.network):
         have = 3 * rate * delay / 8 if rule_ == "3cd" else _size(rule_)
         eta = eta_bytes(rate, delay, packet)
         if have < eta and (worst is None or eta - have > worst[1] - worst[0]):
@@ -542,14 +475,18 @@ def _largest_packet(resolved: dict[str, Any]) -> Fraction:
     return Fraction(max(sizes))
 
 
-def _link_kinds(topo: dict[str, Any]) -> list[tuple[str, Fraction, Fraction]]:
-    """(name, rate, one-way delay) of each kind of link into a switch: host links, and
-    uplinks where the topology has them."""
-    links = [("host links", _rate(topo["link_rate"]), _time(topo["link_delay"]))]
-    if topo["kind"] != "star":
-        delay = topo.get("uplink_delay", topo["link_delay"])
-        links.append(("uplinks", _rate(topo["uplink_rate"]), _time(delay)))
-    return links
+def _link_kinds(network: dict[str, Any]) -> list[tuple[str, Fraction, Fraction]]:
+    """(name, rate, one-way delay) of each kind of link into a switch: host links, then
+    uplinks (from another switch), each distinct rate and delay once. A port's link out
+    has the rate and delay of the link in beside it."""
+    kinds: dict[tuple[bool, int, int], None] = {}
+    for ports in network["switches"]:
+        for p in ports:
+            kinds[("switch" in p, p["rate_bps"], p["delay_ps"])] = None
+    return [
+        ("uplinks" if up else "host links", Fraction(rate), _seconds(delay))
+        for up, rate, delay in sorted(kinds, key=lambda kind: kind[0])
+    ]
 
 
 # ------------------------------------------------------------------------------- entry
@@ -567,14 +504,7 @@ def check(
     """
     loaded = load_scenario(scenario, set)
     resolved_json, core_warnings = _core.resolve(loaded.to_json())
-    resolved = json.loads(resolved_json)
-    if resolved["topology"]["kind"] == "file":
-        # The rules read the switches' ports and the longest path off a built-in kind.
-        raise ScenarioError(
-            'topology.kind: "file" is not checked (shoal advise check knows the built-in '
-            "topologies: star, leaf_spine, fat_tree, dumbbell)"
-        )
-    ctx = build_context(resolved)
+    ctx = build_context(json.loads(resolved_json), _core.network_facts(resolved_json))
     findings = [Finding("scenario", "warning", w, "shoal core validation") for w in core_warnings]
     for fn in rules if rules is not None else RULES:
         findings.extend(fn(ctx))

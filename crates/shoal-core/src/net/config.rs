@@ -200,8 +200,16 @@ impl Topology {
     /// `ack` bytes back over every link, each serialized at the link's rate, nothing
     /// queued.
     pub fn base_round_trip(&self, data: u64, ack: u64) -> Result<u64, ScenarioError> {
+        Ok(self.round_trip_path(data, ack)?.1)
+    }
+
+    /// The longest path by that round trip (`longest_path`) and its base round trip
+    /// (`base_round_trip`), the second the sum of the first's links.
+    pub fn round_trip_path(&self, data: u64, ack: u64) -> Result<(Vec<(Rate, Time)>, u64), ScenarioError> {
         let round_trip = |rate: Rate, delay: Time| 2 * delay.0 + crate::sim::serialization(data + ack, rate.0);
-        Ok(self.longest_path(round_trip)?.iter().map(|&(rate, delay)| round_trip(rate, delay)).sum())
+        let path = self.longest_path(round_trip)?;
+        let total = path.iter().map(|&(rate, delay)| round_trip(rate, delay)).sum();
+        Ok((path, total))
     }
 
     /// The rate of the fastest link of a host (the C of rules that scale with the host

@@ -22,7 +22,7 @@ fn implied_classifier(sc: &mut Scenario) -> Result<(), ScenarioError> {
 /// marking rule is set at all gets the cut-off `switch.marking.cutoff.k = lambda x C x
 /// RTT` (`CutoffConfig::lambda_bdp`), C the host link rate (the fastest host link of a
 /// topology file) and RTT the base round trip of the longest path with one data packet
-/// and one ACK serialized per link (`Topology::base_round_trip`).
+/// and one ACK serialized per link (`Scenario::tcp_round_trip_path`).
 fn ecn_cutoff(sc: &mut Scenario) -> Result<(), ScenarioError> {
     let tr = &sc.transport;
     let Some(lambda) = tr.cc.ecn_lambda() else { return Ok(()) };
@@ -31,7 +31,7 @@ fn ecn_cutoff(sc: &mut Scenario) -> Result<(), ScenarioError> {
     if marks || !tr.ect() || !tcp {
         return Ok(());
     }
-    let round_trip = sc.topology.base_round_trip(tr.mss as u64 + tr.header as u64, tr.ack_size as u64)?;
+    let (_, round_trip) = sc.tcp_round_trip_path()?;
     let cutoff = CutoffConfig::lambda_bdp(lambda, sc.topology.host_rate()?, round_trip);
     sc.switch.marking.set(MarkerConfig::Cutoff(cutoff));
     Ok(())

@@ -4,6 +4,7 @@
 mod derived;
 mod facts;
 pub mod input_checks;
+mod network_facts;
 mod parse;
 pub mod presets;
 
@@ -21,6 +22,7 @@ use crate::units::Bytes;
 pub use crate::workload::config::{
     Arrival, FanInSizes, FlowTransport, HostSet, HostSetItem, LoadOn, Pacing, Pattern, Workload,
 };
+pub use network_facts::{Hop, NetworkFacts, Peer, Port};
 use serde::{Deserialize, Serialize};
 
 /// The commented defaults file; `Scenario::default()` equals what it parses to.

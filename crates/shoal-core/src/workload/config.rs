@@ -255,6 +255,22 @@ impl Workload {
         })
     }
 
+    /// The hosts this workload's flows can go to (it at key path `path`, on a network of
+    /// `hosts` hosts): its `receivers`, or else every host (all-to-all, many-to-few,
+    /// fan-in) or its `receiver` (incast, long-lived, UDP). `None` for a trace, whose file
+    /// names them. Sorted and distinct where `receivers` is set.
+    pub fn receiver_hosts(&self, hosts: u32, path: &str) -> Result<Option<Vec<u32>>, ScenarioError> {
+        let default = match self.pattern {
+            Pattern::Trace => return Ok(None),
+            Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => (0..hosts).collect(),
+            Pattern::Incast | Pattern::LongLived | Pattern::Udp => vec![self.receiver as u32],
+        };
+        match &self.receivers {
+            Some(set) => set.resolve(hosts as u64, &format!("{path}.receivers")).map(Some),
+            None => Ok(Some(default)),
+        }
+    }
+
     /// The classes the workload's flows may have: `priorities`, or else `priority`.
     pub fn classes(&self) -> &[u8] {
         match self.priorities.is_empty() {

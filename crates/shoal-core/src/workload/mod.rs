@@ -305,7 +305,7 @@ fn plan_arrivals(net: &NetworkSpec, w: &Workload, path: &str) -> Result<Plan, Sc
     let all = || (0..net.hosts).collect::<Vec<u32>>();
     let key = |k: &str| format!("{path}.{k}");
     let mut senders = host_set(&w.senders, hosts, &key("senders"), all)?;
-    let receivers = host_set(&w.receivers, hosts, &key("receivers"), all)?;
+    let receivers = w.receiver_hosts(net.hosts, path)?.expect("not a trace: all-to-all, many-to-few or fan-in");
     // A flow goes to a receiver other than its sender: the only receiver cannot send.
     if let [only] = receivers[..] {
         senders.retain(|&s| s != only);
@@ -449,7 +449,7 @@ fn fixed_flows(w: &Workload, senders: usize, path: &str) -> Result<u64, Scenario
 fn fixed_pairs(net: &NetworkSpec, w: &Workload, path: &str) -> Result<(Vec<u32>, Vec<u32>), ScenarioError> {
     let hosts = net.hosts as u64;
     let key = |k: &str| format!("{path}.{k}");
-    let receivers = host_set(&w.receivers, hosts, &key("receivers"), || vec![w.receiver as u32])?;
+    let receivers = w.receiver_hosts(net.hosts, path)?.expect("not a trace: incast, long-lived or UDP");
     let senders =
         host_set(&w.senders, hosts, &key("senders"), || (0..net.hosts).filter(|h| !receivers.contains(h)).collect())?;
     Ok((senders, receivers))
