@@ -128,15 +128,20 @@ def fig11(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
 
 
 def test_fig11_first_pause_burst_is_the_theorems(fig11: pd.DataFrame) -> None:
-    """Every run whose burst met a PAUSE measures the same first-PAUSE burst, and it is
-    the theorem's, for DSH and SIH."""
+    """Every run whose burst met a PAUSE measures the theorem's first-PAUSE burst, for DSH
+    and SIH; the same burst in every run whose burst is clearly larger (one within the
+    tolerance of the theorem's size may end as the PAUSE is sent, which then comes with
+    its last packet or the one before)."""
     assert (fig11["status"] == "ok").all()
     for scheme, dsh in (("dsh", True), ("sih", False)):
         rows = fig11[fig11["scheme"] == scheme]
         measured = rows["first_pause_burst_fraction"].dropna()
         assert len(measured), scheme
-        assert measured.nunique() == 1, measured.tolist()
-        assert measured.iloc[0] == pytest.approx(theorem_fraction(dsh), rel=TOLERANCE), scheme
+        limit = theorem_fraction(dsh)
+        assert measured.to_numpy() == pytest.approx(limit, rel=TOLERANCE), scheme
+        clearly_above = rows.loc[rows["burst_wire_fraction"] > limit * (1 + TOLERANCE)]
+        assert len(clearly_above) >= 2, scheme
+        assert clearly_above["first_pause_burst_fraction"].nunique() == 1, measured.tolist()
 
 
 def test_fig11_pauses_exactly_the_bursts_beyond_the_theorem(fig11: pd.DataFrame) -> None:

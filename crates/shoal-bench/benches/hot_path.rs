@@ -95,10 +95,12 @@ fn many_queues(c: &mut Criterion) {
     group.throughput(Throughput::Elements(1));
     for scheduler in ["strict_priority", "dwrr"] {
         for queues in [8u32, 64, 1000] {
-            let mut cfg = SwitchConfig::default();
-            cfg.queues = queues;
-            cfg.scheduler = SchedulerConfig::of_kind(scheduler).expect("a registered scheduler");
-            cfg.reserved = Bytes(0);
+            let cfg = SwitchConfig {
+                queues,
+                scheduler: SchedulerConfig::of_kind(scheduler).expect("a registered scheduler"),
+                reserved: Bytes(0),
+                ..SwitchConfig::default()
+            };
             let mut sw = Switch::new(&cfg, &[0, 1], &[100_000_000_000; 2], 0, stream(1, "bench", 0));
             sw.set_classifier(Box::new(LastQueue));
             let mut counters = Counters::default();

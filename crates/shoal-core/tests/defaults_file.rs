@@ -49,7 +49,7 @@ fn section_lines(path: &str) -> Vec<(usize, &'static str)> {
         panic!("defaults.toml has no [{path}] section");
     };
     lines
-        .take_while(|(_, l)| !l.starts_with('[') && !(l.starts_with("# [") && l.trim_end().ends_with(']')))
+        .take_while(|(_, l)| !(l.starts_with('[') || l.starts_with("# [") && l.trim_end().ends_with(']')))
         .map(|(i, l)| (i + 1, l))
         .collect()
 }

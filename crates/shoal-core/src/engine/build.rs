@@ -2,7 +2,7 @@
 //! the flows' stacks, the workload's stream, the observers, and the checks that need the
 //! built network (each switch's own buffer).
 
-use super::{Event, Flows, Link, Simulation};
+use super::{Event, Flows, Link, Simulation, ENTITY_LIMIT};
 use crate::budget::{self, RELEASE_BATCH};
 use crate::config::ScenarioError;
 use crate::host::Nic;
@@ -72,6 +72,20 @@ fn switch_buffers(
     Ok(buffers)
 }
 
+/// Events name their links and flows in 29 bits (`ENTITY_LIMIT`).
+fn check_entities(spec: &net::NetworkSpec, flows: &FlowStream) -> Result<(), ScenarioError> {
+    let limit = ENTITY_LIMIT as u64;
+    if spec.links.len() as u64 >= limit {
+        let links = spec.links.len();
+        return Err(ScenarioError::new("topology", format!("has {links} links (accepted: fewer than {limit})")));
+    }
+    if flows.remaining() >= limit {
+        let flows = flows.remaining();
+        return Err(ScenarioError::new("workload", format!("makes {flows} flows (accepted: fewer than {limit})")));
+    }
+    Ok(())
+}
+
 impl Simulation {
     /// Validates `sc`, builds its network (with `sc.resolved()`'s derived defaults) and
     /// generates its workload.
@@ -84,6 +98,7 @@ impl Simulation {
             budget::MemoryEstimate::of(sc, &spec)?.check(&available)?;
         }
         let flows = FlowStream::new(&sc.workload, sc.run.seed, &spec)?;
+        check_entities(&spec, &flows)?;
         let mut sim = Self::with_flows(sc, &spec, &buffers, flows);
         sim.node_ids = Some(ids);
         sim.check_buffers(sc, &buffers)?;

@@ -3,7 +3,7 @@
 mod event_queue;
 mod rng;
 
-pub use event_queue::{EventQueue, PackedEvent};
+pub use event_queue::{EventQueue, KeyedEvent};
 pub use rng::{mix64, mix_below, stream, Rng};
 
 /// Simulated time in picoseconds. Never a float in the core.
