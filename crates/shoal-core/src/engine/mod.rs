@@ -1,21 +1,29 @@
 //! The run loop. It moves packets between host NICs, links and switches and dispatches
 //! timers. It knows no scheme: switch schemes live behind the switch's decision points,
 //! and flows behind `transport::Transport`, whose requests (`HostAction`) it carries out.
+//!
+//! Here: the events and their order, the links, the loop. Beside it: `build` (a
+//! simulation from a scenario), `hosts` (flows and their transports' calls, NICs),
+//! `effects` (what a node's scheme asks for), `observers`, `flows` (the started flows'
+//! slots) and `report`.
 
 use crate::host::{Nic, WAKE};
-use crate::net::{self, Effect, Effects, ExtStore, NodeId, Packet, PacketKind, Routes};
-use crate::observe::{NetView, Observer};
-use crate::results::{FlowRecord, FlowTable};
+use crate::net::{self, Effects, ExtStore, NodeId, Packet, PacketKind, Routes};
+use crate::observe::Observer;
+use crate::results::FlowTable;
 use crate::sim::{mix64, EventQueue, KeyedEvent, LinkRate, Ps, TIME_LIMIT};
-use crate::stats::{Counters, PauseKey, PauseLog};
+use crate::stats::{Counters, PauseLog};
 use crate::switch::{Drops, Switch};
-use crate::transport::{AnyTransport, HostAction, HostCx, Stacks, Transport};
+use crate::transport::{HostAction, Stacks};
 use crate::workload::FlowStream;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 mod build;
+mod effects;
 mod flows;
+mod hosts;
+mod observers;
 mod report;
 use flows::{Flow, Flows};
 
@@ -529,58 +537,6 @@ impl Simulation {
         }
     }
 
-    // ---- switches ----------------------------------------------------------------
-
-    /// The link that `node`'s port `port` transmits on.
-    fn port_link(&self, node: NodeId, port: usize) -> u32 {
-        match node {
-            NodeId::Switch(s) => self.switches[s as usize].ports[port].link,
-            NodeId::Host(h) => self.nics[h as usize].link,
-        }
-    }
-
-    /// Carries out what `node`'s scheme asked for, in order, and hands the buffer back.
-    /// Carries out what `node` left in `self.effects`.
-    #[cold]
-    fn carry_out_pending_effects(&mut self, node: NodeId) {
-        let effects = std::mem::take(&mut self.effects);
-        self.carry_out_effects(node, effects);
-    }
-
-    fn carry_out_effects(&mut self, node: NodeId, mut effects: Effects) {
-        for effect in effects.drain(..) {
-            match effect {
-                Effect::Frame { port, frame } => {
-                    debug_assert_eq!(frame.kind, PacketKind::Control);
-                    let link = self.port_link(node, port as usize);
-                    self.counters.frames_sent += 1;
-                    let control = self.links[link as usize].control.get_or_insert_default();
-                    // Headroom assumes a frame waits for one packet at most; one queued
-                    // behind another waits longer (a frame storm: see `frames_queued_behind`).
-                    self.counters.frames_queued_behind += u64::from(!control.is_empty());
-                    control.push_back(frame);
-                    self.kick(link);
-                }
-                Effect::Kick { port } => self.kick(self.port_link(node, port as usize)),
-                Effect::PauseReceived { port, class, paused } => {
-                    self.pauses.record(self.now, PauseKey { node, port, class }, paused)
-                }
-                Effect::PauseExpired { port, class } => self.pauses.expire(self.now, PauseKey { node, port, class }),
-                Effect::Timer { at, token } => {
-                    let (owner, id) = match node {
-                        NodeId::Switch(id) => (Owner::Switch, id),
-                        NodeId::Host(id) => {
-                            debug_assert_ne!(token, 0, "token 0 is the NIC's wake-up");
-                            (Owner::Nic, id)
-                        }
-                    };
-                    self.events.push(at, Event::Timer(TimerRef { owner, id, token }));
-                }
-            }
-        }
-        self.effects = effects;
-    }
-
     fn switch_receive(&mut self, s: u32, ingress: usize, pkt: Packet) {
         let hops = self.routes.next_hops(s, pkt.dst);
         let switch = &mut self.switches[s as usize];
@@ -600,306 +556,12 @@ impl Simulation {
             self.kick(link);
         }
     }
-
-    // ---- hosts ---------------------------------------------------------------------
-
-    /// Puts a packet in host `h`'s NIC queue, or drops it when the NIC buffer is full.
-    fn enqueue_at_nic(&mut self, h: u32, #[allow(unused_mut)] mut pkt: Packet) {
-        #[cfg(test)]
-        if self.attach_exts && pkt.kind == PacketKind::Data {
-            pkt.ext = Some(self.exts.insert(net::Ext::Telemetry(Default::default())));
-        }
-        self.count_created(&pkt);
-        let class = crate::switch::mmu::class_of(pkt.priority);
-        if !self.nics[h as usize].push(pkt, &mut Drops { counters: &mut self.counters, exts: &mut self.exts }) {
-            if self.lossless_classes & (1 << class) != 0 {
-                self.counters.lossless_drops += 1;
-            }
-            return;
-        }
-        if pkt.kind == PacketKind::Data {
-            self.flows.get_mut(pkt.flow).nic_bytes += pkt.size as u64;
-        }
-    }
-
-    /// Counts a packet a transport made, whether it is queued at the NIC or pulled
-    /// straight onto the wire.
-    #[inline]
-    fn count_created(&mut self, pkt: &Packet) {
-        self.counters.created += 1;
-        if pkt.kind.carries_payload() {
-            self.counters.data_packets_sent += 1;
-        }
-    }
-
-    /// Releases the finished flows that nothing is left to happen to: no packet of
-    /// theirs in the network, no timer pending, no NIC pacing them. Their rows in the
-    /// table take their final outcomes, and their state is freed. Called between events
-    /// (no transport call is under way), so a flow it keeps waits for the next look.
-    #[inline(never)]
-    fn release_quiet_flows(&mut self) {
-        let mut candidates = std::mem::take(&mut self.finished_flows);
-        candidates.sort_unstable();
-        let mut in_network = vec![false; candidates.len()];
-        for pkt in self.packets().filter(|p| p.kind != PacketKind::Control) {
-            if let Ok(i) = candidates.binary_search(&pkt.flow) {
-                in_network[i] = true;
-            }
-        }
-        for (&fi, in_network) in candidates.iter().zip(in_network) {
-            let flow = self.flows.get(fi).expect("a finished flow is released once");
-            let paced = |h: u32| self.nics[h as usize].paces(fi);
-            if in_network || flow.waits_for_timer() || paced(flow.spec.src) || paced(flow.spec.dst) {
-                self.finished_flows.push(fi);
-                continue;
-            }
-            let record = self.record_of(flow);
-            self.released_cnps += flow.transport.outcome(&self.stacks).cnps as u64;
-            Arc::make_mut(&mut self.table).set(fi as usize, &record);
-            self.flows.release(fi);
-        }
-    }
-
-    fn host_receive(&mut self, h: u32, pkt: Packet) {
-        self.counters.delivered += 1;
-        #[cfg(test)]
-        if let (Some(hops), PacketKind::Data) = (self.exts.telemetry(pkt.ext), pkt.kind) {
-            self.delivered_stacks.push((pkt.flow, pkt.seq, hops.to_vec()));
-        }
-        self.call_transport(pkt.flow, h, Wake::Send, |t, cx| t.on_packet(&pkt, cx));
-        self.exts.release(pkt.ext);
-    }
-
-    /// Calls flow `fi`'s transport at host `h`, then carries out what it asked for, in
-    /// order: its packets go to `h`'s NIC (and `wake` says whether to start the NIC's
-    /// link), its timer request is kept if it is the earliest.
-    fn call_transport(&mut self, fi: u32, h: u32, wake: Wake, call: impl FnOnce(&mut AnyTransport, &mut HostCx)) {
-        self.with_host_cx(fi, h, wake, |flow, cx| call(&mut flow.transport, cx));
-    }
-
-    /// Runs `f` on flow `fi` with a `HostCx` at host `h`, then carries out what it asked
-    /// for.
-    #[inline]
-    fn with_host_cx(&mut self, fi: u32, h: u32, wake: Wake, f: impl FnOnce(&mut Flow, &mut HostCx)) {
-        let flow = self.flows.get_mut(fi);
-        let mut actions = std::mem::take(&mut self.actions);
-        let mut cx = HostCx {
-            now: self.now,
-            stacks: &mut self.stacks,
-            actions: &mut actions,
-            exts: &mut self.exts,
-            nic_bytes: flow.nic_bytes,
-            finished: false,
-            counters: &self.counters,
-        };
-        f(flow, &mut cx);
-        let finished = cx.finished;
-        self.carry_out(fi, h, wake, actions, finished);
-    }
-
-    /// Carries out what flow `fi`'s transport asked at host `h` (`actions`, in order, and
-    /// whether it finished).
-    #[inline(always)]
-    fn carry_out(&mut self, fi: u32, h: u32, wake: Wake, mut actions: Vec<HostAction>, finished: bool) {
-        if finished {
-            self.flows_finished += 1;
-            self.finished_flows.push(fi);
-        }
-        for action in actions.drain(..) {
-            match action {
-                HostAction::Send(pkt) => {
-                    self.enqueue_at_nic(h, pkt);
-                    if wake == Wake::Send {
-                        self.kick(self.nics[h as usize].link);
-                    }
-                }
-                HostAction::Timer(at) => self.request_flow_timer(fi, at),
-                HostAction::Pace { at, priority } => {
-                    let hash = self.flows.get_mut(fi).hash;
-                    self.nics[h as usize].pace(fi, priority, hash, at);
-                    if let (Some(at), Wake::Send) = (at, wake) {
-                        self.wake_nic(h, at);
-                    }
-                }
-            }
-        }
-        self.actions = actions;
-    }
-
-    /// Makes sure a timer event is pending for flow `fi` at `at` or earlier. Timer events
-    /// are not cancelled: one that no longer matches the flow's pending time is ignored
-    /// when it fires.
-    fn request_flow_timer(&mut self, fi: u32, at: Ps) {
-        let flow = self.flows.get_mut(fi);
-        if flow.timer_event_at.is_none_or(|t| at < t) {
-            flow.timer_event_at = Some(at);
-            self.events.push_far(at, Event::Timer(TimerRef { owner: Owner::Flow, id: fi, token: 0 }));
-        }
-    }
-
-    // ---- flows ---------------------------------------------------------------------
-
-    #[inline(never)]
-    fn on_flow_start(&mut self) {
-        if self.finished_flows.len() >= self.release_at {
-            self.release_quiet_flows();
-            // Those still waiting (for a timer, say) are looked at again once as many
-            // more have finished: every flow start looking at them again would cost
-            // each start the whole network.
-            self.release_at = self.release_batch.max(2 * self.finished_flows.len());
-        }
-        let spec = self.upcoming.next().expect("a flow starts");
-        if let Some(start) = self.upcoming.peek_start() {
-            self.events.push(start, Event::FlowStart);
-        }
-        let fi = self.flows.started() as u32;
-        let table = Arc::make_mut(&mut self.table);
-        // Rows of flows still to start that `flow_table` appended go: this one starts.
-        table.truncate(fi as usize);
-        table.push(&FlowRecord::unstarted(&spec, None));
-        let seed = self.seed;
-        let hash = mix64(seed ^ mix64(spec.id.wrapping_mul(0x9e37) ^ ((spec.src as u64) << 32 | spec.dst as u64)));
-        let forward = Packet::template(fi, spec.dst, hash as u32, spec.priority);
-        let reverse = Packet { dst: spec.src, hash: (hash >> 32) as u32, ..forward };
-        let path = spec.kind.needs_path(&self.stacks).then(|| self.path(spec.src, spec.dst));
-        let src = spec.src;
-        let mut actions = std::mem::take(&mut self.actions);
-        let mut cx = HostCx {
-            now: self.now,
-            stacks: &mut self.stacks,
-            actions: &mut actions,
-            exts: &mut self.exts,
-            nic_bytes: 0,
-            finished: false,
-            counters: &self.counters,
-        };
-        let transport = AnyTransport::open(&spec, forward, reverse, path.as_ref(), &mut cx);
-        let finished = cx.finished;
-        let flow = Flow {
-            drain_notices: transport.wants_drain_notices(),
-            spec,
-            transport,
-            hash: forward.hash,
-            timer_event_at: None,
-            nic_bytes: 0,
-        };
-        self.flows.start(flow);
-        self.carry_out(fi, src, Wake::Send, actions, finished);
-    }
-
-    /// The next packet of host `h`'s paced flows, pulled from the first ready one; when
-    /// none is ready, the NIC wakes when the earliest becomes ready.
-    fn pull_paced(&mut self, h: u32) -> Option<Packet> {
-        let nic = &mut self.nics[h as usize];
-        let Some(fi) = nic.next_paced(self.now) else {
-            if let Some(at) = nic.earliest_paced() {
-                self.wake_nic(h, at);
-            }
-            return None;
-        };
-        let mut pulled = None;
-        self.call_transport(fi, h, Wake::Queue, |t, cx| pulled = t.pull(cx));
-        debug_assert!(pulled.is_some(), "a flow that paced itself has a packet");
-        let pkt = pulled?;
-        self.count_created(&pkt);
-        Some(pkt)
-    }
-
-    /// Makes host `h`'s NIC look for a paced packet at `at`: now, if that time has come,
-    /// else through a wake-up event (one is pending for the earliest time asked).
-    fn wake_nic(&mut self, h: u32, at: Ps) {
-        let nic = &mut self.nics[h as usize];
-        if at <= self.now {
-            let link = nic.link;
-            self.kick(link);
-        } else if nic.wake_at.is_none_or(|w| at < w) {
-            nic.wake_at = Some(at);
-            self.events.push(at, Event::Timer(TimerRef { owner: Owner::Nic, id: h, token: WAKE }));
-        }
-    }
-
-    fn on_nic_wake(&mut self, h: u32) {
-        let nic = &mut self.nics[h as usize];
-        if nic.wake_at == Some(self.now) {
-            nic.wake_at = None;
-        }
-        let link = nic.link;
-        self.kick(link);
-    }
-
-    /// One of flow `fi`'s packets left host `h`'s NIC. Called while the NIC is being
-    /// served: packets sent now join the NIC queue without starting the link.
-    fn nic_drained(&mut self, h: u32, fi: u32) {
-        self.call_transport(fi, h, Wake::Queue, |t, cx| t.on_nic_drained(cx));
-    }
-
-    fn on_flow_timer(&mut self, fi: u32) {
-        let Some(flow) = self.flows.get_mut_if_active(fi) else {
-            return; // stale: the flow was released
-        };
-        if flow.timer_event_at != Some(self.now) {
-            return; // stale
-        }
-        flow.timer_event_at = None;
-        let src = flow.spec.src;
-        self.call_transport(fi, src, Wake::Send, |t, cx| t.on_timer(cx));
-    }
-
-    /// The network has no event left but observations, so nothing in it will change
-    /// again: tells every observer (at each observation from then on, and at the stop
-    /// time). Returns whether one wants the run to end now.
-    fn tell_observers_at_rest(&mut self) -> bool {
-        let links = &self.links;
-        let net = NetView {
-            now: self.now,
-            switches: &self.switches,
-            link_tx_bytes: &|l| links[l as usize].tx_bytes,
-            nothing_can_move: &|| true,
-        };
-        let mut stop = false;
-        for observer in &mut self.observers {
-            observer.at_rest(&net);
-            stop |= observer.wants_stop();
-        }
-        stop
-    }
-
-    /// Runs observer `i`; returns whether it asks to end the run now.
-    fn on_observe(&mut self, i: u16) -> bool {
-        let (links, switches, nics, now) = (&self.links, &self.switches, &self.nics, self.now);
-        let net = NetView {
-            now,
-            switches,
-            link_tx_bytes: &|l| links[l as usize].tx_bytes,
-            nothing_can_move: &|| nothing_can_move(now, links, switches, nics),
-        };
-        let observer = &mut self.observers[i as usize];
-        observer.observe(&net);
-        // Keep observing only while something else can still happen: an event that is
-        // not another observer's next observation.
-        self.observations_pending -= 1;
-        if self.events.len() > self.observations_pending {
-            self.events.push(self.now + observer.interval(), Event::Observe(i));
-            self.observations_pending += 1;
-        }
-        observer.wants_stop()
-    }
-}
-
-/// Whether nothing in the network can move by itself at `now`: no link is serializing or
-/// carrying anything, no switch queue that holds packets may send (pauses hold every
-/// one), and no NIC may send a queued packet or start a paced one. Only a host's timer or
-/// a new flow can then add packets, and those cannot drain what the pauses hold.
-fn nothing_can_move(now: Ps, links: &[Link], switches: &[Switch], nics: &[Nic]) -> bool {
-    links.iter().all(|l| l.busy_until <= now && l.wire.is_empty() && l.control.as_ref().is_none_or(|c| c.is_empty()))
-        && switches.iter().all(|s| (0..s.ports.len()).all(|p| !s.has_queued(p)))
-        && nics.iter().all(|n| !n.can_send() && !n.has_paced())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::IntHop;
+    use crate::net::{Effect, IntHop};
     use crate::scenario::Scenario;
     use crate::stats::DropReason;
 
