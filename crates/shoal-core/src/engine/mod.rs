@@ -869,8 +869,7 @@ mod layout {
             [timer(Owner::Flow, 3, 0), timer(Owner::Flow, max, 0)],
             [Event::FlowStart, Event::FlowStart],
         ];
-        let times = 0..1_000u64;
-        for at in times.clone() {
+        for at in 0..1_000u64 {
             for event in classes.iter().flatten() {
                 assert_eq!(format!("{:?}", Event::from_key(event.key(at), at)), format!("{event:?}"));
             }
