@@ -2,7 +2,7 @@
 //! flight, not every flow of the run.
 
 use crate::sim::Ps;
-use crate::transport::{AnyTransport, Transport};
+use crate::transport::{AnyReceiver, AnySender, Outcome, Receiver, Sender, Stacks};
 use crate::workload::FlowSpec;
 
 /// A flow from its start until it has finished and nothing of it is left to happen: no
@@ -10,22 +10,30 @@ use crate::workload::FlowSpec;
 /// flow table is then final, and its state is released.
 pub(super) struct Flow {
     pub spec: FlowSpec,
-    pub transport: AnyTransport,
+    /// Its end at the source host.
+    pub sender: AnySender,
+    /// Its end at the destination host.
+    pub receiver: AnyReceiver,
     /// The ECMP hash of its data packets.
     pub hash: u32,
     /// Time of the pending timer event that is current, if any.
     pub timer_event_at: Option<Ps>,
     /// Data bytes of this flow waiting in its sender's NIC queue.
     pub nic_bytes: u64,
-    /// Its transport wants to hear when its packets leave the NIC.
+    /// Its sender wants to hear when its packets leave the NIC.
     pub drain_notices: bool,
 }
 
 impl Flow {
-    /// Whether a timer may still make its transport act (a packet of it in the network
-    /// or a NIC pacing it may too: `Simulation::release_quiet_flows` looks for those).
+    /// Whether a timer may still make its sender act (a packet of it in the network or a
+    /// NIC pacing it may too: `Simulation::release_quiet_flows` looks for those).
     pub fn waits_for_timer(&self) -> bool {
-        self.timer_event_at.is_some() && self.transport.wants_timer()
+        self.timer_event_at.is_some() && self.sender.wants_timer()
+    }
+
+    /// What its two ends know of its results.
+    pub fn outcome(&self, stacks: &Stacks) -> Outcome {
+        self.sender.outcome(stacks).merge(self.receiver.outcome(stacks))
     }
 }
 

@@ -8,7 +8,7 @@ use crate::net::{Packet, PacketKind};
 use crate::results::FlowRecord;
 use crate::sim::{mix64, Ps};
 use crate::switch::Drops;
-use crate::transport::{AnyTransport, HostAction, HostCx, Transport};
+use crate::transport::{self, AnySender, HostAction, HostCx, Receiver, Sender};
 use std::sync::Arc;
 
 impl Simulation {
@@ -63,7 +63,7 @@ impl Simulation {
                 continue;
             }
             let record = self.record_of(flow);
-            self.released_cnps += flow.transport.outcome(&self.stacks).cnps as u64;
+            self.released_cnps += flow.outcome(&self.stacks).cnps as u64;
             Arc::make_mut(&mut self.table).set(fi as usize, &record);
             self.flows.release(fi);
         }
@@ -75,44 +75,34 @@ impl Simulation {
         if let (Some(hops), PacketKind::Data) = (self.exts.telemetry(pkt.ext), pkt.kind) {
             self.delivered_stacks.push((pkt.flow, pkt.seq, hops.to_vec()));
         }
-        self.call_transport(pkt.flow, h, Wake::Send, |t, cx| t.on_packet(&pkt, cx));
+        self.with_host_cx(pkt.flow, h, Wake::Send, |flow, cx| match pkt.kind.is_forward() {
+            true => flow.receiver.on_packet(&pkt, cx),
+            false => flow.sender.on_packet(&pkt, cx),
+        });
         self.exts.release(pkt.ext);
     }
 
-    /// Calls flow `fi`'s transport at host `h`, then carries out what it asked for, in
-    /// order: its packets go to `h`'s NIC (and `wake` says whether to start the NIC's
-    /// link), its timer request is kept if it is the earliest.
-    pub(super) fn call_transport(
-        &mut self,
-        fi: u32,
-        h: u32,
-        wake: Wake,
-        call: impl FnOnce(&mut AnyTransport, &mut HostCx),
-    ) {
-        self.with_host_cx(fi, h, wake, |flow, cx| call(&mut flow.transport, cx));
+    /// Calls flow `fi`'s sender at its host `h`, then carries out what it asked for.
+    pub(super) fn call_sender(&mut self, fi: u32, h: u32, wake: Wake, call: impl FnOnce(&mut AnySender, &mut HostCx)) {
+        self.with_host_cx(fi, h, wake, |flow, cx| call(&mut flow.sender, cx));
     }
 
-    /// Runs `f` on flow `fi` with a `HostCx` at host `h`, then carries out what it asked
-    /// for.
+    /// Runs `f` on flow `fi` with a `HostCx` at host `h` (its source or its
+    /// destination), then carries out what it asked for, in order: its packets go to `h`'s
+    /// NIC (and `wake` says whether to start the NIC's link), its timer request is kept if
+    /// it is the earliest.
     #[inline]
     pub(super) fn with_host_cx(&mut self, fi: u32, h: u32, wake: Wake, f: impl FnOnce(&mut Flow, &mut HostCx)) {
         let flow = self.flows.get_mut(fi);
         let mut actions = std::mem::take(&mut self.actions);
-        let mut cx = HostCx {
-            now: self.now,
-            stacks: &mut self.stacks,
-            actions: &mut actions,
-            exts: &mut self.exts,
-            nic_bytes: flow.nic_bytes,
-            finished: false,
-            counters: &self.counters,
-        };
+        let mut cx =
+            HostCx::new(self.now, &mut self.stacks, &mut actions, &mut self.exts, flow.nic_bytes, &self.counters);
         f(flow, &mut cx);
         let finished = cx.finished;
         self.carry_out(fi, h, wake, actions, finished);
     }
 
-    /// Carries out what flow `fi`'s transport asked at host `h` (`actions`, in order, and
+    /// Carries out what an end of flow `fi` asked at host `h` (`actions`, in order, and
     /// whether it finished).
     #[inline(always)]
     pub(super) fn carry_out(&mut self, fi: u32, h: u32, wake: Wake, mut actions: Vec<HostAction>, finished: bool) {
@@ -177,21 +167,14 @@ impl Simulation {
         let path = spec.kind.needs_path(&self.stacks).then(|| self.path(spec.src, spec.dst));
         let src = spec.src;
         let mut actions = std::mem::take(&mut self.actions);
-        let mut cx = HostCx {
-            now: self.now,
-            stacks: &mut self.stacks,
-            actions: &mut actions,
-            exts: &mut self.exts,
-            nic_bytes: 0,
-            finished: false,
-            counters: &self.counters,
-        };
-        let transport = AnyTransport::open(&spec, forward, reverse, path.as_ref(), &mut cx);
+        let mut cx = HostCx::new(self.now, &mut self.stacks, &mut actions, &mut self.exts, 0, &self.counters);
+        let (sender, receiver) = transport::open(&spec, forward, reverse, path.as_ref(), &mut cx);
         let finished = cx.finished;
         let flow = Flow {
-            drain_notices: transport.wants_drain_notices(),
+            drain_notices: sender.wants_drain_notices(),
             spec,
-            transport,
+            sender,
+            receiver,
             hash: forward.hash,
             timer_event_at: None,
             nic_bytes: 0,
@@ -211,7 +194,7 @@ impl Simulation {
             return None;
         };
         let mut pulled = None;
-        self.call_transport(fi, h, Wake::Queue, |t, cx| pulled = t.pull(cx));
+        self.call_sender(fi, h, Wake::Queue, |t, cx| pulled = t.pull(cx));
         debug_assert!(pulled.is_some(), "a flow that paced itself has a packet");
         let pkt = pulled?;
         self.count_created(&pkt);
@@ -243,7 +226,7 @@ impl Simulation {
     /// One of flow `fi`'s packets left host `h`'s NIC. Called while the NIC is being
     /// served: packets sent now join the NIC queue without starting the link.
     pub(super) fn nic_drained(&mut self, h: u32, fi: u32) {
-        self.call_transport(fi, h, Wake::Queue, |t, cx| t.on_nic_drained(cx));
+        self.call_sender(fi, h, Wake::Queue, |t, cx| t.on_nic_drained(cx));
     }
 
     pub(super) fn on_flow_timer(&mut self, fi: u32) {
@@ -255,6 +238,6 @@ impl Simulation {
         }
         flow.timer_event_at = None;
         let src = flow.spec.src;
-        self.call_transport(fi, src, Wake::Send, |t, cx| t.on_timer(cx));
+        self.call_sender(fi, src, Wake::Send, |t, cx| t.on_timer(cx));
     }
 }

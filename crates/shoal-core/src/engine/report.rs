@@ -13,7 +13,7 @@ use crate::switch::flow_control::{FlowControlReport, HeadroomEpisode};
 use crate::switch::marking::MarkRule;
 use crate::switch::mmu::CLASSES;
 use crate::switch::Switch;
-use crate::transport::{PathInfo, Transport};
+use crate::transport::PathInfo;
 use crate::workload::FlowSpec;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -140,7 +140,7 @@ impl Simulation {
 
     /// The record of active flow `flow`, as its transport has it now.
     pub(super) fn record_of(&self, flow: &Flow) -> FlowRecord {
-        let outcome = flow.transport.outcome(&self.stacks);
+        let outcome = flow.outcome(&self.stacks);
         FlowRecord {
             finish: outcome.finished_at,
             retransmits: outcome.retransmits,
@@ -320,7 +320,7 @@ impl Simulation {
     /// received), from their records one at a time (without building the table, which
     /// a caller may hold).
     fn flow_tally(&self) -> FlowTally {
-        let active_cnps: u64 = self.flows.active().map(|(_, f)| f.transport.outcome(&self.stacks).cnps as u64).sum();
+        let active_cnps: u64 = self.flows.active().map(|(_, f)| f.outcome(&self.stacks).cnps as u64).sum();
         let timeouts = self.records().map(|r| r.timeouts as u64).sum();
         FlowTally { cnps: self.released_cnps + active_cnps, timeouts }
     }

@@ -26,6 +26,14 @@ impl PacketKind {
     pub fn carries_payload(self) -> bool {
         matches!(self, PacketKind::Data | PacketKind::Udp)
     }
+
+    /// Whether packets of this kind go from a flow's sender to its receiver (data and
+    /// handshakes), as opposed to its replies (ACKs, NACKs, congestion notifications).
+    /// Control frames belong to no flow.
+    #[inline]
+    pub fn is_forward(self) -> bool {
+        matches!(self, PacketKind::Data | PacketKind::Syn | PacketKind::Udp)
+    }
 }
 
 /// A packet in flight. Small and `Copy`: queues hold packets by value, so nothing is

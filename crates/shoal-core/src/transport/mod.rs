@@ -1,10 +1,12 @@
-//! End-host transports behind one trait. A flow's transport holds both of its ends (the
-//! sender at the source host, the receiver at the destination); the engine hands it the
-//! packets that reach either host, its timer and its NIC's drain notifications, and
-//! carries out what it asks for through `HostCx`.
+//! End-host transports, each flow in two ends behind two traits: its `Sender` at the
+//! source host and its `Receiver` at the destination. The ends talk only through packets
+//! (a packet's kind says which end it is for: `PacketKind::is_forward`), so that they may
+//! live apart. The engine hands each end the packets that reach its host, and the sender
+//! its timer and its NIC's drain notifications and pulls; it carries out what an end asks
+//! for through `HostCx`.
 //!
 //! The transports: TCP (`tcp_flow`, built on the sender and receiver in `tcp` and the
-//! congestion controllers in `cc`) and constant-rate UDP (`udp`).
+//! congestion controllers in `cc`), constant-rate UDP (`udp`) and RDMA (`rdma`).
 
 pub mod cc;
 pub mod config;
@@ -15,10 +17,10 @@ mod tcp_flow;
 mod udp;
 
 pub use cc::CongestionControl;
-pub use rdma::{RdmaFlow, RdmaSettings};
+pub use rdma::{RdmaFlow, RdmaReceiver, RdmaSender, RdmaSettings};
 pub use tcp::{IdleConnection, TcpConfig, TcpReceiver, TcpSender};
-pub use tcp_flow::TcpFlow;
-pub use udp::{UdpFlow, UdpSource};
+pub use tcp_flow::{TcpFlow, TcpFlowReceiver, TcpFlowSender};
+pub use udp::{UdpFlow, UdpReceiver, UdpSender, UdpSource};
 
 use crate::config::run::FctUntil;
 use crate::net::{ExtStore, Packet};
@@ -77,7 +79,19 @@ pub struct HostCx<'a> {
     pub counters: &'a Counters,
 }
 
-impl HostCx<'_> {
+impl<'a> HostCx<'a> {
+    /// A call's context at `now`: `nic_bytes` of the flow wait in its sender's NIC queue.
+    pub fn new(
+        now: Ps,
+        stacks: &'a mut Stacks,
+        actions: &'a mut Vec<HostAction>,
+        exts: &'a mut ExtStore,
+        nic_bytes: u64,
+        counters: &'a Counters,
+    ) -> Self {
+        HostCx { now, stacks, actions, exts, nic_bytes, finished: false, counters }
+    }
+
     /// No packet is anywhere in the network (queued or on a wire): nothing reaches a
     /// host again until some host sends. Read off conservation: every packet created is
     /// delivered, dropped or in the network.
@@ -102,33 +116,44 @@ impl HostCx<'_> {
     }
 }
 
-/// A flow's transport.
-pub trait Transport {
-    /// A packet of this flow reached one of its hosts.
+/// The sending end of a flow, at its source host: it sends the data (queued at its NIC,
+/// or pulled by the NIC when it paces itself), hears the replies (ACKs, NACKs, congestion
+/// notifications) and owns the flow's timer.
+pub trait Sender {
+    /// A reply of this flow reached the source host.
     fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx);
     /// The flow's timer fired.
     fn on_timer(&mut self, cx: &mut HostCx);
-    /// One of the flow's data packets left its sender's NIC (called only for transports
-    /// that `want_drain_notices`). Packets sent from here join the NIC queue behind those
+    /// One of the flow's data packets left its NIC (called only for senders that
+    /// `want_drain_notices`). Packets sent from here join the NIC queue behind those
     /// already there.
     fn on_nic_drained(&mut self, _cx: &mut HostCx) {}
-    /// Whether the flow wants `on_nic_drained`; asked once, when the flow starts.
+    /// Whether the sender wants `on_nic_drained`; asked once, when the flow starts.
     fn wants_drain_notices(&self) -> bool {
         false
     }
-    /// The NIC takes the next packet of a flow that paced itself (`HostCx::pace`) and
-    /// whose time has come; the packet goes on the wire at once. The flow says when its
+    /// The NIC takes the next packet of a sender that paced itself (`HostCx::pace`) and
+    /// whose time has come; the packet goes on the wire at once. The sender says when its
     /// next one may go.
     fn pull(&mut self, _cx: &mut HostCx) -> Option<Packet> {
         None
     }
-    /// What the flow achieved so far.
+    /// What the sender knows of the flow's results.
     fn outcome(&self, stacks: &Stacks) -> Outcome;
-    /// Whether a timer could still make it act: `on_timer` of a flow that says no does
+    /// Whether a timer could still make it act: `on_timer` of a sender that says no does
     /// nothing, so a timer event pending for it need not be waited for.
     fn wants_timer(&self) -> bool {
         true
     }
+}
+
+/// The receiving end of a flow, at its destination host: it hears the data and answers
+/// with packets alone. It has no timer.
+pub trait Receiver {
+    /// A data packet (or handshake) of this flow reached the destination host.
+    fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx);
+    /// What the receiver knows of the flow's results.
+    fn outcome(&self, stacks: &Stacks) -> Outcome;
 }
 
 /// A flow's results, as far as its transport knows them.
@@ -143,6 +168,20 @@ pub struct Outcome {
     pub cnps: u32,
     /// Payload bytes delivered to the receiver (in order, for a stream).
     pub delivered_bytes: u64,
+}
+
+impl Outcome {
+    /// The flow's results from what each of its ends knows (each reports what it owns
+    /// and leaves the rest at its default).
+    pub fn merge(self, other: Outcome) -> Outcome {
+        Outcome {
+            finished_at: self.finished_at.or(other.finished_at),
+            retransmits: self.retransmits + other.retransmits,
+            timeouts: self.timeouts + other.timeouts,
+            cnps: self.cnps + other.cnps,
+            delivered_bytes: self.delivered_bytes + other.delivered_bytes,
+        }
+    }
 }
 
 /// The one-way path of a flow: the propagation delays of its links added up, and their
@@ -165,13 +204,24 @@ pub struct Framing {
     pub handshake: bool,
 }
 
-/// What the engine needs of a transport besides its calls: how a flow of its kind opens,
-/// and whether and how its flows complete.
-pub trait TransportKind: Transport + Sized {
-    /// Starts the flow `spec` at `cx.now`; `forward` and `reverse` are the templates of
-    /// its packets in each direction (ids, ECMP hash, priority); `path` is the flow's base
-    /// path, given exactly when `needs_path` says so.
-    fn open(spec: &FlowSpec, forward: Packet, reverse: Packet, path: Option<&PathInfo>, cx: &mut HostCx) -> Self;
+/// A transport: how a flow of its kind opens, and whether and how its flows complete.
+pub trait TransportKind {
+    type Sender: Sender;
+    type Receiver: Receiver;
+    /// Starts the flow `spec` at `cx.now`, at its source host; `forward` and `reverse`
+    /// are the templates of its packets in each direction (ids, ECMP hash, priority);
+    /// `path` is the flow's base path, given exactly when `needs_path` says so. The
+    /// receiving end is made here too, from what the source knows when it opens (a reused
+    /// connection's paths, say), as a real connection's first packet tells its receiver;
+    /// it reaches the destination host before any packet of the flow does, and acts only
+    /// on packets.
+    fn open(
+        spec: &FlowSpec,
+        forward: Packet,
+        reverse: Packet,
+        path: Option<&PathInfo>,
+        cx: &mut HostCx,
+    ) -> (Self::Sender, Self::Receiver);
     /// Whether `open` needs the flow's path (asked at every flow start: a path costs a
     /// walk through the routes).
     fn needs_path(_stacks: &Stacks) -> bool {
@@ -185,21 +235,26 @@ pub trait TransportKind: Transport + Sized {
     }
 }
 
-/// The transport registry: a transport is one file implementing `Transport` and
-/// `TransportKind`, and one line here naming its `FlowKind` variant (the workload's
-/// flows of that kind) and the flow table's `kind` for it. This generates `AnyTransport`
-/// (static dispatch) and what the engine asks by kind.
+/// The transport registry: a transport is one file implementing `TransportKind`, `Sender`
+/// and `Receiver`, and one line here naming its `FlowKind` variant (the workload's
+/// flows of that kind) and the flow table's `kind` for it. This generates `AnySender` and
+/// `AnyReceiver` (static dispatch), `open`, and what the engine asks by kind.
 macro_rules! transports {
-    ($( $name:literal => $Variant:ident($Flow:ty), )+) => {
-        /// Every transport of a run, by static dispatch. TCP's variant is the large one;
-        /// boxing it measured no faster and 2 MiB heavier at 20,000 flows, so it stays
-        /// inline.
+    ($( $name:literal => $Variant:ident($Kind:ty), )+) => {
+        /// Every transport's sending end, by static dispatch. TCP's variant is the large
+        /// one; boxing it measured no faster and 2 MiB heavier at 20,000 flows, so it
+        /// stays inline.
         #[allow(clippy::large_enum_variant)]
-        pub enum AnyTransport {
-            $( $Variant($Flow), )+
+        pub enum AnySender {
+            $( $Variant(<$Kind as TransportKind>::Sender), )+
         }
 
-        crate::registry::registry!(@impl Transport for AnyTransport [$($Variant)+] {
+        /// Every transport's receiving end, by static dispatch.
+        pub enum AnyReceiver {
+            $( $Variant(<$Kind as TransportKind>::Receiver), )+
+        }
+
+        crate::registry::registry!(@impl Sender for AnySender [$($Variant)+] {
             mut fn on_packet(pkt: &Packet, cx: &mut HostCx);
             mut fn on_timer(cx: &mut HostCx);
             mut fn on_nic_drained(cx: &mut HostCx);
@@ -209,25 +264,32 @@ macro_rules! transports {
             ref fn wants_timer() -> bool;
         });
 
-        impl AnyTransport {
-            /// Starts the flow `spec` with the transport of its kind.
-            pub fn open(
-                spec: &FlowSpec,
-                forward: Packet,
-                reverse: Packet,
-                path: Option<&PathInfo>,
-                cx: &mut HostCx,
-            ) -> AnyTransport {
-                match spec.kind {
-                    $( FlowKind::$Variant { .. } => AnyTransport::$Variant(<$Flow>::open(spec, forward, reverse, path, cx)), )+
-                }
+        crate::registry::registry!(@impl Receiver for AnyReceiver [$($Variant)+] {
+            mut fn on_packet(pkt: &Packet, cx: &mut HostCx);
+            ref fn outcome(stacks: &Stacks) -> Outcome;
+        });
+
+        /// Starts the flow `spec` with the transport of its kind: its two ends
+        /// (`TransportKind::open`).
+        pub fn open(
+            spec: &FlowSpec,
+            forward: Packet,
+            reverse: Packet,
+            path: Option<&PathInfo>,
+            cx: &mut HostCx,
+        ) -> (AnySender, AnyReceiver) {
+            match spec.kind {
+                $( FlowKind::$Variant { .. } => {
+                    let (sender, receiver) = <$Kind>::open(spec, forward, reverse, path, cx);
+                    (AnySender::$Variant(sender), AnyReceiver::$Variant(receiver))
+                } )+
             }
         }
 
         impl FlowKind {
             /// Every transport's name, and whether its flows have a completion time.
             pub const TRANSPORTS: &'static [(&'static str, bool)] =
-                &[$( ($name, <$Flow as TransportKind>::COMPLETES), )+];
+                &[$( ($name, <$Kind as TransportKind>::COMPLETES), )+];
 
             /// The transport's name (the `kind` column of the flow table).
             pub fn name(self) -> &'static str {
@@ -239,20 +301,20 @@ macro_rules! transports {
             /// Whether a flow of this kind needs its path to open (`TransportKind::needs_path`).
             pub fn needs_path(self, stacks: &Stacks) -> bool {
                 match self {
-                    $( FlowKind::$Variant { .. } => <$Flow as TransportKind>::needs_path(stacks), )+
+                    $( FlowKind::$Variant { .. } => <$Kind as TransportKind>::needs_path(stacks), )+
                 }
             }
 
             /// Whether flows of this kind have a completion time.
             pub fn completes(self) -> bool {
                 match self {
-                    $( FlowKind::$Variant { .. } => <$Flow as TransportKind>::COMPLETES, )+
+                    $( FlowKind::$Variant { .. } => <$Kind as TransportKind>::COMPLETES, )+
                 }
             }
 
             fn framing(self, stacks: &Stacks, bytes: u64) -> Framing {
                 match self {
-                    $( FlowKind::$Variant { .. } => <$Flow as TransportKind>::framing(stacks, bytes), )+
+                    $( FlowKind::$Variant { .. } => <$Kind as TransportKind>::framing(stacks, bytes), )+
                 }
             }
         }

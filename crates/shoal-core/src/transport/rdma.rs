@@ -20,7 +20,7 @@
 //!   that long goes back to the first of them.
 
 use super::cc::{AnyRdmaCc, CongestionControl, Feedback, Notification, RdmaCcConfig, RdmaCcEnv, SendState};
-use super::{Framing, HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
+use super::{Framing, HostCx, Outcome, PathInfo, Receiver, Sender, Stacks, TransportKind};
 use crate::config::run::FctUntil;
 use crate::net::config::Topology;
 use crate::net::{Ext, IntFormat, Packet, PacketKind, ACK_UNPADDED_BYTES, WIRE_STACK_BYTES};
@@ -247,13 +247,14 @@ impl InFlightCap {
     }
 }
 
-/// One connection: its sender (the queue pair at the source) and its receiver.
-pub struct RdmaFlow {
+/// Reliable RDMA connections.
+pub struct RdmaFlow;
+
+/// A connection's sender: the queue pair at the source, paced by its NIC.
+pub struct RdmaSender {
     data: Packet,
-    reverse: Packet,
     bytes: u64,
     packets: u32,
-    // Sender.
     /// First packet not yet acknowledged.
     snd_una: u32,
     /// Next packet to send.
@@ -280,17 +281,45 @@ pub struct RdmaFlow {
     timeouts: u32,
     /// Congestion notifications received (`Outcome::cnps`).
     cnps: u32,
-    // Receiver.
+    /// When the last packet was acknowledged (`run.fct_until = "acked"`).
+    finished_at: Option<Ps>,
+}
+
+/// A connection's receiver: ACKs, NACKs and congestion notifications back to the sender.
+pub struct RdmaReceiver {
+    /// The template of packets back to the sender.
+    reverse: Packet,
+    bytes: u64,
+    packets: u32,
+    /// The next packet expected in order.
     expected: u32,
     /// The expected packet last NACKed, and until when it is not NACKed again.
     last_nack: Option<(u32, Ps)>,
     /// When the receiver last sent a CNP (`Notification::Cnp`).
     last_cnp: Option<Ps>,
+    /// When the last packet arrived (`run.fct_until = "delivered"`).
     finished_at: Option<Ps>,
 }
 
+/// Sets `finished_at` to now and tells the engine, the first time.
+fn finish(finished_at: &mut Option<Ps>, cx: &mut HostCx) {
+    if finished_at.is_none() {
+        *finished_at = Some(cx.now);
+        cx.finished = true;
+    }
+}
+
 impl TransportKind for RdmaFlow {
-    fn open(spec: &FlowSpec, data: Packet, reverse: Packet, path: Option<&PathInfo>, cx: &mut HostCx) -> RdmaFlow {
+    type Sender = RdmaSender;
+    type Receiver = RdmaReceiver;
+
+    fn open(
+        spec: &FlowSpec,
+        data: Packet,
+        reverse: Packet,
+        path: Option<&PathInfo>,
+        cx: &mut HostCx,
+    ) -> (RdmaSender, RdmaReceiver) {
         let rdma = &cx.stacks.rdma;
         let window = match rdma.window {
             WindowSize::Fixed(bytes) => bytes,
@@ -300,11 +329,20 @@ impl TransportKind for RdmaFlow {
             }
         };
         let line_rate_bps = rdma.line_rates_bps[spec.src as usize];
-        let mut flow = RdmaFlow {
-            data: Packet { ect: true, ..data },
+        let packets = rdma.packets(spec.bytes);
+        let receiver = RdmaReceiver {
             reverse: Packet { priority: rdma.ack_priority.unwrap_or(reverse.priority), ..reverse },
             bytes: spec.bytes,
-            packets: rdma.packets(spec.bytes),
+            packets,
+            expected: 0,
+            last_nack: None,
+            last_cnp: None,
+            finished_at: None,
+        };
+        let mut sender = RdmaSender {
+            data: Packet { ect: true, ..data },
+            bytes: spec.bytes,
+            packets,
             snd_una: 0,
             snd_nxt: 0,
             sent_max: 0,
@@ -325,13 +363,10 @@ impl TransportKind for RdmaFlow {
             retransmits: 0,
             timeouts: 0,
             cnps: 0,
-            expected: 0,
-            last_nack: None,
-            last_cnp: None,
             finished_at: None,
         };
-        flow.tell_nic(cx, false);
-        flow
+        sender.tell_nic(cx, false);
+        (sender, receiver)
     }
 
     const COMPLETES: bool = true;
@@ -352,25 +387,7 @@ impl TransportKind for RdmaFlow {
     }
 }
 
-impl RdmaFlow {
-    /// When the sender may send its next packet: never while everything is sent or the
-    /// window is full.
-    fn ready_at(&self, rdma: &RdmaSettings) -> Option<Ps> {
-        let in_flight = (self.snd_nxt - self.snd_una) as u64 * rdma.mtu as u64;
-        let full = self.window.is_full(in_flight, &self.send, self.cc.window_rtt());
-        (self.snd_nxt < self.packets && !full).then_some(self.next_avail)
-    }
-
-    /// Tells the NIC when the next packet may go, if that changed (or `always`: after a
-    /// pull, the NIC holds a time that has passed).
-    fn tell_nic(&mut self, cx: &mut HostCx, always: bool) {
-        let ready = self.ready_at(&cx.stacks.rdma);
-        if always || ready != self.paced {
-            self.paced = ready;
-            cx.pace(ready, self.data.priority);
-        }
-    }
-
+impl RdmaReceiver {
     /// A reply of `kind` carrying `seq`, without telemetry.
     #[inline(always)]
     fn reply(&self, kind: PacketKind, seq: u32, stacks: &Stacks) -> Packet {
@@ -385,8 +402,11 @@ impl RdmaFlow {
         let size = if ext.is_some() { cx.stacks.rdma.reply_size() } else { cx.stacks.rdma.ack_size };
         Packet { size, ext, ..self.reply(kind, seq, cx.stacks) }
     }
+}
 
-    fn receive_data(&mut self, pkt: &Packet, cx: &mut HostCx) {
+impl Receiver for RdmaReceiver {
+    fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx) {
+        debug_assert_eq!(pkt.kind, PacketKind::Data, "an RDMA receiver hears data");
         let ece = match cx.stacks.rdma.notification {
             Notification::EchoInAcks => pkt.ce,
             Notification::Cnp { interval } => {
@@ -405,7 +425,7 @@ impl RdmaFlow {
                 cx.send(ack);
             }
             if self.expected == self.packets && cx.stacks.fct_until == FctUntil::Delivered {
-                self.finish(cx);
+                finish(&mut self.finished_at, cx);
             }
         } else if pkt.seq > self.expected {
             let expected = self.expected;
@@ -420,6 +440,31 @@ impl RdmaFlow {
             // resends packets already here: answering them is what ends the resending.
             let ack = Packet { timestamp: pkt.timestamp, ece, ..self.echo(PacketKind::Ack, self.expected, pkt, cx) };
             cx.send(ack);
+        }
+    }
+
+    fn outcome(&self, stacks: &Stacks) -> Outcome {
+        let delivered = (self.expected as u64 * stacks.rdma.mtu as u64).min(self.bytes);
+        Outcome { finished_at: self.finished_at, delivered_bytes: delivered, ..Outcome::default() }
+    }
+}
+
+impl RdmaSender {
+    /// When the sender may send its next packet: never while everything is sent or the
+    /// window is full.
+    fn ready_at(&self, rdma: &RdmaSettings) -> Option<Ps> {
+        let in_flight = (self.snd_nxt - self.snd_una) as u64 * rdma.mtu as u64;
+        let full = self.window.is_full(in_flight, &self.send, self.cc.window_rtt());
+        (self.snd_nxt < self.packets && !full).then_some(self.next_avail)
+    }
+
+    /// Tells the NIC when the next packet may go, if that changed (or `always`: after a
+    /// pull, the NIC holds a time that has passed).
+    fn tell_nic(&mut self, cx: &mut HostCx, always: bool) {
+        let ready = self.ready_at(&cx.stacks.rdma);
+        if always || ready != self.paced {
+            self.paced = ready;
+            cx.pace(ready, self.data.priority);
         }
     }
 
@@ -454,7 +499,7 @@ impl RdmaFlow {
             self.shift_pending_packet(rate_before);
         }
         if self.sender_done() && cx.stacks.fct_until == FctUntil::Acked {
-            self.finish(cx);
+            finish(&mut self.finished_at, cx);
         }
         self.tell_nic(cx, false);
     }
@@ -527,16 +572,9 @@ impl RdmaFlow {
             cx.set_timer(at);
         }
     }
-
-    fn finish(&mut self, cx: &mut HostCx) {
-        if self.finished_at.is_none() {
-            self.finished_at = Some(cx.now);
-            cx.finished = true;
-        }
-    }
 }
 
-impl Transport for RdmaFlow {
+impl Sender for RdmaSender {
     /// Once every packet is acknowledged, `on_timer` does nothing.
     fn wants_timer(&self) -> bool {
         !self.sender_done()
@@ -544,14 +582,13 @@ impl Transport for RdmaFlow {
 
     fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx) {
         match pkt.kind {
-            PacketKind::Data => self.receive_data(pkt, cx),
             PacketKind::Ack | PacketKind::Nack => self.receive_ack(pkt, cx),
             PacketKind::Cnp => {
                 self.notified(cx);
                 // A window that scales with the rate may have shrunk.
                 self.tell_nic(cx, false);
             }
-            _ => unreachable!("an RDMA connection carries data, ACKs, NACKs and CNPs"),
+            _ => unreachable!("an RDMA sender hears ACKs, NACKs and CNPs"),
         }
     }
 
@@ -597,14 +634,13 @@ impl Transport for RdmaFlow {
         Some(pkt)
     }
 
-    fn outcome(&self, stacks: &Stacks) -> Outcome {
-        let delivered = (self.expected as u64 * stacks.rdma.mtu as u64).min(self.bytes);
+    fn outcome(&self, _stacks: &Stacks) -> Outcome {
         Outcome {
             finished_at: self.finished_at,
             retransmits: self.retransmits,
             timeouts: self.timeouts,
             cnps: self.cnps,
-            delivered_bytes: delivered,
+            ..Outcome::default()
         }
     }
 }
@@ -642,15 +678,7 @@ mod tests {
         /// Runs `f` at `now`; returns the packets sent, the ready times told to the NIC
         /// and whether the flow finished.
         fn call<T>(&mut self, now: Ps, f: impl FnOnce(&mut HostCx) -> T) -> (T, Vec<Packet>, Vec<Option<Ps>>, bool) {
-            let mut cx = HostCx {
-                now,
-                stacks: &mut self.stacks,
-                actions: &mut self.actions,
-                exts: &mut self.exts,
-                nic_bytes: 0,
-                finished: false,
-                counters: &self.counters,
-            };
+            let mut cx = HostCx::new(now, &mut self.stacks, &mut self.actions, &mut self.exts, 0, &self.counters);
             let out = f(&mut cx);
             let finished = cx.finished;
             let (mut sent, mut paced) = (Vec::new(), Vec::new());
@@ -665,6 +693,38 @@ mod tests {
         }
     }
 
+    /// A connection's two ends in one place: packets go to the end their kind is for.
+    struct Ends {
+        tx: RdmaSender,
+        rx: RdmaReceiver,
+    }
+
+    impl Ends {
+        fn open(spec: &FlowSpec, data: Packet, reverse: Packet, path: Option<&PathInfo>, cx: &mut HostCx) -> Ends {
+            let (tx, rx) = RdmaFlow::open(spec, data, reverse, path, cx);
+            Ends { tx, rx }
+        }
+
+        fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx) {
+            match pkt.kind.is_forward() {
+                true => self.rx.on_packet(pkt, cx),
+                false => self.tx.on_packet(pkt, cx),
+            }
+        }
+
+        fn pull(&mut self, cx: &mut HostCx) -> Option<Packet> {
+            self.tx.pull(cx)
+        }
+
+        fn on_timer(&mut self, cx: &mut HostCx) {
+            self.tx.on_timer(cx)
+        }
+
+        fn outcome(&self, stacks: &Stacks) -> Outcome {
+            self.tx.outcome(stacks).merge(self.rx.outcome(stacks))
+        }
+    }
+
     fn spec(bytes: u64) -> FlowSpec {
         FlowSpec { id: 0, src: 1, dst: 0, bytes, start: 0, priority: 0, kind: FlowKind::Rdma, query: None }
     }
@@ -676,7 +736,7 @@ mod tests {
         let mut host = Host::new();
         host.stacks.rdma.line_rates_bps = vec![100_000_000_000, 25_000_000_000];
         let template = Packet::template(0, 0, 7, 0);
-        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(4500), template, template, None, cx));
+        let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(4500), template, template, None, cx));
         let (_, _, paced, _) = host.call(0, |cx| flow.pull(cx));
         assert_eq!(paced, [Some(1036 * 8 * 40)]);
     }
@@ -689,10 +749,10 @@ mod tests {
         let mut host = Host::new();
         host.stacks.fct_until = FctUntil::Acked;
         let template = Packet::template(0, 0, 7, 0);
-        let (mut flow, _, paced, _) = host.call(0, |cx| RdmaFlow::open(&spec(4500), template, template, None, cx));
+        let (mut flow, _, paced, _) = host.call(0, |cx| Ends::open(&spec(4500), template, template, None, cx));
         assert_eq!(paced, [Some(0)], "ready at once");
         let mut t = 0;
-        let mut pull = |flow: &mut RdmaFlow, host: &mut Host| {
+        let mut pull = |flow: &mut Ends, host: &mut Host| {
             let (pkt, _, paced, _) = host.call(t, |cx| flow.pull(cx));
             let pkt = pkt.unwrap();
             t += serialization(pkt.size as u64, 100_000_000_000);
@@ -735,9 +795,9 @@ mod tests {
     fn nacks_are_paced_by_the_interval() {
         let mut host = Host::new();
         let template = Packet::template(0, 0, 7, 0);
-        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(10_000), template, template, None, cx));
+        let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(10_000), template, template, None, cx));
         let data = |seq| Packet { kind: PacketKind::Data, seq, size: 1036, ..template };
-        let mut reply = |flow: &mut RdmaFlow, t: Ps, seq: u32| {
+        let mut reply = |flow: &mut Ends, t: Ps, seq: u32| {
             let (_, sent, _, _) = host.call(t, |cx| flow.on_packet(&data(seq), cx));
             sent.iter().map(|p| (p.kind, p.seq)).collect::<Vec<_>>()
         };
@@ -758,7 +818,7 @@ mod tests {
         let mut host = Host::new();
         host.stacks.rdma.ack_interval = 4;
         let template = Packet::template(0, 0, 7, 0);
-        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(10_000), template, template, None, cx));
+        let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(10_000), template, template, None, cx));
         let data = |seq| Packet { kind: PacketKind::Data, seq, size: 1036, ..template };
         let mut replies = Vec::new();
         for seq in [0, 1, 2, 3, 4, 5, 7, 6, 7, 8, 9] {
@@ -780,7 +840,7 @@ mod tests {
             host.stacks.rdma.rto = rto;
             host.stacks.fct_until = FctUntil::Acked;
             let template = Packet::template(0, 0, 7, 0);
-            let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(3000), template, template, None, cx));
+            let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(3000), template, template, None, cx));
             let sent: Vec<Packet> = (0..3).map(|i| host.call(i * 100_000, |cx| flow.pull(cx)).0.unwrap()).collect();
             for (t, pkt) in [(1_000_000, sent[0]), (1_100_000, sent[1])] {
                 let (_, acks, _, _) = host.call(t, |cx| flow.on_packet(&pkt, cx));
@@ -799,9 +859,9 @@ mod tests {
                 "armed at the first send, pushed back by each ACK"
             );
             let (_, _, paced, _) = host.call(rto, |cx| flow.on_timer(cx));
-            assert_eq!((paced, flow.timeouts), (vec![], 0), "an old deadline: nothing happens");
+            assert_eq!((paced, flow.tx.timeouts), (vec![], 0), "an old deadline: nothing happens");
             let (_, _, paced, _) = host.call(last_ack + rto, |cx| flow.on_timer(cx));
-            assert_eq!((paced, flow.timeouts), (vec![Some(sent[2].timestamp + 82_880)], 1), "back to packet 2");
+            assert_eq!((paced, flow.tx.timeouts), (vec![Some(sent[2].timestamp + 82_880)], 1), "back to packet 2");
             let again = host.call(last_ack + rto, |cx| flow.pull(cx)).0.unwrap();
             assert_eq!(again.seq, 2);
             let (_, acks, _, _) = host.call(last_ack + rto + 1_000_000, |cx| flow.on_packet(&again, cx));
@@ -823,10 +883,10 @@ mod tests {
             host.stacks.rdma.window = WindowSize::Fixed(10_000);
             host.stacks.rdma.window_scales_with_rate = true;
             let template = Packet::template(0, 0, 7, 0);
-            let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(100_000), template, template, None, cx));
-            flow.send.rate_bps = rate;
+            let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(100_000), template, template, None, cx));
+            flow.tx.send.rate_bps = rate;
             let mut sent = 0;
-            while flow.ready_at(&host.stacks.rdma).is_some() {
+            while flow.tx.ready_at(&host.stacks.rdma).is_some() {
                 host.call(0, |cx| flow.pull(cx));
                 sent += 1;
             }
@@ -880,7 +940,7 @@ mod tests {
         host.stacks.rdma.cc = RdmaCcConfig::Dcqcn(DcqcnConfig::Paper(PaperConfig::default()));
         host.stacks.rdma.notification = host.stacks.rdma.cc.notification();
         let template = Packet::template(0, 0, 7, 0);
-        let (mut flow, _, _, _) = host.call(0, |cx| RdmaFlow::open(&spec(10_000), template, template, None, cx));
+        let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(10_000), template, template, None, cx));
         let mut cnps = Vec::new();
         for (seq, t, ce) in
             [(0, 0, true), (1, 10, true), (2, 49_999, true), (3, 50_000, true), (4, 120_000, false), (5, 130_000, true)]
@@ -893,7 +953,7 @@ mod tests {
         assert_eq!(cnps, [0, 50_000, 130_000]);
         let cnp = Packet { kind: PacketKind::Cnp, size: 48, ..template };
         host.call(140_000_000, |cx| flow.on_packet(&cnp, cx));
-        assert_eq!(flow.send.rate_bps, 50e9);
+        assert_eq!(flow.tx.send.rate_bps, 50e9);
         assert_eq!(flow.outcome(&host.stacks).cnps, 1, "the sender counts the CNP it received");
     }
 }

@@ -1,25 +1,38 @@
-//! A TCP flow as its hosts see it: the sender and the receiver, the completion rule
-//! (`run.fct_until`), TCP small queues and connection reuse.
+//! A TCP flow as its hosts see it: at the source the sender, TCP small queues and
+//! connection reuse; at the destination the receiver; and at each the completion rule
+//! (`run.fct_until`) that end owns.
 
 use super::cc;
 use super::tcp::{TcpReceiver, TcpSender};
-use super::{Framing, HostAction, HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
+use super::{Framing, HostAction, HostCx, Outcome, PathInfo, Receiver, Sender, Stacks, TransportKind};
 use crate::config::run::FctUntil;
 use crate::net::{Packet, PacketKind};
 use crate::sim::Ps;
 use crate::workload::FlowSpec;
 
-pub struct TcpFlow {
+/// TCP, as the flows' hosts run it.
+pub struct TcpFlow;
+
+/// A TCP flow's source: its sender, the completion rule at the last ACK
+/// (`run.fct_until = "acked"`), TCP small queues and connection reuse.
+pub struct TcpFlowSender {
     sender: TcpSender,
-    receiver: TcpReceiver,
-    /// The template of packets from the receiver back to the sender.
-    reverse: Packet,
+    /// The ECMP hash of the connection's ACKs (kept with the connection when it goes idle).
+    ack_hash: u32,
     src: u32,
     dst: u32,
-    bytes: u64,
     finished_at: Option<Ps>,
     /// TCP small queues are on (`host.tsq`).
     tsq: bool,
+}
+
+/// A TCP flow's destination: its receiver, which answers every data packet, and the
+/// completion rule at the last byte (`run.fct_until = "delivered"`).
+pub struct TcpFlowReceiver {
+    receiver: TcpReceiver,
+    /// The template of packets back to the sender.
+    reverse: Packet,
+    bytes: u64,
 }
 
 /// The bytes a flow may add to its NIC queue under TCP small queues (`tsq` bytes per
@@ -33,7 +46,7 @@ fn tsq_budget(tsq: u64, nic_bytes: u64) -> u64 {
     }
 }
 
-impl TcpFlow {
+impl TcpFlowSender {
     /// Asks for the earlier of the retransmission timer and the congestion controller's,
     /// after the packets of the call.
     #[inline]
@@ -49,6 +62,9 @@ impl TcpFlow {
 }
 
 impl TransportKind for TcpFlow {
+    type Sender = TcpFlowSender;
+    type Receiver = TcpFlowReceiver;
+
     /// Opens the flow (on an idle connection between its hosts, when connections are
     /// reused and one is free: then on the connection's paths) and sends what it may.
     fn open(
@@ -57,7 +73,7 @@ impl TransportKind for TcpFlow {
         mut reverse: Packet,
         _path: Option<&PathInfo>,
         cx: &mut HostCx,
-    ) -> TcpFlow {
+    ) -> (TcpFlowSender, TcpFlowReceiver) {
         let stacks = &mut *cx.stacks;
         let cfg = &stacks.tcp;
         let idle = stacks.idle_connections.get_mut(&(spec.src, spec.dst)).and_then(Vec::pop);
@@ -68,21 +84,19 @@ impl TransportKind for TcpFlow {
             }
             None => TcpSender::new(cfg, spec.bytes, forward, cc::build(&cfg.cc)),
         };
-        let receiver = TcpReceiver::new(cfg, spec.bytes);
+        let receiver = TcpFlowReceiver { receiver: TcpReceiver::new(cfg, spec.bytes), reverse, bytes: spec.bytes };
         sender.set_budget(tsq_budget(stacks.tsq, 0));
-        let mut flow = TcpFlow {
+        let mut sender = TcpFlowSender {
             sender,
-            receiver,
-            reverse,
+            ack_hash: reverse.hash,
             src: spec.src,
             dst: spec.dst,
-            bytes: spec.bytes,
             finished_at: None,
             tsq: stacks.tsq > 0,
         };
-        flow.sender.start(&cx.stacks.tcp, cx.now, cx.actions);
-        flow.ask_for_timer(cx);
-        flow
+        sender.sender.start(&cx.stacks.tcp, cx.now, cx.actions);
+        sender.ask_for_timer(cx);
+        (sender, receiver)
     }
 
     const COMPLETES: bool = true;
@@ -99,37 +113,23 @@ impl TransportKind for TcpFlow {
     }
 }
 
-impl Transport for TcpFlow {
+impl Sender for TcpFlowSender {
     fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx) {
         let stacks = &mut *cx.stacks;
         let cfg = &stacks.tcp;
-        match pkt.kind {
-            PacketKind::Data | PacketKind::Syn => {
-                let was_done = self.receiver.finished_at.is_some();
-                cx.actions.push(HostAction::Send(self.receiver.on_packet(cfg, pkt, self.reverse, cx.now)));
-                if !was_done && self.receiver.finished_at.is_some() && stacks.fct_until == FctUntil::Delivered {
-                    self.finished_at = self.receiver.finished_at;
-                    cx.finished = true;
-                }
+        debug_assert!(matches!(pkt.kind, PacketKind::Ack | PacketKind::SynAck), "a TCP sender hears ACKs");
+        let was_done = self.sender.done();
+        self.sender.set_budget(tsq_budget(stacks.tsq, cx.nic_bytes));
+        let telemetry = cx.exts.telemetry(pkt.ext);
+        self.sender.on_ack(cfg, pkt, telemetry, cx.now, cx.actions);
+        if !was_done && self.sender.done() {
+            if stacks.fct_until == FctUntil::Acked {
+                self.finished_at = Some(cx.now);
+                cx.finished = true;
             }
-            PacketKind::Ack | PacketKind::SynAck => {
-                let was_done = self.sender.done();
-                self.sender.set_budget(tsq_budget(stacks.tsq, cx.nic_bytes));
-                let telemetry = cx.exts.telemetry(pkt.ext);
-                self.sender.on_ack(cfg, pkt, telemetry, cx.now, cx.actions);
-                if !was_done && self.sender.done() {
-                    if stacks.fct_until == FctUntil::Acked {
-                        self.finished_at = Some(cx.now);
-                        cx.finished = true;
-                    }
-                    if cfg.reuse_connections {
-                        let conn = self.sender.release(self.reverse.hash);
-                        stacks.idle_connections.entry((self.src, self.dst)).or_default().push(conn);
-                    }
-                }
-            }
-            PacketKind::Udp | PacketKind::Nack | PacketKind::Cnp | PacketKind::Control => {
-                unreachable!("a TCP flow carries only TCP packets")
+            if cfg.reuse_connections {
+                let conn = self.sender.release(self.ack_hash);
+                stacks.idle_connections.entry((self.src, self.dst)).or_default().push(conn);
             }
         }
         self.ask_for_timer(cx);
@@ -167,11 +167,30 @@ impl Transport for TcpFlow {
         self.tsq
     }
 
-    fn outcome(&self, stacks: &Stacks) -> Outcome {
+    fn outcome(&self, _stacks: &Stacks) -> Outcome {
         Outcome {
             finished_at: self.finished_at,
             retransmits: self.sender.retransmits,
             timeouts: self.sender.timeouts,
+            ..Outcome::default()
+        }
+    }
+}
+
+impl Receiver for TcpFlowReceiver {
+    fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx) {
+        debug_assert!(matches!(pkt.kind, PacketKind::Data | PacketKind::Syn), "a TCP receiver hears data");
+        let was_done = self.receiver.finished_at.is_some();
+        let reply = self.receiver.on_packet(&cx.stacks.tcp, pkt, self.reverse, cx.now);
+        cx.actions.push(HostAction::Send(reply));
+        if !was_done && self.receiver.finished_at.is_some() && cx.stacks.fct_until == FctUntil::Delivered {
+            cx.finished = true;
+        }
+    }
+
+    fn outcome(&self, stacks: &Stacks) -> Outcome {
+        Outcome {
+            finished_at: self.receiver.finished_at.filter(|_| stacks.fct_until == FctUntil::Delivered),
             delivered_bytes: stacks.tcp.payload_between(self.bytes, 0, self.receiver.received_segments()),
             ..Outcome::default()
         }

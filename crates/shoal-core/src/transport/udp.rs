@@ -1,6 +1,6 @@
 //! A constant-rate, non-responsive UDP source.
 
-use super::{HostCx, Outcome, PathInfo, Stacks, Transport, TransportKind};
+use super::{HostCx, Outcome, PathInfo, Receiver, Sender, Stacks, TransportKind};
 use crate::net::{Packet, PacketKind};
 use crate::sim::{serialization, Ps, PS_PER_S};
 use crate::workload::config::Pacing;
@@ -54,20 +54,36 @@ impl UdpSource {
     }
 }
 
-/// A UDP flow: its source at the sender and a byte count at the receiver.
-pub struct UdpFlow {
+/// Constant-rate UDP.
+pub struct UdpFlow;
+
+/// A UDP flow's source: sends by its timer or, paced by its NIC, when pulled.
+pub struct UdpSender {
     source: UdpSource,
     template: Packet,
-    /// Header bytes of each packet (the rest is payload).
-    header: u32,
-    delivered_bytes: u64,
     pacing: Pacing,
 }
 
+/// A UDP flow's destination: counts the payload bytes that arrive.
+pub struct UdpReceiver {
+    /// Header bytes of each packet (the rest is payload).
+    header: u32,
+    delivered_bytes: u64,
+}
+
 impl TransportKind for UdpFlow {
+    type Sender = UdpSender;
+    type Receiver = UdpReceiver;
+
     /// Opens the flow; its first packet leaves at once, through the flow's timer or its
     /// NIC's rate limiter. Packets are the size of a full TCP segment.
-    fn open(spec: &FlowSpec, forward: Packet, _reverse: Packet, _path: Option<&PathInfo>, cx: &mut HostCx) -> UdpFlow {
+    fn open(
+        spec: &FlowSpec,
+        forward: Packet,
+        _reverse: Packet,
+        _path: Option<&PathInfo>,
+        cx: &mut HostCx,
+    ) -> (UdpSender, UdpReceiver) {
         let FlowKind::Udp { rate_bps, stop, pacing } = spec.kind else { unreachable!("a UDP flow") };
         let (mss, header) = (cx.stacks.tcp.mss, cx.stacks.tcp.header);
         let packet_bytes = mss + header;
@@ -87,15 +103,15 @@ impl TransportKind for UdpFlow {
             }
             Pacing::Nic => cx.pace(source.next_send(), forward.priority),
         }
-        UdpFlow { source, template: forward, header, delivered_bytes: 0, pacing }
+        (UdpSender { source, template: forward, pacing }, UdpReceiver { header, delivered_bytes: 0 })
     }
 
     const COMPLETES: bool = false;
 }
 
-impl Transport for UdpFlow {
-    fn on_packet(&mut self, pkt: &Packet, _cx: &mut HostCx) {
-        self.delivered_bytes += (pkt.size - self.header) as u64;
+impl Sender for UdpSender {
+    fn on_packet(&mut self, _pkt: &Packet, _cx: &mut HostCx) {
+        unreachable!("nothing answers a UDP flow")
     }
 
     /// Sends the next packet; the timer for the one after is set first.
@@ -112,6 +128,16 @@ impl Transport for UdpFlow {
         let pkt = self.source.packet(self.template, cx.now);
         cx.pace(self.source.next_after(cx.now), self.template.priority);
         Some(pkt)
+    }
+
+    fn outcome(&self, _stacks: &Stacks) -> Outcome {
+        Outcome::default()
+    }
+}
+
+impl Receiver for UdpReceiver {
+    fn on_packet(&mut self, pkt: &Packet, _cx: &mut HostCx) {
+        self.delivered_bytes += (pkt.size - self.header) as u64;
     }
 
     fn outcome(&self, _stacks: &Stacks) -> Outcome {
