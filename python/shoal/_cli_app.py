@@ -54,6 +54,7 @@ def _option(name: str, **kwargs: Any) -> Any:
 
 SetOption = Annotated[list[str] | None, _option("set_", metavar="KEY=VALUE")]
 SeedOption = Annotated[int | None, _option("seed")]
+ThreadsOption = Annotated[str | None, _option("threads", metavar="N|auto")]
 
 
 @app.command("run")
@@ -64,6 +65,7 @@ def run_cmd(
     out: Annotated[Path | None, _option("out", show_default="results/<scenario stem>")] = None,
     set_: SetOption = None,
     seed: SeedOption = None,
+    threads: ThreadsOption = None,
     quiet: Annotated[bool, _option("quiet")] = False,
     as_json: Annotated[bool, _option("as_json")] = False,
     print_defaults: Annotated[
@@ -89,6 +91,8 @@ def run_cmd(
     overrides = list(set_ or [])
     if seed is not None:
         overrides.append(f"run.seed={seed}")
+    if threads is not None:
+        overrides.append(f"run.threads={threads}")
     run_command(scenario, out, overrides, quiet=quiet, as_json=as_json)
 
 

@@ -61,6 +61,13 @@ RUN_OPTIONS = {
         "Override a scenario key, e.g. --set switch.marking.cutoff.k=200KB (repeatable).",
     ),
     "seed": RunOption(("--seed",), True, False, "Override run.seed."),
+    "threads": RunOption(
+        ("--threads", "-j"),
+        True,
+        False,
+        'Override run.threads: threads for this run, or "auto" for the cores available '
+        "(the results are the same for any count).",
+    ),
     "quiet": RunOption(("--quiet", "-q"), False, False, "No progress bar."),
     "as_json": RunOption(("--json",), False, False, "Print the summary as JSON."),
 }

@@ -106,6 +106,8 @@ def _parse_fast_run(args: list[str]) -> dict[str, Any] | None:
     overrides = list(given.get("set_", []))
     if seed is not None:
         overrides.append(f"run.seed={int(seed)}")
+    if "threads" in given:
+        overrides.append(f"run.threads={given['threads']}")
     out = given.get("out")
     return {
         "scenario": Path(scenario),

@@ -216,7 +216,10 @@ impl Simulation {
     #[new]
     fn new(scenario_json: &str) -> PyResult<Self> {
         let scenario = parse(scenario_json)?;
-        Ok(Simulation { inner: shoal_core::Simulation::new(&scenario).map_err(to_py)?, scenario })
+        Ok(Simulation {
+            inner: shoal_core::Simulation::with_threads(&scenario, scenario.run.threads.count()).map_err(to_py)?,
+            scenario,
+        })
     }
 
     /// Runs up to simulated time `until_ps`, or `max_events` events if that comes first;

@@ -23,6 +23,51 @@ pub struct RunConfig {
     /// whole run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub occupancy_until: Option<Time>,
+    /// How many threads the run may use. Results do not depend on it, so it is not part
+    /// of the resolved scenario a run writes.
+    #[serde(skip_serializing)]
+    pub threads: Threads,
+}
+
+/// The threads of one run (`run.threads`): a count, or `"auto"`, the cores available.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threads {
+    Count(u32),
+    Auto,
+}
+
+impl Default for Threads {
+    fn default() -> Self {
+        Threads::Count(1)
+    }
+}
+
+/// The most threads `run.threads` accepts.
+const MAX_THREADS: u64 = 1024;
+
+impl<'de> Deserialize<'de> for Threads {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) if s == "auto" => Ok(Threads::Auto),
+            serde_json::Value::Number(n) if n.as_u64().is_some_and(|n| (1..=MAX_THREADS).contains(&n)) => {
+                Ok(Threads::Count(n.as_u64().unwrap_or(1) as u32))
+            }
+            other => Err(serde::de::Error::custom(format!(
+                "{other} is not accepted (accepted: a number of threads from 1 to {MAX_THREADS}, or \"auto\": \
+                 the cores available)"
+            ))),
+        }
+    }
+}
+
+impl Threads {
+    /// The number of threads: the count, or the cores this process may use.
+    pub fn count(self) -> usize {
+        match self {
+            Threads::Count(n) => n as usize,
+            Threads::Auto => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
 }
 
 /// Where a TCP flow's completion time ends.
@@ -47,6 +92,7 @@ impl Default for RunConfig {
             fct_until: FctUntil::Delivered,
             occupancy_cdf: false,
             occupancy_until: None,
+            threads: Threads::default(),
         }
     }
 }

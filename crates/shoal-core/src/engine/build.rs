@@ -177,6 +177,7 @@ impl Simulation {
                 rate: LinkRate::new(l.rate_bps),
                 delay: l.delay,
                 core: l.core,
+                crosses: false,
                 busy_until: 0,
                 tx_event: false,
                 control: None,
@@ -277,8 +278,12 @@ impl Simulation {
             exts: ExtStore::default(),
             pauses: PauseLog::default(),
             observations_pending: 0,
+            idle_timers: 0,
             node_ids: None,
             lossless_classes,
+            part: None,
+            parallel: None,
+            last_observation: 0,
             #[cfg(test)]
             attach_exts: false,
             #[cfg(test)]
@@ -290,9 +295,7 @@ impl Simulation {
                 pool.occupancy.keep_distribution(until);
             }
         }
-        if let Some(start) = sim.upcoming.peek_start() {
-            sim.events.push(start, Event::FlowStart);
-        }
+        sim.schedule_next_start();
         if let Some(watch) = sc.switch.flow_control.deadlock_watch() {
             let peers = sim.switch_peers();
             sim.observers.push(Box::new(DeadlockDetector::new(watch, peers)));

@@ -7,17 +7,25 @@ use crate::workload::FlowSpec;
 
 /// A flow from its start until it has finished and nothing of it is left to happen: no
 /// packet of it in the network, no timer of it pending, no NIC pacing it. Its row of the
-/// flow table is then final, and its state is released.
+/// flow table is then final, and its state is released. A partition of a parallel run
+/// holds the ends whose hosts it owns.
 pub(super) struct Flow {
     pub spec: FlowSpec,
     /// Its end at the source host.
-    pub sender: AnySender,
+    pub sender: Option<SenderEnd>,
     /// Its end at the destination host.
-    pub receiver: AnyReceiver,
+    pub receiver: Option<AnyReceiver>,
+}
+
+/// A flow's sender and what the engine keeps for it at its host.
+pub(super) struct SenderEnd {
+    pub transport: AnySender,
     /// The ECMP hash of its data packets.
     pub hash: u32,
     /// Time of the pending timer event that is current, if any.
     pub timer_event_at: Option<Ps>,
+    /// That event is an idle timer (`HostAction::IdleTimer`).
+    pub timer_idle: bool,
     /// Data bytes of this flow waiting in its sender's NIC queue.
     pub nic_bytes: u64,
     /// Its sender wants to hear when its packets leave the NIC.
@@ -25,15 +33,23 @@ pub(super) struct Flow {
 }
 
 impl Flow {
-    /// Whether a timer may still make its sender act (a packet of it in the network or a
-    /// NIC pacing it may too: `Simulation::release_quiet_flows` looks for those).
-    pub fn waits_for_timer(&self) -> bool {
-        self.timer_event_at.is_some() && self.sender.wants_timer()
+    /// Its sender's end (held by the partition of its source host).
+    #[inline]
+    pub fn sender(&mut self) -> &mut SenderEnd {
+        self.sender.as_mut().expect("a flow's sender is where its source host is")
     }
 
-    /// What its two ends know of its results.
+    /// Whether a timer may still make its sender act (a packet of it in the network or a
+    /// NIC pacing it may too: `Simulation::release_quiet_flows` looks for those). An idle
+    /// timer does not: it waits for replies, which only packets in the network can be.
+    pub fn waits_for_timer(&self) -> bool {
+        self.sender.as_ref().is_some_and(|s| s.timer_event_at.is_some() && !s.timer_idle && s.transport.wants_timer())
+    }
+
+    /// What its ends here know of its results.
     pub fn outcome(&self, stacks: &Stacks) -> Outcome {
-        self.sender.outcome(stacks).merge(self.receiver.outcome(stacks))
+        let sender = self.sender.as_ref().map(|s| s.transport.outcome(stacks)).unwrap_or_default();
+        sender.merge(self.receiver.as_ref().map(|r| r.outcome(stacks)).unwrap_or_default())
     }
 }
 
@@ -41,7 +57,8 @@ impl Flow {
 /// slab whose released slots are reused.
 ///
 /// Invariants: `slot_of` has an entry per started flow, `RELEASED` or the slot of an
-/// active flow; every slot is either an active flow's (exactly one) or in `free`. A free
+/// active flow (in a partition of a parallel run, `RELEASED` too for the flows whose ends
+/// are elsewhere); every slot is either an active flow's (exactly one) or in `free`. A free
 /// slot keeps its released flow until it is reused.
 #[derive(Default)]
 pub(super) struct Flows {
@@ -63,8 +80,10 @@ impl Flows {
         self.slots.len() - self.free.len()
     }
 
-    /// Starts `flow` as the next flow (index `started()`).
-    pub fn start(&mut self, flow: Flow) {
+    /// Starts `flow` as flow `fi`: the next (index `started()`), or in a partition of a
+    /// parallel run any other not here yet (a later one, whose sender is here, or an
+    /// earlier one, whose receiver was just handed over).
+    pub fn start(&mut self, fi: u32, flow: Flow) {
         let slot = match self.free.pop() {
             Some(slot) => {
                 self.slots[slot as usize] = flow;
@@ -75,7 +94,11 @@ impl Flows {
                 self.slots.len() as u32 - 1
             }
         };
-        self.slot_of.push(slot);
+        if fi as usize >= self.slot_of.len() {
+            self.slot_of.resize(fi as usize + 1, RELEASED);
+        }
+        debug_assert_eq!(self.slot_of[fi as usize], RELEASED, "a flow starts once");
+        self.slot_of[fi as usize] = slot;
     }
 
     /// Active flow `fi` (panics if it was released).
@@ -87,7 +110,7 @@ impl Flows {
     /// Flow `fi`, if it is active.
     #[inline]
     pub fn get_mut_if_active(&mut self, fi: u32) -> Option<&mut Flow> {
-        self.slots.get_mut(self.slot_of[fi as usize] as usize)
+        self.slots.get_mut(*self.slot_of.get(fi as usize)? as usize)
     }
 
     /// Flow `fi`, if it is active.
@@ -100,6 +123,21 @@ impl Flows {
         let slot = std::mem::replace(&mut self.slot_of[fi as usize], RELEASED);
         debug_assert_ne!(slot, RELEASED, "a flow is released once");
         self.free.push(slot);
+    }
+
+    /// Makes `started()` at least `n` (the flows of a parallel run that started in other
+    /// partitions, with no end here).
+    pub fn pad_to(&mut self, n: usize) {
+        if self.slot_of.len() < n {
+            self.slot_of.resize(n, RELEASED);
+        }
+    }
+
+    /// The active flows with their indices, in index order, taken out.
+    pub fn into_active(self) -> Vec<(u32, Flow)> {
+        let mut slots: Vec<Option<Flow>> = self.slots.into_iter().map(Some).collect();
+        let active = self.slot_of.iter().enumerate().filter(|(_, &slot)| slot != RELEASED);
+        active.map(|(fi, &slot)| (fi as u32, slots[slot as usize].take().expect("one slot per flow"))).collect()
     }
 
     /// The active flows with their indices, in index order.

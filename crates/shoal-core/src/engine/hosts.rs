@@ -1,8 +1,8 @@
 //! The hosts: flows starting, their transports' calls and what they ask for (packets to
 //! the NIC, timers, pacing), the NICs' wake-ups, and the release of finished flows.
 
-use super::flows::Flow;
-use super::{Event, Owner, Simulation, TimerRef, Wake};
+use super::flows::{Flow, SenderEnd};
+use super::{Event, Owner, Simulation, TimerRef, Wake, IDLE_TIMER};
 use crate::host::WAKE;
 use crate::net::{Packet, PacketKind};
 use crate::results::FlowRecord;
@@ -27,7 +27,7 @@ impl Simulation {
             return;
         }
         if pkt.kind == PacketKind::Data {
-            self.flows.get_mut(pkt.flow).nic_bytes += pkt.size as u64;
+            self.flows.get_mut(pkt.flow).sender().nic_bytes += pkt.size as u64;
         }
     }
 
@@ -76,15 +76,15 @@ impl Simulation {
             self.delivered_stacks.push((pkt.flow, pkt.seq, hops.to_vec()));
         }
         self.with_host_cx(pkt.flow, h, Wake::Send, |flow, cx| match pkt.kind.is_forward() {
-            true => flow.receiver.on_packet(&pkt, cx),
-            false => flow.sender.on_packet(&pkt, cx),
+            true => flow.receiver.as_mut().expect("a flow's receiver is where its destination is").on_packet(&pkt, cx),
+            false => flow.sender().transport.on_packet(&pkt, cx),
         });
         self.exts.release(pkt.ext);
     }
 
     /// Calls flow `fi`'s sender at its host `h`, then carries out what it asked for.
     pub(super) fn call_sender(&mut self, fi: u32, h: u32, wake: Wake, call: impl FnOnce(&mut AnySender, &mut HostCx)) {
-        self.with_host_cx(fi, h, wake, |flow, cx| call(&mut flow.sender, cx));
+        self.with_host_cx(fi, h, wake, |flow, cx| call(&mut flow.sender().transport, cx));
     }
 
     /// Runs `f` on flow `fi` with a `HostCx` at host `h` (its source or its
@@ -95,8 +95,8 @@ impl Simulation {
     pub(super) fn with_host_cx(&mut self, fi: u32, h: u32, wake: Wake, f: impl FnOnce(&mut Flow, &mut HostCx)) {
         let flow = self.flows.get_mut(fi);
         let mut actions = std::mem::take(&mut self.actions);
-        let mut cx =
-            HostCx::new(self.now, &mut self.stacks, &mut actions, &mut self.exts, flow.nic_bytes, &self.counters);
+        let nic_bytes = flow.sender.as_ref().map_or(0, |s| s.nic_bytes);
+        let mut cx = HostCx::new(self.now, &mut self.stacks, &mut actions, &mut self.exts, nic_bytes);
         f(flow, &mut cx);
         let finished = cx.finished;
         self.carry_out(fi, h, wake, actions, finished);
@@ -118,9 +118,10 @@ impl Simulation {
                         self.kick(self.nics[h as usize].link);
                     }
                 }
-                HostAction::Timer(at) => self.request_flow_timer(fi, at),
+                HostAction::Timer(at) => self.request_flow_timer(fi, at, false),
+                HostAction::IdleTimer(at) => self.request_flow_timer(fi, at, true),
                 HostAction::Pace { at, priority } => {
-                    let hash = self.flows.get_mut(fi).hash;
+                    let hash = self.flows.get_mut(fi).sender().hash;
                     self.nics[h as usize].pace(fi, priority, hash, at);
                     if let (Some(at), Wake::Send) = (at, wake) {
                         self.wake_nic(h, at);
@@ -131,20 +132,25 @@ impl Simulation {
         self.actions = actions;
     }
 
-    /// Makes sure a timer event is pending for flow `fi` at `at` or earlier. Timer events
-    /// are not cancelled: one that no longer matches the flow's pending time is ignored
-    /// when it fires.
-    pub(super) fn request_flow_timer(&mut self, fi: u32, at: Ps) {
-        let flow = self.flows.get_mut(fi);
-        if flow.timer_event_at.is_none_or(|t| at < t) {
-            flow.timer_event_at = Some(at);
-            self.events.push_far(at, Event::Timer(TimerRef { owner: Owner::Flow, id: fi, token: 0 }));
+    /// Makes sure a timer event is pending for flow `fi` at `at` or earlier (one that
+    /// keeps the run going, unless `idle`: `HostAction::IdleTimer`). Timer events are not
+    /// cancelled: one that no longer matches the flow's pending time is ignored when it
+    /// fires.
+    pub(super) fn request_flow_timer(&mut self, fi: u32, at: Ps, idle: bool) {
+        let sender = self.flows.get_mut(fi).sender();
+        let pending = sender.timer_event_at;
+        if pending.is_none_or(|t| at < t || (at == t && sender.timer_idle && !idle)) {
+            sender.timer_event_at = Some(at);
+            sender.timer_idle = idle;
+            self.idle_timers += idle as usize;
+            let token = if idle { IDLE_TIMER } else { 0 };
+            self.events.push_far(at, Event::Timer(TimerRef { owner: Owner::Flow, id: fi, token }));
         }
     }
 
     #[inline(never)]
     pub(super) fn on_flow_start(&mut self) {
-        if self.finished_flows.len() >= self.release_at {
+        if self.part.is_none() && self.finished_flows.len() >= self.release_at {
             self.release_quiet_flows();
             // Those still waiting (for a timer, say) are looked at again once as many
             // more have finished: every flow start looking at them again would cost
@@ -152,14 +158,20 @@ impl Simulation {
             self.release_at = self.release_batch.max(2 * self.finished_flows.len());
         }
         let spec = self.upcoming.next().expect("a flow starts");
-        if let Some(start) = self.upcoming.peek_start() {
-            self.events.push(start, Event::FlowStart);
-        }
-        let fi = self.flows.started() as u32;
-        let table = Arc::make_mut(&mut self.table);
-        // Rows of flows still to start that `flow_table` appended go: this one starts.
-        table.truncate(fi as usize);
-        table.push(&FlowRecord::unstarted(&spec, None));
+        let fi = match &mut self.part {
+            None => {
+                let fi = self.flows.started() as u32;
+                let table = Arc::make_mut(&mut self.table);
+                // Rows of flows still to start that `flow_table` appended go: this one starts.
+                table.truncate(fi as usize);
+                table.push(&FlowRecord::unstarted(&spec, None));
+                fi
+            }
+            Some(part) => {
+                part.started();
+                part.next_flow()
+            }
+        };
         let seed = self.seed;
         let hash = mix64(seed ^ mix64(spec.id.wrapping_mul(0x9e37) ^ ((spec.src as u64) << 32 | spec.dst as u64)));
         let forward = Packet::template(fi, spec.dst, hash as u32, spec.priority);
@@ -167,20 +179,44 @@ impl Simulation {
         let path = spec.kind.needs_path(&self.stacks).then(|| self.path(spec.src, spec.dst));
         let src = spec.src;
         let mut actions = std::mem::take(&mut self.actions);
-        let mut cx = HostCx::new(self.now, &mut self.stacks, &mut actions, &mut self.exts, 0, &self.counters);
+        let mut cx = HostCx::new(self.now, &mut self.stacks, &mut actions, &mut self.exts, 0);
         let (sender, receiver) = transport::open(&spec, forward, reverse, path.as_ref(), &mut cx);
         let finished = cx.finished;
-        let flow = Flow {
+        let sender = SenderEnd {
             drain_notices: sender.wants_drain_notices(),
-            spec,
-            sender,
-            receiver,
+            transport: sender,
             hash: forward.hash,
             timer_event_at: None,
+            timer_idle: false,
             nic_bytes: 0,
         };
-        self.flows.start(flow);
+        let receiver = match &mut self.part {
+            Some(part) if !part.owns_host(spec.dst) => {
+                part.hand_over(fi, spec.clone(), receiver);
+                None
+            }
+            _ => Some(receiver),
+        };
+        self.flows.start(fi, Flow { spec, sender: Some(sender), receiver });
         self.carry_out(fi, src, Wake::Send, actions, finished);
+        self.schedule_next_start();
+    }
+
+    /// Schedules the next flow start (in a partition of a parallel run, the next of a
+    /// flow whose source host is here: the others are counted and passed over).
+    pub(super) fn schedule_next_start(&mut self) {
+        if let Some(part) = &mut self.part {
+            while let Some(src) = self.upcoming.peek_src() {
+                if part.owns_host(src) {
+                    break;
+                }
+                self.upcoming.next();
+                part.next_flow();
+            }
+        }
+        if let Some(start) = self.upcoming.peek_start() {
+            self.events.push(start, Event::FlowStart);
+        }
     }
 
     /// The next packet of host `h`'s paced flows, pulled from the first ready one; when
@@ -233,11 +269,12 @@ impl Simulation {
         let Some(flow) = self.flows.get_mut_if_active(fi) else {
             return; // stale: the flow was released
         };
-        if flow.timer_event_at != Some(self.now) {
+        let src = flow.spec.src;
+        let sender = flow.sender();
+        if sender.timer_event_at != Some(self.now) {
             return; // stale
         }
-        flow.timer_event_at = None;
-        let src = flow.spec.src;
+        sender.timer_event_at = None;
         self.call_sender(fi, src, Wake::Send, |t, cx| t.on_timer(cx));
     }
 }

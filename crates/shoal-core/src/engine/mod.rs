@@ -20,12 +20,15 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 mod build;
+mod cut;
 mod effects;
 mod flows;
 mod hosts;
 mod observers;
+mod parallel;
 mod report;
 use flows::{Flow, Flows};
+use parallel::{Parallel, Part};
 
 #[derive(Clone, Copy, Debug)]
 enum Event {
@@ -106,6 +109,9 @@ impl KeyedEvent for Event {
     }
 }
 
+/// The token of a flow's idle timer (`HostAction::IdleTimer`); its other timers have 0.
+const IDLE_TIMER: u32 = 1;
+
 /// A timer's owner and the owner's token for it. The owner keeps what the timer means; a
 /// timer that no longer matches what its owner waits for is stale and ignored, so timers
 /// are never cancelled.
@@ -149,6 +155,9 @@ struct Link {
     /// A `TxDone` event is pending for this link.
     tx_event: bool,
     core: bool,
+    /// In a partition of a parallel run, the link leads to another partition: its
+    /// packets arrive there (`parallel::exchange`).
+    crosses: bool,
     delay: Ps,
     rate: LinkRate,
     tx_bytes: u64,
@@ -227,11 +236,18 @@ pub struct Simulation {
     pauses: PauseLog,
     /// `Observe` events in the event queue.
     observations_pending: usize,
+    /// Flows' idle timers in the event queue (`HostAction::IdleTimer`).
+    idle_timers: usize,
     /// How messages name the nodes (as the topology file numbers them); set by `new`.
     node_ids: Option<net::NodeIds>,
     /// Bit c set: class c is lossless at some switch, so a NIC's drop of one of its
     /// packets breaks the lossless promise too (`Counters::lossless_drops`).
     lossless_classes: u8,
+    /// In a partition of a parallel run: its place in it.
+    part: Option<Part>,
+    /// Partition 0 of a parallel run: the other partitions, and when it last observed.
+    parallel: Option<Box<Parallel>>,
+    last_observation: Ps,
     /// Tests only: every data packet gets a side-table payload as it enters its NIC.
     #[cfg(test)]
     attach_exts: bool,
@@ -265,12 +281,13 @@ impl Simulation {
     }
 
     pub fn events_processed(&self) -> u64 {
-        self.events_processed
+        self.events_processed + self.others().map(|p| p.events_processed).sum::<u64>()
     }
 
-    /// Events waiting in the event queue.
+    /// Events waiting in the event queue that keep the run going: all but observations
+    /// and idle timers.
     pub fn pending_events(&self) -> usize {
-        self.events.len()
+        self.events.len() - self.observations_pending - self.idle_timers
     }
 
     /// Flows that can complete (those with a completion time).
@@ -281,22 +298,22 @@ impl Simulation {
     /// Flows started and not yet released: those in flight, and those finished whose
     /// release waits for the next look (`RELEASE_BATCH`).
     pub fn flows_active(&self) -> usize {
-        self.flows.active_count()
+        self.flows.active_count() + self.others().map(|p| p.flows.active_count()).sum::<usize>()
     }
 
     /// Flows that completed.
     pub fn flows_finished(&self) -> usize {
-        self.flows_finished
+        self.flows_finished + self.others().map(|p| p.flows_finished).sum::<usize>()
     }
 
     pub fn is_finished(&self) -> bool {
         self.finished
     }
 
-    /// Whether nothing is left to happen but observations: the network holds what it
-    /// holds for good.
+    /// Whether nothing is left to happen but observations (and idle timers, which wait
+    /// for what cannot come): the network holds what it holds for good.
     pub fn came_to_rest(&self) -> bool {
-        self.events.len() == self.observations_pending
+        self.pending_events() == 0
     }
 
     /// Whether the run stopped because its next event lay beyond `TIME_LIMIT`: nothing
@@ -323,6 +340,9 @@ impl Simulation {
         if self.finished {
             return true;
         }
+        if self.parallel.is_some() {
+            return self.run_parallel(until, max_events);
+        }
         let limit = self.stop_time.map_or(until, |s| s.min(until)).min(TIME_LIMIT);
         let mut budget = max_events;
         loop {
@@ -330,13 +350,19 @@ impl Simulation {
             let (t, event) = match next {
                 Ok(due) => due,
                 Err(Some(t)) if t > TIME_LIMIT => {
-                    self.reached_time_limit = true;
+                    self.reached_time_limit = !self.came_to_rest();
                     self.finished = true;
                     return true;
                 }
                 Err(Some(t)) if t <= limit => return false, // due, but out of budget
                 Err(_) => break,
             };
+            if let Event::Timer(TimerRef { owner: Owner::Flow, token: IDLE_TIMER, .. }) = event {
+                self.idle_timers -= 1;
+                if self.came_to_rest() {
+                    continue; // the run is over without it
+                }
+            }
             budget -= 1;
             self.now = t;
             self.events_processed += 1;
@@ -347,7 +373,7 @@ impl Simulation {
                 // Looked for here, not after every event (where it cost 1.6% of a run's
                 // instructions): with the popped observation still counted, nothing but
                 // observations is left when the others are all that remain.
-                let at_rest = self.events.len() + 1 == self.observations_pending;
+                let at_rest = self.events.len() + 1 == self.observations_pending + self.idle_timers;
                 if (at_rest && self.tell_observers_at_rest()) | self.on_observe(i) {
                     // An observer ended the run (at a deadlock, as asked).
                     self.stop_time = Some(self.now);
@@ -359,6 +385,9 @@ impl Simulation {
             self.dispatch(event);
         }
         if self.events.is_empty() {
+            self.finished = true;
+        } else if self.observations_pending == 0 && self.came_to_rest() {
+            // Only idle timers are left, beyond `limit`.
             self.finished = true;
         } else {
             self.now = self.now.max(limit);
@@ -422,9 +451,9 @@ impl Simulation {
                 NodeId::Host(h) => match self.nics[h as usize].pop() {
                     Some(pkt) => {
                         if pkt.kind == PacketKind::Data {
-                            let flow = self.flows.get_mut(pkt.flow);
-                            flow.nic_bytes -= pkt.size as u64;
-                            if flow.drain_notices {
+                            let sender = self.flows.get_mut(pkt.flow).sender();
+                            sender.nic_bytes -= pkt.size as u64;
+                            if sender.drain_notices {
                                 self.nic_drained(h, pkt.flow);
                             }
                         }
@@ -479,7 +508,10 @@ impl Simulation {
         let arrival = link.busy_until + link.delay;
         link.wire.push_back((arrival, pkt));
         if link.wire.len() == 1 {
-            self.events.push(arrival, Event::Arrive(link_id));
+            match link.crosses {
+                false => self.events.push(arrival, Event::Arrive(link_id)),
+                true => self.part.as_mut().expect("a partition").crossed(link_id),
+            }
         }
         if more {
             link.tx_event = true;

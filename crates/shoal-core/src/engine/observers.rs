@@ -29,6 +29,20 @@ impl Simulation {
 
     /// Runs observer `i`; returns whether it asks to end the run now.
     pub(super) fn on_observe(&mut self, i: u16) -> bool {
+        self.observe(i);
+        // Keep observing only while something else can still happen: an event that is
+        // not another observer's next observation (nor an idle timer).
+        self.observations_pending -= 1;
+        let observer = &self.observers[i as usize];
+        if self.pending_events() > 0 {
+            self.events.push(self.now + observer.interval(), Event::Observe(i));
+            self.observations_pending += 1;
+        }
+        observer.wants_stop()
+    }
+
+    /// Observer `i` looks at the network now.
+    pub(super) fn observe(&mut self, i: u16) {
         let (links, switches, nics, now) = (&self.links, &self.switches, &self.nics, self.now);
         let net = NetView {
             now,
@@ -36,16 +50,7 @@ impl Simulation {
             link_tx_bytes: &|l| links[l as usize].tx_bytes,
             nothing_can_move: &|| nothing_can_move(now, links, switches, nics),
         };
-        let observer = &mut self.observers[i as usize];
-        observer.observe(&net);
-        // Keep observing only while something else can still happen: an event that is
-        // not another observer's next observation.
-        self.observations_pending -= 1;
-        if self.events.len() > self.observations_pending {
-            self.events.push(self.now + observer.interval(), Event::Observe(i));
-            self.observations_pending += 1;
-        }
-        observer.wants_stop()
+        self.observers[i as usize].observe(&net);
     }
 }
 

@@ -90,8 +90,9 @@ impl Simulation {
         }
         for (f, flow) in self.flows.active() {
             let queued = flow_nic_bytes.get(&f).copied().unwrap_or(0);
-            if flow.nic_bytes != queued {
-                errors.push(format!("flow {f}: {queued} B in its NIC queue but accounts {} B", flow.nic_bytes));
+            let accounted = flow.sender.as_ref().map_or(0, |s| s.nic_bytes);
+            if accounted != queued {
+                errors.push(format!("flow {f}: {queued} B in its NIC queue but accounts {accounted} B"));
             }
         }
         let released = |p: &&crate::net::Packet| p.kind != PacketKind::Control && self.flows.get(p.flow).is_none();

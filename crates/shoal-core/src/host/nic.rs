@@ -224,6 +224,11 @@ impl Nic {
         self.queues.iter().flatten()
     }
 
+    /// The packets waiting, to change their side table handles (`Switch::queued_mut`).
+    pub fn packets_mut(&mut self) -> impl Iterator<Item = &mut Packet> {
+        self.queues.iter_mut().flatten()
+    }
+
     /// A control frame from the switch arrived at `now` on a link of `rate`. A pause
     /// frame goes to the gate (`PauseGate`): a class PAUSE stops the queue of its class
     /// (and the paced flows of that class) at the next packet boundary, a port-level one

@@ -83,6 +83,40 @@ pub struct Counters {
     pub marks_by_rule: [u64; MarkRule::ALL.len()],
 }
 
+impl Counters {
+    /// Adds `other`'s counts (another partition's of the same run).
+    pub fn add(&mut self, other: &Counters) {
+        let Counters {
+            created,
+            delivered,
+            dropped,
+            bytes_dropped,
+            switch_arrivals,
+            frames_sent,
+            frames_received,
+            frames_queued_behind,
+            lossless_drops,
+            data_packets_sent,
+            switch_data_dropped,
+            ecn_marks,
+            marks_by_rule,
+        } = other;
+        self.created += created;
+        self.delivered += delivered;
+        self.dropped.iter_mut().zip(dropped).for_each(|(a, b)| *a += b);
+        self.bytes_dropped += bytes_dropped;
+        self.switch_arrivals += switch_arrivals;
+        self.frames_sent += frames_sent;
+        self.frames_received += frames_received;
+        self.frames_queued_behind += frames_queued_behind;
+        self.lossless_drops += lossless_drops;
+        self.data_packets_sent += data_packets_sent;
+        self.switch_data_dropped += switch_data_dropped;
+        self.ecn_marks += ecn_marks;
+        self.marks_by_rule.iter_mut().zip(marks_by_rule).for_each(|(a, b)| *a += b);
+    }
+}
+
 /// Which kind of rule marked a packet (counted separately).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MarkRule {

@@ -95,6 +95,15 @@ impl PauseLog {
         tally.close(time);
     }
 
+    /// Adds `other`'s frames (another partition's of the same run, whose nodes are not
+    /// this log's), keeping the frames in the order they arrived: by time, then by
+    /// `order` (of the event that delivered each).
+    pub fn merge(&mut self, other: PauseLog, order: impl Fn(&PauseEvent) -> u64) {
+        self.events.extend(other.events);
+        self.events.sort_by_cached_key(|e| (e.time, order(e)));
+        self.tallies.extend(other.tallies);
+    }
+
     pub fn events(&self) -> &[PauseEvent] {
         &self.events
     }

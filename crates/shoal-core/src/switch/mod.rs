@@ -675,6 +675,12 @@ impl Switch {
         self.queues.iter().flat_map(|q| &q.packets)
     }
 
+    /// The packets waiting in all queues, to change what is not the switch's (their side
+    /// table handles, when they move to another table).
+    pub fn queued_mut(&mut self) -> impl Iterator<Item = &mut Packet> {
+        self.queues.iter_mut().flat_map(|q| q.packets.iter_mut())
+    }
+
     /// Packets waiting in all queues.
     pub fn queued_packets(&self) -> usize {
         self.queues.iter().map(|q| q.packets.len()).sum()

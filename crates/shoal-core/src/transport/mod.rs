@@ -25,7 +25,6 @@ pub use udp::{UdpFlow, UdpReceiver, UdpSender, UdpSource};
 use crate::config::run::FctUntil;
 use crate::net::{ExtStore, Packet};
 use crate::sim::{serialization, Ps};
-use crate::stats::Counters;
 use crate::transport::config::TransportConfig;
 use crate::workload::{FlowKind, FlowSpec, ENDLESS};
 use rustc_hash::FxHashMap;
@@ -39,6 +38,10 @@ pub enum HostAction {
     /// later than the pending one is remembered by the transport, which asks again when
     /// the earlier one fires.
     Timer(Ps),
+    /// As `Timer`, for a sender that can do nothing but wait for replies that may never
+    /// come: the timer does not keep the run going. Once nothing but such timers (and
+    /// observations) is left to happen, the run ends without them.
+    IdleTimer(Ps),
     /// The flow is paced by its NIC: the NIC may `pull` its next packet, of priority
     /// `priority`, from `at` on (`None`: it has nothing to send).
     Pace { at: Option<Ps>, priority: u8 },
@@ -75,8 +78,6 @@ pub struct HostCx<'a> {
     pub nic_bytes: u64,
     /// Set by the transport when the flow completes (by its kind's completion rule).
     pub finished: bool,
-    /// The run's counters, read (by `network_idle`) only where a transport asks.
-    pub counters: &'a Counters,
 }
 
 impl<'a> HostCx<'a> {
@@ -87,17 +88,8 @@ impl<'a> HostCx<'a> {
         actions: &'a mut Vec<HostAction>,
         exts: &'a mut ExtStore,
         nic_bytes: u64,
-        counters: &'a Counters,
     ) -> Self {
-        HostCx { now, stacks, actions, exts, nic_bytes, finished: false, counters }
-    }
-
-    /// No packet is anywhere in the network (queued or on a wire): nothing reaches a
-    /// host again until some host sends. Read off conservation: every packet created is
-    /// delivered, dropped or in the network.
-    pub fn network_idle(&self) -> bool {
-        let c = self.counters;
-        c.created == c.delivered + c.total_dropped()
+        HostCx { now, stacks, actions, exts, nic_bytes, finished: false }
     }
 
     #[inline]
@@ -108,6 +100,11 @@ impl<'a> HostCx<'a> {
     #[inline]
     pub fn set_timer(&mut self, at: Ps) {
         self.actions.push(HostAction::Timer(at));
+    }
+
+    #[inline]
+    pub fn set_idle_timer(&mut self, at: Ps) {
+        self.actions.push(HostAction::IdleTimer(at));
     }
 
     #[inline]

@@ -542,25 +542,27 @@ impl RdmaSender {
     /// Asks for the earlier of the congestion controller's next tick and the
     /// retransmission timeout while the sender has work it can still do (the engine
     /// keeps one timer per flow: the earliest asked for; `on_timer` asks again for what
-    /// is left).
+    /// is left). A sender that only waits asks for an idle timer.
     fn ask_for_timer(&self, cx: &mut HostCx) {
         let next = [self.cc.next_timer(), self.rto_at].into_iter().flatten().min();
-        if let Some(at) = next.filter(|_| !self.sender_done() && !self.stalled(cx)) {
-            cx.set_timer(at);
+        match next.filter(|_| !self.sender_done()) {
+            Some(at) if self.only_waits(&cx.stacks.rdma) => cx.set_idle_timer(at),
+            Some(at) => cx.set_timer(at),
+            None => {}
         }
     }
 
-    /// Whether the sender waits for ACKs that can never come: it has no retransmission
-    /// timeout, it can send nothing (every packet is sent, or a window that no rate
-    /// change widens is full), and no packet is left in the network to answer it (its
-    /// last packets or their ACKs were dropped). Its controller's ticks would only move a
-    /// rate no packet reads, forever: DCQCN's increase timer kept a run whose every flow
-    /// had finished from ever ending (with 10 KB ACKs overflowing a lossy fabric).
-    fn stalled(&self, cx: &HostCx) -> bool {
-        let rdma = &cx.stacks.rdma;
+    /// Whether the sender can do nothing but wait for ACKs: it has no retransmission
+    /// timeout, and it can send nothing (every packet is sent, or a window that no rate
+    /// change widens is full). Its controller's ticks then matter only if an ACK or NACK
+    /// comes, and none may: a connection whose last packets or their ACKs were dropped
+    /// would tick forever (DCQCN's increase timer kept a run whose every flow had finished
+    /// from ever ending, with 10 KB ACKs overflowing a lossy fabric). So its timer does not
+    /// keep the run going (`HostCx::set_idle_timer`).
+    fn only_waits(&self, rdma: &RdmaSettings) -> bool {
         let in_flight = (self.snd_nxt - self.snd_una) as u64 * rdma.mtu as u64;
         let window_stuck = !self.window.scales_with_rate && self.window.is_full(in_flight, &self.send, None);
-        rdma.rto.is_none() && cx.network_idle() && (self.snd_nxt >= self.packets || window_stuck)
+        rdma.rto.is_none() && (self.snd_nxt >= self.packets || window_stuck)
     }
 
     /// Progress at `cx.now`: the retransmission timer (if there is one) runs `rto` from
@@ -660,8 +662,6 @@ mod tests {
         actions: Vec<HostAction>,
         /// The timers flows asked for, in order.
         timers: Vec<Ps>,
-        /// One packet in the network, so that no sender counts as stalled.
-        counters: crate::stats::Counters,
     }
 
     impl Host {
@@ -671,14 +671,13 @@ mod tests {
                 exts: ExtStore::default(),
                 actions: Vec::new(),
                 timers: Vec::new(),
-                counters: crate::stats::Counters { created: 1, ..Default::default() },
             }
         }
 
         /// Runs `f` at `now`; returns the packets sent, the ready times told to the NIC
         /// and whether the flow finished.
         fn call<T>(&mut self, now: Ps, f: impl FnOnce(&mut HostCx) -> T) -> (T, Vec<Packet>, Vec<Option<Ps>>, bool) {
-            let mut cx = HostCx::new(now, &mut self.stacks, &mut self.actions, &mut self.exts, 0, &self.counters);
+            let mut cx = HostCx::new(now, &mut self.stacks, &mut self.actions, &mut self.exts, 0);
             let out = f(&mut cx);
             let finished = cx.finished;
             let (mut sent, mut paced) = (Vec::new(), Vec::new());
@@ -686,7 +685,7 @@ mod tests {
                 match a {
                     HostAction::Send(p) => sent.push(p),
                     HostAction::Pace { at, .. } => paced.push(at),
-                    HostAction::Timer(at) => self.timers.push(at),
+                    HostAction::Timer(at) | HostAction::IdleTimer(at) => self.timers.push(at),
                 }
             }
             (out, sent, paced, finished)

@@ -68,6 +68,11 @@ impl FlowStream {
         self.heads.iter().flatten().map(|f| f.start).min()
     }
 
+    /// The source host of the next flow, if one is left.
+    pub fn peek_src(&self) -> Option<u32> {
+        self.heads.iter().flatten().min_by_key(|f| f.start).map(|f| f.src)
+    }
+
     /// Flows still to come.
     pub fn remaining(&self) -> u64 {
         self.remaining

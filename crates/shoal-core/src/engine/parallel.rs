@@ -1,0 +1,600 @@
+//! The parallel engine: one run cut into partitions (`cut`), each a `Simulation` of its
+//! own that holds the nodes it owns, advancing together in windows.
+//!
+//! A window runs from the earliest pending event of any partition for at most the
+//! lookahead (the smallest delay of a link between partitions): what one partition sends
+//! to another in a window arrives after it, so within a window the partitions are
+//! independent and each may run on its own thread. Between windows the packets on the
+//! wires between partitions move to their receivers, and so do the receiving ends of the
+//! flows that started (`Part`). Events are ordered by their content (`KeyedEvent`), not by
+//! who scheduled them, so every partition runs its events in the order a single
+//! simulation would, and the results are the same for any number of threads.
+//!
+//! The `Simulation` the caller holds is partition 0; the others wait in `Parallel` and are
+//! folded into it when the run ends, so that everything read off a finished run is read
+//! as from one simulation.
+
+use super::cut::Cut;
+use super::flows::Flow;
+use super::{Event, Owner, Simulation, TimerRef, IDLE_TIMER};
+use crate::config::ScenarioError;
+use crate::host::Nic;
+use crate::net;
+use crate::scenario::Scenario;
+use crate::sim::{EventQueue, KeyedEvent, Ps, TIME_LIMIT};
+use crate::switch::Switch;
+use crate::transport::AnyReceiver;
+use crate::workload::{FlowSpec, FlowStream};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The window end that tells the threads of a parallel run to stop.
+const STOP: Ps = Ps::MAX;
+
+/// A barrier for the threads of a parallel run, which meet twice a window, often every
+/// few microseconds of work: it spins a while before it yields, where `std`'s sleeps at
+/// once and wakes in tens of microseconds. Yielding keeps it fair with more threads than
+/// cores.
+struct SpinBarrier {
+    threads: usize,
+    arrived: AtomicUsize,
+    generation: AtomicUsize,
+    /// A thread panicked: nobody waits any more (the scope's join passes the panic on).
+    broken: std::sync::atomic::AtomicBool,
+    /// Spins before yielding: none with more threads than cores, where a spinning thread
+    /// holds the core that the one it waits for needs.
+    spins: u32,
+}
+
+impl SpinBarrier {
+    fn new(threads: usize) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let spins = if threads <= cores { 4_000 } else { 0 };
+        let broken = std::sync::atomic::AtomicBool::new(false);
+        SpinBarrier { threads, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0), broken, spins }
+    }
+
+    /// Whether a thread panicked.
+    fn is_broken(&self) -> bool {
+        self.broken.load(Ordering::Acquire)
+    }
+
+    /// Waits until every thread has called `wait` (as many times).
+    fn wait(&self) {
+        let generation = self.generation.load(Ordering::Acquire);
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
+            self.arrived.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::Release);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Ordering::Acquire) == generation && !self.is_broken() {
+            if spins < self.spins {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// Breaks its barrier if dropped while its thread panics, so that the other threads stop
+/// waiting and the panic reaches the caller.
+struct BreakOnPanic<'a>(&'a SpinBarrier);
+
+impl Drop for BreakOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.broken.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// A partition's place in a parallel run.
+pub(super) struct Part {
+    id: u16,
+    cut: Arc<Cut>,
+    /// The index of the next flow of the stream (every flow of the run counts, wherever it
+    /// starts).
+    next_flow: u32,
+    /// Flows started here.
+    started_here: usize,
+    /// Links to other partitions whose wires got packets since the last exchange.
+    crossing: Vec<u32>,
+    /// Receiving ends of flows started here whose destinations are elsewhere.
+    handed_over: Vec<(u32, FlowSpec, AnyReceiver)>,
+    /// The last event run that was not an idle timer, as (time, key), and the idle
+    /// timers run after it in this window: if the run turns out to have ended before
+    /// them, a single simulation would not have run them (`finish`).
+    last_busy: (Ps, u64),
+    idle_after: Vec<(Ps, u64)>,
+}
+
+impl Part {
+    /// The index of the flow the stream gives next, taken.
+    pub fn next_flow(&mut self) -> u32 {
+        self.next_flow += 1;
+        self.next_flow - 1
+    }
+
+    pub fn owns_host(&self, h: u32) -> bool {
+        self.cut.host[h as usize] == self.id
+    }
+
+    /// Flow `fi` started here; its receiving end goes to its destination's partition at
+    /// the next exchange (before any packet of the flow can reach it: the flow's packets
+    /// cross a link between partitions, which takes the lookahead at least).
+    pub fn hand_over(&mut self, fi: u32, spec: FlowSpec, receiver: AnyReceiver) {
+        self.handed_over.push((fi, spec, receiver));
+    }
+
+    pub fn started(&mut self) {
+        self.started_here += 1;
+    }
+
+    /// A packet went on the wire of `link`, to another partition.
+    pub fn crossed(&mut self, link: u32) {
+        self.crossing.push(link);
+    }
+}
+
+/// The partitions of a parallel run other than 0, and how they were cut.
+pub(super) struct Parallel {
+    others: Vec<Mutex<Simulation>>,
+    cut: Arc<Cut>,
+    /// Whether the partitions run on threads of their own (or one after the other).
+    threads: usize,
+    /// The run's flows in start order, from the first: the table's rows when the run ends.
+    stream: FlowStream,
+    /// When each observer (partition 0's) looks next, if it will.
+    next_observation: Vec<Option<Ps>>,
+}
+
+impl Simulation {
+    /// `sc` run on up to `threads` threads: its network cut into as many partitions as it
+    /// allows (`Cut`). With one, or with links of no delay between partitions (no
+    /// lookahead), it is the single simulation `new` builds.
+    pub fn with_threads(sc: &Scenario, threads: usize) -> Result<Simulation, ScenarioError> {
+        let mut sim = Simulation::new(sc)?;
+        if threads <= 1 {
+            return Ok(sim);
+        }
+        let spec = net::build_with_ids(&sc.resolved()?.topology)?.0;
+        let cut = Arc::new(Cut::new(&spec, threads));
+        if cut.parts < 2 || cut.lookahead == 0 {
+            return Ok(sim);
+        }
+        let stream = sim.upcoming.clone();
+        let mut others = Vec::new();
+        for id in 1..cut.parts {
+            let mut part = Simulation::new(sc)?;
+            part.become_part(id as u16, &cut);
+            part.observers.clear();
+            others.push(Mutex::new(part));
+        }
+        sim.become_part(0, &cut);
+        let next_observation = vec![Some(0); sim.observers.len()];
+        sim.parallel = Some(Box::new(Parallel { others, cut, threads, stream, next_observation }));
+        Ok(sim)
+    }
+
+    /// While a parallel run is under way, its partitions other than this one (each
+    /// between two windows).
+    pub(super) fn others(&self) -> impl Iterator<Item = std::sync::MutexGuard<'_, Simulation>> {
+        self.parallel.iter().flat_map(|p| p.others.iter().map(|m| m.lock().expect("a partition")))
+    }
+
+    /// The partitions the run is cut into (1: a single simulation).
+    pub fn partitions(&self) -> usize {
+        self.parallel.as_ref().map_or(1, |p| p.cut.parts)
+    }
+
+    /// Makes this simulation partition `id` of `cut`: it starts the flows whose source
+    /// hosts it owns, and only the events of its own nodes happen here.
+    fn become_part(&mut self, id: u16, cut: &Arc<Cut>) {
+        for link in &mut self.links {
+            link.crosses = cut.of(link.from) != cut.of(link.to);
+        }
+        self.part = Some(Part {
+            id,
+            cut: cut.clone(),
+            next_flow: 0,
+            started_here: 0,
+            crossing: Vec::new(),
+            handed_over: Vec::new(),
+            last_busy: (0, 0),
+            idle_after: Vec::new(),
+        });
+        self.events = EventQueue::new();
+        self.observations_pending = 0;
+        self.schedule_next_start();
+    }
+
+    /// Runs this partition's events before `end`.
+    fn run_window(&mut self, end: Ps) {
+        let part = self.part.as_mut().expect("a partition");
+        part.idle_after.clear();
+        while let Ok((t, event)) = self.events.pop_until(end - 1) {
+            let part = self.part.as_mut().expect("a partition");
+            if let Event::Timer(TimerRef { owner: Owner::Flow, token: IDLE_TIMER, .. }) = event {
+                self.idle_timers -= 1;
+                part.idle_after.push((t, event.key(t)));
+            } else {
+                part.last_busy = (t, event.key(t));
+                part.idle_after.clear();
+            }
+            self.now = t;
+            self.events_processed += 1;
+            self.dispatch(event);
+        }
+    }
+
+    /// `run_bounded` of a parallel run: the partitions other than this one each on a
+    /// thread of its own while the call lasts, meeting this one at every window's start
+    /// and end (`SpinBarrier`).
+    pub(super) fn run_parallel(&mut self, until: Ps, max_events: u64) -> bool {
+        let mut par = self.parallel.take().expect("a parallel run");
+        let Parallel { others, cut, threads, next_observation, .. } = &mut *par;
+        let (others, cut) = (&others[..], &**cut);
+        let (over, rest_at_stop) = if *threads > 1 {
+            let window_end = AtomicU64::new(0);
+            let barrier = SpinBarrier::new(others.len() + 1);
+            std::thread::scope(|scope| {
+                for part in others {
+                    let (window_end, barrier) = (&window_end, &barrier);
+                    scope.spawn(move || {
+                        let _guard = BreakOnPanic(barrier);
+                        loop {
+                            barrier.wait();
+                            match window_end.load(Ordering::Acquire) {
+                                _ if barrier.is_broken() => return,
+                                STOP => return,
+                                end => part.lock().expect("a partition").run_window(end),
+                            }
+                            barrier.wait();
+                        }
+                    });
+                }
+                let _guard = BreakOnPanic(&barrier);
+                let result = self.coordinate(others, cut, next_observation, until, max_events, |first, end| {
+                    window_end.store(end, Ordering::Release);
+                    barrier.wait();
+                    first.run_window(end);
+                    barrier.wait();
+                    assert!(!barrier.is_broken(), "a partition's thread panicked");
+                });
+                window_end.store(STOP, Ordering::Release);
+                barrier.wait();
+                result
+            })
+        } else {
+            self.coordinate(others, cut, next_observation, until, max_events, |first, end| {
+                first.run_window(end);
+                for part in others {
+                    part.lock().expect("a partition").run_window(end);
+                }
+            })
+        };
+        if over {
+            let cut = par.cut.clone();
+            let others = par.others.into_iter().map(|m| m.into_inner().expect("a partition")).collect();
+            self.fold_in(others, &cut, par.stream);
+            if rest_at_stop {
+                self.tell_observers_at_rest();
+            }
+            self.finished = true;
+        } else {
+            self.parallel = Some(par);
+        }
+        self.finished
+    }
+
+    /// Runs windows (each by `window`, given this partition, the others and the
+    /// window's end) and what comes between them (the exchange, the observations) until
+    /// the run is over or paused (`run_bounded`'s `until` and `max_events`). Returns
+    /// whether it is over, and whether it is over at rest at its stop time.
+    fn coordinate(
+        &mut self,
+        others: &[Mutex<Simulation>],
+        cut: &Cut,
+        next_observation: &mut [Option<Ps>],
+        until: Ps,
+        max_events: u64,
+        mut window: impl FnMut(&mut Simulation, Ps),
+    ) -> (bool, bool) {
+        let limit = self.stop_time.map_or(until, |s| s.min(until)).min(TIME_LIMIT);
+        let start_events = self.events_processed + lock(others).iter().map(|p| p.events_processed).sum::<u64>();
+        loop {
+            let mut guards = lock(others);
+            let mut parts: Vec<&mut Simulation> = guards.iter_mut().map(|g| &mut **g).collect();
+            let busy = self.pending_events() + parts.iter().map(|p| p.pending_events()).sum::<usize>();
+            let all = std::iter::once(&*self).chain(parts.iter().map(|p| &**p));
+            // Idle timers keep nothing going: with nothing busy they are not run.
+            let next_event = all.filter_map(|p| p.events.peek_time()).min().filter(|_| busy > 0);
+            let next_observation_at = next_observation.iter().flatten().min().copied();
+            let t = match [next_event, next_observation_at].into_iter().flatten().min() {
+                None => return (true, false),
+                Some(t) if t > TIME_LIMIT => {
+                    self.reached_time_limit = busy > 0;
+                    return (true, false);
+                }
+                Some(t) if t > limit => {
+                    self.now = parts.iter().map(|p| p.now).fold(self.now.max(limit), Ps::max);
+                    let stopped = self.stop_time.is_some_and(|s| limit >= s);
+                    return (stopped, stopped && busy == 0);
+                }
+                Some(t) => t,
+            };
+            let done = self.events_processed + parts.iter().map(|p| p.events_processed).sum::<u64>();
+            if done - start_events >= max_events {
+                self.now = parts.iter().map(|p| p.now).fold(self.now, Ps::max);
+                return (false, false);
+            }
+            if next_observation_at == Some(t) {
+                swap_views(self, &mut parts, cut, true);
+                let stop = self.observe_at(t, busy > 0, next_observation);
+                swap_views(self, &mut parts, cut, false);
+                if stop {
+                    // An observer ended the run (at a deadlock, as asked).
+                    self.stop_time = Some(t);
+                    return (true, false);
+                }
+                continue;
+            }
+            drop(parts);
+            drop(guards);
+            let end = t.saturating_add(cut.lookahead).min(limit + 1).min(next_observation_at.unwrap_or(Ps::MAX));
+            window(self, end);
+            let mut guards = lock(others);
+            let mut parts: Vec<&mut Simulation> = guards.iter_mut().map(|g| &mut **g).collect();
+            exchange(self, &mut parts, cut, end);
+        }
+    }
+
+    /// The observations due at `t`, in the order of their events' keys, on the whole
+    /// network gathered here (`swap_views`); `busy`: something else is left to happen.
+    /// Returns whether an observer ends the run.
+    fn observe_at(&mut self, t: Ps, busy: bool, next: &mut [Option<Ps>]) -> bool {
+        self.now = t;
+        self.last_observation = t;
+        let mut due: Vec<u16> = (0..next.len() as u16).filter(|&i| next[i as usize] == Some(t)).collect();
+        due.sort_by_key(|&i| Event::Observe(i).key(t));
+        for i in due {
+            self.events_processed += 1;
+            let at_rest = !busy && self.tell_observers_at_rest();
+            self.observe(i);
+            let observer = &self.observers[i as usize];
+            next[i as usize] = busy.then(|| t + observer.interval());
+            if at_rest | observer.wants_stop() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Folds the other partitions of a finished run into this one: their nodes, links,
+    /// flows and counts, each from the partition that owns it, so that the run reads as
+    /// one simulation. Idle timers run after the run's last busy event are taken back
+    /// (a single simulation ends without them).
+    fn fold_in(&mut self, mut others: Vec<Simulation>, cut: &Cut, mut stream: FlowStream) {
+        let last_busy = std::iter::once(&*self)
+            .chain(others.iter())
+            .map(|p| p.part.as_ref().expect("a partition").last_busy)
+            .max()
+            .expect("a partition");
+        for p in std::iter::once(&mut *self).chain(others.iter_mut()) {
+            let part = p.part.as_ref().expect("a partition");
+            let beyond = part.idle_after.iter().filter(|&&e| e > last_busy).count() as u64;
+            p.events_processed -= beyond;
+        }
+        // The run ended at its stop time, or at its last event: the last busy one or an
+        // observation after it (which set `now`).
+        let ended = if self.reached_time_limit || self.stop_time.is_some_and(|s| self.now >= s) {
+            self.now
+        } else {
+            last_busy.0.max(self.last_observation)
+        };
+        for other in &mut others {
+            rehome_exts(other, &mut self.exts);
+        }
+        let mut refs: Vec<&mut Simulation> = others.iter_mut().collect();
+        swap_views(self, &mut refs, cut, true);
+        for link in &mut self.links {
+            link.crosses = false;
+        }
+        // Flows: each end from its host's partition.
+        let mut started = self.part.as_ref().expect("a partition").started_here;
+        for other in &mut others {
+            started += other.part.as_ref().expect("a partition").started_here;
+            for (fi, flow) in std::mem::take(&mut other.flows).into_active() {
+                match self.flows.get_mut_if_active(fi) {
+                    Some(here) => {
+                        here.sender = here.sender.take().or(flow.sender);
+                        here.receiver = here.receiver.take().or(flow.receiver);
+                    }
+                    None => self.flows.start(fi, flow),
+                }
+            }
+            self.counters.add(&other.counters);
+            let pauses = std::mem::take(&mut other.pauses);
+            let port_link = |node, port: u16| match node {
+                net::NodeId::Switch(s) => self.switches[s as usize].ports[port as usize].link,
+                net::NodeId::Host(h) => self.nics[h as usize].link,
+            };
+            // A frame is recorded as it arrives, on the other direction of the port's link.
+            self.pauses.merge(pauses, |e| Event::Arrive(net::reverse(port_link(e.key.node, e.key.port))).key(e.time));
+            self.events_processed += other.events_processed;
+            self.flows_finished += other.flows_finished;
+            self.released_cnps += other.released_cnps;
+            self.finished_flows.append(&mut other.finished_flows);
+        }
+        self.flows.pad_to(started);
+        let table = Arc::make_mut(&mut self.table);
+        for spec in stream.by_ref().take(started) {
+            table.push(&crate::results::FlowRecord::unstarted(&spec, None));
+        }
+        self.upcoming = stream;
+        self.now = ended;
+        self.part = None;
+    }
+}
+
+/// The partitions of `others`, locked (between windows, when their threads wait).
+fn lock(others: &[Mutex<Simulation>]) -> Vec<std::sync::MutexGuard<'_, Simulation>> {
+    others.iter().map(|m| m.lock().expect("a partition")).collect()
+}
+
+/// The two distinct partitions `a` and `b` of `first` and `others` (partition 0 is
+/// `first`).
+fn pair<'a>(
+    first: &'a mut Simulation,
+    others: &'a mut [&mut Simulation],
+    a: usize,
+    b: usize,
+) -> (&'a mut Simulation, &'a mut Simulation) {
+    debug_assert_ne!(a, b);
+    match (a, b) {
+        (0, b) => (first, &mut *others[b - 1]),
+        (a, 0) => (&mut *others[a - 1], first),
+        (a, b) if a < b => {
+            let (lo, hi) = others.split_at_mut(b - 1);
+            (&mut *lo[a - 1], &mut *hi[0])
+        }
+        (a, b) => {
+            let (lo, hi) = others.split_at_mut(a - 1);
+            (&mut *hi[0], &mut *lo[b - 1])
+        }
+    }
+}
+
+/// Between windows: the packets on the wires between partitions go to their receivers'
+/// copies of the wires (with their side-table payloads), and the receiving ends of the
+/// flows that started go to their destinations' partitions.
+///
+/// Every packet that crosses must arrive at `end` (the window's) or later, or the
+/// partition it reaches ran past its arrival: the lookahead was wrong, which is a bug
+/// (the check is cheap, per crossing packet, and always on).
+fn exchange(first: &mut Simulation, others: &mut [&mut Simulation], cut: &Cut, end: Ps) {
+    for p in 0..=others.len() {
+        let sim = if p == 0 { &mut *first } else { &mut *others[p - 1] };
+        let part = sim.part.as_mut().expect("a partition");
+        let crossing = std::mem::take(&mut part.crossing);
+        let handed_over = std::mem::take(&mut part.handed_over);
+        for &l in &crossing {
+            let q = cut.of(sim_link_to(first, others, p, l)) as usize;
+            let (from, to) = pair(first, others, p, q);
+            let link = &mut to.links[l as usize];
+            let was_empty = link.wire.is_empty();
+            for (arrival, mut pkt) in from.links[l as usize].wire.drain(..) {
+                assert!(arrival >= end, "link {l}: a packet arrives at {arrival} ps, inside the window it was sent in (to {end} ps): the lookahead is too long");
+                pkt.ext = pkt.ext.map(|id| to.exts.insert(from.exts.remove(id)));
+                link.wire.push_back((arrival, pkt));
+            }
+            if let (true, Some(&(arrival, _))) = (was_empty, link.wire.front()) {
+                to.events.push(arrival, Event::Arrive(l));
+            }
+        }
+        for (fi, spec, receiver) in handed_over {
+            let q = cut.host[spec.dst as usize] as usize;
+            let to = if q == 0 { &mut *first } else { &mut *others[q - 1] };
+            to.flows.start(fi, Flow { spec, sender: None, receiver: Some(receiver) });
+        }
+        let sim = if p == 0 { &mut *first } else { &mut *others[p - 1] };
+        let part = sim.part.as_mut().expect("a partition");
+        part.crossing = crossing;
+        part.crossing.clear();
+    }
+}
+
+/// Gathers the live state of every node and link into partition 0 (`forward`), each
+/// from its owner: a switch's or a NIC's from its partition, a link's transmitter from
+/// its sender's and its wire from its receiver's (the other copies are idle); or puts it
+/// all back where it was (`!forward`). Swaps both ways, so the state moves, not copies.
+fn swap_views(first: &mut Simulation, others: &mut [&mut Simulation], cut: &Cut, forward: bool) {
+    for (s, &k) in cut.switch.iter().enumerate() {
+        if k != 0 {
+            std::mem::swap(&mut first.switches[s], &mut others[k as usize - 1].switches[s]);
+        }
+    }
+    for (h, &k) in cut.host.iter().enumerate() {
+        if k != 0 {
+            std::mem::swap(&mut first.nics[h], &mut others[k as usize - 1].nics[h]);
+        }
+    }
+    for l in 0..first.links.len() {
+        let (tx, rx) = (cut.of(first.links[l].from) as usize, cut.of(first.links[l].to) as usize);
+        let swap_link = |first: &mut Simulation, others: &mut [&mut Simulation]| {
+            if tx != 0 {
+                std::mem::swap(&mut first.links[l], &mut others[tx - 1].links[l]);
+            }
+        };
+        // The wire is partition 0's own (moved to the sender's by the link's swap) or
+        // the receiver's.
+        let swap_wire = |first: &mut Simulation, others: &mut [&mut Simulation]| {
+            if rx != tx {
+                let holder = if rx == 0 { tx } else { rx };
+                std::mem::swap(&mut first.links[l].wire, &mut others[holder - 1].links[l].wire);
+            }
+        };
+        if forward {
+            swap_link(first, others);
+            swap_wire(first, others);
+        } else {
+            swap_wire(first, others);
+            swap_link(first, others);
+        }
+    }
+}
+
+/// Moves the side-table payloads of every packet held by `part` into `into`.
+fn rehome_exts(part: &mut Simulation, into: &mut crate::net::ExtStore) {
+    let Simulation { switches, nics, links, exts, .. } = part;
+    let mut rehome = |pkt: &mut crate::net::Packet| pkt.ext = pkt.ext.map(|id| into.insert(exts.remove(id)));
+    switches.iter_mut().flat_map(Switch::queued_mut).for_each(&mut rehome);
+    nics.iter_mut().flat_map(Nic::packets_mut).for_each(&mut rehome);
+    for link in links {
+        link.control.iter_mut().flat_map(|c| c.iter_mut()).for_each(&mut rehome);
+        link.wire.iter_mut().map(|(_, pkt)| pkt).for_each(&mut rehome);
+    }
+}
+
+/// The node link `l` leads to (the same in every partition).
+fn sim_link_to(first: &Simulation, others: &[&mut Simulation], p: usize, l: u32) -> net::NodeId {
+    let sim = if p == 0 { first } else { &*others[p - 1] };
+    sim.links[l as usize].to
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fat_tree() -> Scenario {
+        Scenario::from_toml(
+            "[topology]\nkind = \"fat_tree\"\nk = 4\nlink_delay = \"1us\"\n\
+             [workload]\npattern = \"all_to_all\"\ncdf = \"websearch\"\nflows = 100\nload = 0.6\n",
+        )
+        .unwrap()
+    }
+
+    /// Windows twice as long as the cut allows: a packet between partitions arrives
+    /// inside the window it left in, and the exchange says so.
+    #[test]
+    #[should_panic(expected = "the lookahead is too long")]
+    fn a_window_longer_than_the_lookahead_is_caught() {
+        let mut sim = Simulation::with_threads(&fat_tree(), 2).unwrap();
+        let par = sim.parallel.as_mut().unwrap();
+        let cut = Cut { lookahead: 2 * par.cut.lookahead, ..(*par.cut).clone() };
+        par.cut = Arc::new(cut);
+        sim.run();
+    }
+
+    /// The same windows within the lookahead run to the end.
+    #[test]
+    fn windows_within_the_lookahead_run_to_the_end() {
+        let mut sim = Simulation::with_threads(&fat_tree(), 2).unwrap();
+        assert_eq!(sim.partitions(), 2);
+        sim.run();
+        assert!(sim.check_invariants().is_empty());
+    }
+}

@@ -1,0 +1,51 @@
+//! The parallel engine gives the results of the single simulation, whatever the number
+//! of threads (more than the machine's cores included).
+
+mod common;
+use common::scenario;
+use shoal_core::{FlowRecord, Scenario, Simulation};
+
+/// What a run's results come to: every flow's record and the counters.
+fn results(sc: &Scenario, threads: usize) -> (Vec<FlowRecord>, serde_json::Value, u64) {
+    let mut sim = Simulation::with_threads(sc, threads).unwrap();
+    if threads > 1 {
+        assert!(sim.partitions() > 1, "{threads} threads: the run is cut");
+    }
+    sim.run();
+    let errors = sim.check_invariants();
+    assert!(errors.is_empty(), "{threads} threads: {errors:?}");
+    (sim.flow_records(), sim.counters_json(), sim.now())
+}
+
+fn same_for_any_threads(toml: &str) {
+    let sc = scenario(toml);
+    let one = results(&sc, 1);
+    assert!(one.0.iter().filter(|r| r.finish.is_some()).count() > 10, "the test needs flows that finish");
+    for threads in [2, 3, 4, 8] {
+        let many = results(&sc, threads);
+        assert_eq!(one.2, many.2, "{threads} threads: the run's end");
+        assert_eq!(one.1, many.1, "{threads} threads: counters");
+        for (a, b) in one.0.iter().zip(&many.0) {
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "{threads} threads");
+        }
+        assert_eq!(one.0.len(), many.0.len());
+    }
+}
+
+#[test]
+fn a_lossy_fat_tree_of_dctcp_flows() {
+    same_for_any_threads(
+        "[topology]\nkind = \"fat_tree\"\nk = 4\nlink_delay = \"1us\"\n\
+         [switch]\nbuffer = \"400KB\"\nreserved = \"2KB\"\n\
+         [workload]\npattern = \"all_to_all\"\ncdf = \"websearch\"\nflows = 300\nload = 0.6\n",
+    );
+}
+
+#[test]
+fn a_lossless_leaf_spine_of_rdma_connections() {
+    same_for_any_threads(
+        "[topology]\nkind = \"leaf_spine\"\nleaves = 4\nspines = 2\nhosts_per_leaf = 4\nlink_delay = \"1us\"\n\
+         [switch.flow_control]\nkind = \"pfc\"\n\
+         [workload]\npattern = \"all_to_all\"\ncdf = \"websearch\"\nflows = 300\nload = 0.6\ntransport = \"rdma\"\n",
+    );
+}
