@@ -5,6 +5,7 @@ built at a base commit and with the working tree, and compare the outputs byte f
     python tools/same_results.py --base 53a234d            # scenarios + quick experiments
     python tools/same_results.py --base HEAD~3 --no-experiments
     python tools/same_results.py --base main --only benches/star_dctcp.toml
+    python tools/same_results.py --base HEAD --threads 3   # the parallel engine
 
 What runs: every scenario under experiments/, benches/ and validation/ (a scenario that
 replays a trace gets an all-to-all workload instead, since the trace is generated per
@@ -119,15 +120,21 @@ def resolve_all(python: Path, texts: list[str]) -> list[dict]:
     return json.loads(proc.stdout)
 
 
-def run_scenario(python: Path, scenario: Path, sets: list[str], out: Path) -> None:
+#: Each side's environment: with --threads, the new side runs every run on that many
+#: threads (``SHOAL_THREADS``), the base on one.
+SIDE_ENV: dict[str, dict[str, str]] = {}
+
+
+def run_scenario(python: Path, scenario: Path, sets: list[str], out: Path, side: str) -> None:
     args = [python, "-m", "shoal", "run", scenario, "--quiet", "--out", out]
     for s in sets:
         args += ["--set", s]
-    sh(*args, env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    sh(*args, env=dict(os.environ, PYTHONWARNINGS="ignore", **SIDE_ENV.get(side, {})))
 
 
-def reproduce(python: Path, experiment: str, store: Path) -> None:
-    sh(python, "-m", "shoal", "reproduce", experiment, "--quick", "--jobs", "2", "--store", store)
+def reproduce(python: Path, experiment: str, store: Path, side: str) -> None:
+    args = ["reproduce", experiment, "--quick", "--jobs", "2", "--store", store]
+    sh(python, "-m", "shoal", *args, env=dict(os.environ, **SIDE_ENV.get(side, {})))
 
 
 def experiments(python: Path) -> list[str]:
@@ -215,7 +222,7 @@ def check_scenarios(sides: dict[str, Path], out: Path, args: argparse.Namespace)
             print(f"new       {rel} (not in the base commit: nothing to compare)", flush=True)
             continue
         for side, python in sides.items():
-            run_scenario(python, files[side], sets, dirs[side])
+            run_scenario(python, files[side], sets, dirs[side], side)
         problems = compare_dirs(dirs["base"], dirs["new"], args.ignore_events, sides["new"])
         failures += bool(problems)
         report(not problems, f"{rel} {' '.join(sets)}", problems)
@@ -245,7 +252,7 @@ def check_experiments(sides: dict[str, Path], out: Path, ignore_events: bool) ->
         name = "reproduce__" + experiment.replace("/", "__")
         stores = {side: out / side / name for side in sides}
         for side, python in sides.items():
-            reproduce(python, experiment, stores[side])
+            reproduce(python, experiment, stores[side], side)
         runs = {side: runs_by_scenario(stores[side], sides["new"]) for side in sides}
         # Runs the experiment gained (a new scheme) are new; runs it lost are a difference.
         lost = runs["base"].keys() - runs["new"].keys()
@@ -271,8 +278,15 @@ def main() -> int:
     parser.add_argument("--no-experiments", action="store_true", help="skip quick modes")
     parser.add_argument("--full", action="store_true", help="scenarios at their own size")
     parser.add_argument("--ignore-events", action="store_true")
+    parser.add_argument(
+        "--threads",
+        help="run the new side's runs on this many threads (run.threads), the base's on one: "
+        "with --base HEAD, checks that the parallel engine changes no result",
+    )
     args = parser.parse_args()
 
+    if args.threads:
+        SIDE_ENV["new"] = {"SHOAL_THREADS": args.threads}
     args.work.mkdir(parents=True, exist_ok=True)
     base_rev = checkout(args.base, args.work / "base-src")
     CHECKOUTS.append((args.work / "base-src").resolve())

@@ -51,6 +51,10 @@ def summary_schema() -> str:
     """The JSON Schema of ``summary.json`` (as JSON text), generated from the structs
     that write it."""
 
+def run_threads(scenario_json: str) -> int:
+    """The threads the scenario asks one run to use (``run.threads``; ``"auto"``: the
+    cores available)."""
+
 def memory_estimate(scenario_json: str) -> list[tuple[str, str, int]]:
     """The memory a run of the scenario needs, by part: ``(what, key, bytes)``."""
 
@@ -94,7 +98,7 @@ class Simulation:
     done: bool
     reached_time_limit: bool
 
-    def __init__(self, scenario_json: str) -> None: ...
+    def __init__(self, scenario_json: str, threads: int = 1) -> None: ...
     def run(self, until_ps: int, max_events: int = ...) -> bool:
         """Advance to simulated time ``until_ps``, or by ``max_events`` events if that
         comes first (GIL released); True when the run is over."""

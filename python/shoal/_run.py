@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported where used, so that `import shoal` stays fast
 
 from shoal import _core
 from shoal._files import read_json, read_parquet
-from shoal._scenario import Overrides, ScenarioInput, load_scenario
+from shoal._scenario import LoadedScenario, Overrides, ScenarioInput, load_scenario
 from shoal._units import fmt_time
 
 __all__ = ["Result", "RunInterrupted", "ShoalWarning", "run", "load", "table_schemas", "trace"]
@@ -321,7 +321,21 @@ def _start(
     resolved_json, warnings = _core.resolve(loaded.to_json(), check_input)
     for message in warnings:
         _warn(message, stacklevel=4)
-    return _core.Simulation(resolved_json), resolved_json, warnings
+    return _core.Simulation(resolved_json, _threads(loaded)), resolved_json, warnings
+
+
+def _threads(loaded: LoadedScenario) -> int:
+    """The threads of one run: ``run.threads``, else the ``SHOAL_THREADS`` environment
+    variable (a count or ``auto``), else 1. Results do not depend on it."""
+    run = loaded.data.get("run")
+    default = os.environ.get("SHOAL_THREADS")
+    if default is not None and not (isinstance(run, dict) and "threads" in run):
+        value: Any = int(default) if default.strip().isdigit() else default.strip()
+        try:
+            return _core.run_threads(json.dumps({"run": {"threads": value}}))
+        except _core.ScenarioError as exc:
+            raise _core.ScenarioError(f"SHOAL_THREADS={default!r}: {exc}") from None
+    return _core.run_threads(loaded.to_json())
 
 
 def _warn_run(summary: Mapping[str, Any], scenario_warnings: list[str]) -> None:

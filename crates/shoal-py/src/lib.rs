@@ -57,6 +57,13 @@ fn resolve(scenario_json: &str, as_written: bool) -> PyResult<(String, Vec<Strin
 }
 
 /// The memory a run of the scenario needs, by part: [(what, key, bytes)].
+/// The threads a scenario asks one run to use (`run.threads`; "auto": the cores
+/// available). The resolved scenario leaves it out (results do not depend on it).
+#[pyfunction]
+fn run_threads(scenario_json: &str) -> PyResult<usize> {
+    Ok(parse(scenario_json)?.run.threads.count())
+}
+
 #[pyfunction]
 fn memory_estimate(scenario_json: &str) -> PyResult<Vec<(String, String, u64)>> {
     let sc = parse(scenario_json)?;
@@ -214,12 +221,11 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     #[new]
-    fn new(scenario_json: &str) -> PyResult<Self> {
+    #[pyo3(signature = (scenario_json, threads=1))]
+    fn new(scenario_json: &str, threads: usize) -> PyResult<Self> {
         let scenario = parse(scenario_json)?;
-        Ok(Simulation {
-            inner: shoal_core::Simulation::with_threads(&scenario, scenario.run.threads.count()).map_err(to_py)?,
-            scenario,
-        })
+        let inner = shoal_core::Simulation::with_threads(&scenario, threads).map_err(to_py)?;
+        Ok(Simulation { inner, scenario })
     }
 
     /// Runs up to simulated time `until_ps`, or `max_events` events if that comes first;
@@ -337,6 +343,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(split_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(check_output_dir, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(run_threads, m)?)?;
     m.add_function(wrap_pyfunction!(network_facts, m)?)?;
     m.add_function(wrap_pyfunction!(available_memory, m)?)?;
     m.add_class::<Simulation>()?;

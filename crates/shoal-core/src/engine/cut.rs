@@ -1,11 +1,11 @@
 //! Cutting a network into partitions for the parallel engine: which thread owns which
 //! node, and the lookahead the cut allows.
 //!
-//! A host goes with its switch, and the cut runs between switches, where it is cheapest:
+//! A host goes with its switch, and the cut runs between switches, as high as it can:
 //! the switches of the top tier (the cores of a fat tree, the spines of a leaf-spine) are
-//! taken away, the rest falls apart into pods (or leaves, or leaf groups), and the pods
-//! are dealt out so that each partition has about as many hosts; the top tier is dealt out
-//! in turn. A network whose switches all have hosts (a star, a ring) is cut into runs of
+//! taken away, and the rest falls apart into pods (or leaves); when that leaves fewer pods
+//! than partitions, the tier below goes too, and so on. The pods are dealt out so that each
+//! partition has about as many hosts, and the switches taken away in turn. A network whose switches all have hosts (a star, a ring) is cut into runs of
 //! consecutive switches. Only links between partitions bound the windows, so the cut
 //! leaves host links, whose delay may be 0, inside.
 
@@ -37,54 +37,71 @@ impl Cut {
         }
     }
 
-    /// `net` cut into at most `parts` partitions (see the module's doc).
+    /// `net` cut into at most `parts` partitions of about as many hosts each.
+    #[cfg(test)]
     pub fn new(net: &NetworkSpec, parts: usize) -> Cut {
+        Cut::weighted(net, parts, &vec![1; net.hosts as usize])
+    }
+
+    /// `net` cut into at most `parts` partitions (see the module's doc), balanced by
+    /// `weight`, each host's share of the work (the traffic it sends and receives).
+    pub fn weighted(net: &NetworkSpec, parts: usize, weight: &[u64]) -> Cut {
         let switches = net.switches as usize;
         let mut neighbours = vec![Vec::new(); switches];
-        let mut hosts_of = vec![0u32; switches];
+        let mut has_hosts = vec![false; switches];
+        let mut weight_of = vec![0u64; switches];
         let mut host_switch = vec![0u32; net.hosts as usize];
         for l in &net.links {
             match (l.from, l.to) {
                 (NodeId::Switch(a), NodeId::Switch(b)) => neighbours[a as usize].push(b),
                 (NodeId::Host(h), NodeId::Switch(s)) => {
                     host_switch[h as usize] = s;
-                    hosts_of[s as usize] += 1;
+                    has_hosts[s as usize] = true;
+                    weight_of[s as usize] += weight[h as usize];
                 }
                 _ => {}
             }
         }
-        let tier = tiers(&neighbours, &hosts_of);
+        let tier = tiers(&neighbours, &has_hosts);
         let top = tier.iter().copied().max().unwrap_or(0);
         let mut switch = vec![u16::MAX; switches];
         let parts = parts.max(1);
         if top == 0 {
-            // Every switch has hosts: runs of consecutive switches, about as many hosts
+            // Every switch has hosts: runs of consecutive switches, about as much work
             // each.
-            let total: u64 = hosts_of.iter().map(|&h| h as u64).sum::<u64>().max(1);
+            let total: u64 = weight_of.iter().sum::<u64>().max(1);
             let mut seen = 0u64;
             for s in 0..switches {
                 switch[s] = ((seen * parts as u64 / total) as usize).min(parts - 1) as u16;
-                seen += hosts_of[s] as u64;
+                seen += weight_of[s];
             }
         } else {
-            let pods = pods(&neighbours, &tier, top);
-            // The largest pods first, each to the partition with the fewest hosts so far
-            // (the lowest-numbered of those).
-            let mut order: Vec<usize> = (0..pods.len()).collect();
-            let weight = |p: &Vec<u32>| p.iter().map(|&s| hosts_of[s as usize] as u64).sum::<u64>();
-            order.sort_by_key(|&i| (std::cmp::Reverse(weight(&pods[i])), pods[i][0]));
-            let mut load = vec![0u64; parts];
-            for i in order {
-                let part = (0..parts).min_by_key(|&p| (load[p], p)).expect("one partition at least");
-                load[part] += weight(&pods[i]);
-                for &s in &pods[i] {
-                    switch[s as usize] = part as u16;
+            // The highest tier whose removal leaves pods that share the work out evenly
+            // (within `BALANCE`) among the partitions: a fat tree's cores; in a three-tier
+            // fabric whose aggregation switches join every rack, the aggregation tier
+            // too. Failing that, the most even.
+            let dealt: Vec<(u32, Vec<Vec<u32>>, Vec<u16>, f64)> = (1..=top)
+                .rev()
+                .map(|t| {
+                    let pods = pods(&neighbours, &tier, t);
+                    let (owner, imbalance) = deal(&pods, &weight_of, parts);
+                    (t, pods, owner, imbalance)
+                })
+                .collect();
+            let best = dealt
+                .iter()
+                .position(|d| d.3 <= BALANCE)
+                .unwrap_or_else(|| (0..dealt.len()).min_by(|&a, &b| dealt[a].3.total_cmp(&dealt[b].3)).unwrap_or(0));
+            let (cut_tier, pods, owner, _) = &dealt[best];
+            for (pod, &part) in pods.iter().zip(owner) {
+                for &s in pod {
+                    switch[s as usize] = part;
                 }
             }
-            let used = load.iter().filter(|&&l| l > 0).count().max(1);
+            let used = owner.iter().map(|&p| p as usize + 1).max().unwrap_or(1);
             let mut next = 0;
             for s in 0..switches {
-                if tier[s] == top {
+                if tier[s] >= *cut_tier {
                     switch[s] = (next % used) as u16;
                     next += 1;
                 }
@@ -99,13 +116,38 @@ impl Cut {
     }
 }
 
+/// How much more work than the average the busiest partition may get at a tier before
+/// the cut goes a tier lower (where the lookahead may be shorter).
+const BALANCE: f64 = 1.2;
+
+/// `pods` dealt out to `parts` partitions, the heaviest first, each to the partition with
+/// the least work so far (the lowest-numbered of those); returns each pod's partition, and
+/// the busiest partition's work over the average (1 when there is none).
+fn deal(pods: &[Vec<u32>], weight_of: &[u64], parts: usize) -> (Vec<u16>, f64) {
+    let weight = |p: &Vec<u32>| p.iter().map(|&s| weight_of[s as usize]).sum::<u64>();
+    let mut order: Vec<usize> = (0..pods.len()).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(weight(&pods[i])), pods[i][0]));
+    let mut load = vec![0u64; parts];
+    let mut owner = vec![0u16; pods.len()];
+    for i in order {
+        let part = (0..parts).min_by_key(|&p| (load[p], p)).expect("one partition at least");
+        load[part] += weight(&pods[i]);
+        owner[i] = part as u16;
+    }
+    let total: u64 = load.iter().sum();
+    let busiest = load.iter().copied().max().unwrap_or(0);
+    let imbalance =
+        if total == 0 || pods.len() < parts { f64::INFINITY } else { busiest as f64 * parts as f64 / total as f64 };
+    (owner, imbalance)
+}
+
 /// Each switch's tier: 0 for a switch with hosts, else its distance in hops from the
 /// nearest one (a switch that reaches none is of tier 0).
-fn tiers(neighbours: &[Vec<u32>], hosts_of: &[u32]) -> Vec<u32> {
+fn tiers(neighbours: &[Vec<u32>], has_hosts: &[bool]) -> Vec<u32> {
     let mut tier = vec![u32::MAX; neighbours.len()];
     let mut queue = VecDeque::new();
-    for (s, &h) in hosts_of.iter().enumerate() {
-        if h > 0 {
+    for (s, &h) in has_hosts.iter().enumerate() {
+        if h {
             tier[s] = 0;
             queue.push_back(s);
         }
@@ -121,13 +163,14 @@ fn tiers(neighbours: &[Vec<u32>], hosts_of: &[u32]) -> Vec<u32> {
     tier.iter().map(|&t| if t == u32::MAX { 0 } else { t }).collect()
 }
 
-/// The switches below the top tier, in connected groups once the top tier is taken
-/// away, each group's switches in index order, the groups in order of their first.
+/// The switches below tier `top`, in connected groups once the switches of that tier and
+/// above are taken away, each group's switches in index order, the groups in order of
+/// their first.
 fn pods(neighbours: &[Vec<u32>], tier: &[u32], top: u32) -> Vec<Vec<u32>> {
     let mut pod_of = vec![usize::MAX; neighbours.len()];
     let mut pods: Vec<Vec<u32>> = Vec::new();
     for start in 0..neighbours.len() {
-        if tier[start] == top || pod_of[start] != usize::MAX {
+        if tier[start] >= top || pod_of[start] != usize::MAX {
             continue;
         }
         let id = pods.len();
@@ -136,7 +179,7 @@ fn pods(neighbours: &[Vec<u32>], tier: &[u32], top: u32) -> Vec<Vec<u32>> {
         let mut i = 0;
         while i < members.len() {
             for &n in &neighbours[members[i] as usize] {
-                if tier[n as usize] != top && pod_of[n as usize] == usize::MAX {
+                if tier[n as usize] < top && pod_of[n as usize] == usize::MAX {
                     pod_of[n as usize] = id;
                     members.push(n);
                 }
@@ -201,6 +244,20 @@ mod tests {
         let one = Cut::new(&spec, 1);
         assert_eq!((one.parts, one.lookahead), (1, Ps::MAX));
         assert!(one.switch.iter().all(|&p| p == 0));
+    }
+
+    /// ns3-datacenter's 128-host three-tier fabric: taking its top tier away leaves one
+    /// pod, so the cut goes a tier lower: 64 hosts a partition, and only its 5 us links
+    /// cross (the lookahead).
+    #[test]
+    fn a_three_tier_fabric_whose_aggregation_joins_every_rack_is_cut_below_it() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../validation/n3dc/topology.txt");
+        let spec = net(&format!("[topology]\nkind = \"file\"\npath = \"{path}\""));
+        let cut = Cut::new(&spec, 2);
+        assert_eq!(cut.parts, 2);
+        let hosts = |p: u16| cut.host.iter().filter(|&&q| q == p).count();
+        assert_eq!((hosts(0), hosts(1)), (64, 64));
+        assert_eq!(cut.lookahead, 5_000_000);
     }
 
     /// A star has one switch: nothing to cut.

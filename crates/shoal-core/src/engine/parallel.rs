@@ -149,6 +149,23 @@ pub(super) struct Parallel {
     stream: FlowStream,
     /// When each observer (partition 0's) looks next, if it will.
     next_observation: Vec<Option<Ps>>,
+    /// What the windows cost so far.
+    profile: WindowProfile,
+}
+
+/// What a parallel run's windows cost: their number, and the wall time each partition
+/// spent running events in them, so that the speedup of more threads can be projected
+/// (`docs/parallel.md`).
+#[derive(Clone, Debug, Default)]
+pub struct WindowProfile {
+    pub windows: u64,
+    /// Per partition, the nanoseconds spent in windows.
+    pub work_ns: Vec<u64>,
+    /// The sum over windows of the longest partition's time in it: the run's critical
+    /// path with a thread per partition and free barriers.
+    pub critical_ns: u64,
+    /// Nanoseconds between windows (the exchange, the observations, the barriers).
+    pub between_ns: u64,
 }
 
 impl Simulation {
@@ -161,7 +178,14 @@ impl Simulation {
             return Ok(sim);
         }
         let spec = net::build_with_ids(&sc.resolved()?.topology)?.0;
-        let cut = Arc::new(Cut::new(&spec, threads));
+        // Each host's share of the work: the packets it sends and receives, roughly.
+        let mut weight = vec![0u64; spec.hosts as usize];
+        for flow in sim.upcoming.clone() {
+            let packets = 1 + flow.bytes.min(1 << 30) / 1000;
+            weight[flow.src as usize] += packets;
+            weight[flow.dst as usize] += packets;
+        }
+        let cut = Arc::new(Cut::weighted(&spec, threads, &weight));
         if cut.parts < 2 || cut.lookahead == 0 {
             return Ok(sim);
         }
@@ -175,7 +199,8 @@ impl Simulation {
         }
         sim.become_part(0, &cut);
         let next_observation = vec![Some(0); sim.observers.len()];
-        sim.parallel = Some(Box::new(Parallel { others, cut, threads, stream, next_observation }));
+        let profile = WindowProfile { work_ns: vec![0; cut.parts], ..Default::default() };
+        sim.parallel = Some(Box::new(Parallel { others, cut, threads, stream, next_observation, profile }));
         Ok(sim)
     }
 
@@ -183,6 +208,12 @@ impl Simulation {
     /// between two windows).
     pub(super) fn others(&self) -> impl Iterator<Item = std::sync::MutexGuard<'_, Simulation>> {
         self.parallel.iter().flat_map(|p| p.others.iter().map(|m| m.lock().expect("a partition")))
+    }
+
+    /// What the windows of a parallel run cost so far (`None` for a single simulation,
+    /// or once the run is over: it is printed then, see `fold_in`).
+    pub fn window_profile(&self) -> Option<&WindowProfile> {
+        self.parallel.as_ref().map(|p| &p.profile)
     }
 
     /// The partitions the run is cut into (1: a single simulation).
@@ -211,8 +242,9 @@ impl Simulation {
         self.schedule_next_start();
     }
 
-    /// Runs this partition's events before `end`.
-    fn run_window(&mut self, end: Ps) {
+    /// Runs this partition's events before `end`; returns the nanoseconds it took.
+    fn run_window(&mut self, end: Ps) -> u64 {
+        let started = std::time::Instant::now();
         let part = self.part.as_mut().expect("a partition");
         part.idle_after.clear();
         while let Ok((t, event)) = self.events.pop_until(end - 1) {
@@ -228,6 +260,7 @@ impl Simulation {
             self.events_processed += 1;
             self.dispatch(event);
         }
+        started.elapsed().as_nanos() as u64
     }
 
     /// `run_bounded` of a parallel run: the partitions other than this one each on a
@@ -235,13 +268,14 @@ impl Simulation {
     /// and end (`SpinBarrier`).
     pub(super) fn run_parallel(&mut self, until: Ps, max_events: u64) -> bool {
         let mut par = self.parallel.take().expect("a parallel run");
-        let Parallel { others, cut, threads, next_observation, .. } = &mut *par;
+        let Parallel { others, cut, threads, next_observation, profile, .. } = &mut *par;
         let (others, cut) = (&others[..], &**cut);
         let (over, rest_at_stop) = if *threads > 1 {
             let window_end = AtomicU64::new(0);
+            let work: Vec<AtomicU64> = others.iter().map(|_| AtomicU64::new(0)).collect();
             let barrier = SpinBarrier::new(others.len() + 1);
             std::thread::scope(|scope| {
-                for part in others {
+                for (part, work) in others.iter().zip(&work) {
                     let (window_end, barrier) = (&window_end, &barrier);
                     scope.spawn(move || {
                         let _guard = BreakOnPanic(barrier);
@@ -250,33 +284,38 @@ impl Simulation {
                             match window_end.load(Ordering::Acquire) {
                                 _ if barrier.is_broken() => return,
                                 STOP => return,
-                                end => part.lock().expect("a partition").run_window(end),
+                                end => work.store(part.lock().expect("a partition").run_window(end), Ordering::Relaxed),
                             }
                             barrier.wait();
                         }
                     });
                 }
                 let _guard = BreakOnPanic(&barrier);
-                let result = self.coordinate(others, cut, next_observation, until, max_events, |first, end| {
-                    window_end.store(end, Ordering::Release);
-                    barrier.wait();
-                    first.run_window(end);
-                    barrier.wait();
-                    assert!(!barrier.is_broken(), "a partition's thread panicked");
-                });
+                let result =
+                    self.coordinate(others, cut, next_observation, profile, until, max_events, |first, end| {
+                        window_end.store(end, Ordering::Release);
+                        barrier.wait();
+                        let mine = first.run_window(end);
+                        barrier.wait();
+                        assert!(!barrier.is_broken(), "a partition's thread panicked");
+                        std::iter::once(mine).chain(work.iter().map(|w| w.load(Ordering::Relaxed))).collect()
+                    });
                 window_end.store(STOP, Ordering::Release);
                 barrier.wait();
                 result
             })
         } else {
-            self.coordinate(others, cut, next_observation, until, max_events, |first, end| {
-                first.run_window(end);
-                for part in others {
-                    part.lock().expect("a partition").run_window(end);
-                }
+            self.coordinate(others, cut, next_observation, profile, until, max_events, |first, end| {
+                let mine = first.run_window(end);
+                std::iter::once(mine)
+                    .chain(others.iter().map(|p| p.lock().expect("a partition").run_window(end)))
+                    .collect()
             })
         };
         if over {
+            if std::env::var_os("SHOAL_WINDOW_PROFILE").is_some() {
+                eprintln!("{:?}", par.profile);
+            }
             let cut = par.cut.clone();
             let others = par.others.into_iter().map(|m| m.into_inner().expect("a partition")).collect();
             self.fold_in(others, &cut, par.stream);
@@ -299,10 +338,12 @@ impl Simulation {
         others: &[Mutex<Simulation>],
         cut: &Cut,
         next_observation: &mut [Option<Ps>],
+        profile: &mut WindowProfile,
         until: Ps,
         max_events: u64,
-        mut window: impl FnMut(&mut Simulation, Ps),
+        mut window: impl FnMut(&mut Simulation, Ps) -> Vec<u64>,
     ) -> (bool, bool) {
+        let mut between = std::time::Instant::now();
         let limit = self.stop_time.map_or(until, |s| s.min(until)).min(TIME_LIMIT);
         let start_events = self.events_processed + lock(others).iter().map(|p| p.events_processed).sum::<u64>();
         loop {
@@ -345,7 +386,14 @@ impl Simulation {
             drop(parts);
             drop(guards);
             let end = t.saturating_add(cut.lookahead).min(limit + 1).min(next_observation_at.unwrap_or(Ps::MAX));
-            window(self, end);
+            profile.between_ns += between.elapsed().as_nanos() as u64;
+            let work = window(self, end);
+            between = std::time::Instant::now();
+            profile.windows += 1;
+            profile.critical_ns += work.iter().max().copied().unwrap_or(0);
+            for (total, ns) in profile.work_ns.iter_mut().zip(work) {
+                *total += ns;
+            }
             let mut guards = lock(others);
             let mut parts: Vec<&mut Simulation> = guards.iter_mut().map(|g| &mut **g).collect();
             exchange(self, &mut parts, cut, end);
