@@ -80,19 +80,18 @@ impl Cut {
             // (within `BALANCE`) among the partitions: a fat tree's cores; in a three-tier
             // fabric whose aggregation switches join every rack, the aggregation tier
             // too. Failing that, the most even.
-            let dealt: Vec<(u32, Vec<Vec<u32>>, Vec<u16>, f64)> = (1..=top)
+            let dealt: Vec<Dealt> = (1..=top)
                 .rev()
-                .map(|t| {
-                    let pods = pods(&neighbours, &tier, t);
+                .map(|tier_cut| {
+                    let pods = pods(&neighbours, &tier, tier_cut);
                     let (owner, imbalance) = deal(&pods, &weight_of, parts);
-                    (t, pods, owner, imbalance)
+                    Dealt { tier: tier_cut, pods, owner, imbalance }
                 })
                 .collect();
-            let best = dealt
-                .iter()
-                .position(|d| d.3 <= BALANCE)
-                .unwrap_or_else(|| (0..dealt.len()).min_by(|&a, &b| dealt[a].3.total_cmp(&dealt[b].3)).unwrap_or(0));
-            let (cut_tier, pods, owner, _) = &dealt[best];
+            let best = dealt.iter().position(|d| d.imbalance <= BALANCE).unwrap_or_else(|| {
+                (0..dealt.len()).min_by(|&a, &b| dealt[a].imbalance.total_cmp(&dealt[b].imbalance)).unwrap_or(0)
+            });
+            let Dealt { tier: cut_tier, pods, owner, .. } = &dealt[best];
             for (pod, &part) in pods.iter().zip(owner) {
                 for &s in pod {
                     switch[s as usize] = part;
@@ -114,6 +113,15 @@ impl Cut {
             net.links.iter().filter(|l| cut.of(l.from) != cut.of(l.to)).map(|l| l.delay).min().unwrap_or(Ps::MAX);
         cut
     }
+}
+
+/// The pods below a tier, and the partition each is dealt to (`deal`).
+struct Dealt {
+    tier: u32,
+    pods: Vec<Vec<u32>>,
+    owner: Vec<u16>,
+    /// The busiest partition's work over the average.
+    imbalance: f64,
 }
 
 /// How much more work than the average the busiest partition may get at a tier before

@@ -200,6 +200,12 @@ impl Simulation {
         sim.become_part(0, &cut);
         let next_observation = vec![Some(0); sim.observers.len()];
         let profile = WindowProfile { work_ns: vec![0; cut.parts], ..Default::default() };
+        // Profiling for a projection: the partitions one after another on this thread,
+        // each window's work timed alone (docs/parallel.md).
+        let threads = match std::env::var("SHOAL_WINDOW_PROFILE").as_deref() {
+            Ok("serial") => 1,
+            _ => threads,
+        };
         sim.parallel = Some(Box::new(Parallel { others, cut, threads, stream, next_observation, profile }));
         Ok(sim)
     }
@@ -292,7 +298,7 @@ impl Simulation {
                 }
                 let _guard = BreakOnPanic(&barrier);
                 let result =
-                    self.coordinate(others, cut, next_observation, profile, until, max_events, |first, end| {
+                    self.coordinate(others, cut, next_observation, profile, (until, max_events), |first, end| {
                         window_end.store(end, Ordering::Release);
                         barrier.wait();
                         let mine = first.run_window(end);
@@ -305,7 +311,7 @@ impl Simulation {
                 result
             })
         } else {
-            self.coordinate(others, cut, next_observation, profile, until, max_events, |first, end| {
+            self.coordinate(others, cut, next_observation, profile, (until, max_events), |first, end| {
                 let mine = first.run_window(end);
                 std::iter::once(mine)
                     .chain(others.iter().map(|p| p.lock().expect("a partition").run_window(end)))
@@ -329,9 +335,10 @@ impl Simulation {
         self.finished
     }
 
-    /// Runs windows (each by `window`, given this partition, the others and the
-    /// window's end) and what comes between them (the exchange, the observations) until
-    /// the run is over or paused (`run_bounded`'s `until` and `max_events`). Returns
+    /// Runs windows (each by `window`, given this partition and the window's end, which
+    /// returns each partition's time in it) and what comes between them (the exchange,
+    /// the observations) until the run is over or paused (`run_bounded`'s `until` and
+    /// `max_events`). Returns
     /// whether it is over, and whether it is over at rest at its stop time.
     fn coordinate(
         &mut self,
@@ -339,8 +346,7 @@ impl Simulation {
         cut: &Cut,
         next_observation: &mut [Option<Ps>],
         profile: &mut WindowProfile,
-        until: Ps,
-        max_events: u64,
+        (until, max_events): (Ps, u64),
         mut window: impl FnMut(&mut Simulation, Ps) -> Vec<u64>,
     ) -> (bool, bool) {
         let mut between = std::time::Instant::now();
