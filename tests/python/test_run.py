@@ -146,8 +146,8 @@ def test_interrupt_writes_nothing(
     real = shoal._core.Simulation
 
     class Interrupted:
-        def __init__(self, scenario_json: str) -> None:
-            self._sim = real(scenario_json)
+        def __init__(self, scenario_json: str, threads: int = 1) -> None:
+            self._sim = real(scenario_json, threads)
 
         def __getattr__(self, name: str) -> object:
             return getattr(self._sim, name)
