@@ -20,6 +20,7 @@ use super::{Event, Owner, Simulation, TimerRef, IDLE_TIMER};
 use crate::config::ScenarioError;
 use crate::host::Nic;
 use crate::net;
+use crate::results::FlowRecord;
 use crate::scenario::Scenario;
 use crate::sim::{EventQueue, KeyedEvent, Ps, TIME_LIMIT};
 use crate::switch::Switch;
@@ -151,6 +152,8 @@ pub(super) struct Parallel {
     next_observation: Vec<Option<Ps>>,
     /// What the windows cost so far.
     profile: WindowProfile,
+    /// The records of the flows released so far (their rows, once the table is built).
+    released: Vec<(u32, FlowRecord)>,
 }
 
 /// What a parallel run's windows cost: their number, and the wall time each partition
@@ -206,7 +209,8 @@ impl Simulation {
             Ok("serial") => 1,
             _ => threads,
         };
-        sim.parallel = Some(Box::new(Parallel { others, cut, threads, stream, next_observation, profile }));
+        let released = Vec::new();
+        sim.parallel = Some(Box::new(Parallel { others, cut, threads, stream, next_observation, profile, released }));
         Ok(sim)
     }
 
@@ -274,7 +278,7 @@ impl Simulation {
     /// and end (`SpinBarrier`).
     pub(super) fn run_parallel(&mut self, until: Ps, max_events: u64) -> bool {
         let mut par = self.parallel.take().expect("a parallel run");
-        let Parallel { others, cut, threads, next_observation, profile, .. } = &mut *par;
+        let Parallel { others, cut, threads, next_observation, profile, released, .. } = &mut *par;
         let (others, cut) = (&others[..], &**cut);
         let (over, rest_at_stop) = if *threads > 1 {
             let window_end = AtomicU64::new(0);
@@ -297,21 +301,26 @@ impl Simulation {
                     });
                 }
                 let _guard = BreakOnPanic(&barrier);
-                let result =
-                    self.coordinate(others, cut, next_observation, profile, (until, max_events), |first, end| {
+                let result = self.coordinate(
+                    others,
+                    cut,
+                    (next_observation, profile, released),
+                    (until, max_events),
+                    |first, end| {
                         window_end.store(end, Ordering::Release);
                         barrier.wait();
                         let mine = first.run_window(end);
                         barrier.wait();
                         assert!(!barrier.is_broken(), "a partition's thread panicked");
                         std::iter::once(mine).chain(work.iter().map(|w| w.load(Ordering::Relaxed))).collect()
-                    });
+                    },
+                );
                 window_end.store(STOP, Ordering::Release);
                 barrier.wait();
                 result
             })
         } else {
-            self.coordinate(others, cut, next_observation, profile, (until, max_events), |first, end| {
+            self.coordinate(others, cut, (next_observation, profile, released), (until, max_events), |first, end| {
                 let mine = first.run_window(end);
                 std::iter::once(mine)
                     .chain(others.iter().map(|p| p.lock().expect("a partition").run_window(end)))
@@ -324,7 +333,7 @@ impl Simulation {
             }
             let cut = par.cut.clone();
             let others = par.others.into_iter().map(|m| m.into_inner().expect("a partition")).collect();
-            self.fold_in(others, &cut, par.stream);
+            self.fold_in(others, &cut, par.stream, par.released);
             if rest_at_stop {
                 self.tell_observers_at_rest();
             }
@@ -344,8 +353,7 @@ impl Simulation {
         &mut self,
         others: &[Mutex<Simulation>],
         cut: &Cut,
-        next_observation: &mut [Option<Ps>],
-        profile: &mut WindowProfile,
+        (next_observation, profile, released): (&mut [Option<Ps>], &mut WindowProfile, &mut Vec<(u32, FlowRecord)>),
         (until, max_events): (Ps, u64),
         mut window: impl FnMut(&mut Simulation, Ps) -> Vec<u64>,
     ) -> (bool, bool) {
@@ -403,6 +411,12 @@ impl Simulation {
             let mut guards = lock(others);
             let mut parts: Vec<&mut Simulation> = guards.iter_mut().map(|g| &mut **g).collect();
             exchange(self, &mut parts, cut, end);
+            let finished = self.finished_flows.len() + parts.iter().map(|p| p.finished_flows.len()).sum::<usize>();
+            if finished >= self.release_at {
+                let kept = release_quiet_flows(self, &mut parts, cut, released);
+                // As in a single simulation (`on_flow_start`).
+                self.release_at = self.release_batch.max(2 * kept);
+            }
         }
     }
 
@@ -431,7 +445,13 @@ impl Simulation {
     /// flows and counts, each from the partition that owns it, so that the run reads as
     /// one simulation. Idle timers run after the run's last busy event are taken back
     /// (a single simulation ends without them).
-    fn fold_in(&mut self, mut others: Vec<Simulation>, cut: &Cut, mut stream: FlowStream) {
+    fn fold_in(
+        &mut self,
+        mut others: Vec<Simulation>,
+        cut: &Cut,
+        mut stream: FlowStream,
+        released: Vec<(u32, FlowRecord)>,
+    ) {
         let last_busy = std::iter::once(&*self)
             .chain(others.iter())
             .map(|p| p.part.as_ref().expect("a partition").last_busy)
@@ -486,12 +506,71 @@ impl Simulation {
         self.flows.pad_to(started);
         let table = Arc::make_mut(&mut self.table);
         for spec in stream.by_ref().take(started) {
-            table.push(&crate::results::FlowRecord::unstarted(&spec, None));
+            table.push(&FlowRecord::unstarted(&spec, None));
+        }
+        for (fi, record) in released {
+            table.set(fi as usize, &record);
         }
         self.upcoming = stream;
         self.now = ended;
         self.part = None;
     }
+}
+
+/// Between windows, as `Simulation::release_quiet_flows` does in one simulation: the
+/// finished flows that nothing is left to happen to (no packet of theirs in any
+/// partition, no timer that may act, no NIC pacing them) are released from the
+/// partitions of both their ends, their records kept in `released`. Returns how many
+/// finished flows were kept.
+fn release_quiet_flows(
+    first: &mut Simulation,
+    others: &mut [&mut Simulation],
+    cut: &Cut,
+    released: &mut Vec<(u32, FlowRecord)>,
+) -> usize {
+    let mut candidates = std::mem::take(&mut first.finished_flows);
+    for p in others.iter_mut() {
+        candidates.append(&mut p.finished_flows);
+    }
+    candidates.sort_unstable();
+    let mut in_network = vec![false; candidates.len()];
+    for p in std::iter::once(&*first).chain(others.iter().map(|p| &**p)) {
+        for pkt in p.packets().filter(|p| p.kind != crate::net::PacketKind::Control) {
+            if let Ok(i) = candidates.binary_search(&pkt.flow) {
+                in_network[i] = true;
+            }
+        }
+    }
+    let mut kept = Vec::new();
+    for (&fi, in_network) in candidates.iter().zip(in_network) {
+        let part = |p: u16| if p == 0 { &*first } else { &*others[p as usize - 1] };
+        let holder = (0..=others.len() as u16).find(|&p| part(p).flows.get(fi).is_some());
+        let spec = &part(holder.expect("a finished flow is released once")).flows.get(fi).expect("held").spec;
+        let (src, dst) = (cut.host[spec.src as usize], cut.host[spec.dst as usize]);
+        let sender = part(src).flows.get(fi).expect("the sender's end is where its host is");
+        let paced = part(src).nics[spec.src as usize].paces(fi) || part(dst).nics[spec.dst as usize].paces(fi);
+        if in_network || sender.waits_for_timer() || paced {
+            kept.push(fi);
+            continue;
+        }
+        let mut outcome = sender.outcome(&part(src).stacks);
+        if dst != src {
+            let receiver = part(dst).flows.get(fi).expect("the receiver's end is where its host is");
+            outcome = outcome.merge(receiver.outcome(&part(dst).stacks));
+        }
+        let record = part(src).record_with(&sender.spec, outcome);
+        released.push((fi, record));
+        first.released_cnps += outcome.cnps as u64;
+        for p in [src, dst] {
+            let sim = if p == 0 { &mut *first } else { &mut *others[p as usize - 1] };
+            if sim.flows.get(fi).is_some() {
+                sim.flows.release(fi);
+            }
+        }
+    }
+    let count = kept.len();
+    first.finished_flows = kept;
+    count
 }
 
 /// The partitions of `others`, locked (between windows, when their threads wait).
@@ -641,6 +720,31 @@ mod tests {
         let cut = Cut { lookahead: 2 * par.cut.lookahead, ..(*par.cut).clone() };
         par.cut = Arc::new(cut);
         sim.run();
+    }
+
+    /// A parallel run releases finished flows between windows (in batches of 32 here),
+    /// with the records and counters of a single simulation that keeps every flow.
+    #[test]
+    fn a_parallel_run_releases_finished_flows_and_keeps_their_records() {
+        let sc = Scenario::from_toml(
+            "[topology]\nkind = \"fat_tree\"\nk = 4\nlink_delay = \"1us\"\n[switch]\nbuffer = \"300KB\"\nqueues = 1\nreserved = \"2KB\"\n\
+             [workload]\npattern = \"all_to_all\"\ncdf = \"websearch\"\nflows = 600\nload = 0.7\n",
+        )
+        .unwrap();
+        let mut kept = Simulation::new(&sc).unwrap();
+        (kept.release_batch, kept.release_at) = (usize::MAX, usize::MAX);
+        kept.run();
+        let mut sim = Simulation::with_threads(&sc, 2).unwrap();
+        (sim.release_batch, sim.release_at) = (32, 32);
+        let mut most_active = 0;
+        while !sim.run_bounded(Ps::MAX, 20_000) {
+            most_active = most_active.max(sim.flows_active());
+        }
+        assert!(sim.check_invariants().is_empty(), "{:?}", sim.check_invariants());
+        assert_eq!(format!("{:?}", sim.flow_records()), format!("{:?}", kept.flow_records()));
+        assert_eq!(sim.counters_json(), kept.counters_json());
+        assert_eq!(kept.flows_active(), 600);
+        assert!(most_active < 300, "{most_active} flows active at once");
     }
 
     /// The same windows within the lookahead run to the end.

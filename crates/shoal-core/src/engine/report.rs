@@ -141,13 +141,17 @@ impl Simulation {
 
     /// The record of active flow `flow`, as its transport has it now.
     pub(super) fn record_of(&self, flow: &Flow) -> FlowRecord {
-        let outcome = flow.outcome(&self.stacks);
+        self.record_with(&flow.spec, flow.outcome(&self.stacks))
+    }
+
+    /// The record of the flow of `spec` whose ends know `outcome`.
+    pub(super) fn record_with(&self, spec: &FlowSpec, outcome: crate::transport::Outcome) -> FlowRecord {
         FlowRecord {
             finish: outcome.finished_at,
             retransmits: outcome.retransmits,
             timeouts: outcome.timeouts,
             delivered_bytes: outcome.delivered_bytes,
-            ..FlowRecord::unstarted(&flow.spec, self.ideal_fct(&flow.spec))
+            ..FlowRecord::unstarted(spec, self.ideal_fct(spec))
         }
     }
 
