@@ -148,6 +148,11 @@ pub(super) struct Parallel {
     threads: usize,
     /// The run's flows in start order, from the first: the table's rows when the run ends.
     stream: FlowStream,
+    between: Between,
+}
+
+/// What the coordinator keeps between windows.
+struct Between {
     /// When each observer (partition 0's) looks next, if it will.
     next_observation: Vec<Option<Ps>>,
     /// What the windows cost so far.
@@ -209,8 +214,8 @@ impl Simulation {
             Ok("serial") => 1,
             _ => threads,
         };
-        let released = Vec::new();
-        sim.parallel = Some(Box::new(Parallel { others, cut, threads, stream, next_observation, profile, released }));
+        let between = Between { next_observation, profile, released: Vec::new() };
+        sim.parallel = Some(Box::new(Parallel { others, cut, threads, stream, between }));
         Ok(sim)
     }
 
@@ -223,7 +228,7 @@ impl Simulation {
     /// What the windows of a parallel run cost so far (`None` for a single simulation,
     /// or once the run is over: it is printed then, see `fold_in`).
     pub fn window_profile(&self) -> Option<&WindowProfile> {
-        self.parallel.as_ref().map(|p| &p.profile)
+        self.parallel.as_ref().map(|p| &p.between.profile)
     }
 
     /// The partitions the run is cut into (1: a single simulation).
@@ -278,7 +283,7 @@ impl Simulation {
     /// and end (`SpinBarrier`).
     pub(super) fn run_parallel(&mut self, until: Ps, max_events: u64) -> bool {
         let mut par = self.parallel.take().expect("a parallel run");
-        let Parallel { others, cut, threads, next_observation, profile, released, .. } = &mut *par;
+        let Parallel { others, cut, threads, between, .. } = &mut *par;
         let (others, cut) = (&others[..], &**cut);
         let (over, rest_at_stop) = if *threads > 1 {
             let window_end = AtomicU64::new(0);
@@ -301,26 +306,20 @@ impl Simulation {
                     });
                 }
                 let _guard = BreakOnPanic(&barrier);
-                let result = self.coordinate(
-                    others,
-                    cut,
-                    (next_observation, profile, released),
-                    (until, max_events),
-                    |first, end| {
-                        window_end.store(end, Ordering::Release);
-                        barrier.wait();
-                        let mine = first.run_window(end);
-                        barrier.wait();
-                        assert!(!barrier.is_broken(), "a partition's thread panicked");
-                        std::iter::once(mine).chain(work.iter().map(|w| w.load(Ordering::Relaxed))).collect()
-                    },
-                );
+                let result = self.coordinate(others, cut, between, (until, max_events), |first, end| {
+                    window_end.store(end, Ordering::Release);
+                    barrier.wait();
+                    let mine = first.run_window(end);
+                    barrier.wait();
+                    assert!(!barrier.is_broken(), "a partition's thread panicked");
+                    std::iter::once(mine).chain(work.iter().map(|w| w.load(Ordering::Relaxed))).collect()
+                });
                 window_end.store(STOP, Ordering::Release);
                 barrier.wait();
                 result
             })
         } else {
-            self.coordinate(others, cut, (next_observation, profile, released), (until, max_events), |first, end| {
+            self.coordinate(others, cut, between, (until, max_events), |first, end| {
                 let mine = first.run_window(end);
                 std::iter::once(mine)
                     .chain(others.iter().map(|p| p.lock().expect("a partition").run_window(end)))
@@ -329,11 +328,11 @@ impl Simulation {
         };
         if over {
             if std::env::var_os("SHOAL_WINDOW_PROFILE").is_some() {
-                eprintln!("{:?}", par.profile);
+                eprintln!("{:?}", par.between.profile);
             }
             let cut = par.cut.clone();
             let others = par.others.into_iter().map(|m| m.into_inner().expect("a partition")).collect();
-            self.fold_in(others, &cut, par.stream, par.released);
+            self.fold_in(others, &cut, par.stream, par.between.released);
             if rest_at_stop {
                 self.tell_observers_at_rest();
             }
@@ -353,11 +352,12 @@ impl Simulation {
         &mut self,
         others: &[Mutex<Simulation>],
         cut: &Cut,
-        (next_observation, profile, released): (&mut [Option<Ps>], &mut WindowProfile, &mut Vec<(u32, FlowRecord)>),
+        between: &mut Between,
         (until, max_events): (Ps, u64),
         mut window: impl FnMut(&mut Simulation, Ps) -> Vec<u64>,
     ) -> (bool, bool) {
-        let mut between = std::time::Instant::now();
+        let Between { next_observation, profile, released } = between;
+        let mut since_window = std::time::Instant::now();
         let limit = self.stop_time.map_or(until, |s| s.min(until)).min(TIME_LIMIT);
         let start_events = self.events_processed + lock(others).iter().map(|p| p.events_processed).sum::<u64>();
         loop {
@@ -400,9 +400,9 @@ impl Simulation {
             drop(parts);
             drop(guards);
             let end = t.saturating_add(cut.lookahead).min(limit + 1).min(next_observation_at.unwrap_or(Ps::MAX));
-            profile.between_ns += between.elapsed().as_nanos() as u64;
+            profile.between_ns += since_window.elapsed().as_nanos() as u64;
             let work = window(self, end);
-            between = std::time::Instant::now();
+            since_window = std::time::Instant::now();
             profile.windows += 1;
             profile.critical_ns += work.iter().max().copied().unwrap_or(0);
             for (total, ns) in profile.work_ns.iter_mut().zip(work) {
