@@ -49,12 +49,7 @@ impl Simulation {
     pub(super) fn release_quiet_flows(&mut self) {
         let mut candidates = std::mem::take(&mut self.finished_flows);
         candidates.sort_unstable();
-        let mut in_network = vec![false; candidates.len()];
-        for pkt in self.packets().filter(|p| p.kind != PacketKind::Control) {
-            if let Ok(i) = candidates.binary_search(&pkt.flow) {
-                in_network[i] = true;
-            }
-        }
+        let in_network = with_packets(&candidates, self.packets());
         for (&fi, in_network) in candidates.iter().zip(in_network) {
             let flow = self.flows.get(fi).expect("a finished flow is released once");
             let paced = |h: u32| self.nics[h as usize].paces(fi);
@@ -277,4 +272,16 @@ impl Simulation {
         sender.timer_event_at = None;
         self.call_sender(fi, src, Wake::Send, |t, cx| t.on_timer(cx));
     }
+}
+
+/// Which of the flows `candidates` (sorted) have a packet among `packets` (control
+/// frames belong to no flow).
+pub(super) fn with_packets<'a>(candidates: &[u32], packets: impl Iterator<Item = &'a Packet>) -> Vec<bool> {
+    let mut found = vec![false; candidates.len()];
+    for pkt in packets.filter(|p| p.kind != PacketKind::Control) {
+        if let Ok(i) = candidates.binary_search(&pkt.flow) {
+            found[i] = true;
+        }
+    }
+    found
 }

@@ -491,13 +491,12 @@ impl Simulation {
                 }
             }
             self.counters.add(&other.counters);
-            let pauses = std::mem::take(&mut other.pauses);
-            let port_link = |node, port: u16| match node {
-                net::NodeId::Switch(s) => self.switches[s as usize].ports[port as usize].link,
-                net::NodeId::Host(h) => self.nics[h as usize].link,
-            };
             // A frame is recorded as it arrives, on the other direction of the port's link.
-            self.pauses.merge(pauses, |e| Event::Arrive(net::reverse(port_link(e.key.node, e.key.port))).key(e.time));
+            let mut pauses = std::mem::take(&mut self.pauses);
+            pauses.merge(std::mem::take(&mut other.pauses), |e| {
+                Event::Arrive(net::reverse(self.port_link(e.key.node, e.key.port as usize))).key(e.time)
+            });
+            self.pauses = pauses;
             self.events_processed += other.events_processed;
             self.flows_finished += other.flows_finished;
             self.released_cnps += other.released_cnps;
@@ -533,14 +532,8 @@ fn release_quiet_flows(
         candidates.append(&mut p.finished_flows);
     }
     candidates.sort_unstable();
-    let mut in_network = vec![false; candidates.len()];
-    for p in std::iter::once(&*first).chain(others.iter().map(|p| &**p)) {
-        for pkt in p.packets().filter(|p| p.kind != crate::net::PacketKind::Control) {
-            if let Ok(i) = candidates.binary_search(&pkt.flow) {
-                in_network[i] = true;
-            }
-        }
-    }
+    let parts = std::iter::once(&*first).chain(others.iter().map(|p| &**p));
+    let in_network = super::hosts::with_packets(&candidates, parts.flat_map(|p| p.packets()));
     let mut kept = Vec::new();
     for (&fi, in_network) in candidates.iter().zip(in_network) {
         let part = |p: u16| if p == 0 { &*first } else { &*others[p as usize - 1] };
@@ -615,7 +608,8 @@ fn exchange(first: &mut Simulation, others: &mut [&mut Simulation], cut: &Cut, e
         let crossing = std::mem::take(&mut part.crossing);
         let handed_over = std::mem::take(&mut part.handed_over);
         for &l in &crossing {
-            let q = cut.of(sim_link_to(first, others, p, l)) as usize;
+            // Every partition has the same links: partition 0's copy says where `l` leads.
+            let q = cut.of(first.links[l as usize].to) as usize;
             let (from, to) = pair(first, others, p, q);
             let link = &mut to.links[l as usize];
             let was_empty = link.wire.is_empty();
@@ -690,12 +684,6 @@ fn rehome_exts(part: &mut Simulation, into: &mut crate::net::ExtStore) {
         link.control.iter_mut().flat_map(|c| c.iter_mut()).for_each(&mut rehome);
         link.wire.iter_mut().map(|(_, pkt)| pkt).for_each(&mut rehome);
     }
-}
-
-/// The node link `l` leads to (the same in every partition).
-fn sim_link_to(first: &Simulation, others: &[&mut Simulation], p: usize, l: u32) -> net::NodeId {
-    let sim = if p == 0 { first } else { &*others[p - 1] };
-    sim.links[l as usize].to
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use super::cc;
 use super::tcp::{TcpReceiver, TcpSender};
-use super::{Framing, HostAction, HostCx, Outcome, PathInfo, Receiver, Sender, Stacks, TransportKind};
+use super::{Framing, HostCx, Outcome, PathInfo, Receiver, Sender, Stacks, TransportKind};
 use crate::config::run::FctUntil;
 use crate::net::{Packet, PacketKind};
 use crate::sim::Ps;
@@ -182,7 +182,7 @@ impl Receiver for TcpFlowReceiver {
         debug_assert!(matches!(pkt.kind, PacketKind::Data | PacketKind::Syn), "a TCP receiver hears data");
         let was_done = self.receiver.finished_at.is_some();
         let reply = self.receiver.on_packet(&cx.stacks.tcp, pkt, self.reverse, cx.now);
-        cx.actions.push(HostAction::Send(reply));
+        cx.send(reply);
         if !was_done && self.receiver.finished_at.is_some() && cx.stacks.fct_until == FctUntil::Delivered {
             cx.finished = true;
         }
