@@ -156,7 +156,7 @@ struct Link {
     tx_event: bool,
     core: bool,
     /// In a partition of a parallel run, the link leads to another partition: its
-    /// packets arrive there (`parallel::exchange`).
+    /// packets go there by mail (`parallel::mail`).
     crosses: bool,
     delay: Ps,
     rate: LinkRate,
@@ -506,13 +506,26 @@ impl Simulation {
         link.busy_until = self.now + link.rate.serialization(pkt.size as u64);
         link.tx_bytes += pkt.size as u64;
         let arrival = link.busy_until + link.delay;
+        if link.crosses {
+            return self.send_across(link_id, pkt, arrival, more);
+        }
         link.wire.push_back((arrival, pkt));
         if link.wire.len() == 1 {
-            match link.crosses {
-                false => self.events.push(arrival, Event::Arrive(link_id)),
-                true => self.part.as_mut().expect("a partition").crossed(link_id),
-            }
+            self.events.push(arrival, Event::Arrive(link_id));
         }
+        if more {
+            link.tx_event = true;
+            self.events.push(link.busy_until, Event::TxDone(link_id));
+        }
+    }
+
+    /// `put_on_wire` of a link to another partition of a parallel run: the packet goes
+    /// there by mail (`parallel::mail`), its side-table payload with it.
+    #[inline(never)]
+    fn send_across(&mut self, link_id: u32, mut pkt: Packet, arrival: Ps, more: bool) {
+        let ext = pkt.ext.take().map(|id| self.exts.remove(id));
+        let link = &mut self.links[link_id as usize];
+        self.part.as_mut().expect("a partition").send(link_id, link.to, arrival, pkt, ext);
         if more {
             link.tx_event = true;
             self.events.push(link.busy_until, Event::TxDone(link_id));

@@ -14,83 +14,27 @@
 //! folded into it when the run ends, so that everything read off a finished run is read
 //! as from one simulation.
 
+mod barrier;
+mod mail;
+
 use super::cut::Cut;
-use super::flows::Flow;
 use super::{Event, Owner, Simulation, TimerRef, IDLE_TIMER};
 use crate::config::ScenarioError;
 use crate::host::Nic;
-use crate::net;
+use crate::net::{self, Ext, NodeId, Packet};
 use crate::results::FlowRecord;
 use crate::scenario::Scenario;
 use crate::sim::{EventQueue, KeyedEvent, Ps, TIME_LIMIT};
 use crate::switch::Switch;
 use crate::transport::AnyReceiver;
 use crate::workload::{FlowSpec, FlowStream};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use barrier::{BreakOnPanic, SpinBarrier};
+use mail::{Mailboxes, Parcel};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The window end that tells the threads of a parallel run to stop.
 const STOP: Ps = Ps::MAX;
-
-/// A barrier for the threads of a parallel run, which meet twice a window, often every
-/// few microseconds of work: it spins a while before it yields, where `std`'s sleeps at
-/// once and wakes in tens of microseconds. Yielding keeps it fair with more threads than
-/// cores.
-struct SpinBarrier {
-    threads: usize,
-    arrived: AtomicUsize,
-    generation: AtomicUsize,
-    /// A thread panicked: nobody waits any more (the scope's join passes the panic on).
-    broken: std::sync::atomic::AtomicBool,
-    /// Spins before yielding: none with more threads than cores, where a spinning thread
-    /// holds the core that the one it waits for needs.
-    spins: u32,
-}
-
-impl SpinBarrier {
-    fn new(threads: usize) -> Self {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let spins = if threads <= cores { 4_000 } else { 0 };
-        let broken = std::sync::atomic::AtomicBool::new(false);
-        SpinBarrier { threads, arrived: AtomicUsize::new(0), generation: AtomicUsize::new(0), broken, spins }
-    }
-
-    /// Whether a thread panicked.
-    fn is_broken(&self) -> bool {
-        self.broken.load(Ordering::Acquire)
-    }
-
-    /// Waits until every thread has called `wait` (as many times).
-    fn wait(&self) {
-        let generation = self.generation.load(Ordering::Acquire);
-        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
-            self.arrived.store(0, Ordering::Relaxed);
-            self.generation.fetch_add(1, Ordering::Release);
-            return;
-        }
-        let mut spins = 0u32;
-        while self.generation.load(Ordering::Acquire) == generation && !self.is_broken() {
-            if spins < self.spins {
-                std::hint::spin_loop();
-                spins += 1;
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    }
-}
-
-/// Breaks its barrier if dropped while its thread panics, so that the other threads stop
-/// waiting and the panic reaches the caller.
-struct BreakOnPanic<'a>(&'a SpinBarrier);
-
-impl Drop for BreakOnPanic<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.broken.store(true, Ordering::Release);
-        }
-    }
-}
 
 /// A partition's place in a parallel run.
 pub(super) struct Part {
@@ -101,10 +45,16 @@ pub(super) struct Part {
     next_flow: u32,
     /// Flows started here.
     started_here: usize,
-    /// Links to other partitions whose wires got packets since the last exchange.
-    crossing: Vec<u32>,
-    /// Receiving ends of flows started here whose destinations are elsewhere.
-    handed_over: Vec<(u32, FlowSpec, AnyReceiver)>,
+    /// What this partition sent to each other one in the window under way (by
+    /// destination), posted at its end.
+    outbox: Vec<Vec<Parcel>>,
+    /// The packets in `outbox` (and those posted, until they are delivered) and the
+    /// earliest arrival among them.
+    sent: (usize, Ps),
+    /// The end of the window under way: what this partition sends arrives after it.
+    window_end: Ps,
+    /// Mail being taken (a list kept for its memory).
+    inbox: Vec<Parcel>,
     /// The last event run that was not an idle timer, as (time, key), and the idle
     /// timers run after it in this window: if the run turns out to have ended before
     /// them, a single simulation would not have run them (`finish`).
@@ -123,21 +73,43 @@ impl Part {
         self.cut.host[h as usize] == self.id
     }
 
-    /// Flow `fi` started here; its receiving end goes to its destination's partition at
-    /// the next exchange (before any packet of the flow can reach it: the flow's packets
+    /// Flow `fi` started here; its receiving end goes to its destination's partition
+    /// after this window (before any packet of the flow can reach it: the flow's packets
     /// cross a link between partitions, which takes the lookahead at least).
     pub fn hand_over(&mut self, fi: u32, spec: FlowSpec, receiver: AnyReceiver) {
-        self.handed_over.push((fi, spec, receiver));
+        let to = self.cut.host[spec.dst as usize] as usize;
+        self.outbox[to].push(Parcel::Receiver { flow: fi, spec, receiver });
     }
 
     pub fn started(&mut self) {
         self.started_here += 1;
     }
 
-    /// A packet went on the wire of `link`, to another partition.
-    pub fn crossed(&mut self, link: u32) {
-        self.crossing.push(link);
+    /// `packet` went on the wire of `link`, which leads to `to` in another partition.
+    ///
+    /// It must arrive at the window's end or later, or the partition it reaches would
+    /// have run past its arrival: the lookahead was wrong, which is a bug (the check is
+    /// cheap, per crossing packet, and always on).
+    pub fn send(&mut self, link: u32, to: NodeId, arrival: Ps, packet: Packet, ext: Option<Ext>) {
+        let end = self.window_end;
+        assert!(arrival >= end, "link {link}: a packet arrives at {arrival} ps, inside the window it was sent in (to {end} ps): the lookahead is too long");
+        self.sent = (self.sent.0 + 1, self.sent.1.min(arrival));
+        self.outbox[self.cut.of(to) as usize].push(Parcel::Packet { link, arrival, packet, ext });
     }
+}
+
+/// Where a partition stands after a window, as the coordinator needs it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Report {
+    /// Its next event (an idle timer's included), or the earliest arrival of the packets
+    /// it sent, if sooner.
+    next: Option<Ps>,
+    /// Its events pending but idle timers, and the packets it sent.
+    busy: usize,
+    events: u64,
+    finished: usize,
+    /// The wall time the window took here.
+    work_ns: u64,
 }
 
 /// The partitions of a parallel run other than 0, and how they were cut.
@@ -148,6 +120,7 @@ pub(super) struct Parallel {
     threads: usize,
     /// The run's flows in start order, from the first: the table's rows when the run ends.
     stream: FlowStream,
+    mail: Mailboxes,
     between: Between,
 }
 
@@ -215,7 +188,8 @@ impl Simulation {
             _ => threads,
         };
         let between = Between { next_observation, profile, released: Vec::new() };
-        sim.parallel = Some(Box::new(Parallel { others, cut, threads, stream, between }));
+        let mail = Mailboxes::new(cut.parts);
+        sim.parallel = Some(Box::new(Parallel { others, cut, threads, stream, mail, between }));
         Ok(sim)
     }
 
@@ -247,8 +221,10 @@ impl Simulation {
             cut: cut.clone(),
             next_flow: 0,
             started_here: 0,
-            crossing: Vec::new(),
-            handed_over: Vec::new(),
+            outbox: (0..cut.parts).map(|_| Vec::new()).collect(),
+            sent: (0, Ps::MAX),
+            window_end: 0,
+            inbox: Vec::new(),
             last_busy: (0, 0),
             idle_after: Vec::new(),
         });
@@ -257,11 +233,16 @@ impl Simulation {
         self.schedule_next_start();
     }
 
-    /// Runs this partition's events before `end`; returns the nanoseconds it took.
-    fn run_window(&mut self, end: Ps) -> u64 {
+    /// Runs window number `window` here, to `end`: takes the mail of the window before,
+    /// runs the events before `end` and posts what it sent to other partitions.
+    fn run_window(&mut self, end: Ps, window: u64, mail: &Mailboxes) -> Report {
         let started = std::time::Instant::now();
+        if window > 0 {
+            self.take_mail(mail, window - 1);
+        }
         let part = self.part.as_mut().expect("a partition");
         part.idle_after.clear();
+        (part.window_end, part.sent) = (end, (0, Ps::MAX));
         while let Ok((t, event)) = self.events.pop_until(end - 1) {
             let part = self.part.as_mut().expect("a partition");
             if let Event::Timer(TimerRef { owner: Owner::Flow, token: IDLE_TIMER, .. }) = event {
@@ -275,7 +256,19 @@ impl Simulation {
             self.events_processed += 1;
             self.dispatch(event);
         }
-        started.elapsed().as_nanos() as u64
+        let part = self.part.as_mut().expect("a partition");
+        mail.post(window, part.id as usize, &mut part.outbox);
+        Report { work_ns: started.elapsed().as_nanos() as u64, ..self.report() }
+    }
+
+    fn report(&self) -> Report {
+        let (sent, first_arrival) = self.part.as_ref().expect("a partition").sent;
+        let next = match self.events.peek_time() {
+            Some(t) => Some(t.min(first_arrival)),
+            None => (sent > 0).then_some(first_arrival),
+        };
+        let (events, finished) = (self.events_processed, self.finished_flows.len());
+        Report { next, busy: self.pending_events() + sent, events, finished, work_ns: 0 }
     }
 
     /// `run_bounded` of a parallel run: the partitions other than this one each on a
@@ -283,46 +276,52 @@ impl Simulation {
     /// and end (`SpinBarrier`).
     pub(super) fn run_parallel(&mut self, until: Ps, max_events: u64) -> bool {
         let mut par = self.parallel.take().expect("a parallel run");
-        let Parallel { others, cut, threads, between, .. } = &mut *par;
-        let (others, cut) = (&others[..], &**cut);
+        let Parallel { others, cut, threads, mail, between, .. } = &mut *par;
+        let (others, cut, mail) = (&others[..], &**cut, &*mail);
+        let run = Coordinator { others, cut, mail, until, max_events };
         let (over, rest_at_stop) = if *threads > 1 {
-            let window_end = AtomicU64::new(0);
-            let work: Vec<AtomicU64> = others.iter().map(|_| AtomicU64::new(0)).collect();
+            // The window under way: its number and its end (`STOP`: the threads return).
+            let (window, window_end) = (AtomicU64::new(0), AtomicU64::new(0));
+            let reports: Vec<Mutex<Report>> = others.iter().map(|_| Mutex::default()).collect();
             let barrier = SpinBarrier::new(others.len() + 1);
             std::thread::scope(|scope| {
-                for (part, work) in others.iter().zip(&work) {
-                    let (window_end, barrier) = (&window_end, &barrier);
+                for (part, report) in others.iter().zip(&reports) {
+                    let (window, window_end, barrier) = (&window, &window_end, &barrier);
                     scope.spawn(move || {
                         let _guard = BreakOnPanic(barrier);
                         loop {
                             barrier.wait();
-                            match window_end.load(Ordering::Acquire) {
+                            let end = match window_end.load(Ordering::Acquire) {
                                 _ if barrier.is_broken() => return,
                                 STOP => return,
-                                end => work.store(part.lock().expect("a partition").run_window(end), Ordering::Relaxed),
-                            }
+                                end => end,
+                            };
+                            let done =
+                                part.lock().expect("a partition").run_window(end, window.load(Ordering::Acquire), mail);
+                            *report.lock().expect("a report") = done;
                             barrier.wait();
                         }
                     });
                 }
                 let _guard = BreakOnPanic(&barrier);
-                let result = self.coordinate(others, cut, between, (until, max_events), |first, end| {
+                let result = run.coordinate(self, between, |first, end, number| {
+                    window.store(number, Ordering::Release);
                     window_end.store(end, Ordering::Release);
                     barrier.wait();
-                    let mine = first.run_window(end);
+                    let mine = first.run_window(end, number, mail);
                     barrier.wait();
                     assert!(!barrier.is_broken(), "a partition's thread panicked");
-                    std::iter::once(mine).chain(work.iter().map(|w| w.load(Ordering::Relaxed))).collect()
+                    std::iter::once(mine).chain(reports.iter().map(|r| *r.lock().expect("a report"))).collect()
                 });
                 window_end.store(STOP, Ordering::Release);
                 barrier.wait();
                 result
             })
         } else {
-            self.coordinate(others, cut, between, (until, max_events), |first, end| {
-                let mine = first.run_window(end);
+            run.coordinate(self, between, |first, end, number| {
+                let mine = first.run_window(end, number, mail);
                 std::iter::once(mine)
-                    .chain(others.iter().map(|p| p.lock().expect("a partition").run_window(end)))
+                    .chain(others.iter().map(|p| p.lock().expect("a partition").run_window(end, number, mail)))
                     .collect()
             })
         };
@@ -341,83 +340,6 @@ impl Simulation {
             self.parallel = Some(par);
         }
         self.finished
-    }
-
-    /// Runs windows (each by `window`, given this partition and the window's end, which
-    /// returns each partition's time in it) and what comes between them (the exchange,
-    /// the observations) until the run is over or paused (`run_bounded`'s `until` and
-    /// `max_events`). Returns
-    /// whether it is over, and whether it is over at rest at its stop time.
-    fn coordinate(
-        &mut self,
-        others: &[Mutex<Simulation>],
-        cut: &Cut,
-        between: &mut Between,
-        (until, max_events): (Ps, u64),
-        mut window: impl FnMut(&mut Simulation, Ps) -> Vec<u64>,
-    ) -> (bool, bool) {
-        let Between { next_observation, profile, released } = between;
-        let mut since_window = std::time::Instant::now();
-        let limit = self.stop_time.map_or(until, |s| s.min(until)).min(TIME_LIMIT);
-        let start_events = self.events_processed + lock(others).iter().map(|p| p.events_processed).sum::<u64>();
-        loop {
-            let mut guards = lock(others);
-            let mut parts: Vec<&mut Simulation> = guards.iter_mut().map(|g| &mut **g).collect();
-            let busy = self.pending_events() + parts.iter().map(|p| p.pending_events()).sum::<usize>();
-            let all = std::iter::once(&*self).chain(parts.iter().map(|p| &**p));
-            // Idle timers keep nothing going: with nothing busy they are not run.
-            let next_event = all.filter_map(|p| p.events.peek_time()).min().filter(|_| busy > 0);
-            let next_observation_at = next_observation.iter().flatten().min().copied();
-            let t = match [next_event, next_observation_at].into_iter().flatten().min() {
-                None => return (true, false),
-                Some(t) if t > TIME_LIMIT => {
-                    self.reached_time_limit = busy > 0;
-                    return (true, false);
-                }
-                Some(t) if t > limit => {
-                    self.now = parts.iter().map(|p| p.now).fold(self.now.max(limit), Ps::max);
-                    let stopped = self.stop_time.is_some_and(|s| limit >= s);
-                    return (stopped, stopped && busy == 0);
-                }
-                Some(t) => t,
-            };
-            let done = self.events_processed + parts.iter().map(|p| p.events_processed).sum::<u64>();
-            if done - start_events >= max_events {
-                self.now = parts.iter().map(|p| p.now).fold(self.now, Ps::max);
-                return (false, false);
-            }
-            if next_observation_at == Some(t) {
-                swap_views(self, &mut parts, cut, true);
-                let stop = self.observe_at(t, busy > 0, next_observation);
-                swap_views(self, &mut parts, cut, false);
-                if stop {
-                    // An observer ended the run (at a deadlock, as asked).
-                    self.stop_time = Some(t);
-                    return (true, false);
-                }
-                continue;
-            }
-            drop(parts);
-            drop(guards);
-            let end = t.saturating_add(cut.lookahead).min(limit + 1).min(next_observation_at.unwrap_or(Ps::MAX));
-            profile.between_ns += since_window.elapsed().as_nanos() as u64;
-            let work = window(self, end);
-            since_window = std::time::Instant::now();
-            profile.windows += 1;
-            profile.critical_ns += work.iter().max().copied().unwrap_or(0);
-            for (total, ns) in profile.work_ns.iter_mut().zip(work) {
-                *total += ns;
-            }
-            let mut guards = lock(others);
-            let mut parts: Vec<&mut Simulation> = guards.iter_mut().map(|g| &mut **g).collect();
-            exchange(self, &mut parts, cut, end);
-            let finished = self.finished_flows.len() + parts.iter().map(|p| p.finished_flows.len()).sum::<usize>();
-            if finished >= self.release_at {
-                let kept = release_quiet_flows(self, &mut parts, cut, released);
-                // As in a single simulation (`on_flow_start`).
-                self.release_at = self.release_batch.max(2 * kept);
-            }
-        }
     }
 
     /// The observations due at `t`, in the order of their events' keys, on the whole
@@ -516,6 +438,120 @@ impl Simulation {
     }
 }
 
+/// What runs the windows of a parallel run, from partition 0's thread, and what comes
+/// between them.
+struct Coordinator<'a> {
+    others: &'a [Mutex<Simulation>],
+    cut: &'a Cut,
+    mail: &'a Mailboxes,
+    /// `run_bounded`'s bounds.
+    until: Ps,
+    max_events: u64,
+}
+
+impl Coordinator<'_> {
+    /// Runs windows (each by `window`, given partition 0 and the window's end and number,
+    /// which returns each partition's report on it) and what comes between them (the
+    /// observations, the release of finished flows) until the run is over or paused
+    /// (`run_bounded`'s `until` and `max_events`), its mail delivered. Returns whether it
+    /// is over, and whether it is over at rest at its stop time.
+    fn coordinate(
+        &self,
+        first: &mut Simulation,
+        between: &mut Between,
+        mut window: impl FnMut(&mut Simulation, Ps, u64) -> Vec<Report>,
+    ) -> (bool, bool) {
+        let Between { next_observation, profile, released } = between;
+        let mut since_window = std::time::Instant::now();
+        let limit = first.stop_time.map_or(self.until, |s| s.min(self.until)).min(TIME_LIMIT);
+        let mut reports = self.deliver_all(first, profile.windows);
+        let mut mail_pending = false;
+        let events = |reports: &[Report]| reports.iter().map(|r| r.events).sum::<u64>();
+        let start_events = events(&reports);
+        loop {
+            let busy: usize = reports.iter().map(|r| r.busy).sum();
+            // Idle timers keep nothing going: with nothing busy they are not run.
+            let next_event = reports.iter().filter_map(|r| r.next).min().filter(|_| busy > 0);
+            let next_observation_at = next_observation.iter().flatten().min().copied();
+            let next = [next_event, next_observation_at].into_iter().flatten().min();
+            let paused = events(&reports) - start_events >= self.max_events;
+            let Some(t) = next.filter(|&t| t <= limit && !paused && next_observation_at != Some(t)) else {
+                // The run stops here, or looks at the whole network: its mail first.
+                if mail_pending {
+                    self.deliver_all(first, profile.windows);
+                    mail_pending = false;
+                }
+                let mut guards = lock(self.others);
+                let mut parts: Vec<&mut Simulation> = guards.iter_mut().map(|g| &mut **g).collect();
+                let latest = parts.iter().map(|p| p.now).max().unwrap_or(0);
+                match next {
+                    None => return (true, false),
+                    Some(t) if t > TIME_LIMIT => {
+                        first.reached_time_limit = busy > 0;
+                        return (true, false);
+                    }
+                    Some(t) if t > limit => {
+                        first.now = first.now.max(limit).max(latest);
+                        let stopped = first.stop_time.is_some_and(|s| limit >= s);
+                        return (stopped, stopped && busy == 0);
+                    }
+                    Some(_) if paused => {
+                        first.now = first.now.max(latest);
+                        return (false, false);
+                    }
+                    Some(t) => {
+                        swap_views(first, &mut parts, self.cut, true);
+                        let stop = first.observe_at(t, busy > 0, next_observation);
+                        swap_views(first, &mut parts, self.cut, false);
+                        if stop {
+                            // An observer ended the run (at a deadlock, as asked).
+                            first.stop_time = Some(t);
+                            return (true, false);
+                        }
+                        continue;
+                    }
+                }
+            };
+            let end = t.saturating_add(self.cut.lookahead).min(limit + 1).min(next_observation_at.unwrap_or(Ps::MAX));
+            profile.between_ns += since_window.elapsed().as_nanos() as u64;
+            reports = window(first, end, profile.windows);
+            since_window = std::time::Instant::now();
+            mail_pending = true;
+            profile.windows += 1;
+            profile.critical_ns += reports.iter().map(|r| r.work_ns).max().unwrap_or(0);
+            for (total, report) in profile.work_ns.iter_mut().zip(&reports) {
+                *total += report.work_ns;
+            }
+            if reports.iter().map(|r| r.finished).sum::<usize>() >= first.release_at {
+                self.deliver_all(first, profile.windows);
+                mail_pending = false;
+                let mut guards = lock(self.others);
+                let mut parts: Vec<&mut Simulation> = guards.iter_mut().map(|g| &mut **g).collect();
+                let kept = release_quiet_flows(first, &mut parts, self.cut, released);
+                // As in a single simulation (`on_flow_start`).
+                first.release_at = first.release_batch.max(2 * kept);
+                reports = std::iter::once(first.report()).chain(parts.iter().map(|p| p.report())).collect();
+            }
+        }
+    }
+
+    /// Delivers the mail of the last of `windows` (the windows run so far) to every
+    /// partition, between windows, so that the network is whole; returns each
+    /// partition's report.
+    fn deliver_all(&self, first: &mut Simulation, windows: u64) -> Vec<Report> {
+        let mut guards = lock(self.others);
+        let mut parts: Vec<&mut Simulation> =
+            std::iter::once(first).chain(guards.iter_mut().map(|g| &mut **g)).collect();
+        if windows > 0 {
+            parts.iter_mut().for_each(|p| p.take_mail(self.mail, windows - 1));
+        }
+        for p in &mut parts {
+            p.part.as_mut().expect("a partition").sent = (0, Ps::MAX);
+        }
+        parts.iter().map(|p| p.report()).collect()
+    }
+}
+
 /// Between windows, as `Simulation::release_quiet_flows` does in one simulation: the
 /// finished flows that nothing is left to happen to (no packet of theirs in any
 /// partition, no timer that may act, no NIC pacing them) are released from the
@@ -569,69 +605,6 @@ fn release_quiet_flows(
 /// The partitions of `others`, locked (between windows, when their threads wait).
 fn lock(others: &[Mutex<Simulation>]) -> Vec<std::sync::MutexGuard<'_, Simulation>> {
     others.iter().map(|m| m.lock().expect("a partition")).collect()
-}
-
-/// The two distinct partitions `a` and `b` of `first` and `others` (partition 0 is
-/// `first`).
-fn pair<'a>(
-    first: &'a mut Simulation,
-    others: &'a mut [&mut Simulation],
-    a: usize,
-    b: usize,
-) -> (&'a mut Simulation, &'a mut Simulation) {
-    debug_assert_ne!(a, b);
-    match (a, b) {
-        (0, b) => (first, &mut *others[b - 1]),
-        (a, 0) => (&mut *others[a - 1], first),
-        (a, b) if a < b => {
-            let (lo, hi) = others.split_at_mut(b - 1);
-            (&mut *lo[a - 1], &mut *hi[0])
-        }
-        (a, b) => {
-            let (lo, hi) = others.split_at_mut(a - 1);
-            (&mut *hi[0], &mut *lo[b - 1])
-        }
-    }
-}
-
-/// Between windows: the packets on the wires between partitions go to their receivers'
-/// copies of the wires (with their side-table payloads), and the receiving ends of the
-/// flows that started go to their destinations' partitions.
-///
-/// Every packet that crosses must arrive at `end` (the window's) or later, or the
-/// partition it reaches ran past its arrival: the lookahead was wrong, which is a bug
-/// (the check is cheap, per crossing packet, and always on).
-fn exchange(first: &mut Simulation, others: &mut [&mut Simulation], cut: &Cut, end: Ps) {
-    for p in 0..=others.len() {
-        let sim = if p == 0 { &mut *first } else { &mut *others[p - 1] };
-        let part = sim.part.as_mut().expect("a partition");
-        let crossing = std::mem::take(&mut part.crossing);
-        let handed_over = std::mem::take(&mut part.handed_over);
-        for &l in &crossing {
-            // Every partition has the same links: partition 0's copy says where `l` leads.
-            let q = cut.of(first.links[l as usize].to) as usize;
-            let (from, to) = pair(first, others, p, q);
-            let link = &mut to.links[l as usize];
-            let was_empty = link.wire.is_empty();
-            for (arrival, mut pkt) in from.links[l as usize].wire.drain(..) {
-                assert!(arrival >= end, "link {l}: a packet arrives at {arrival} ps, inside the window it was sent in (to {end} ps): the lookahead is too long");
-                pkt.ext = pkt.ext.map(|id| to.exts.insert(from.exts.remove(id)));
-                link.wire.push_back((arrival, pkt));
-            }
-            if let (true, Some(&(arrival, _))) = (was_empty, link.wire.front()) {
-                to.events.push(arrival, Event::Arrive(l));
-            }
-        }
-        for (fi, spec, receiver) in handed_over {
-            let q = cut.host[spec.dst as usize] as usize;
-            let to = if q == 0 { &mut *first } else { &mut *others[q - 1] };
-            to.flows.start(fi, Flow { spec, sender: None, receiver: Some(receiver) });
-        }
-        let sim = if p == 0 { &mut *first } else { &mut *others[p - 1] };
-        let part = sim.part.as_mut().expect("a partition");
-        part.crossing = crossing;
-        part.crossing.clear();
-    }
 }
 
 /// Gathers the live state of every node and link into partition 0 (`forward`), each
@@ -699,14 +672,15 @@ mod tests {
     }
 
     /// Windows twice as long as the cut allows: a packet between partitions arrives
-    /// inside the window it left in, and the exchange says so.
+    /// inside the window it left in, and its sender says so (on this thread: the
+    /// partitions take turns).
     #[test]
     #[should_panic(expected = "the lookahead is too long")]
     fn a_window_longer_than_the_lookahead_is_caught() {
         let mut sim = Simulation::with_threads(&fat_tree(), 2).unwrap();
         let par = sim.parallel.as_mut().unwrap();
         let cut = Cut { lookahead: 2 * par.cut.lookahead, ..(*par.cut).clone() };
-        par.cut = Arc::new(cut);
+        (par.cut, par.threads) = (Arc::new(cut), 1);
         sim.run();
     }
 
