@@ -4,10 +4,14 @@
 //! A host goes with its switch, and the cut runs between switches, as high as it can:
 //! the switches of the top tier (the cores of a fat tree, the spines of a leaf-spine) are
 //! taken away, and the rest falls apart into pods (or leaves); when that leaves fewer pods
-//! than partitions, the tier below goes too, and so on. The pods are dealt out so that each
-//! partition has about as many hosts, and the switches taken away in turn. A network whose switches all have hosts (a star, a ring) is cut into runs of
-//! consecutive switches. Only links between partitions bound the windows, so the cut
-//! leaves host links, whose delay may be 0, inside.
+//! than partitions, the tier below goes too, and so on. The pods are dealt out to the
+//! threads' home partitions so that each has about as much traffic; the switches taken
+//! away make partitions of their own, which any thread takes once its home is done, so
+//! that a window's work evens out when one pod is busier than the others for a while (as
+//! it is, with heavy-tailed flows, for milliseconds at a time). A network whose switches
+//! all have hosts (a star, a ring) is cut into runs of consecutive switches. Only links
+//! between partitions bound the windows, so the cut leaves host links, whose delay may be
+//! 0, inside.
 
 use crate::net::{NetworkSpec, NodeId};
 use crate::sim::Ps;
@@ -21,8 +25,11 @@ pub(crate) struct Cut {
     pub host: Vec<u16>,
     /// The partition of each switch.
     pub switch: Vec<u16>,
-    /// Partitions (at most the number asked for: a network may not cut that finely).
+    /// Partitions: the homes, then those of the switches taken away.
     pub parts: usize,
+    /// Home partitions, one a thread at most (the network may not cut that finely): the
+    /// first `homes` partitions.
+    pub homes: usize,
     /// The smallest propagation delay of a link between two partitions (`Ps::MAX` with
     /// one partition): no packet sent in one partition reaches another sooner.
     pub lookahead: Ps,
@@ -37,15 +44,16 @@ impl Cut {
         }
     }
 
-    /// `net` cut into at most `parts` partitions of about as many hosts each.
+    /// `net` cut for `threads` threads, with as many hosts in each home partition.
     #[cfg(test)]
-    pub fn new(net: &NetworkSpec, parts: usize) -> Cut {
-        Cut::weighted(net, parts, &vec![1; net.hosts as usize])
+    pub fn new(net: &NetworkSpec, threads: usize) -> Cut {
+        Cut::weighted(net, threads, &vec![1; net.hosts as usize])
     }
 
-    /// `net` cut into at most `parts` partitions (see the module's doc), balanced by
-    /// `weight`, each host's share of the work (the traffic it sends and receives).
-    pub fn weighted(net: &NetworkSpec, parts: usize, weight: &[u64]) -> Cut {
+    /// `net` cut for `threads` threads (see the module's doc): at most a home partition
+    /// for each, balanced by `weight`, each host's share of the work (the traffic it sends
+    /// and receives), and at most as many partitions again of the switches above the cut.
+    pub fn weighted(net: &NetworkSpec, threads: usize, weight: &[u64]) -> Cut {
         let switches = net.switches as usize;
         let mut neighbours = vec![Vec::new(); switches];
         let mut has_hosts = vec![false; switches];
@@ -65,7 +73,8 @@ impl Cut {
         let tier = tiers(&neighbours, &has_hosts);
         let top = tier.iter().copied().max().unwrap_or(0);
         let mut switch = vec![u16::MAX; switches];
-        let parts = parts.max(1);
+        let parts = threads.max(1);
+        let mut extras = 0;
         if top == 0 {
             // Every switch has hosts: runs of consecutive switches, about as much work
             // each.
@@ -97,18 +106,17 @@ impl Cut {
                     switch[s as usize] = part;
                 }
             }
-            let used = owner.iter().map(|&p| p as usize + 1).max().unwrap_or(1);
-            let mut next = 0;
-            for s in 0..switches {
-                if tier[s] >= *cut_tier {
-                    switch[s] = (next % used) as u16;
-                    next += 1;
-                }
+            let homes = owner.iter().map(|&p| p as usize + 1).max().unwrap_or(1);
+            let above: Vec<usize> = (0..switches).filter(|&s| tier[s] >= *cut_tier).collect();
+            // With one thread, the one partition takes them.
+            extras = if parts == 1 { 0 } else { above.len().min(parts) };
+            for (i, &s) in above.iter().enumerate() {
+                switch[s] = if extras == 0 { 0 } else { (homes + i % extras) as u16 };
             }
         }
-        let used = switch.iter().map(|&p| p as usize + 1).max().unwrap_or(1);
+        let homes = switch.iter().map(|&p| p as usize + 1).max().unwrap_or(1) - extras;
         let host = host_switch.iter().map(|&s| switch.get(s as usize).copied().unwrap_or(0)).collect();
-        let mut cut = Cut { host, switch, parts: used, lookahead: Ps::MAX };
+        let mut cut = Cut { host, switch, parts: homes + extras, homes, lookahead: Ps::MAX };
         cut.lookahead =
             net.links.iter().filter(|l| cut.of(l.from) != cut.of(l.to)).map(|l| l.delay).min().unwrap_or(Ps::MAX);
         cut
@@ -220,14 +228,15 @@ mod tests {
         parts
     }
 
-    /// A k = 4 fat tree in two: two pods each (4 hosts per pod), two cores each; only
-    /// aggregation-to-core links cross, so the lookahead is their delay, not the host
-    /// links'. Every host is with its edge switch.
+    /// A k = 4 fat tree for two threads: two homes of two pods each (4 hosts per pod),
+    /// and the four cores in two partitions of their own; only aggregation-to-core links
+    /// cross, so the lookahead is their delay, not the host links'. Every host is with its
+    /// edge switch.
     #[test]
     fn a_fat_tree_is_cut_between_pods_and_cores() {
         let spec = net("[topology]\nkind = \"fat_tree\"\nk = 4\nlink_delay = \"1us\"");
         let cut = Cut::new(&spec, 2);
-        assert_eq!(cut.parts, 2);
+        assert_eq!((cut.homes, cut.parts), (2, 4));
         let hosts = |p: u16| cut.host.iter().filter(|&&q| q == p).count();
         assert_eq!((hosts(0), hosts(1)), (8, 8));
         for l in &spec.links {
@@ -238,31 +247,33 @@ mod tests {
         let crossing: Vec<_> = spec.links.iter().filter(|l| cut.of(l.from) != cut.of(l.to)).collect();
         assert!(!crossing.is_empty());
         assert_eq!(cut.lookahead, 1_000_000);
-        assert_eq!(members(&cut).iter().map(Vec::len).collect::<Vec<_>>(), [10, 10], "4 pods of 4, 4 cores");
+        assert_eq!(members(&cut).iter().map(Vec::len).collect::<Vec<_>>(), [8, 8, 2, 2], "4 pods of 4, 4 cores");
+        let tiers: Vec<bool> = members(&cut)[2..].iter().flatten().map(|&s| s >= 16).collect();
+        assert!(tiers.iter().all(|&core| core), "the cores are the switches after the pods'");
     }
 
     /// Partitions never outnumber what the network can give: a leaf-spine of 3 leaves
-    /// asked for 8 makes 3 (a leaf each, the spines dealt among them); one partition has
+    /// for 8 threads makes 3 homes (a leaf each) and 2 of the spines; one partition has
     /// no lookahead.
     #[test]
     fn a_network_is_cut_at_most_as_finely_as_it_can_be() {
         let spec = net("[topology]\nkind = \"leaf_spine\"\nleaves = 3\nspines = 2\nhosts_per_leaf = 4");
         let cut = Cut::new(&spec, 8);
-        assert_eq!(cut.parts, 3);
+        assert_eq!((cut.homes, cut.parts), (3, 5));
         let one = Cut::new(&spec, 1);
         assert_eq!((one.parts, one.lookahead), (1, Ps::MAX));
         assert!(one.switch.iter().all(|&p| p == 0));
     }
 
     /// ns3-datacenter's 128-host three-tier fabric: taking its top tier away leaves one
-    /// pod, so the cut goes a tier lower: 64 hosts a partition, and only its 5 us links
-    /// cross (the lookahead).
+    /// pod, so the cut goes a tier lower: 64 hosts a home, the switches above the racks in
+    /// two partitions, and only its 5 us links cross (the lookahead).
     #[test]
     fn a_three_tier_fabric_whose_aggregation_joins_every_rack_is_cut_below_it() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../validation/n3dc/topology.txt");
         let spec = net(&format!("[topology]\nkind = \"file\"\npath = \"{path}\""));
         let cut = Cut::new(&spec, 2);
-        assert_eq!(cut.parts, 2);
+        assert_eq!((cut.homes, cut.parts), (2, 4));
         let hosts = |p: u16| cut.host.iter().filter(|&&q| q == p).count();
         assert_eq!((hosts(0), hosts(1)), (64, 64));
         assert_eq!(cut.lookahead, 5_000_000);

@@ -29,11 +29,13 @@ impl Simulation {
         (hosts + switches + links) as u64
     }
 
-    /// Every packet and frame in the network: queued at a NIC or a switch, waiting at a
-    /// link or on its wire.
+    /// Every packet and frame in the network (in a partition of a parallel run, in its
+    /// part of it): queued at a NIC or a switch, waiting at a link or on its wire.
     pub(super) fn packets(&self) -> impl Iterator<Item = &crate::net::Packet> {
-        let nics = self.nics.iter().flat_map(Nic::packets);
-        let switches = self.switches.iter().flat_map(|s| s.queued());
+        let part = self.part.as_ref();
+        let nics = self.nics.iter().enumerate().filter(move |&(h, _)| part.is_none_or(|p| p.owns_host(h as u32)));
+        let switches = self.switches.iter().enumerate().filter(move |&(s, _)| part.is_none_or(|p| p.owns_switch(s)));
+        let (nics, switches) = (nics.flat_map(|(_, n)| n.packets()), switches.flat_map(|(_, s)| s.queued()));
         let links = self
             .links
             .iter()

@@ -29,8 +29,8 @@ use crate::switch::Switch;
 use crate::transport::AnyReceiver;
 use crate::workload::{FlowSpec, FlowStream};
 use barrier::{BreakOnPanic, SpinBarrier};
-use mail::{Mailboxes, Parcel};
-use std::sync::atomic::{AtomicU64, Ordering};
+use mail::{Batch, Mailboxes};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The window end that tells the threads of a parallel run to stop.
@@ -47,14 +47,14 @@ pub(super) struct Part {
     started_here: usize,
     /// What this partition sent to each other one in the window under way (by
     /// destination), posted at its end.
-    outbox: Vec<Vec<Parcel>>,
+    outbox: Vec<Batch>,
     /// The packets in `outbox` (and those posted, until they are delivered) and the
     /// earliest arrival among them.
     sent: (usize, Ps),
     /// The end of the window under way: what this partition sends arrives after it.
     window_end: Ps,
     /// Mail being taken (a list kept for its memory).
-    inbox: Vec<Parcel>,
+    inbox: Batch,
     /// The last event run that was not an idle timer, as (time, key), and the idle
     /// timers run after it in this window: if the run turns out to have ended before
     /// them, a single simulation would not have run them (`finish`).
@@ -73,12 +73,16 @@ impl Part {
         self.cut.host[h as usize] == self.id
     }
 
+    pub fn owns_switch(&self, s: usize) -> bool {
+        self.cut.switch[s] == self.id
+    }
+
     /// Flow `fi` started here; its receiving end goes to its destination's partition
     /// after this window (before any packet of the flow can reach it: the flow's packets
     /// cross a link between partitions, which takes the lookahead at least).
     pub fn hand_over(&mut self, fi: u32, spec: FlowSpec, receiver: AnyReceiver) {
         let to = self.cut.host[spec.dst as usize] as usize;
-        self.outbox[to].push(Parcel::Receiver { flow: fi, spec, receiver });
+        self.outbox[to].receiver(fi, spec, receiver);
     }
 
     pub fn started(&mut self) {
@@ -94,7 +98,7 @@ impl Part {
         let end = self.window_end;
         assert!(arrival >= end, "link {link}: a packet arrives at {arrival} ps, inside the window it was sent in (to {end} ps): the lookahead is too long");
         self.sent = (self.sent.0 + 1, self.sent.1.min(arrival));
-        self.outbox[self.cut.of(to) as usize].push(Parcel::Packet { link, arrival, packet, ext });
+        self.outbox[self.cut.of(to) as usize].packet(link, arrival, packet, ext);
     }
 }
 
@@ -116,8 +120,11 @@ struct Report {
 pub(super) struct Parallel {
     others: Vec<Mutex<Simulation>>,
     cut: Arc<Cut>,
-    /// Whether the partitions run on threads of their own (or one after the other).
+    /// The threads the run uses: one for each home partition at least.
     threads: usize,
+    /// The partitions take turns on one thread, each window's work timed alone, to
+    /// project what `threads` cores would do (`docs/parallel.md`).
+    serial: bool,
     /// The run's flows in start order, from the first: the table's rows when the run ends.
     stream: FlowStream,
     mail: Mailboxes,
@@ -140,10 +147,11 @@ struct Between {
 #[derive(Clone, Debug, Default)]
 pub struct WindowProfile {
     pub windows: u64,
+    pub threads: usize,
     /// Per partition, the nanoseconds spent in windows.
     pub work_ns: Vec<u64>,
-    /// The sum over windows of the longest partition's time in it: the run's critical
-    /// path with a thread per partition and free barriers.
+    /// The sum over windows of the time each would take on `threads` threads with free
+    /// barriers (`makespan`): the run's critical path.
     pub critical_ns: u64,
     /// Nanoseconds between windows (the exchange, the observations, the barriers).
     pub between_ns: u64,
@@ -180,16 +188,12 @@ impl Simulation {
         }
         sim.become_part(0, &cut);
         let next_observation = vec![Some(0); sim.observers.len()];
-        let profile = WindowProfile { work_ns: vec![0; cut.parts], ..Default::default() };
-        // Profiling for a projection: the partitions one after another on this thread,
-        // each window's work timed alone (docs/parallel.md).
-        let threads = match std::env::var("SHOAL_WINDOW_PROFILE").as_deref() {
-            Ok("serial") => 1,
-            _ => threads,
-        };
+        let threads = threads.min(cut.parts);
+        let profile = WindowProfile { threads, work_ns: vec![0; cut.parts], ..Default::default() };
+        let serial = std::env::var("SHOAL_WINDOW_PROFILE").as_deref() == Ok("serial");
         let between = Between { next_observation, profile, released: Vec::new() };
         let mail = Mailboxes::new(cut.parts);
-        sim.parallel = Some(Box::new(Parallel { others, cut, threads, stream, mail, between }));
+        sim.parallel = Some(Box::new(Parallel { others, cut, threads, serial, stream, mail, between }));
         Ok(sim)
     }
 
@@ -221,10 +225,10 @@ impl Simulation {
             cut: cut.clone(),
             next_flow: 0,
             started_here: 0,
-            outbox: (0..cut.parts).map(|_| Vec::new()).collect(),
+            outbox: (0..cut.parts).map(|_| Batch::default()).collect(),
             sent: (0, Ps::MAX),
             window_end: 0,
-            inbox: Vec::new(),
+            inbox: Batch::default(),
             last_busy: (0, 0),
             idle_after: Vec::new(),
         });
@@ -271,22 +275,44 @@ impl Simulation {
         Report { next, busy: self.pending_events() + sent, events, finished, work_ns: 0 }
     }
 
-    /// `run_bounded` of a parallel run: the partitions other than this one each on a
-    /// thread of its own while the call lasts, meeting this one at every window's start
-    /// and end (`SpinBarrier`).
+    /// `run_bounded` of a parallel run: the threads other than this one each on a thread
+    /// of its own while the call lasts, meeting this one at every window's start and end
+    /// (`SpinBarrier`). In a window, each thread runs its home partition, then takes the
+    /// others in turn, as it comes free.
     pub(super) fn run_parallel(&mut self, until: Ps, max_events: u64) -> bool {
         let mut par = self.parallel.take().expect("a parallel run");
-        let Parallel { others, cut, threads, mail, between, .. } = &mut *par;
-        let (others, cut, mail) = (&others[..], &**cut, &*mail);
+        let Parallel { others, cut, threads, serial, mail, between, .. } = &mut *par;
+        let (others, cut, mail, threads) = (&others[..], &**cut, &*mail, *threads);
         let run = Coordinator { others, cut, mail, until, max_events };
-        let (over, rest_at_stop) = if *threads > 1 {
+        let (over, rest_at_stop) = if *serial {
+            run.coordinate(self, between, |first, end, number| {
+                let mine = first.run_window(end, number, mail);
+                std::iter::once(mine)
+                    .chain(others.iter().map(|p| p.lock().expect("a partition").run_window(end, number, mail)))
+                    .collect()
+            })
+        } else {
             // The window under way: its number and its end (`STOP`: the threads return).
             let (window, window_end) = (AtomicU64::new(0), AtomicU64::new(0));
+            // The next partition that is no thread's home to take.
+            let next_claim = AtomicUsize::new(cut.parts);
             let reports: Vec<Mutex<Report>> = others.iter().map(|_| Mutex::default()).collect();
-            let barrier = SpinBarrier::new(others.len() + 1);
+            // Partition `i`'s window, run on this thread, its report kept.
+            let run_other = |i: usize, end: Ps, number: u64| {
+                let report = others[i - 1].lock().expect("a partition").run_window(end, number, mail);
+                *reports[i - 1].lock().expect("a report") = report;
+            };
+            let claim_others = |end: Ps, number: u64| loop {
+                match next_claim.fetch_add(1, Ordering::AcqRel) {
+                    i if i < cut.parts => run_other(i, end, number),
+                    _ => break,
+                }
+            };
+            let barrier = SpinBarrier::new(threads);
             std::thread::scope(|scope| {
-                for (part, report) in others.iter().zip(&reports) {
+                for home in 1..threads {
                     let (window, window_end, barrier) = (&window, &window_end, &barrier);
+                    let (run_other, claim_others) = (&run_other, &claim_others);
                     scope.spawn(move || {
                         let _guard = BreakOnPanic(barrier);
                         loop {
@@ -296,9 +322,11 @@ impl Simulation {
                                 STOP => return,
                                 end => end,
                             };
-                            let done =
-                                part.lock().expect("a partition").run_window(end, window.load(Ordering::Acquire), mail);
-                            *report.lock().expect("a report") = done;
+                            let number = window.load(Ordering::Acquire);
+                            if home < cut.homes {
+                                run_other(home, end, number);
+                            }
+                            claim_others(end, number);
                             barrier.wait();
                         }
                     });
@@ -307,8 +335,10 @@ impl Simulation {
                 let result = run.coordinate(self, between, |first, end, number| {
                     window.store(number, Ordering::Release);
                     window_end.store(end, Ordering::Release);
+                    next_claim.store(cut.homes, Ordering::Release);
                     barrier.wait();
                     let mine = first.run_window(end, number, mail);
+                    claim_others(end, number);
                     barrier.wait();
                     assert!(!barrier.is_broken(), "a partition's thread panicked");
                     std::iter::once(mine).chain(reports.iter().map(|r| *r.lock().expect("a report"))).collect()
@@ -316,13 +346,6 @@ impl Simulation {
                 window_end.store(STOP, Ordering::Release);
                 barrier.wait();
                 result
-            })
-        } else {
-            run.coordinate(self, between, |first, end, number| {
-                let mine = first.run_window(end, number, mail);
-                std::iter::once(mine)
-                    .chain(others.iter().map(|p| p.lock().expect("a partition").run_window(end, number, mail)))
-                    .collect()
             })
         };
         if over {
@@ -518,7 +541,7 @@ impl Coordinator<'_> {
             since_window = std::time::Instant::now();
             mail_pending = true;
             profile.windows += 1;
-            profile.critical_ns += reports.iter().map(|r| r.work_ns).max().unwrap_or(0);
+            profile.critical_ns += makespan(reports.iter().map(|r| r.work_ns), self.cut.homes, profile.threads);
             for (total, report) in profile.work_ns.iter_mut().zip(&reports) {
                 *total += report.work_ns;
             }
@@ -600,6 +623,21 @@ fn release_quiet_flows(
     let count = kept.len();
     first.finished_flows = kept;
     count
+}
+
+/// How long a window whose partitions take `work` takes on `threads` threads, with free
+/// barriers: each thread runs its home partition (the first `homes` of `work`), then
+/// takes the others in turn, the first free thread first.
+fn makespan(work: impl Iterator<Item = u64>, homes: usize, threads: usize) -> u64 {
+    let mut free_at = vec![0; threads.max(1)];
+    for (i, work) in work.enumerate() {
+        let thread = match i < homes {
+            true => i,
+            false => (0..free_at.len()).min_by_key(|&t| free_at[t]).expect("a thread"),
+        };
+        free_at[thread] += work;
+    }
+    free_at.into_iter().max().unwrap_or(0)
 }
 
 /// The partitions of `others`, locked (between windows, when their threads wait).
@@ -709,11 +747,21 @@ mod tests {
         assert!(most_active < 300, "{most_active} flows active at once");
     }
 
+    /// Two threads, homes of 5 and 1 and three others of 2: the second thread takes the
+    /// first two others while the first runs its home, then the first free one (the
+    /// first, at a tie) the last: 7, where an even share would be 6.
+    #[test]
+    fn a_window_takes_its_busiest_threads_time() {
+        assert_eq!(makespan([5, 1, 2, 2, 2].into_iter(), 2, 2), 7);
+        assert_eq!(makespan([5, 1].into_iter(), 2, 2), 5);
+        assert_eq!(makespan([3, 3, 3].into_iter(), 1, 3), 3, "threads without a home only take others");
+    }
+
     /// The same windows within the lookahead run to the end.
     #[test]
     fn windows_within_the_lookahead_run_to_the_end() {
         let mut sim = Simulation::with_threads(&fat_tree(), 2).unwrap();
-        assert_eq!(sim.partitions(), 2);
+        assert_eq!(sim.partitions(), 4, "2 homes of 2 pods, 2 of 2 cores");
         sim.run();
         assert!(sim.check_invariants().is_empty());
     }
