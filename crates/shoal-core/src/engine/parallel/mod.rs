@@ -487,7 +487,8 @@ impl Coordinator<'_> {
         let Between { next_observation, profile, released } = between;
         let mut since_window = std::time::Instant::now();
         let limit = first.stop_time.map_or(self.until, |s| s.min(self.until)).min(TIME_LIMIT);
-        let mut reports = self.deliver_all(first, profile.windows);
+        self.deliver_all(first, profile.windows);
+        let mut reports = self.reports(first);
         let mut mail_pending = false;
         let events = |reports: &[Report]| reports.iter().map(|r| r.events).sum::<u64>();
         let start_events = events(&reports);
@@ -553,25 +554,29 @@ impl Coordinator<'_> {
                 let kept = release_quiet_flows(first, &mut parts, self.cut, released);
                 // As in a single simulation (`on_flow_start`).
                 first.release_at = first.release_batch.max(2 * kept);
-                reports = std::iter::once(first.report()).chain(parts.iter().map(|p| p.report())).collect();
+                drop(parts);
+                drop(guards);
+                reports = self.reports(first);
             }
         }
     }
 
     /// Delivers the mail of the last of `windows` (the windows run so far) to every
-    /// partition, between windows, so that the network is whole; returns each
-    /// partition's report.
-    fn deliver_all(&self, first: &mut Simulation, windows: u64) -> Vec<Report> {
+    /// partition, between windows, so that the network is whole.
+    fn deliver_all(&self, first: &mut Simulation, windows: u64) {
         let mut guards = lock(self.others);
-        let mut parts: Vec<&mut Simulation> =
-            std::iter::once(first).chain(guards.iter_mut().map(|g| &mut **g)).collect();
-        if windows > 0 {
-            parts.iter_mut().for_each(|p| p.take_mail(self.mail, windows - 1));
-        }
-        for p in &mut parts {
+        let parts = std::iter::once(first).chain(guards.iter_mut().map(|g| &mut **g));
+        for p in parts {
+            if windows > 0 {
+                p.take_mail(self.mail, windows - 1);
+            }
             p.part.as_mut().expect("a partition").sent = (0, Ps::MAX);
         }
-        parts.iter().map(|p| p.report()).collect()
+    }
+
+    /// Each partition's report, between windows.
+    fn reports(&self, first: &Simulation) -> Vec<Report> {
+        std::iter::once(first.report()).chain(lock(self.others).iter().map(|p| p.report())).collect()
     }
 }
 
