@@ -104,7 +104,12 @@ class DeadlockSummary(TypedDict, total=False):
     cycle: list[PortClass]
     detected_ns: float
     frozen: bool
+    held_nics: int | None
     onset_ns: float
+    #: Frozen with no cycle of pauses to hold it: a pause's ending frame was lost (corrupted on a
+    #: lossy link). ``cycle`` lists the paused queues that wait for no other, ``held_nics`` counts
+    #: the host NICs held.
+    without_cycle: bool
 
 
 class FlowCounts(TypedDict, total=False):
@@ -239,11 +244,14 @@ class RunCounters(TypedDict, total=False):
     #: Congestion notifications RDMA senders received.
     cnps: int
     data_packets_sent: int
-    #: Dropped packets by reason (``DropReason::name``), every reason listed.
+    #: Dropped packets by reason (``DropReason::name``), every reason listed (``link_error`` only
+    #: where a link can corrupt packets).
     drops: dict[str, int]
     duration_ps: int
     ecn_marks: int
     events: int
+    #: Control frames (PFC, BFC) lost to corruption, where a link can corrupt.
+    frames_corrupted: int | None
     links: LinkCounters
     #: ECN marks by the rule that made them (``MarkRule::name``), every rule listed.
     marks_by_rule: dict[str, int]

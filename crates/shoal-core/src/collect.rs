@@ -85,7 +85,14 @@ impl<'a> Summary<'a> {
         }
         let pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
         warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(|d| d.warning.clone())));
-        if let Some(p) = pfc.as_ref().filter(|p| p.lossless_drops > 0 && p.frames_queued_behind > 0) {
+        let frames_corrupted = sim.counters().frames_corrupted;
+        if let Some(p) = pfc.as_ref().filter(|p| p.lossless_drops > 0 && frames_corrupted > 0) {
+            warnings.push(format!(
+                "{} lossless packets were dropped, and {frames_corrupted} control frames were corrupted on lossy \
+                 links: an upstream whose PAUSE was lost sends on past the headroom",
+                p.lossless_drops
+            ));
+        } else if let Some(p) = pfc.as_ref().filter(|p| p.lossless_drops > 0 && p.frames_queued_behind > 0) {
             warnings.push(format!(
                 "{} lossless packets were dropped while {} PFC frames waited behind other frames on their links: \
                  classes toggled PAUSE and RESUME faster than frames leave (as in ns3-datacenter, every frame is \
@@ -94,7 +101,10 @@ impl<'a> Summary<'a> {
                 p.lossless_drops, p.frames_queued_behind
             ));
         }
-        let ended = match (sim.came_to_rest(), sim.deadlocks().is_empty()) {
+        // A frozen fabric without a cycle ends the run with timers still set: it is at
+        // rest as far as its packets go.
+        let frozen = sim.deadlocks().iter().any(|d| d.without_cycle);
+        let ended = match (sim.came_to_rest() || frozen, sim.deadlocks().is_empty()) {
             (false, _) => RunEnd::Stopped,
             (true, true) => RunEnd::AtRest,
             (true, false) => RunEnd::Deadlocked,
@@ -125,13 +135,37 @@ impl DeadlockSummary {
         } else {
             format!("found at {detected_ns} ns")
         };
-        let warning = format!(
-            "deadlock from {onset_ns} ns ({found}): {} egress queues, each paused while holding packets that wait for \
-             the next: {}",
-            hops.len(),
-            hops.join(" -> ")
-        );
-        DeadlockSummary { onset_ns, detected_ns, cycle: d.cycle.clone(), frozen: d.frozen, warning }
+        let warning = if d.without_cycle {
+            let queues = match hops.len() {
+                0 => String::new(),
+                n => format!(
+                    "{n} egress queues paused by a neighbour that holds none of what they sent it ({}); ",
+                    hops.join(", ")
+                ),
+            };
+            format!(
+                "frozen fabric from {onset_ns} ns ({found}), with no cycle of pauses to hold it: {queues}{} host NICs \
+                 held by a pause. The frames that would have ended these pauses were lost (corrupted on a lossy \
+                 link), and nothing else can end them: the run ends here",
+                d.held_nics
+            )
+        } else {
+            format!(
+                "deadlock from {onset_ns} ns ({found}): {} egress queues, each paused while holding packets that wait \
+                 for the next: {}",
+                hops.len(),
+                hops.join(" -> ")
+            )
+        };
+        DeadlockSummary {
+            onset_ns,
+            detected_ns,
+            cycle: d.cycle.clone(),
+            frozen: d.frozen,
+            without_cycle: d.without_cycle,
+            held_nics: d.without_cycle.then_some(d.held_nics),
+            warning,
+        }
     }
 }
 

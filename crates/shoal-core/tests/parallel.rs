@@ -49,3 +49,13 @@ fn a_lossless_leaf_spine_of_rdma_connections() {
          [workload]\npattern = \"all_to_all\"\ncdf = \"websearch\"\nflows = 300\nload = 0.6\ntransport = \"rdma\"\n",
     );
 }
+
+/// Corruption draws depend on the link and the arrival time only, so a cut changes none.
+#[test]
+fn a_fat_tree_of_lossy_links() {
+    same_for_any_threads(
+        "[topology]\nkind = \"fat_tree\"\nk = 4\nlink_delay = \"1us\"\nerror_rate = 1e-3\n\
+         [switch]\nbuffer = \"400KB\"\nreserved = \"2KB\"\n\
+         [workload]\npattern = \"all_to_all\"\ncdf = \"websearch\"\nflows = 300\nload = 0.6\n",
+    );
+}

@@ -2,7 +2,7 @@
 //! the flows' stacks, the workload's stream, the observers, and the checks that need the
 //! built network (each switch's own buffer).
 
-use super::{Event, Flows, Link, Simulation, ENTITY_LIMIT};
+use super::{link_errors, Event, Flows, Link, Simulation, ENTITY_LIMIT};
 use crate::budget::{self, RELEASE_BATCH};
 use crate::config::ScenarioError;
 use crate::host::Nic;
@@ -178,6 +178,8 @@ impl Simulation {
                 delay: l.delay,
                 core: l.core,
                 crosses: false,
+                corrupts: l.error_rate > 0.0,
+                error_threshold: link_errors::threshold(l.error_rate),
                 busy_until: 0,
                 tx_event: false,
                 control: None,

@@ -12,7 +12,7 @@ use crate::net::{self, Effects, ExtStore, NodeId, Packet, PacketKind, Routes};
 use crate::observe::Observer;
 use crate::results::FlowTable;
 use crate::sim::{mix64, EventQueue, KeyedEvent, LinkRate, Ps, TIME_LIMIT};
-use crate::stats::{Counters, PauseLog};
+use crate::stats::{Counters, DropReason, PauseLog};
 use crate::switch::{Drops, Switch};
 use crate::transport::{HostAction, Stacks};
 use crate::workload::FlowStream;
@@ -24,6 +24,7 @@ mod cut;
 mod effects;
 mod flows;
 mod hosts;
+mod link_errors;
 mod observers;
 mod parallel;
 mod report;
@@ -158,6 +159,8 @@ struct Link {
     /// In a partition of a parallel run, the link leads to another partition: its
     /// packets go there by mail (`parallel::mail`).
     crosses: bool,
+    /// The link corrupts packets: `error_threshold` is not 0.
+    corrupts: bool,
     delay: Ps,
     rate: LinkRate,
     tx_bytes: u64,
@@ -168,6 +171,8 @@ struct Link {
     /// since most links never carry one (it keeps `Link` at two cache lines).
     #[allow(clippy::box_collection)]
     control: Option<Box<VecDeque<Packet>>>,
+    /// Its chance of corrupting a packet (`link_errors::threshold`).
+    error_threshold: u64,
 }
 
 /// Asks the CPU to load the cache line holding `value` (a hint: no effect on results).
@@ -561,10 +566,13 @@ impl Simulation {
             // that a wire that keeps emptying reuses its first, cached slots.
             None => link.wire.clear(),
         }
-        let (to, to_port) = (link.to, link.to_port as usize);
+        let (to, to_port, corrupts) = (link.to, link.to_port as usize, link.corrupts);
+        if corrupts && self.corrupted(link_id, &pkt) {
+            return;
+        }
         if pkt.kind == PacketKind::Control {
             self.counters.frames_received += 1;
-            let rate = link.rate;
+            let rate = self.links[link_id as usize].rate;
             let mut effects = std::mem::take(&mut self.effects);
             match to {
                 NodeId::Switch(s) => {
@@ -576,10 +584,27 @@ impl Simulation {
             self.carry_out_effects(to, effects);
             return;
         }
-        match link.to {
+        match to {
             NodeId::Switch(s) => self.switch_receive(s, to_port, pkt),
             NodeId::Host(h) => self.host_receive(h, pkt),
         }
+    }
+
+    /// Whether `pkt`, arriving over the corrupting link `link_id`, was corrupted on the
+    /// way; if so, it is counted and gone.
+    #[inline(never)]
+    fn corrupted(&mut self, link_id: u32, pkt: &Packet) -> bool {
+        let threshold = self.links[link_id as usize].error_threshold;
+        if !link_errors::corrupted(self.seed, link_id, self.now, threshold) {
+            return false;
+        }
+        if pkt.kind == PacketKind::Control {
+            self.counters.frames_corrupted += 1;
+        } else {
+            self.counters.drop(DropReason::LinkError, pkt);
+        }
+        self.exts.release(pkt.ext);
+        true
     }
 
     fn switch_receive(&mut self, s: u32, ingress: usize, pkt: Packet) {

@@ -12,12 +12,13 @@ impl Simulation {
     /// again: tells every observer (at each observation from then on, and at the stop
     /// time). Returns whether one wants the run to end now.
     pub(super) fn tell_observers_at_rest(&mut self) -> bool {
-        let links = &self.links;
+        let (links, nics) = (&self.links, &self.nics);
         let net = NetView {
             now: self.now,
             switches: &self.switches,
             link_tx_bytes: &|l| links[l as usize].tx_bytes,
             nothing_can_move: &|| true,
+            held_nics: &|| held_nics(nics),
         };
         let mut stop = false;
         for observer in &mut self.observers {
@@ -49,6 +50,7 @@ impl Simulation {
             switches,
             link_tx_bytes: &|l| links[l as usize].tx_bytes,
             nothing_can_move: &|| nothing_can_move(now, links, switches, nics),
+            held_nics: &|| held_nics(nics),
         };
         self.observers[i as usize].observe(&net);
     }
@@ -62,4 +64,9 @@ fn nothing_can_move(now: Ps, links: &[Link], switches: &[Switch], nics: &[Nic]) 
     links.iter().all(|l| l.busy_until <= now && l.wire.is_empty() && l.control.as_ref().is_none_or(|c| c.is_empty()))
         && switches.iter().all(|s| (0..s.ports.len()).all(|p| !s.has_queued(p)))
         && nics.iter().all(|n| !n.can_send() && !n.has_paced())
+}
+
+/// How many NICs hold packets while a pause holds some class.
+fn held_nics(nics: &[Nic]) -> usize {
+    nics.iter().filter(|n| n.paused() != 0 && !n.is_empty()).count()
 }

@@ -69,10 +69,10 @@ impl Simulation {
             ));
         }
         let frames = self.frames_in_network();
-        if c.frames_sent != c.frames_received + frames {
+        if c.frames_sent != c.frames_received + c.frames_corrupted + frames {
             errors.push(format!(
-                "conservation: frames sent {} != received {} + in network {frames}",
-                c.frames_sent, c.frames_received
+                "conservation: frames sent {} != received {} + corrupted {} + in network {frames}",
+                c.frames_sent, c.frames_received, c.frames_corrupted
             ));
         }
         let owned = self.packets_with_ext();
@@ -244,7 +244,14 @@ impl Simulation {
     pub fn run_counters(&mut self) -> RunCounters {
         let now = self.now.max(1);
         let c = &self.counters;
-        let drops = DropReason::ALL.iter().map(|r| (r.name(), c.dropped[*r as usize])).collect();
+        // Corruption is listed only where a link can corrupt, so that the counters of
+        // other runs stay as they were before links could.
+        let corrupting = self.links.iter().any(|l| l.corrupts);
+        let drops = DropReason::ALL
+            .iter()
+            .filter(|&&r| corrupting || r != DropReason::LinkError)
+            .map(|r| (r.name(), c.dropped[*r as usize]))
+            .collect();
         let marks_by_rule = MarkRule::ALL.iter().map(|r| (r.name(), c.marks_by_rule[*r as usize])).collect();
         let mut pools = Vec::new();
         let mut queues = Vec::new();
@@ -306,6 +313,7 @@ impl Simulation {
             duration_ps: self.now,
             ecn_marks: c.ecn_marks,
             events: self.events_processed,
+            frames_corrupted: corrupting.then_some(c.frames_corrupted),
             links: LinkCounters { core: MeanMax::of(&core), core_links, host_downlinks: MeanMax::of(&down) },
             marks_by_rule,
             packets: PacketCounts {

@@ -38,6 +38,32 @@ pub struct Topology {
     /// `net::NodeIds`): they are not built, and routing goes around them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failed_links: Vec<[u32; 2]>,
+    /// The chance that a packet (or frame) crossing a link is corrupted, and dropped by
+    /// the receiving end: every link's, unless `lossy_links` or a topology file's line
+    /// gives the link its own.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub error_rate: f64,
+    /// Links with an error rate of their own (both directions of each).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lossy_links: Vec<LossyLink>,
+}
+
+/// A link with an error rate of its own: `topology.lossy_links`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LossyLink {
+    /// The node ids at its two ends, as `failed_links` names a link.
+    pub ends: [u32; 2],
+    pub error_rate: f64,
+}
+
+fn is_zero(value: &f64) -> bool {
+    *value == 0.0
+}
+
+/// Whether `p` is a probability (`error_rate`'s accepted values).
+pub fn is_probability(p: f64) -> bool {
+    (0.0..=1.0).contains(&p)
 }
 
 impl Default for Topology {
@@ -56,6 +82,8 @@ impl Default for Topology {
             uplink_delay: None,
             path: None,
             failed_links: Vec::new(),
+            error_rate: 0.0,
+            lossy_links: Vec::new(),
         }
     }
 }
@@ -138,6 +166,21 @@ impl Topology {
             ));
         }
         Ok(())
+    }
+
+    /// The key that makes some link corrupt packets (`error_rate`, `lossy_links` or a
+    /// file's lines), if one does.
+    pub fn corrupting_key(&self) -> Result<Option<&'static str>, ScenarioError> {
+        let own = self.lossy_links.iter().any(|l| l.error_rate > 0.0);
+        if self.error_rate == 0.0 && !own && self.kind != TopologyKind::File {
+            return Ok(None);
+        }
+        let net = crate::net::build(self)?;
+        Ok(net.links.iter().any(|l| l.error_rate > 0.0).then_some(match () {
+            _ if own => "topology.lossy_links",
+            _ if self.error_rate > 0.0 => "topology.error_rate",
+            _ => "topology.path",
+        }))
     }
 
     /// The port count of the largest switch of a built-in kind (None for a file: the
@@ -302,8 +345,14 @@ impl Topology {
                 }
             }
         }
+        if !is_probability(t.error_rate) {
+            return err(
+                "topology.error_rate",
+                format!("{} is not accepted (accepted: a probability from 0 to 1, such as 1e-5)", t.error_rate),
+            );
+        }
         match t.host_count() {
-            Some(hosts) if t.failed_links.is_empty() => Ok(hosts),
+            Some(hosts) if t.failed_links.is_empty() && t.lossy_links.is_empty() => Ok(hosts),
             _ => Ok(crate::net::build(t)?.hosts as u64),
         }
     }

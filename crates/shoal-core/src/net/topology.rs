@@ -27,6 +27,8 @@ pub struct LinkSpec {
     pub delay: Ps,
     /// A switch-to-switch link.
     pub core: bool,
+    /// The chance that a packet crossing it is corrupted (`Topology::error_rate`).
+    pub error_rate: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -44,11 +46,11 @@ pub fn reverse(link: u32) -> u32 {
     link ^ 1
 }
 
-/// A full-duplex cable: two directed links, `a` to `b` first.
+/// A full-duplex cable: two directed links, `a` to `b` first, without errors.
 fn cable(links: &mut Vec<LinkSpec>, a: NodeId, b: NodeId, rate_bps: u64, delay: Ps) {
     let core = matches!((a, b), (NodeId::Switch(_), NodeId::Switch(_)));
-    links.push(LinkSpec { from: a, to: b, rate_bps, delay, core });
-    links.push(LinkSpec { from: b, to: a, rate_bps, delay, core });
+    links.push(LinkSpec { from: a, to: b, rate_bps, delay, core, error_rate: 0.0 });
+    links.push(LinkSpec { from: b, to: a, rate_bps, delay, core, error_rate: 0.0 });
 }
 
 /// How node ids name a network's nodes: in a topology file and in
@@ -145,6 +147,7 @@ pub fn build_with_ids(t: &Topology) -> Result<(NetworkSpec, NodeIds), ScenarioEr
             (net, ids)
         }
     };
+    set_error_rates(&mut net, &ids, t)?;
     if !t.failed_links.is_empty() {
         let err = |why: String| ScenarioError::new("topology.failed_links", why);
         fail(&mut net, &ids, &t.failed_links).map_err(err)?;
@@ -168,6 +171,9 @@ fn read_file(path: &str) -> Result<(NetworkSpec, NodeIds), ScenarioError> {
     let mut links = Vec::with_capacity(2 * file.links.len());
     for l in &file.links {
         cable(&mut links, nodes[l.src as usize], nodes[l.dst as usize], l.rate_bps, l.delay);
+        for link in links.iter_mut().rev().take(2) {
+            link.error_rate = l.error_rate;
+        }
     }
     let hosts = file.hosts();
     let net = NetworkSpec { hosts, switches: nodes.len() as u32 - hosts, links };
@@ -176,6 +182,21 @@ fn read_file(path: &str) -> Result<(NetworkSpec, NodeIds), ScenarioError> {
 
 /// Takes the cables `failed` names (by node ids) out of `net`.
 fn fail(net: &mut NetworkSpec, ids: &NodeIds, failed: &[[u32; 2]]) -> Result<(), String> {
+    let mut down = vec![false; net.links.len() / 2];
+    for cable in cables_between(net, ids, failed)? {
+        down[cable] = true;
+    }
+    let mut link = 0;
+    net.links.retain(|_| {
+        link += 1;
+        !down[(link - 1) / 2]
+    });
+    Ok(())
+}
+
+/// The cable (`links[2c]` and `links[2c + 1]`) between each pair of node ids, in order.
+/// Refused: an id that names no node, a pair with no link, a pair given twice.
+fn cables_between(net: &NetworkSpec, ids: &NodeIds, pairs: &[[u32; 2]]) -> Result<Vec<usize>, String> {
     let cables: HashMap<(u32, u32), usize> = net
         .links
         .chunks(2)
@@ -185,8 +206,9 @@ fn fail(net: &mut NetworkSpec, ids: &NodeIds, failed: &[[u32; 2]]) -> Result<(),
             ((a.min(b), a.max(b)), i)
         })
         .collect();
-    let mut down: Vec<Option<usize>> = vec![None; cables.len()];
-    for (i, &[a, b]) in failed.iter().enumerate() {
+    let mut named: HashMap<usize, usize> = HashMap::new();
+    let mut found = Vec::with_capacity(pairs.len());
+    for (i, &[a, b]) in pairs.iter().enumerate() {
         let item = format!("[{a}, {b}] (item {i})");
         for id in [a, b] {
             if ids.node(id).is_none() {
@@ -201,15 +223,35 @@ fn fail(net: &mut NetworkSpec, ids: &NodeIds, failed: &[[u32; 2]]) -> Result<(),
         let Some(&cable) = cables.get(&(a.min(b), a.max(b))) else {
             return Err(format!("{item}: there is no link between {} and {}", describe(a), describe(b)));
         };
-        if let Some(first) = down[cable].replace(i) {
+        if let Some(first) = named.insert(cable, i) {
             return Err(format!("{item}: the same link as item {first} (accepted: each link once)"));
         }
+        found.push(cable);
     }
-    let mut link = 0;
-    net.links.retain(|_| {
-        link += 1;
-        down[(link - 1) / 2].is_none()
-    });
+    Ok(found)
+}
+
+/// Gives each link its error rate: a `lossy_links` entry's, else its own (a file's line),
+/// else `error_rate`. Before failed links are taken out, which renumbers the cables.
+fn set_error_rates(net: &mut NetworkSpec, ids: &NodeIds, t: &Topology) -> Result<(), ScenarioError> {
+    for link in net.links.iter_mut().filter(|l| l.error_rate == 0.0) {
+        link.error_rate = t.error_rate;
+    }
+    if t.lossy_links.is_empty() {
+        return Ok(());
+    }
+    let ends: Vec<[u32; 2]> = t.lossy_links.iter().map(|l| l.ends).collect();
+    let cables = cables_between(net, ids, &ends).map_err(|why| ScenarioError::new("topology.lossy_links", why))?;
+    for (i, (lossy, cable)) in t.lossy_links.iter().zip(cables).enumerate() {
+        if !crate::net::config::is_probability(lossy.error_rate) {
+            return Err(ScenarioError::new(
+                format!("topology.lossy_links[{i}].error_rate"),
+                format!("{} is not accepted (accepted: a probability from 0 to 1)", lossy.error_rate),
+            ));
+        }
+        net.links[2 * cable].error_rate = lossy.error_rate;
+        net.links[2 * cable + 1].error_rate = lossy.error_rate;
+    }
     Ok(())
 }
 

@@ -17,7 +17,9 @@
 //! the header and the switch list are a line each, and a link is a line. What Shoal
 //! cannot build is refused: a host without exactly one link (hosts have one NIC), a link
 //! between two hosts, two links between the same nodes (the references route over only
-//! the last), and random loss (`error_rate` above 0).
+//! the last). A link's `error_rate` is the chance that a packet crossing it, either way,
+//! is corrupted and dropped by the receiving end, as ns3-datacenter's receive error model
+//! (`ERROR_UNIT_PACKET` on both devices) does.
 
 use super::topology::NodeId;
 use crate::net::config::{MAX_HOSTS, MAX_SWITCH_PORTS};
@@ -37,6 +39,8 @@ pub struct FileLink {
     pub dst: u32,
     pub rate_bps: u64,
     pub delay: Ps,
+    /// The chance that a packet crossing the link (either way) is corrupted.
+    pub error_rate: f64,
 }
 
 /// A parsed topology file: its nodes and links, checked as Shoal needs them.
@@ -311,17 +315,14 @@ fn link_line(n: usize, line: &str, nodes: u32) -> Result<FileLink, FileError> {
         })?
         .0;
     let delay = link_delay(delay).map_err(|why| FileError::at(n, format!("delay = {delay:?} {why}")))?;
-    match error_rate.parse::<f64>() {
-        Ok(0.0) => {}
-        Ok(p) if (0.0..=1.0).contains(&p) => {
-            return Err(FileError::at(
+    let error_rate =
+        error_rate.parse::<f64>().ok().filter(|&p| crate::net::config::is_probability(p)).ok_or_else(|| {
+            FileError::at(
                 n,
-                format!("error_rate = {error_rate}: Shoal does not model random packet loss (accepted: 0)"),
-            ))
-        }
-        _ => return Err(FileError::at(n, format!("error_rate = {error_rate:?} is not accepted (accepted: 0)"))),
-    }
-    Ok(FileLink { src, dst, rate_bps, delay })
+                format!("error_rate = {error_rate:?} is not accepted (accepted: a probability from 0 to 1)"),
+            )
+        })?;
+    Ok(FileLink { src, dst, rate_bps, delay, error_rate })
 }
 
 /// A delay as ns-3 reads one: a number with a unit, or seconds.
@@ -344,18 +345,19 @@ mod tests {
         TopologyFile::parse(text).unwrap_err()
     }
 
-    /// Two hosts on switch 2, in both header forms.
+    /// Two hosts on switch 2, in both header forms; the second link corrupts one packet in
+    /// a thousand.
     #[test]
     fn both_headers() {
         for header in ["3 1 2", "3 1 1 2", "3 1 1 2 25000000000 25000000000"] {
-            let f = TopologyFile::parse(&format!("{header}\n2\n0 2 25000000000.0 1us 0\n1 2 100Gbps 0.000002 0\n"))
+            let f = TopologyFile::parse(&format!("{header}\n2\n0 2 25000000000.0 1us 0\n1 2 100Gbps 0.000002 1e-3\n"))
                 .unwrap();
             assert_eq!(f.is_switch, vec![false, false, true]);
             assert_eq!(
                 f.links,
                 vec![
-                    FileLink { src: 0, dst: 2, rate_bps: 25_000_000_000, delay: 1_000_000 },
-                    FileLink { src: 1, dst: 2, rate_bps: 100_000_000_000, delay: 2_000_000 },
+                    FileLink { src: 0, dst: 2, rate_bps: 25_000_000_000, delay: 1_000_000, error_rate: 0.0 },
+                    FileLink { src: 1, dst: 2, rate_bps: 100_000_000_000, delay: 2_000_000, error_rate: 1e-3 },
                 ]
             );
             assert_eq!(f.nodes(), vec![NodeId::Host(0), NodeId::Host(1), NodeId::Switch(0)]);
@@ -398,7 +400,8 @@ mod tests {
             ("3 1 2\n2\n0 2 1Gbs 1us 0\n", Some(3), "rate = \"1Gbs\" is not accepted"),
             ("3 1 2\n2\n0 2 0 1us 0\n", Some(3), "rate = \"0\" is not accepted (accepted: a positive rate"),
             ("3 1 2\n2\n0 2 1Gbps 1xs 0\n", Some(3), "delay = \"1xs\" is not accepted (accepted: a delay"),
-            ("3 1 2\n2\n0 2 1Gbps 1us 0.01\n", Some(3), "does not model random packet loss"),
+            ("3 1 2\n2\n0 2 1Gbps 1us 1.5\n", Some(3), "error_rate = \"1.5\""),
+            ("3 1 2\n2\n0 2 1Gbps 1us -0.1\n", Some(3), "a probability from 0 to 1"),
             ("3 1 2\n2\n0 2 1Gbps 1us x\n", Some(3), "error_rate = \"x\""),
             ("3 1 3\n2\n0 2 1Gbps 1us 0\n1 2 1Gbps 1us 0\n2 0 1Gbps 1us 0\n", Some(5), "first is on line 3"),
             ("4 1 3\n3\n0 3 1Gbps 1us 0\n1 3 1Gbps 1us 0\n2 3 1Gbps 1us 0\n", None, ""),

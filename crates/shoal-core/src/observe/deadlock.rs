@@ -16,6 +16,13 @@
 //! packet held by a pause, nothing on a wire) while hosts' timers still tick: what a
 //! host adds then cannot drain a paused queue. Then every paused node that holds packets
 //! is stalled, whatever `after` says, and the cycles among them are reported as `frozen`.
+//!
+//! A stalled node whose neighbour holds no packet at all that came through the paused
+//! link has a pause with no cause: the neighbour sent the frame that ends it, and the
+//! frame was lost (corrupted on a lossy link: `topology.error_rate`). So has a frozen
+//! network with no cycle whose NICs are held. Reported once, as `without_cycle`; the run
+//! ends there, whatever `stop` says: nothing can end such a pause, and senders' timeouts
+//! would send into it until Shoal's time limit.
 
 use super::{NetView, Observer};
 use crate::sim::Ps;
@@ -36,13 +43,17 @@ pub struct PortClass {
 /// A deadlock: the cycle of waiting (switch, port, class), each waiting for the next and
 /// the last for the first; when its last pause began (`onset`), and when it was found.
 /// `frozen`: found where the network was at rest or nothing in it could move, rather
-/// than by its pauses lasting `deadlock_after`.
+/// than by its pauses lasting `deadlock_after`. `without_cycle`: a frozen network that
+/// holds packets though no cycle holds them (see the module's documentation); `cycle`
+/// then lists the paused nodes that wait for no other, and `held_nics` the NICs held.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Deadlock {
     pub onset: Ps,
     pub detected: Ps,
     pub cycle: Vec<PortClass>,
     pub frozen: bool,
+    pub without_cycle: bool,
+    pub held_nics: usize,
 }
 
 /// Watches for deadlocks; see the module's documentation.
@@ -123,7 +134,7 @@ impl Observer for DeadlockDetector {
     }
 
     fn wants_stop(&self) -> bool {
-        self.watch.stop && !self.found.is_empty()
+        self.watch.stop && !self.found.is_empty() || self.found.iter().any(|d| d.without_cycle)
     }
 }
 
@@ -144,9 +155,36 @@ impl DeadlockDetector {
             key.sort_unstable();
             if self.reported.insert(key) {
                 let onset = cycle.iter().map(|n| stalled[n]).max().expect("a cycle has nodes");
-                self.found.push(Deadlock { onset, detected: net.now, cycle, frozen });
+                self.found.push(Deadlock {
+                    onset,
+                    detected: net.now,
+                    cycle,
+                    frozen,
+                    without_cycle: false,
+                    held_nics: 0,
+                });
             }
         }
+        if self.found.iter().any(|d| d.without_cycle) {
+            return;
+        }
+        let orphans: Vec<PortClass> =
+            nodes.iter().copied().filter(|&n| !self.neighbour_holds_any_from(n, net.switches)).collect();
+        let held_nics = if frozen && self.found.is_empty() && orphans.is_empty() { (net.held_nics)() } else { 0 };
+        if !orphans.is_empty() || held_nics > 0 {
+            let onset = orphans.iter().map(|n| stalled[n]).max().unwrap_or(net.now);
+            let cycle = orphans;
+            self.found.push(Deadlock { onset, detected: net.now, cycle, frozen, without_cycle: true, held_nics });
+        }
+    }
+
+    /// Whether the neighbour that paused `node` holds any packet that came to it through
+    /// the paused link, of any class: if not, it sent the frame that ends the pause.
+    fn neighbour_holds_any_from(&self, node: PortClass, switches: &[Switch]) -> bool {
+        let Some((d, arrival)) = self.peers[node.switch as usize][node.port as usize] else { return true };
+        let downstream = &switches[d as usize];
+        (0..downstream.ports.len())
+            .any(|port| downstream.port_queues(port).iter().any(|q| q.packets.iter().any(|p| p.ingress == arrival)))
     }
 }
 

@@ -20,6 +20,8 @@ pub struct NetView<'a> {
     /// Whether nothing in the network can move by itself (every packet held by a pause,
     /// nothing on a wire): what pauses hold then stays held.
     pub nothing_can_move: &'a dyn Fn() -> bool,
+    /// How many host NICs hold packets while paused.
+    pub held_nics: &'a dyn Fn() -> usize,
 }
 
 pub trait Observer: Send {

@@ -20,11 +20,15 @@ pub struct RunCounters {
     /// Congestion notifications RDMA senders received.
     pub cnps: u64,
     pub data_packets_sent: u64,
-    /// Dropped packets by reason (`DropReason::name`), every reason listed.
+    /// Dropped packets by reason (`DropReason::name`), every reason listed (`link_error`
+    /// only where a link can corrupt packets).
     pub drops: ByName,
     pub duration_ps: Ps,
     pub ecn_marks: u64,
     pub events: u64,
+    /// Control frames (PFC, BFC) lost to corruption, where a link can corrupt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames_corrupted: Option<u64>,
     pub links: LinkCounters,
     /// ECN marks by the rule that made them (`MarkRule::name`), every rule listed.
     pub marks_by_rule: ByName,

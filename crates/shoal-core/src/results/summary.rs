@@ -116,6 +116,13 @@ pub struct DeadlockSummary {
     pub detected_ns: f64,
     pub cycle: Vec<PortClass>,
     pub frozen: bool,
+    /// Frozen with no cycle of pauses to hold it: a pause's ending frame was lost
+    /// (corrupted on a lossy link). `cycle` lists the paused queues that wait for no
+    /// other, `held_nics` counts the host NICs held.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub without_cycle: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_nics: Option<usize>,
     /// The warning that names the cycle's nodes as the topology numbers them.
     #[serde(skip)]
     pub(crate) warning: String,

@@ -152,6 +152,23 @@ impl Scenario {
                 rdma.cc.kind()
             ));
         }
+        if let Some(key) = self.topology.corrupting_key()? {
+            if s.flow_control.pauses_end_by_frame() {
+                warnings.push(format!(
+                    "{key}: links corrupt frames as well as packets, and a pause of switch.flow_control.kind = \"{}\" \
+                     lasts until a frame ends it: a corrupted RESUME leaves its class paused for good, as in \
+                     ns3-datacenter (PFC's timed pauses recover: switch.flow_control.pause_quanta)",
+                    s.flow_control.kind()
+                ));
+            }
+            if rdma_flows && rdma.rto == Rto::None {
+                warnings.push(format!(
+                    "{key}: links corrupt packets, and RDMA connections have no retransmission timeout \
+                     (rdma.rto = \"none\", as in ns3-datacenter): one whose last packets or their ACKs are \
+                     corrupted waits for good; set rdma.rto (for example \"1ms\")"
+                ));
+            }
+        }
         tr.validate(&env, &mut warnings)?;
         self.workload.validate_all(hosts, &self.topology, &mut warnings)?;
         let endless = self

@@ -25,16 +25,19 @@ pub enum DropReason {
     /// A lossless packet found its (ingress port, class) headroom full: PFC's headroom was
     /// too small for what was in flight when it paused the upstream.
     HeadroomOverflow,
+    /// Corrupted on a lossy link (`topology.error_rate`) and dropped by the receiving end.
+    LinkError,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 6] = [
+    pub const ALL: [DropReason; 7] = [
         DropReason::NicBuffer,
         DropReason::PoolFull,
         DropReason::DynamicThreshold,
         DropReason::MarkingDrop,
         DropReason::Pushout,
         DropReason::HeadroomOverflow,
+        DropReason::LinkError,
     ];
 
     pub fn name(self) -> &'static str {
@@ -45,6 +48,7 @@ impl DropReason {
             DropReason::MarkingDrop => "marking_drop",
             DropReason::Pushout => "pushout",
             DropReason::HeadroomOverflow => "headroom_overflow",
+            DropReason::LinkError => "link_error",
         }
     }
 }
@@ -63,6 +67,8 @@ pub struct Counters {
     /// end. They are not packets: `created` and `delivered` leave them out.
     pub frames_sent: u64,
     pub frames_received: u64,
+    /// Control frames lost to corruption on a lossy link.
+    pub frames_corrupted: u64,
     /// Frames that found another still waiting on their link, so waited for more than
     /// the packet on the wire: where classes toggle faster than frames leave (48 B ACKs
     /// can toggle one every 3.84 ns, a 64 B frame takes 5.12 ns at 100 Gbps), a PAUSE
@@ -73,9 +79,9 @@ pub struct Counters {
     /// promise.
     pub lossless_drops: u64,
     pub data_packets_sent: u64,
-    /// Packets with payload dropped at switches (every reason but a full sending NIC): the
-    /// numerator of loss per data packet, which ACK drops would inflate on fabrics where
-    /// ACKs share the congested queues.
+    /// Packets with payload dropped at switches (every reason but a full sending NIC and a
+    /// link's corruption): the numerator of loss per data packet, which ACK drops would
+    /// inflate on fabrics where ACKs share the congested queues.
     pub switch_data_dropped: u64,
     /// Packets marked CE (each once).
     pub ecn_marks: u64,
@@ -94,6 +100,7 @@ impl Counters {
             switch_arrivals,
             frames_sent,
             frames_received,
+            frames_corrupted,
             frames_queued_behind,
             lossless_drops,
             data_packets_sent,
@@ -108,6 +115,7 @@ impl Counters {
         self.switch_arrivals += switch_arrivals;
         self.frames_sent += frames_sent;
         self.frames_received += frames_received;
+        self.frames_corrupted += frames_corrupted;
         self.frames_queued_behind += frames_queued_behind;
         self.lossless_drops += lossless_drops;
         self.data_packets_sent += data_packets_sent;
@@ -156,7 +164,7 @@ impl Counters {
     pub fn drop(&mut self, reason: DropReason, pkt: &Packet) {
         self.dropped[reason as usize] += 1;
         self.bytes_dropped += pkt.size as u64;
-        if reason != DropReason::NicBuffer && pkt.kind.carries_payload() {
+        if !matches!(reason, DropReason::NicBuffer | DropReason::LinkError) && pkt.kind.carries_payload() {
             self.switch_data_dropped += 1;
         }
     }
@@ -165,8 +173,10 @@ impl Counters {
         self.dropped.iter().sum()
     }
 
-    /// Drops at switches (every reason but a full sending NIC).
+    /// Drops at switches (every reason but a full sending NIC and a link's corruption).
     pub fn switch_dropped(&self) -> u64 {
-        self.total_dropped() - self.dropped[DropReason::NicBuffer as usize]
+        self.total_dropped()
+            - self.dropped[DropReason::NicBuffer as usize]
+            - self.dropped[DropReason::LinkError as usize]
     }
 }

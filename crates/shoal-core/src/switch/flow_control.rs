@@ -573,6 +573,12 @@ pub trait FlowControlFacts: Scheme {
         None
     }
 
+    /// Whether a pause it sends lasts until a frame of its own ends it (no timer runs it
+    /// out): then a frame corrupted on a lossy link holds a pause for good.
+    fn pauses_end_by_frame(_: &Self::Config) -> bool {
+        false
+    }
+
     /// For a scheme that pauses single flows: the virtual flow ids hosts' NICs hash their
     /// flows into to obey its filter frames.
     fn nic_filters(_: &Self::Config) -> Option<u32> {
@@ -595,6 +601,8 @@ registry! {
         fn paused_classes -> Option<&[u8]>;
         /// How the run watches for deadlocks: only under a flow control that pauses.
         fn deadlock_watch -> Option<DeadlockWatch>;
+        /// Whether its pauses last until a frame ends them (a lost one holds them).
+        fn pauses_end_by_frame -> bool;
         /// The virtual flow ids of the hosts' per-flow filters, under a scheme that
         /// pauses single flows (BFC).
         fn nic_filters -> Option<u32>;

@@ -209,6 +209,11 @@ impl FlowControlFacts for Dsh {
     fn deadlock_watch(cfg: &DshConfig) -> Option<DeadlockWatch> {
         Some(cfg.deadlock_watch())
     }
+
+    /// Its pauses, of queues and of ports, wait for their RESUME.
+    fn pauses_end_by_frame(_: &DshConfig) -> bool {
+        true
+    }
 }
 
 /// Warns of an insurance headroom below eta (DSH Eq. 1, 2(C*D + MTU) + 3840 B) by a

@@ -396,6 +396,11 @@ impl FlowControlFacts for Pfc {
     fn deadlock_watch(cfg: &PfcConfig) -> Option<DeadlockWatch> {
         Some(cfg.deadlock_watch())
     }
+
+    /// ON/OFF pauses wait for their RESUME; timed ones run out.
+    fn pauses_end_by_frame(cfg: &PfcConfig) -> bool {
+        cfg.pause_quanta == PauseQuanta::OnOff
+    }
 }
 
 /// `pause_quanta` and `refresh_quanta` together: a refresh below the timer, and set only

@@ -234,6 +234,12 @@ impl FlowControlFacts for Bfc {
     fn nic_filters(cfg: &BfcConfig) -> Option<u32> {
         Some(cfg.vfids)
     }
+
+    /// A flow stays filtered until a filter without it arrives: the empty filter that
+    /// ends a port's pauses is sent once.
+    fn pauses_end_by_frame(_: &BfcConfig) -> bool {
+        true
+    }
 }
 
 impl Bfc {
