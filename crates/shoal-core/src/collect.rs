@@ -101,10 +101,10 @@ impl<'a> Summary<'a> {
                 p.lossless_drops, p.frames_queued_behind
             ));
         }
-        // A frozen fabric without a cycle ends the run with timers still set: it is at
-        // rest as far as its packets go.
+        // A frozen fabric without a cycle ends the run with timers still set.
         let frozen = sim.deadlocks().iter().any(|d| d.without_cycle);
-        let ended = match (sim.came_to_rest() || frozen, sim.deadlocks().is_empty()) {
+        let ended = match (sim.came_to_rest(), sim.deadlocks().is_empty()) {
+            _ if frozen => RunEnd::Frozen,
             (false, _) => RunEnd::Stopped,
             (true, true) => RunEnd::AtRest,
             (true, false) => RunEnd::Deadlocked,
@@ -136,18 +136,22 @@ impl DeadlockSummary {
             format!("found at {detected_ns} ns")
         };
         let warning = if d.without_cycle {
-            let queues = match hops.len() {
-                0 => String::new(),
-                n => format!(
-                    "{n} egress queues paused by a neighbour that holds none of what they sent it ({}); ",
+            let mut held = Vec::new();
+            if !hops.is_empty() {
+                held.push(format!(
+                    "{} egress queues paused by a neighbour that holds none of what they sent it ({})",
+                    hops.len(),
                     hops.join(", ")
-                ),
-            };
+                ));
+            }
+            if d.held_nics > 0 {
+                held.push(format!("{} host NICs held by a pause", d.held_nics));
+            }
             format!(
-                "frozen fabric from {onset_ns} ns ({found}), with no cycle of pauses to hold it: {queues}{} host NICs \
-                 held by a pause. The frames that would have ended these pauses were lost (corrupted on a lossy \
-                 link), and nothing else can end them: the run ends here",
-                d.held_nics
+                "frozen fabric from {onset_ns} ns ({found}), with no cycle of pauses to hold it: {}. The frames that \
+                 would have ended these pauses were lost (corrupted on a lossy link), and nothing else can end them: \
+                 the run ends here",
+                held.join("; ")
             )
         } else {
             format!(

@@ -105,6 +105,9 @@ pub(crate) enum RunEnd {
     AtRest,
     /// At rest, holding the packets of a deadlock it reported.
     Deadlocked,
+    /// At a pause that nothing holds (its ending frame lost), with senders' timers still
+    /// set: what it paused stays paused for good.
+    Frozen,
 }
 
 /// A deadlock: when its last pause began, when it was found, and its cycle of waiting
@@ -288,9 +291,19 @@ impl<'a> Summary<'a> {
                 .map(|(name, _)| name.to_uppercase())
                 .collect();
             let which = which.join(" and ");
-            warnings.push(if ended != RunEnd::Stopped {
+            warnings.push(if ended == RunEnd::Frozen {
+                format!(
+                    "{unfinished} of {reliable} {which} flows did not finish: the run ended at the frozen fabric \
+                     reported above, behind which they would have waited for good; they are excluded from FCT \
+                     statistics"
+                )
+            } else if ended != RunEnd::Stopped {
+                let lost_frames = counters.frames_corrupted.unwrap_or(0);
                 let no_timeout = if ended == RunEnd::Deadlocked {
                     ", behind the deadlock reported above"
+                } else if lost_frames > 0 && scenario.switch.flow_control.pauses_end_by_frame() {
+                    " (control frames were corrupted on lossy links, and a pause whose ending frame is lost \
+                     holds what it paused for good)"
                 } else if by_transport.contains_key("rdma") && scenario.rdma.rto == crate::transport::config::Rto::None
                 {
                     " (an RDMA connection has no retransmission timeout unless rdma.rto is set, so one that \

@@ -156,8 +156,9 @@ impl Scenario {
             if s.flow_control.pauses_end_by_frame() {
                 warnings.push(format!(
                     "{key}: links corrupt frames as well as packets, and a pause of switch.flow_control.kind = \"{}\" \
-                     lasts until a frame ends it: a corrupted RESUME leaves its class paused for good, as in \
-                     ns3-datacenter (PFC's timed pauses recover: switch.flow_control.pause_quanta)",
+                     lasts until a frame ends it: a corrupted RESUME (or BFC's last filter) leaves what it paused \
+                     paused for good, as in ns3-datacenter (PFC's timed pauses recover: \
+                     switch.flow_control.pause_quanta)",
                     s.flow_control.kind()
                 ));
             }
