@@ -245,13 +245,15 @@ class RunCounters(TypedDict, total=False):
     cnps: int
     data_packets_sent: int
     #: Dropped packets by reason (``DropReason::name``), every reason listed (``link_error`` only
-    #: where a link can corrupt packets).
+    #: where a link can corrupt packets, ``link_down`` only where links go down).
     drops: dict[str, int]
     duration_ps: int
     ecn_marks: int
     events: int
     #: Control frames (PFC, BFC) lost to corruption, where a link can corrupt.
     frames_corrupted: int | None
+    #: Control frames lost on a link that was down, where links go down.
+    frames_lost_to_outages: int | None
     links: LinkCounters
     #: ECN marks by the rule that made them (``MarkRule::name``), every rule listed.
     marks_by_rule: dict[str, int]

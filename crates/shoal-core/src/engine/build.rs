@@ -2,6 +2,7 @@
 //! the flows' stacks, the workload's stream, the observers, and the checks that need the
 //! built network (each switch's own buffer).
 
+use super::outages::Outages;
 use super::{link_errors, Event, Flows, Link, Simulation, ENTITY_LIMIT};
 use crate::budget::{self, RELEASE_BATCH};
 use crate::config::ScenarioError;
@@ -100,6 +101,11 @@ impl Simulation {
         let flows = FlowStream::new(&sc.workload, sc.run.seed, &spec)?;
         check_entities(&spec, &flows)?;
         let mut sim = Self::with_flows(sc, &spec, &buffers, flows);
+        let outages = net::outages(&spec, &ids, &sc.topology)?;
+        if !outages.is_empty() {
+            sim.outages = Some(Box::new(Outages::new(&spec, &outages, sc.topology.reconvergence.0)));
+            sim.schedule_outages();
+        }
         sim.node_ids = Some(ids);
         sim.check_buffers(sc, &buffers)?;
         Ok(sim)
@@ -178,7 +184,7 @@ impl Simulation {
                 delay: l.delay,
                 core: l.core,
                 crosses: false,
-                corrupts: l.error_rate > 0.0,
+                faulty: l.error_rate > 0.0,
                 error_threshold: link_errors::threshold(l.error_rate),
                 busy_until: 0,
                 tx_event: false,
@@ -284,6 +290,8 @@ impl Simulation {
             node_ids: None,
             lossless_classes,
             part: None,
+            outages: None,
+            outage_steps: 0,
             parallel: None,
             last_observation: 0,
             #[cfg(test)]

@@ -26,6 +26,7 @@ mod flows;
 mod hosts;
 mod link_errors;
 mod observers;
+mod outages;
 mod parallel;
 mod report;
 use flows::{Flow, Flows};
@@ -39,6 +40,8 @@ enum Event {
     Arrive(u32),
     /// The next flow in start order begins.
     FlowStart,
+    /// Step i of the outage schedule (`outages`).
+    Outage(u32),
     Timer(TimerRef),
     /// An observer's next observation (its index).
     Observe(u16),
@@ -89,6 +92,7 @@ impl KeyedEvent for Event {
             Event::Timer(TimerRef { owner: Owner::Nic, id, token }) => (class::NIC_TIMER, id, token),
             Event::Timer(TimerRef { owner: Owner::Flow, id, token }) => (class::FLOW_TIMER, id, token),
             Event::FlowStart => (class::FLOW_START, 0, 0),
+            Event::Outage(step) => (class::FLOW_START, 1, step),
         };
         debug_assert!(entity < ENTITY_LIMIT, "entities are checked against ENTITY_LIMIT when the run is built");
         class << 61 | ((entity ^ entity_mask(at)) as u64) << 32 | token as u64
@@ -105,6 +109,7 @@ impl KeyedEvent for Event {
             class::SWITCH_TIMER => timer(Owner::Switch),
             class::NIC_TIMER | class::NIC_WAKE => timer(Owner::Nic),
             class::FLOW_TIMER => timer(Owner::Flow),
+            _ if entity == 1 => Event::Outage(key as u32),
             _ => Event::FlowStart,
         }
     }
@@ -159,8 +164,8 @@ struct Link {
     /// In a partition of a parallel run, the link leads to another partition: its
     /// packets go there by mail (`parallel::mail`).
     crosses: bool,
-    /// The link corrupts packets: `error_threshold` is not 0.
-    corrupts: bool,
+    /// The link corrupts packets (`error_threshold` is not 0) or is down (`outages`).
+    faulty: bool,
     delay: Ps,
     rate: LinkRate,
     tx_bytes: u64,
@@ -250,6 +255,10 @@ pub struct Simulation {
     lossless_classes: u8,
     /// In a partition of a parallel run: its place in it.
     part: Option<Part>,
+    /// The outage schedule, when links or switches go down during the run.
+    outages: Option<Box<outages::Outages>>,
+    /// Outage steps in the event queue.
+    outage_steps: usize,
     /// Partition 0 of a parallel run: the other partitions, and when it last observed.
     parallel: Option<Box<Parallel>>,
     last_observation: Ps,
@@ -292,7 +301,7 @@ impl Simulation {
     /// Events waiting in the event queue that keep the run going: all but observations
     /// and idle timers.
     pub fn pending_events(&self) -> usize {
-        self.events.len() - self.observations_pending - self.idle_timers
+        self.events.len() - self.observations_pending - self.idle_timers - self.outage_steps
     }
 
     /// Flows that can complete (those with a completion time).
@@ -368,6 +377,16 @@ impl Simulation {
                     continue; // the run is over without it
                 }
             }
+            if let Event::Outage(step) = event {
+                // Not an event of the network's own: not counted, and not run once the
+                // network is at rest (nothing is left for it to change).
+                self.outage_steps -= 1;
+                if !self.came_to_rest() {
+                    self.now = t;
+                    self.on_outage_step(step);
+                }
+                continue;
+            }
             budget -= 1;
             self.now = t;
             self.events_processed += 1;
@@ -439,6 +458,7 @@ impl Simulation {
                 self.carry_out_effects(NodeId::Switch(id), effects);
             }
             Event::Observe(_) => unreachable!("run_bounded observes"),
+            Event::Outage(_) => unreachable!("run_bounded carries out outage steps"),
         }
     }
 
@@ -566,8 +586,8 @@ impl Simulation {
             // that a wire that keeps emptying reuses its first, cached slots.
             None => link.wire.clear(),
         }
-        let (to, to_port, corrupts) = (link.to, link.to_port as usize, link.corrupts);
-        if corrupts && self.corrupted(link_id, &pkt) {
+        let (to, to_port, faulty) = (link.to, link.to_port as usize, link.faulty);
+        if faulty && (self.lost_to_outage(link_id, &pkt) || self.corrupted(link_id, &pkt)) {
             return;
         }
         if pkt.kind == PacketKind::Control {
@@ -590,12 +610,12 @@ impl Simulation {
         }
     }
 
-    /// Whether `pkt`, arriving over the corrupting link `link_id`, was corrupted on the
-    /// way; if so, it is counted and gone.
+    /// Whether `pkt`, arriving over the faulty link `link_id`, was corrupted on the way;
+    /// if so, it is counted and gone.
     #[inline(never)]
     fn corrupted(&mut self, link_id: u32, pkt: &Packet) -> bool {
         let threshold = self.links[link_id as usize].error_threshold;
-        if !link_errors::corrupted(self.seed, link_id, self.now, threshold) {
+        if threshold == 0 || !link_errors::corrupted(self.seed, link_id, self.now, threshold) {
             return false;
         }
         if pkt.kind == PacketKind::Control {

@@ -69,10 +69,10 @@ impl Simulation {
             ));
         }
         let frames = self.frames_in_network();
-        if c.frames_sent != c.frames_received + c.frames_corrupted + frames {
+        if c.frames_sent != c.frames_received + c.frames_corrupted + c.frames_lost + frames {
             errors.push(format!(
-                "conservation: frames sent {} != received {} + corrupted {} + in network {frames}",
-                c.frames_sent, c.frames_received, c.frames_corrupted
+                "conservation: frames sent {} != received {} + corrupted {} + lost {} + in network {frames}",
+                c.frames_sent, c.frames_received, c.frames_corrupted, c.frames_lost
             ));
         }
         let owned = self.packets_with_ext();
@@ -246,10 +246,12 @@ impl Simulation {
         let c = &self.counters;
         // Corruption is listed only where a link can corrupt, so that the counters of
         // other runs stay as they were before links could.
-        let corrupting = self.links.iter().any(|l| l.corrupts);
+        let corrupting = self.links.iter().any(|l| l.error_threshold > 0);
+        let outages = self.outages.is_some();
         let drops = DropReason::ALL
             .iter()
             .filter(|&&r| corrupting || r != DropReason::LinkError)
+            .filter(|&&r| outages || r != DropReason::LinkDown)
             .map(|r| (r.name(), c.dropped[*r as usize]))
             .collect();
         let marks_by_rule = MarkRule::ALL.iter().map(|r| (r.name(), c.marks_by_rule[*r as usize])).collect();
@@ -314,6 +316,7 @@ impl Simulation {
             ecn_marks: c.ecn_marks,
             events: self.events_processed,
             frames_corrupted: corrupting.then_some(c.frames_corrupted),
+            frames_lost_to_outages: outages.then_some(c.frames_lost),
             links: LinkCounters { core: MeanMax::of(&core), core_links, host_downlinks: MeanMax::of(&down) },
             marks_by_rule,
             packets: PacketCounts {

@@ -46,6 +46,29 @@ pub struct Topology {
     /// Links with an error rate of their own (both directions of each).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lossy_links: Vec<LossyLink>,
+    /// Links and switches out of service for a while during the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outages: Vec<Outage>,
+    /// How long after a link goes down or comes back the switches route by the change
+    /// (until then they send into the down link, and keep off the restored one).
+    #[serde(skip_serializing_if = "is_no_time")]
+    pub reconvergence: Time,
+}
+
+/// A link or a switch out of service from `at` until `until` (for good if unset):
+/// `topology.outages`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Outage {
+    /// The cable between these node ids (as `failed_links` names one)...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<[u32; 2]>,
+    /// ...or every cable of this switch (its node id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switch: Option<u32>,
+    pub at: Time,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Time>,
 }
 
 /// A link with an error rate of its own: `topology.lossy_links`.
@@ -59,6 +82,10 @@ pub struct LossyLink {
 
 fn is_zero(value: &f64) -> bool {
     *value == 0.0
+}
+
+fn is_no_time(value: &Time) -> bool {
+    value.0 == 0
 }
 
 /// Whether `p` is a probability (`error_rate`'s accepted values).
@@ -84,6 +111,8 @@ impl Default for Topology {
             failed_links: Vec::new(),
             error_rate: 0.0,
             lossy_links: Vec::new(),
+            outages: Vec::new(),
+            reconvergence: Time(0),
         }
     }
 }
@@ -351,8 +380,12 @@ impl Topology {
                 format!("{} is not accepted (accepted: a probability from 0 to 1, such as 1e-5)", t.error_rate),
             );
         }
+        if !t.outages.is_empty() {
+            let (net, ids) = crate::net::build_with_ids(t)?;
+            crate::net::outages(&net, &ids, t)?;
+        }
         match t.host_count() {
-            Some(hosts) if t.failed_links.is_empty() && t.lossy_links.is_empty() => Ok(hosts),
+            Some(hosts) if t.failed_links.is_empty() && t.lossy_links.is_empty() && t.outages.is_empty() => Ok(hosts),
             _ => Ok(crate::net::build(t)?.hosts as u64),
         }
     }

@@ -18,4 +18,4 @@ pub use graph::{costliest_route, Wiring};
 pub use packet::{Packet, PacketKind};
 pub use routing::{Hops, Routes, Run};
 pub use telemetry::{IntFormat, IntHop, IntValues, ACK_UNPADDED_BYTES, WIRE_HOP_SLOTS, WIRE_STACK_BYTES};
-pub use topology::{build, build_with_ids, reverse, LinkSpec, NetworkSpec, NodeId, NodeIds};
+pub use topology::{build, build_with_ids, outages, reverse, CableOutage, LinkSpec, NetworkSpec, NodeId, NodeIds};

@@ -191,6 +191,21 @@ impl PauseGate {
         true
     }
 
+    /// The link went down at `now`: what the neighbour said no longer holds anything
+    /// (802.1Qbb's pause state lives no longer than the link). Returns whether something
+    /// was held.
+    pub fn clear(&mut self, now: Ps) -> bool {
+        let held = self.holds_any() || self.filter.is_some();
+        for class in 0..CLASSES {
+            self.set(class, false, now);
+        }
+        self.ends = [NO_END; CLASSES];
+        self.port = false;
+        self.port_since = now;
+        self.filter = None;
+        held
+    }
+
     /// Keeps `filter` (a filter frame's) as the paused flows; an empty one pauses none.
     pub fn set_filter(&mut self, filter: &BloomFilter) {
         self.filter = (!filter.is_empty()).then(|| filter.clone());

@@ -198,6 +198,34 @@ impl Routes {
         Routes { lookup }
     }
 
+    /// The routes of `net` (wired as `wiring` says) with the cables `down[c]` out of
+    /// service: shortest paths over the other links, ports numbered as in `net`. A switch
+    /// that no longer reaches an edge switch has no next hop toward its hosts.
+    pub fn compute_without(net: &NetworkSpec, wiring: &Wiring, down: &[bool]) -> Routes {
+        let kept: Vec<u32> = (0..net.links.len() as u32).filter(|&l| !down[l as usize / 2]).collect();
+        let up = NetworkSpec { links: kept.iter().map(|&l| net.links[l as usize].clone()).collect(), ..*net };
+        let up_wiring = Wiring::of(&up);
+        let mut port_of_link = vec![0u16; net.links.len()];
+        for ports in &wiring.switch_ports {
+            for (p, &l) in ports.iter().enumerate() {
+                port_of_link[l as usize] = p as u16;
+            }
+        }
+        let fabric = Fabric::new(&up, &up_wiring);
+        let edges = Edges::new(net, wiring);
+        let mut spans = vec![Span::default(); net.switches as usize * edges.switches.len()];
+        let mut ports = Vec::new();
+        each_route(&fabric, &edges.switches, |cell, s, dist| {
+            let start = ports.len();
+            let up_ports = &up_wiring.switch_ports[s as usize];
+            ports.extend(fabric.next_hops(s, dist).map(|p| port_of_link[kept[up_ports[p as usize] as usize] as usize]));
+            ports[start..].sort_unstable();
+            spans[cell] = Span { start: start as u32, count: (ports.len() - start) as u16 };
+            true
+        });
+        Routes { lookup: Lookup::Lists { edges, spans, ports } }
+    }
+
     /// Whether `hops` gives the next hops of this (table) routing for every switch and host.
     fn agrees_with(&self, net: &NetworkSpec, hops: impl Fn(u32, u32) -> Hops<'static>) -> bool {
         (0..net.switches).all(|s| (0..net.hosts).all(|dst| self.next_hops(s, dst) == hops(s, dst)))

@@ -255,6 +255,84 @@ fn set_error_rates(net: &mut NetworkSpec, ids: &NodeIds, t: &Topology) -> Result
     Ok(())
 }
 
+/// An outage on the built network: its cables (links `2c` and `2c + 1`) are down from
+/// `at` until `until` (for good if `None`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CableOutage {
+    pub at: Ps,
+    pub until: Option<Ps>,
+    pub cables: Vec<u32>,
+}
+
+/// `topology.outages` on `net` (as built, failed links out). Refused: an item that names
+/// neither or both of a link and a switch, or no link or no switch; an end before its
+/// start; a host's link or a switch with hosts (the host would be cut off, and routing
+/// needs every host to reach every other); outages that, all at once, cut some host off.
+pub fn outages(net: &NetworkSpec, ids: &NodeIds, t: &Topology) -> Result<Vec<CableOutage>, ScenarioError> {
+    let mut all = Vec::with_capacity(t.outages.len());
+    for (i, o) in t.outages.iter().enumerate() {
+        let err = |key: &str, why: String| ScenarioError::new(format!("topology.outages[{i}]{key}"), why);
+        if o.until.is_some_and(|until| until <= o.at) {
+            let until = o.until.expect("checked");
+            return Err(err(".until", format!("{until} is not after at = {} (accepted: a later time, or none)", o.at)));
+        }
+        let cables: Vec<u32> = match (o.link, o.switch) {
+            (Some(ends), None) => {
+                let cable = cables_between(net, ids, &[ends]).map_err(|why| err(".link", why))?[0];
+                vec![cable as u32]
+            }
+            (None, Some(id)) => match ids.node(id) {
+                Some(NodeId::Switch(s)) => (0..net.links.len() as u32 / 2)
+                    .filter(|&c| {
+                        net.links[2 * c as usize].from == NodeId::Switch(s)
+                            || net.links[2 * c as usize].to == NodeId::Switch(s)
+                    })
+                    .collect(),
+                _ => {
+                    return Err(err(
+                        ".switch",
+                        format!("{id} is not a switch's node id (accepted: {})", ids.numbering()),
+                    ))
+                }
+            },
+            _ => return Err(err("", "names a link or a switch (accepted: link = [a, b], or switch = id)".into())),
+        };
+        for &c in &cables {
+            let link = &net.links[2 * c as usize];
+            if let Some(host) = [link.from, link.to].into_iter().find(|n| matches!(n, NodeId::Host(_))) {
+                let key = if o.link.is_some() { ".link" } else { ".switch" };
+                return Err(err(
+                    key,
+                    format!(
+                        "would cut {} off (accepted: links between switches, and switches without hosts)",
+                        ids.describe(host)
+                    ),
+                ));
+            }
+        }
+        all.push(CableOutage { at: o.at.0, until: o.until.map(|u| u.0), cables });
+    }
+    if !all.is_empty() {
+        let mut down = vec![false; net.links.len() / 2];
+        all.iter().flat_map(|o| &o.cables).for_each(|&c| down[c as usize] = true);
+        let mut link = 0;
+        let mut without = net.clone();
+        without.links.retain(|_| {
+            link += 1;
+            !down[(link - 1) / 2]
+        });
+        connected(&without, ids).map_err(|why| {
+            ScenarioError::new(
+                "topology.outages",
+                format!(
+                    "with every outage at once, {why} (accepted: outages that leave every host reaching every other)"
+                ),
+            )
+        })?;
+    }
+    Ok(all)
+}
+
 /// Whether every host reaches every other; if not, why.
 fn connected(net: &NetworkSpec, ids: &NodeIds) -> Result<(), String> {
     let mut linked = vec![false; net.hosts as usize];

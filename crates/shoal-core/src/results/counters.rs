@@ -21,7 +21,7 @@ pub struct RunCounters {
     pub cnps: u64,
     pub data_packets_sent: u64,
     /// Dropped packets by reason (`DropReason::name`), every reason listed (`link_error`
-    /// only where a link can corrupt packets).
+    /// only where a link can corrupt packets, `link_down` only where links go down).
     pub drops: ByName,
     pub duration_ps: Ps,
     pub ecn_marks: u64,
@@ -29,6 +29,9 @@ pub struct RunCounters {
     /// Control frames (PFC, BFC) lost to corruption, where a link can corrupt.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames_corrupted: Option<u64>,
+    /// Control frames lost on a link that was down, where links go down.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames_lost_to_outages: Option<u64>,
     pub links: LinkCounters,
     /// ECN marks by the rule that made them (`MarkRule::name`), every rule listed.
     pub marks_by_rule: ByName,

@@ -99,8 +99,17 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
     };
     // A file gives every link its rate and delay.
     let everywhere: &[&str] = match t.kind {
-        TopologyKind::File => &["kind", "failed_links", "error_rate", "lossy_links"],
-        _ => &["kind", "failed_links", "error_rate", "lossy_links", "link_rate", "link_delay"],
+        TopologyKind::File => &["kind", "failed_links", "error_rate", "lossy_links", "outages", "reconvergence"],
+        _ => &[
+            "kind",
+            "failed_links",
+            "error_rate",
+            "lossy_links",
+            "outages",
+            "reconvergence",
+            "link_rate",
+            "link_delay",
+        ],
     };
     for key in given("topology") {
         if !everywhere.contains(&key.as_str()) && !used.contains(&key.as_str()) {

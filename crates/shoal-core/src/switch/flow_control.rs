@@ -173,6 +173,15 @@ impl PortPauses {
         expired
     }
 
+    /// The link of `port` went down at `now` (`PauseGate::clear`); returns whether
+    /// something was held.
+    pub fn clear(&mut self, port: usize, now: Ps) -> bool {
+        let held_before = self.gates[port].holds_any();
+        let held = self.gates[port].clear(now);
+        self.update(port, held_before);
+        held
+    }
+
     /// Keeps the filter frame's `filter` as the flows the neighbour on `port` paused.
     pub fn set_filter(&mut self, port: usize, filter: &BloomFilter) {
         self.gates[port].set_filter(filter);

@@ -629,6 +629,21 @@ impl Switch {
         }
     }
 
+    /// The link of `port` went down at `now`: the pauses its neighbour sent end, and
+    /// the port sends what it holds (into a link that loses it, until routing moves
+    /// traffic away).
+    pub fn on_link_down(&mut self, port: usize, now: Ps, effects: &mut Effects) {
+        let mut released = self.pauses.clear(port, now);
+        if self.steers {
+            for q in 0..self.queues_per_port {
+                released |= self.check_head(port, q);
+            }
+        }
+        if released {
+            effects.push(Effect::Kick { port: port as u16 });
+        }
+    }
+
     /// A timer that this switch asked for fired: the end of a timed pause
     /// (`GATE_EXPIRY`), which resumes its class as a RESUME would (but no frame arrived,
     /// so none is recorded), unless a later frame re-armed or ended it; or one of its
