@@ -291,7 +291,6 @@ impl Simulation {
             lossless_classes,
             part: None,
             outages: None,
-            outage_steps: 0,
             parallel: None,
             last_observation: 0,
             #[cfg(test)]

@@ -257,8 +257,6 @@ pub struct Simulation {
     part: Option<Part>,
     /// The outage schedule, when links or switches go down during the run.
     outages: Option<Box<outages::Outages>>,
-    /// Outage steps in the event queue.
-    outage_steps: usize,
     /// Partition 0 of a parallel run: the other partitions, and when it last observed.
     parallel: Option<Box<Parallel>>,
     last_observation: Ps,
@@ -301,7 +299,7 @@ impl Simulation {
     /// Events waiting in the event queue that keep the run going: all but observations
     /// and idle timers.
     pub fn pending_events(&self) -> usize {
-        self.events.len() - self.observations_pending - self.idle_timers - self.outage_steps
+        self.events.len() - self.observations_pending - self.idle_timers
     }
 
     /// Flows that can complete (those with a completion time).
@@ -377,16 +375,6 @@ impl Simulation {
                     continue; // the run is over without it
                 }
             }
-            if let Event::Outage(step) = event {
-                // Not an event of the network's own: not counted, and not run once the
-                // network is at rest (nothing is left for it to change).
-                self.outage_steps -= 1;
-                if !self.came_to_rest() {
-                    self.now = t;
-                    self.on_outage_step(step);
-                }
-                continue;
-            }
             budget -= 1;
             self.now = t;
             self.events_processed += 1;
@@ -458,7 +446,7 @@ impl Simulation {
                 self.carry_out_effects(NodeId::Switch(id), effects);
             }
             Event::Observe(_) => unreachable!("run_bounded observes"),
-            Event::Outage(_) => unreachable!("run_bounded carries out outage steps"),
+            Event::Outage(step) => self.on_outage_step(step),
         }
     }
 

@@ -6,7 +6,9 @@
 //! switch routes by shortest paths over the links up at that moment, as a routing protocol
 //! that has converged would.
 //!
-//! A run with outages runs on one thread.
+//! The steps of the schedule are events like any other: a run lasts until its last one
+//! (an outage's end, plus the reconvergence) at least. A run with outages runs on one
+//! thread.
 
 use super::{Event, Simulation};
 use crate::net::{CableOutage, NetworkSpec, NodeId, Packet, PacketKind, Routes, Wiring};
@@ -126,7 +128,6 @@ impl Simulation {
         let times: Vec<Ps> = self.outages.as_ref().map_or(Vec::new(), |o| o.times().collect());
         for (i, at) in times.into_iter().enumerate() {
             self.events.push_far(at, Event::Outage(i as u32));
-            self.outage_steps += 1;
         }
     }
 }
