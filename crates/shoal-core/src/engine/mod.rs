@@ -606,13 +606,19 @@ impl Simulation {
         if threshold == 0 || !link_errors::corrupted(self.seed, link_id, self.now, threshold) {
             return false;
         }
-        if pkt.kind == PacketKind::Control {
-            self.counters.frames_corrupted += 1;
-        } else {
-            self.counters.drop(DropReason::LinkError, pkt);
+        self.lose_on_link(pkt, DropReason::LinkError);
+        true
+    }
+
+    /// `pkt` is lost on a link, corrupted (`LinkError`) or down (`LinkDown`): counted, and
+    /// gone. A control frame is not a packet: it is counted apart.
+    fn lose_on_link(&mut self, pkt: &Packet, reason: DropReason) {
+        match (pkt.kind, reason) {
+            (PacketKind::Control, DropReason::LinkDown) => self.counters.frames_lost += 1,
+            (PacketKind::Control, _) => self.counters.frames_corrupted += 1,
+            _ => self.counters.drop(reason, pkt),
         }
         self.exts.release(pkt.ext);
-        true
     }
 
     fn switch_receive(&mut self, s: u32, ingress: usize, pkt: Packet) {

@@ -11,7 +11,7 @@
 //! thread.
 
 use super::{Event, Simulation};
-use crate::net::{CableOutage, NetworkSpec, NodeId, Packet, PacketKind, Routes, Wiring};
+use crate::net::{CableOutage, NetworkSpec, NodeId, Packet, Routes, Wiring};
 use crate::sim::Ps;
 use crate::stats::DropReason;
 
@@ -114,12 +114,7 @@ impl Simulation {
         if !self.outages.as_ref().is_some_and(|o| o.is_down(link)) {
             return false;
         }
-        if pkt.kind == PacketKind::Control {
-            self.counters.frames_lost += 1;
-        } else {
-            self.counters.drop(DropReason::LinkDown, pkt);
-        }
-        self.exts.release(pkt.ext);
+        self.lose_on_link(pkt, DropReason::LinkDown);
         true
     }
 
