@@ -67,6 +67,6 @@ fn nothing_can_move(now: Ps, links: &[Link], switches: &[Switch], nics: &[Nic]) 
 }
 
 /// How many NICs hold packets while a pause holds some class.
-fn held_nics(nics: &[Nic]) -> usize {
+pub(super) fn held_nics(nics: &[Nic]) -> usize {
     nics.iter().filter(|n| n.paused() != 0 && !n.is_empty()).count()
 }

@@ -54,6 +54,19 @@ impl Outages {
         self.steps.iter().map(|(at, _)| *at)
     }
 
+    /// One more outage holds cable `c` down (`down`), or one fewer; returns whether that
+    /// took it down or brought it back.
+    fn hold(&mut self, c: u32, down: bool) -> bool {
+        let holding = &mut self.holding[c as usize];
+        if down {
+            *holding += 1;
+            *holding == 1
+        } else {
+            *holding -= 1;
+            *holding == 0
+        }
+    }
+
     /// Whether link `link` is down now.
     pub(super) fn is_down(&self, link: u32) -> bool {
         self.holding[link as usize / 2] > 0
@@ -64,22 +77,17 @@ impl Simulation {
     /// Step `step` of the outage schedule is due.
     pub(super) fn on_outage_step(&mut self, step: u32) {
         let outages = self.outages.as_mut().expect("an outage step has a schedule");
-        let change = outages.steps[step as usize].1.clone();
-        match change {
+        match outages.steps[step as usize].1.clone() {
             Change::Down(cables) => {
                 for c in cables {
-                    let outages = self.outages.as_mut().expect("a schedule");
-                    outages.holding[c as usize] += 1;
-                    if outages.holding[c as usize] == 1 {
+                    if self.outages.as_mut().expect("a schedule").hold(c, true) {
                         self.cable_down(c);
                     }
                 }
             }
             Change::Up(cables) => {
                 for c in cables {
-                    let outages = self.outages.as_mut().expect("a schedule");
-                    outages.holding[c as usize] -= 1;
-                    if outages.holding[c as usize] == 0 {
+                    if self.outages.as_mut().expect("a schedule").hold(c, false) {
                         for link in [2 * c, 2 * c + 1] {
                             let l = &mut self.links[link as usize];
                             l.faulty = l.error_threshold > 0;

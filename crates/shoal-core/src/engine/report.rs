@@ -105,7 +105,7 @@ impl Simulation {
         if self.events.is_empty() && self.deadlocks().is_empty() {
             if in_network != 0 {
                 let in_switches: usize = self.switches.iter().map(Switch::queued_packets).sum();
-                let paused_nics = self.nics.iter().filter(|n| n.paused() != 0 && !n.is_empty()).count();
+                let paused_nics = super::observers::held_nics(&self.nics);
                 errors.push(format!(
                     "drained network still holds {in_network} packets ({in_switches} in switch queues; {paused_nics} paused NICs hold packets)"
                 ));

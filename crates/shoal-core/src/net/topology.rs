@@ -186,12 +186,17 @@ fn fail(net: &mut NetworkSpec, ids: &NodeIds, failed: &[[u32; 2]]) -> Result<(),
     for cable in cables_between(net, ids, failed)? {
         down[cable] = true;
     }
+    take_out(net, &down);
+    Ok(())
+}
+
+/// Removes the cables `down[c]` (links `2c` and `2c + 1`) from `net`.
+fn take_out(net: &mut NetworkSpec, down: &[bool]) {
     let mut link = 0;
     net.links.retain(|_| {
         link += 1;
         !down[(link - 1) / 2]
     });
-    Ok(())
 }
 
 /// The cable (`links[2c]` and `links[2c + 1]`) between each pair of node ids, in order.
@@ -315,12 +320,8 @@ pub fn outages(net: &NetworkSpec, ids: &NodeIds, t: &Topology) -> Result<Vec<Cab
     if !all.is_empty() {
         let mut down = vec![false; net.links.len() / 2];
         all.iter().flat_map(|o| &o.cables).for_each(|&c| down[c as usize] = true);
-        let mut link = 0;
         let mut without = net.clone();
-        without.links.retain(|_| {
-            link += 1;
-            !down[(link - 1) / 2]
-        });
+        take_out(&mut without, &down);
         connected(&without, ids).map_err(|why| {
             ScenarioError::new(
                 "topology.outages",
