@@ -405,7 +405,7 @@ impl TcpSender {
     fn pipe(&self, lost_below: u32) -> u32 {
         let (una, sb) = (self.snd_una, &self.scoreboard);
         let unsacked = |to: u32| (to - una) - sb.count(una, to);
-        unsacked(self.high_sent) - unsacked(lost_below) + unsacked(self.rxt_next)
+        unsacked(self.high_sent) - unsacked(lost_below) + unsacked(self.rxt_next.max(una))
     }
 
     fn enter_recovery(&mut self, cfg: &TcpConfig, now: Ps, out: &mut impl Outbox) {
@@ -427,6 +427,23 @@ impl TcpSender {
 
     fn flight_bytes(&self) -> f64 {
         (self.snd_nxt - self.snd_una) as f64 * self.window.mss
+    }
+
+    /// What a timeout halves: the data in flight less what the receiver has SACKed (and,
+    /// in SACK recovery, RFC 6675's pipe), as ns-3's `BytesInFlight` at `ReTxTimeout`.
+    /// A retransmission lost in SACK recovery holds snd_una while SACKs let new data out,
+    /// so the outstanding data can grow to many windows before the timer fires; half of it
+    /// would be a slow-start threshold far above any window the path carried.
+    fn unsacked_flight_bytes(&self, cfg: &TcpConfig) -> f64 {
+        if !cfg.sack {
+            return self.flight_bytes();
+        }
+        let segments = if self.in_recovery {
+            self.pipe(self.lost_below(cfg))
+        } else {
+            (self.snd_nxt - self.snd_una) - self.scoreboard.count(self.snd_una, self.snd_nxt)
+        };
+        segments as f64 * self.window.mss
     }
 
     /// When the congestion controller wants its timer, if it does.
@@ -544,7 +561,7 @@ impl TcpSender {
             self.send_syn(cfg, now, out);
             return;
         }
-        self.window.ssthresh = self.cc.on_loss(&self.window, self.flight_bytes());
+        self.window.ssthresh = self.cc.on_loss(&self.window, self.unsacked_flight_bytes(cfg));
         self.cc.on_timeout();
         self.window.cwnd = self.window.mss;
         self.recover = self.high_sent;

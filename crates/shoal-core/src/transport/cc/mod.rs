@@ -64,15 +64,24 @@ impl SendState {
         rate.max(min_rate.0 as f64).min(self.line_rate_bps)
     }
 
-    /// Reno growth for `acked` new bytes: slow start below ssthresh, then one MSS per
-    /// window of data.
+    /// Reno growth for `acked` new bytes: slow start up to ssthresh, and what is left of
+    /// `acked` grows the window by one MSS per window of data. Slow start stops at ssthresh
+    /// as Linux's `tcp_slow_start` and ns-3's `TcpLinuxReno::SlowStart` (the base of the
+    /// `TcpDctcp` Shoal is checked against) stop it: a stretch ACK, such as the one that
+    /// covers what the receiver held after a timeout's go-back-N, would otherwise lift the
+    /// window past ssthresh by every byte it covers, and the sender would flood its NIC.
     pub fn reno_increase(&mut self, acked: u64) {
-        let acked = acked as f64;
+        let mut acked = acked as f64;
         if self.cwnd < self.ssthresh {
-            self.cwnd += acked;
-        } else {
-            self.cwnd += self.mss * acked / self.cwnd;
+            let room = self.ssthresh - self.cwnd;
+            if acked <= room {
+                self.cwnd += acked;
+                return;
+            }
+            self.cwnd = self.ssthresh;
+            acked -= room;
         }
+        self.cwnd += self.mss * acked / self.cwnd;
     }
 
     /// Reno's ssthresh after a loss (RFC 5681, eq. 4): half the data in flight, at
@@ -296,7 +305,35 @@ pub fn build(cfg: &CcConfig) -> AnyCc {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::Feedback;
+    use super::{Feedback, SendState};
+
+    const MSS: f64 = 1000.0;
+
+    #[test]
+    fn slow_start_grows_by_what_is_acked_below_ssthresh() {
+        let mut s = SendState::window(2.0 * MSS, 10.0 * MSS, MSS);
+        s.reno_increase(MSS as u64);
+        assert_eq!(s.cwnd, 3.0 * MSS);
+    }
+
+    /// RFC 5681 / Linux: a stretch ACK of 100 segments at cwnd 1, ssthresh 10 ends slow
+    /// start at 10 segments; the other 91 grow the window by 91/10 segments, as 91 ACKs
+    /// of one segment each would (to first order) in congestion avoidance.
+    #[test]
+    fn a_stretch_ack_stops_slow_start_at_ssthresh() {
+        let mut s = SendState::window(MSS, 10.0 * MSS, MSS);
+        s.reno_increase(100 * MSS as u64);
+        assert!((s.cwnd - 19.1 * MSS).abs() < 1e-6, "cwnd = {}", s.cwnd / MSS);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_mss_per_window() {
+        let mut s = SendState::window(10.0 * MSS, 5.0 * MSS, MSS);
+        for _ in 0..10 {
+            s.reno_increase(MSS as u64);
+        }
+        assert!((s.cwnd - 11.0 * MSS).abs() < 0.1 * MSS, "cwnd = {}", s.cwnd / MSS);
+    }
 
     /// An ACK of `acked_bytes` at t = 0 without an RTT sample or telemetry.
     pub fn ack(acked_bytes: u64, ece: bool, snd_una: u32, snd_nxt: u32) -> Feedback<'static> {
