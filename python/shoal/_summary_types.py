@@ -157,6 +157,9 @@ class PacketCounts(TypedDict, total=False):
     dropped: int
     #: In queues or on wires when the counters were read.
     in_network: int
+    #: Data packets that reached their destination after a packet their flow sent later, where the
+    #: switches may split flows (``switch.load_balancing``).
+    reordered: int | None
     sent: int
     #: Arrivals at switch queues, each hop counted.
     switch_arrivals: int

@@ -144,10 +144,11 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     Columns: ``<bucket>_<stat>`` for every size bucket (``small medium large all``) and
     stat (``count mean_fct_ns p50_fct_ns p99_fct_ns mean_slowdown p50_slowdown
     p99_slowdown``), then ``flows finished unfinished loss_rate switch_drop_rate packets_sent
-    packets_dropped timeouts retransmits cnps ecn_mark_rate util_mean util_max
+    packets_dropped packets_reordered timeouts retransmits cnps ecn_mark_rate util_mean util_max
     util_core_mean buffer_mean_bytes buffer_p99_bytes buffer_max_bytes pfc_pause_frames
     pfc_paused_ns lossless_drops simulated_ns events sim_wall_s``. Buffer columns are the
-    largest over the pools; the PFC columns are empty for runs without a lossless class.
+    largest over the pools; the PFC columns are empty for runs without a lossless class,
+    ``packets_reordered`` for runs whose switches keep each flow on one path (ECMP).
     A missing or null part gives empty (None) columns.
 
     Raises:
@@ -179,6 +180,7 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
             "switch_drop_rate": summary.get("switch_drop_rate"),
             "packets_sent": packets.get("sent"),
             "packets_dropped": packets.get("dropped"),
+            "packets_reordered": packets.get("reordered"),
             "timeouts": summary.get("timeouts"),
             "retransmits": summary.get("retransmits"),
             "cnps": summary.get("cnps"),

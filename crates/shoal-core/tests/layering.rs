@@ -161,6 +161,7 @@ fn schemes_do_not_read_the_scenario() {
         "switch/marking",
         "switch/flow_control",
         "switch/flow_control.rs",
+        "switch/load_balance",
         "switch/classify.rs",
         "switch/scheduler.rs",
         "transport/cc",

@@ -59,3 +59,21 @@ fn a_fat_tree_of_lossy_links() {
          [workload]\npattern = \"all_to_all\"\ncdf = \"websearch\"\nflows = 300\nload = 0.6\n",
     );
 }
+
+/// Each balancer decides at its own switch, from draws that depend on the switch, the
+/// packet and the time, so a cut changes none of its choices.
+#[test]
+fn a_fat_tree_under_each_load_balancer() {
+    for policy in [
+        "kind = \"spray\"\norder = \"round_robin\"",
+        "kind = \"spray\"",
+        "kind = \"letflow\"\ngap = \"5us\"",
+        "kind = \"drill\"",
+    ] {
+        same_for_any_threads(&format!(
+            "[topology]\nkind = \"fat_tree\"\nk = 4\nlink_delay = \"1us\"\n\
+             [switch]\nbuffer = \"400KB\"\nreserved = \"2KB\"\n[switch.load_balancing]\n{policy}\n\
+             [workload]\npattern = \"all_to_all\"\ncdf = \"websearch\"\nflows = 40\nload = 0.6\n"
+        ));
+    }
+}

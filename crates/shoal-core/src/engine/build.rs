@@ -289,6 +289,7 @@ impl Simulation {
             idle_timers: 0,
             node_ids: None,
             lossless_classes,
+            counts_reordering: sc.switch.load_balancing.splits_flows(),
             part: None,
             outages: None,
             parallel: None,

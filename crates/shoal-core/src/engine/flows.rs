@@ -15,6 +15,9 @@ pub(super) struct Flow {
     pub sender: Option<SenderEnd>,
     /// Its end at the destination host.
     pub receiver: Option<AnyReceiver>,
+    /// The (send time, sequence number) of the latest-sent packet that has reached its
+    /// destination so far, where the run counts reordering.
+    pub newest_arrived: (Ps, u32),
 }
 
 /// A flow's sender and what the engine keeps for it at its host.

@@ -66,6 +66,9 @@ impl Simulation {
 
     pub(super) fn host_receive(&mut self, h: u32, pkt: Packet) {
         self.counters.delivered += 1;
+        if self.counts_reordering && pkt.kind.is_forward() {
+            self.note_order(&pkt);
+        }
         #[cfg(test)]
         if let (Some(hops), PacketKind::Data) = (self.exts.telemetry(pkt.ext), pkt.kind) {
             self.delivered_stacks.push((pkt.flow, pkt.seq, hops.to_vec()));
@@ -75,6 +78,20 @@ impl Simulation {
             false => flow.sender().transport.on_packet(&pkt, cx),
         });
         self.exts.release(pkt.ext);
+    }
+
+    /// Counts `pkt`, a packet its destination received, as reordered if a packet its flow
+    /// sent after it arrived before it (a retransmission is sent anew: a late one is not
+    /// reordered).
+    #[inline(never)]
+    fn note_order(&mut self, pkt: &Packet) {
+        let flow = self.flows.get_mut(pkt.flow);
+        let sent = (pkt.timestamp, pkt.seq);
+        if sent < flow.newest_arrived {
+            self.counters.packets_reordered += 1;
+        } else {
+            flow.newest_arrived = sent;
+        }
     }
 
     /// Calls flow `fi`'s sender at its host `h`, then carries out what it asked for.
@@ -192,7 +209,7 @@ impl Simulation {
             }
             _ => Some(receiver),
         };
-        self.flows.start(fi, Flow { spec, sender: Some(sender), receiver });
+        self.flows.start(fi, Flow { spec, sender: Some(sender), receiver, newest_arrived: (0, 0) });
         self.carry_out(fi, src, Wake::Send, actions, finished);
         self.schedule_next_start();
     }

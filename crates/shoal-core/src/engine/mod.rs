@@ -11,7 +11,7 @@ use crate::host::{Nic, WAKE};
 use crate::net::{self, Effects, ExtStore, NodeId, Packet, PacketKind, Routes};
 use crate::observe::Observer;
 use crate::results::FlowTable;
-use crate::sim::{mix64, EventQueue, KeyedEvent, LinkRate, Ps, TIME_LIMIT};
+use crate::sim::{EventQueue, KeyedEvent, LinkRate, Ps, TIME_LIMIT};
 use crate::stats::{Counters, DropReason, PauseLog};
 use crate::switch::{Drops, Switch};
 use crate::transport::{HostAction, Stacks};
@@ -253,6 +253,9 @@ pub struct Simulation {
     /// Bit c set: class c is lossless at some switch, so a NIC's drop of one of its
     /// packets breaks the lossless promise too (`Counters::lossless_drops`).
     lossless_classes: u8,
+    /// The switches may split a flow over several paths, so the hosts count the packets
+    /// that arrive after one their flow sent later (`Counters::packets_reordered`).
+    counts_reordering: bool,
     /// In a partition of a parallel run: its place in it.
     part: Option<Part>,
     /// The outage schedule, when links or switches go down during the run.
@@ -626,7 +629,10 @@ impl Simulation {
         let switch = &mut self.switches[s as usize];
         let port = match hops.count() {
             1 => hops.first(),
-            _ => hops.ecmp(mix64(pkt.hash as u64 ^ switch.ecmp_salt)),
+            _ => match switch.hashed_next_hop(hops, &pkt) {
+                Some(port) => port,
+                None => switch.next_hop(hops, &pkt, self.now),
+            },
         } as usize;
         let mut drops = Drops { counters: &mut self.counters, exts: &mut self.exts };
         let buffered = switch.receive(ingress, port, pkt, self.now, &mut drops, &mut self.effects);

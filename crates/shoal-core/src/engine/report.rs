@@ -324,6 +324,7 @@ impl Simulation {
                 dropped: c.total_dropped(),
                 in_network,
                 sent: c.created,
+                reordered: self.counts_reordering.then_some(c.packets_reordered),
                 switch_arrivals: c.switch_arrivals,
                 switch_dropped: c.switch_dropped(),
             },

@@ -66,6 +66,15 @@ impl<'a> Hops<'a> {
         self.port((if n.is_power_of_two() { hash & (n - 1) } else { hash % n }) as usize)
     }
 
+    /// Whether `port` is one of the next hops.
+    #[inline]
+    pub fn contains(self, port: u16) -> bool {
+        match self {
+            Hops::Run(r) => port.wrapping_sub(r.first) < r.count,
+            Hops::Listed(ports) => ports.contains(&port),
+        }
+    }
+
     /// The first next hop.
     #[inline]
     pub fn first(self) -> u16 {

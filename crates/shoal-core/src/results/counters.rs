@@ -52,6 +52,10 @@ pub struct PacketCounts {
     /// In queues or on wires when the counters were read.
     pub in_network: u64,
     pub sent: u64,
+    /// Data packets that reached their destination after a packet their flow sent later,
+    /// where the switches may split flows (`switch.load_balancing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reordered: Option<u64>,
     /// Arrivals at switch queues, each hop counted.
     pub switch_arrivals: u64,
     pub switch_dropped: u64,

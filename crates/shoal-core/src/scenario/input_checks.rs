@@ -19,8 +19,15 @@ pub fn check_tables(input: &Value) -> Result<(), ScenarioError> {
 }
 
 /// The sections of one scheme each (`registry!`), which may be given by their kind alone.
-const SCHEMES: &[&str] =
-    &["switch.admission", "switch.scheduler", "switch.classifier", "switch.flow_control", "transport.cc", "rdma.cc"];
+const SCHEMES: &[&str] = &[
+    "switch.admission",
+    "switch.scheduler",
+    "switch.classifier",
+    "switch.flow_control",
+    "switch.load_balancing",
+    "transport.cc",
+    "rdma.cc",
+];
 
 fn tables_match(input: &Value, schema: &Value, path: &str) -> Result<(), ScenarioError> {
     let Some(fields) = schema.as_object() else { return Ok(()) };

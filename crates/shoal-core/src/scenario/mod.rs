@@ -94,6 +94,7 @@ impl Scenario {
         env.priority_queues = self.priority_queues();
         s.flow_control.validate("switch.flow_control", &env, &mut warnings)?;
         s.marking.validate("switch.marking", &env, &mut warnings)?;
+        s.load_balancing.validate("switch.load_balancing", &env, &mut warnings)?;
         let (tr, rdma) = (&self.transport, &self.rdma);
         tr.check_sizes()?;
         rdma.check_sizes()?;

@@ -91,6 +91,9 @@ pub struct Counters {
     pub switch_data_dropped: u64,
     /// Packets marked CE (each once).
     pub ecn_marks: u64,
+    /// Data packets that reached their destination after a packet their flow sent later
+    /// (counted where the switches may split flows).
+    pub packets_reordered: u64,
     /// Times each rule fired (a packet may be marked by several), by `MarkRule` index.
     pub marks_by_rule: [u64; MarkRule::ALL.len()],
 }
@@ -113,6 +116,7 @@ impl Counters {
             data_packets_sent,
             switch_data_dropped,
             ecn_marks,
+            packets_reordered,
             marks_by_rule,
         } = other;
         self.created += created;
@@ -128,6 +132,7 @@ impl Counters {
         self.lossless_drops += lossless_drops;
         self.data_packets_sent += data_packets_sent;
         self.switch_data_dropped += switch_data_dropped;
+        self.packets_reordered += packets_reordered;
         self.ecn_marks += ecn_marks;
         self.marks_by_rule.iter_mut().zip(marks_by_rule).for_each(|(a, b)| *a += b);
     }

@@ -5,6 +5,7 @@ use crate::config::{PerQueue, ScenarioError};
 use crate::switch::admission::AdmissionConfig;
 use crate::switch::classify::ClassifierConfig;
 use crate::switch::flow_control::FlowControlConfig;
+use crate::switch::load_balance::LoadBalancingConfig;
 use crate::switch::marking::MarkingConfig;
 pub use crate::switch::mmu::ReservePer;
 use crate::switch::scheduler::SchedulerConfig;
@@ -45,6 +46,10 @@ pub struct SwitchConfig {
     pub flow_control: FlowControlConfig,
     pub ecn: EcnConfig,
     pub marking: MarkingConfig,
+    /// Left out of a resolved scenario when it is ECMP, the default, so that results
+    /// written before it existed read the same.
+    #[serde(skip_serializing_if = "LoadBalancingConfig::is_ecmp")]
+    pub load_balancing: LoadBalancingConfig,
 }
 
 impl SwitchConfig {
@@ -142,6 +147,7 @@ impl Default for SwitchConfig {
             flow_control: FlowControlConfig::default(),
             ecn: EcnConfig::default(),
             marking: MarkingConfig::default(),
+            load_balancing: LoadBalancingConfig::default(),
         }
     }
 }

@@ -8,13 +8,14 @@ pub mod admission;
 pub mod classify;
 pub mod config;
 pub mod flow_control;
+pub mod load_balance;
 pub mod marking;
 pub mod mmu;
 pub mod queue;
 pub mod scheduler;
 
 use crate::net::pause::{is_filter_frame, read_pause_frame};
-use crate::net::{Effect, Effects, Ext, ExtStore, IntFormat, IntHop, Packet, PacketKind};
+use crate::net::{Effect, Effects, Ext, ExtStore, Hops, IntFormat, IntHop, Packet, PacketKind};
 use crate::sim::{Ps, Rng};
 use crate::stats::{Counters, DropReason};
 use crate::switch::config::{EcnScope, MarkPoint, NonEct, SwitchConfig};
@@ -25,6 +26,7 @@ use flow_control::{
     AnyFlowControl, FlowControl, FlowControlEnv, FlowCx, IngressCx, IngressLink, Lossless, LosslessArrival, PoolState,
     PortPauses, PortView, Steering, StepCx,
 };
+use load_balance::{AnyLoadBalancer, Ecmp, Egress, LoadBalancer};
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
 use mmu::{charge, class_of, release, Charge, IngressAccounts, Pool, Reserve, CLASSES};
 pub use queue::PortQueue;
@@ -73,6 +75,8 @@ pub struct Switch {
     pub ingress: Option<IngressAccounts>,
     /// Salt of this switch's ECMP hash.
     pub ecmp_salt: u64,
+    /// Chooses among equal-cost next hops.
+    balancer: AnyLoadBalancer,
     admission: AnyAdmission,
     flow_control: AnyFlowControl,
     /// Bit c set: class c is lossless (`FlowControl::lossless_classes`), cached here so
@@ -223,6 +227,7 @@ impl Switch {
             alphas: (0..queues).map(|q| cfg.alpha.get(q)).collect(),
             pools,
             ecmp_salt,
+            balancer: cfg.load_balancing.build(&()),
             admission: cfg.admission.build(&()),
             flow_control,
             ports_per_pool,
@@ -376,6 +381,27 @@ impl Switch {
         }
         cx.exts.release(pkt.ext);
         self.pools[pool].drops += 1;
+    }
+
+    /// The port among `hops` (two or more equal-cost next hops) that `pkt` leaves by, if
+    /// the switch hashes flows onto them (ECMP, the default); otherwise None, and
+    /// `next_hop` decides. ECMP is every packet's choice at every switch with several next
+    /// hops in most runs, and reads nothing of the switch but its salt: it is kept apart
+    /// so that it costs what it did before balancers could be chosen.
+    #[inline(always)]
+    pub fn hashed_next_hop(&self, hops: Hops, pkt: &Packet) -> Option<u16> {
+        match self.balancer {
+            AnyLoadBalancer::Ecmp(_) => Some(Ecmp::choose(hops, pkt, self.ecmp_salt)),
+            _ => None,
+        }
+    }
+
+    /// The port among `hops` (two or more equal-cost next hops) that `pkt` leaves by.
+    #[inline(never)]
+    pub fn next_hop(&mut self, hops: Hops, pkt: &Packet, now: Ps) -> u16 {
+        let ports = &self.ports;
+        let queued = |port: u16| ports[port as usize].bytes;
+        self.balancer.pick(hops, pkt, now, &Egress::new(self.ecmp_salt, &queued))
     }
 
     /// Offers `pkt`, which arrived on port `ingress`, to egress `port`. Returns whether it

@@ -140,7 +140,7 @@ impl Simulation {
             }
             Parcel::Receiver(end) => {
                 let (flow, spec, receiver) = *end;
-                self.flows.start(flow, Flow { spec, sender: None, receiver: Some(receiver) });
+                self.flows.start(flow, Flow { spec, sender: None, receiver: Some(receiver), newest_arrived: (0, 0) });
             }
         });
         self.part.as_mut().expect("a partition").inbox = scratch;
