@@ -2,7 +2,7 @@
 //! it says, reordering is counted, and the transports react to it as they do to loss.
 
 mod common;
-use common::{run, scenario};
+use common::{core_links_from, run, scenario};
 use serde_json::Value;
 use shoal_core::Simulation;
 
@@ -19,13 +19,7 @@ fn leaf_to_leaf(policy: &str, uplink: &str, rate: &str, stop: &str) -> Simulatio
 
 /// Bytes each uplink of leaf 0 (switch 0) carried, as a share of all four.
 fn uplink_shares(c: &Value) -> Vec<f64> {
-    let used: Vec<f64> = c["links"]["core_links"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|l| l["from_switch"] == 0)
-        .map(|l| l["utilization"].as_f64().unwrap())
-        .collect();
+    let used = core_links_from(c, 0);
     assert_eq!(used.len(), 4);
     let total: f64 = used.iter().sum();
     used.iter().map(|u| u / total).collect()

@@ -1,7 +1,7 @@
 //! Routing and ECMP on the built topologies.
 
 mod common;
-use common::{run, scenario, ser};
+use common::{core_links_from, run, scenario, ser};
 
 /// One-packet flows in a k = 4 fat tree cross 2, 4 or 6 links (same edge, same pod,
 /// other pod); alone on the network each completes in exactly hops x (d + s).
@@ -62,13 +62,7 @@ fn ecmp_uses_every_uplink_evenly() {
     let mut sim = run(&sc);
     std::fs::remove_file(&cdf).ok();
     let c = sim.counters_json();
-    let uplinks: Vec<f64> = c["links"]["core_links"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|l| l["from_switch"] == 0)
-        .map(|l| l["utilization"].as_f64().unwrap())
-        .collect();
+    let uplinks = core_links_from(&c, 0);
     assert_eq!(uplinks.len(), 4);
     let mean = uplinks.iter().sum::<f64>() / 4.0;
     assert!(mean > 0.05);

@@ -54,3 +54,15 @@ pub fn star_100g(hosts: u32, rest: &str) -> Simulation {
         "[topology]\nkind = \"star\"\nhosts = {hosts}\nlink_rate = \"100Gbps\"\nlink_delay = \"1us\"\n{rest}"
     )))
 }
+
+/// The utilization of each switch-to-switch link out of switch `switch` (by its index
+/// among the switches), from a run's counters.
+pub fn core_links_from(counters: &serde_json::Value, switch: u64) -> Vec<f64> {
+    counters["links"]["core_links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["from_switch"] == switch)
+        .map(|l| l["utilization"].as_f64().unwrap())
+        .collect()
+}
