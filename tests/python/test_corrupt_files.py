@@ -228,4 +228,8 @@ def test_every_summary_the_core_writes_fits_its_schema(tmp_path: Path) -> None:
         assert set(summary) <= set(schema["properties"])
     pfc = schema["$defs"]["PfcSummary"]["properties"]
     assert set(summary["pfc"]) == set(pfc)
-    assert set(summary["counters"]["packets"]) == set(schema["$defs"]["PacketCounts"]["properties"])
+    packets = set(schema["$defs"]["PacketCounts"]["properties"])
+    # `reordered` is listed only where the switches may split flows.
+    assert set(summary["counters"]["packets"]) == packets - {"reordered"}
+    sprayed = shoal.run(TINY + '[switch.load_balancing]\nkind = "spray"\n').summary
+    assert set(sprayed["counters"]["packets"]) == packets
