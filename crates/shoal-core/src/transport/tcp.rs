@@ -403,9 +403,13 @@ impl TcpSender {
     /// RFC 6675's pipe, in segments: each outstanding unSACKed segment counts once unless
     /// deemed lost, and once more if this recovery retransmitted it.
     fn pipe(&self, lost_below: u32) -> u32 {
-        let (una, sb) = (self.snd_una, &self.scoreboard);
-        let unsacked = |to: u32| (to - una) - sb.count(una, to);
-        unsacked(self.high_sent) - unsacked(lost_below) + unsacked(self.rxt_next.max(una))
+        self.unsacked_below(self.high_sent) - self.unsacked_below(lost_below)
+            + self.unsacked_below(self.rxt_next.max(self.snd_una))
+    }
+
+    /// Segments from snd_una up to `to` that the receiver has not SACKed.
+    fn unsacked_below(&self, to: u32) -> u32 {
+        (to - self.snd_una) - self.scoreboard.count(self.snd_una, to)
     }
 
     fn enter_recovery(&mut self, cfg: &TcpConfig, now: Ps, out: &mut impl Outbox) {
@@ -438,11 +442,8 @@ impl TcpSender {
         if !cfg.sack {
             return self.flight_bytes();
         }
-        let segments = if self.in_recovery {
-            self.pipe(self.lost_below(cfg))
-        } else {
-            (self.snd_nxt - self.snd_una) - self.scoreboard.count(self.snd_una, self.snd_nxt)
-        };
+        let segments =
+            if self.in_recovery { self.pipe(self.lost_below(cfg)) } else { self.unsacked_below(self.snd_nxt) };
         segments as f64 * self.window.mss
     }
 

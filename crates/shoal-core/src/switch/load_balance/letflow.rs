@@ -61,7 +61,7 @@ impl Scheme for LetFlow {
                 format!("{} is not accepted (accepted: a power of two from 1 to 16777216)", cfg.table),
             ));
         }
-        env.check_timer(&format!("{path}.gap"), cfg.gap, env.largest_packet, "the time of the largest packet")
+        env.check_timeout(&format!("{path}.gap"), cfg.gap)
     }
 }
 
