@@ -9,6 +9,7 @@ use shoal_core::switch::flow_control::FlowControlConfig;
 use shoal_core::switch::marking::MarkerConfig;
 use shoal_core::switch::scheduler::SchedulerConfig;
 use shoal_core::transport::cc::{CcConfig, RdmaCcConfig};
+use shoal_core::transport::rdma::recovery::LossRecoveryConfig;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -165,6 +166,7 @@ fn schemes_do_not_read_the_scenario() {
         "switch/classify.rs",
         "switch/scheduler.rs",
         "transport/cc",
+        "transport/rdma/recovery",
         "registry.rs",
     ];
     let found = naming(&schemes, &["crate::scenario", "Scenario::"]);
@@ -212,6 +214,7 @@ fn the_engine_names_no_scheme() {
         FlowControlConfig::KINDS,
         CcConfig::KINDS,
         RdmaCcConfig::KINDS,
+        LossRecoveryConfig::KINDS,
     ];
     // Words that are kinds but say nothing of a scheme.
     let generic = ["none"];

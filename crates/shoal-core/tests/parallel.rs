@@ -60,6 +60,18 @@ fn a_fat_tree_of_lossy_links() {
     );
 }
 
+/// IRN over a lossy fabric that drops: each connection's SACKs, resends and two timeouts
+/// are its own, whatever partition its ends run in.
+#[test]
+fn irn_over_a_dropping_fat_tree() {
+    same_for_any_threads(
+        "[topology]\nkind = \"fat_tree\"\nk = 4\nlink_delay = \"1us\"\n\
+         [switch]\nbuffer = \"100KB\"\nreserved = \"0B\"\n\
+         [rdma]\nwindow = \"max_bdp\"\nloss_recovery = \"irn\"\ncc = \"none\"\n\
+         [workload]\npattern = \"all_to_all\"\ncdf = \"websearch\"\nflows = 60\nload = 0.8\ntransport = \"rdma\"\n",
+    );
+}
+
 /// Each balancer decides at its own switch, from draws that depend on the switch, the
 /// packet and the time, so a cut changes none of its choices.
 #[test]

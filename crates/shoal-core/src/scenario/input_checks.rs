@@ -27,6 +27,7 @@ const SCHEMES: &[&str] = &[
     "switch.load_balancing",
     "transport.cc",
     "rdma.cc",
+    "rdma.loss_recovery",
 ];
 
 fn tables_match(input: &Value, schema: &Value, path: &str) -> Result<(), ScenarioError> {

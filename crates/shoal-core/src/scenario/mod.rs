@@ -125,7 +125,12 @@ impl Scenario {
                     (Some(_), None) => true,
                 }
         };
-        if rdma_flows && s.ecn.non_ect == NonEct::Drop && !s.marking.rules().is_empty() && !acks_lossless() {
+        if rdma_flows
+            && s.ecn.non_ect == NonEct::Drop
+            && !s.marking.rules().is_empty()
+            && !acks_lossless()
+            && !rdma.loss_recovery.times_out()
+        {
             warnings.push(
                 "switch.ecn.non_ect = \"drop\" drops RDMA ACKs and NACKs (not ECN-capable) where a marking rule \
                  would mark them, and a connection that loses its last ACK never completes (RDMA has no \
@@ -163,7 +168,7 @@ impl Scenario {
                     s.flow_control.kind()
                 ));
             }
-            if rdma_flows && rdma.rto == Rto::None {
+            if rdma_flows && rdma.rto == Rto::None && !rdma.loss_recovery.times_out() {
                 warnings.push(format!(
                     "{key}: links corrupt packets, and RDMA connections have no retransmission timeout \
                      (rdma.rto = \"none\", as in ns3-datacenter): one whose last packets or their ACKs are \

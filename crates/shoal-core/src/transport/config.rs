@@ -4,6 +4,7 @@ use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::IntValues;
 use crate::transport::cc::{CcConfig, RdmaCcConfig};
+use crate::transport::rdma::recovery::LossRecoveryConfig;
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
@@ -97,6 +98,11 @@ pub struct RdmaConfig {
     /// `INT_MULTI`: the multiplier of the quantized fields' units (1, ns3-datacenter's
     /// `config-burst.txt:38`).
     pub int_multi: u32,
+    /// How senders recover lost packets: go-back-N (the reference's, by default) or IRN's
+    /// selective repeat. Left out of a resolved scenario when it is go-back-N, so that
+    /// scenarios written before it existed read the same.
+    #[serde(skip_serializing_if = "LossRecoveryConfig::is_go_back_n")]
+    pub loss_recovery: LossRecoveryConfig,
     /// The connections' congestion control.
     pub cc: RdmaCcConfig,
 }
@@ -115,6 +121,7 @@ impl Default for RdmaConfig {
             ack_priority: None,
             int_values: IntValues::Exact,
             int_multi: 1,
+            loss_recovery: LossRecoveryConfig::default(),
             cc: RdmaCcConfig::default(),
         }
     }
@@ -224,6 +231,25 @@ impl RdmaConfig {
         self.cc.line_rate_warnings("rdma.cc", env, warnings);
         if let Rto::After(rto) = self.rto {
             env.check_timeout("rdma.rto", rto)?;
+        }
+        self.loss_recovery.validate("rdma.loss_recovery", env, warnings)?;
+        if !self.loss_recovery.is_go_back_n() {
+            let kind = self.loss_recovery.kind();
+            if let Rto::After(rto) = self.rto {
+                return Err(ScenarioError::new(
+                    "rdma.rto",
+                    format!(
+                        "{rto} is go-back-N's timeout, and rdma.loss_recovery.kind = \"{kind}\" times out on its own \
+                         (its rto_low and rto_high); accepted: \"none\""
+                    ),
+                ));
+            }
+            if self.window == RdmaWindow::Bytes(Bytes(0)) {
+                warnings.push(format!(
+                    "rdma.loss_recovery.kind = \"{kind}\" runs without rdma.window: IRN caps what is in flight at \
+                     the network's bandwidth-delay product (BDP-FC), rdma.window = \"max_bdp\""
+                ));
+            }
         }
         if self.ack_interval == 0 {
             return Err(ScenarioError::new(

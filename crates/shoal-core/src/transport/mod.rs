@@ -10,7 +10,7 @@
 
 pub mod cc;
 pub mod config;
-mod rdma;
+pub mod rdma;
 pub mod sack;
 mod tcp;
 mod tcp_flow;

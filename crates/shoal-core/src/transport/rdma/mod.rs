@@ -18,8 +18,15 @@
 //!   whose last packets are all lost stalls. Lossless classes (PFC) are what RDMA runs
 //!   on. With `rto` set, a sender whose unacknowledged packets see no ACK progress for
 //!   that long goes back to the first of them.
+//!
+//! That is go-back-N, the default loss recovery; `[rdma.loss_recovery]` chooses another
+//! (`recovery`): IRN's selective repeat keeps packets beyond a gap, NACKs each with a
+//! SACK, resends only what was lost and times out on its own.
+
+pub mod recovery;
 
 use super::cc::{AnyRdmaCc, CongestionControl, Feedback, Notification, RdmaCcConfig, RdmaCcEnv, SendState};
+use super::sack::OutOfOrder;
 use super::{Framing, HostCx, Outcome, PathInfo, Receiver, Sender, Stacks, TransportKind};
 use crate::config::run::FctUntil;
 use crate::net::config::Topology;
@@ -27,6 +34,7 @@ use crate::net::{Ext, IntFormat, Packet, PacketKind, ACK_UNPADDED_BYTES, WIRE_ST
 use crate::sim::{serialization, Ps, PS_PER_S};
 use crate::transport::config::{RdmaConfig, RdmaWindow, Rto};
 use crate::workload::FlowSpec;
+use recovery::{AnyLossRecovery, LossRecovery, LossRecoveryConfig};
 
 /// The RDMA settings every connection of a run shares.
 #[derive(Clone, Debug)]
@@ -36,8 +44,14 @@ pub struct RdmaSettings {
     pub ack_size: u32,
     pub ack_interval: u32,
     pub nack_interval: Ps,
-    /// The retransmission timeout, if any.
+    /// The retransmission timeout, if any (go-back-N's; a scheme may time out on its own).
     pub rto: Option<Ps>,
+    /// How senders recover lost packets.
+    pub loss_recovery: LossRecoveryConfig,
+    /// Whether receivers keep packets that arrive beyond a gap (from `loss_recovery`).
+    pub keeps_out_of_order: bool,
+    /// Whether senders time out: `rto` is set, or the loss recovery times out on its own.
+    pub times_out: bool,
     /// How a connection's window is sized when it opens.
     pub window: WindowSize,
     pub window_scales_with_rate: bool,
@@ -77,6 +91,7 @@ impl RdmaSettings {
             ack_priority,
             int_values,
             int_multi,
+            loss_recovery,
             cc,
         } = rdma.clone();
         let line_rate_bps = line_rates_bps.iter().copied().max().unwrap_or(topology.link_rate.0);
@@ -100,6 +115,9 @@ impl RdmaSettings {
                 Rto::None => None,
                 Rto::After(t) => Some(t.0),
             },
+            keeps_out_of_order: loss_recovery.keeps_out_of_order(),
+            times_out: rto != Rto::None || loss_recovery.times_out(),
+            loss_recovery,
             window,
             window_scales_with_rate,
             line_rates_bps,
@@ -262,6 +280,8 @@ pub struct RdmaSender {
     /// Packets ever sent once (anything below that sent again is a retransmission).
     sent_max: u32,
     cc: AnyRdmaCc,
+    /// What the sender sends again after a NACK or a timeout.
+    recovery: AnyLossRecovery,
     window: InFlightCap,
     /// The sender's link rate, which the rate never exceeds.
     line_rate_bps: u64,
@@ -273,10 +293,12 @@ pub struct RdmaSender {
     last_size: u32,
     /// The ready time last told to the NIC.
     paced: Option<Ps>,
-    /// When the retransmission timer expires: set exactly while `rto` is set and a
-    /// packet sent is unacknowledged, `rto` after the last progress (the first such
-    /// packet's send, an ACK of new packets, or a timeout).
+    /// When the retransmission timer expires: set exactly while the sender times out and
+    /// a packet sent is unacknowledged, the timeout after `progress_at`.
     rto_at: Option<Ps>,
+    /// The last progress: the send of a packet while none was unacknowledged, an ACK of
+    /// new packets, or a timeout.
+    progress_at: Ps,
     retransmits: u32,
     timeouts: u32,
     /// Congestion notifications received (`Outcome::cnps`).
@@ -293,6 +315,9 @@ pub struct RdmaReceiver {
     packets: u32,
     /// The next packet expected in order.
     expected: u32,
+    /// The packets beyond a gap that the receiver kept (selective repeat), or None: it
+    /// drops them (go-back-N).
+    held: Option<OutOfOrder>,
     /// The expected packet last NACKed, and until when it is not NACKed again.
     last_nack: Option<(u32, Ps)>,
     /// When the receiver last sent a CNP (`Notification::Cnp`).
@@ -335,6 +360,7 @@ impl TransportKind for RdmaFlow {
             bytes: spec.bytes,
             packets,
             expected: 0,
+            held: rdma.keeps_out_of_order.then(OutOfOrder::default),
             last_nack: None,
             last_cnp: None,
             finished_at: None,
@@ -347,6 +373,7 @@ impl TransportKind for RdmaFlow {
             snd_nxt: 0,
             sent_max: 0,
             cc: rdma.cc.build(&rdma.cc_env(path)),
+            recovery: rdma.loss_recovery.build(&()),
             window: InFlightCap { bytes: window, scales_with_rate: rdma.window_scales_with_rate },
             line_rate_bps,
             send: SendState {
@@ -360,6 +387,7 @@ impl TransportKind for RdmaFlow {
             last_size: 0,
             paced: None,
             rto_at: None,
+            progress_at: 0,
             retransmits: 0,
             timeouts: 0,
             cnps: 0,
@@ -419,7 +447,13 @@ impl Receiver for RdmaReceiver {
         };
         if pkt.seq == self.expected {
             self.expected += 1;
-            if cx.stacks.rdma.acks(self.expected, self.packets) {
+            // The gap is filled: the packets kept beyond it are in order now, and the ACK
+            // that says so ends the sender's recovery.
+            let filled = self.held.as_mut().and_then(|held| held.take_run_at(self.expected));
+            if let Some(end) = filled {
+                self.expected = end;
+            }
+            if filled.is_some() || cx.stacks.rdma.acks(self.expected, self.packets) {
                 let ack =
                     Packet { timestamp: pkt.timestamp, ece, ..self.echo(PacketKind::Ack, self.expected, pkt, cx) };
                 cx.send(ack);
@@ -429,12 +463,18 @@ impl Receiver for RdmaReceiver {
             }
         } else if pkt.seq > self.expected {
             let expected = self.expected;
-            if self.last_nack.is_none_or(|(seq, until)| seq != expected || cx.now >= until) {
+            if self.held.as_mut().map(|held| held.insert(pkt.seq)).is_some() {
+                // Selective repeat: every packet beyond the gap is NACKed, with its own
+                // sequence number as the SACK.
+                let nack =
+                    Packet { ece, sack_start: pkt.seq, sack_len: 1, ..self.echo(PacketKind::Nack, expected, pkt, cx) };
+                cx.send(nack);
+            } else if self.last_nack.is_none_or(|(seq, until)| seq != expected || cx.now >= until) {
                 self.last_nack = Some((expected, cx.now + cx.stacks.rdma.nack_interval));
                 let nack = Packet { ece, ..self.echo(PacketKind::Nack, expected, pkt, cx) };
                 cx.send(nack);
             }
-        } else if cx.stacks.rdma.rto.is_some() {
+        } else if cx.stacks.rdma.times_out {
             // A duplicate: the reference drops it silently, which only a sender with a
             // timeout can tell from a loss. Its ACK may have been lost, and the timeout
             // resends packets already here: answering them is what ends the resending.
@@ -455,7 +495,9 @@ impl RdmaSender {
     fn ready_at(&self, rdma: &RdmaSettings) -> Option<Ps> {
         let in_flight = (self.snd_nxt - self.snd_una) as u64 * rdma.mtu as u64;
         let full = self.window.is_full(in_flight, &self.send, self.cc.window_rtt());
-        (self.snd_nxt < self.packets && !full).then_some(self.next_avail)
+        // A packet sent again does not widen what is in flight: the window does not hold
+        // it back.
+        ((self.snd_nxt < self.packets && !full) || self.recovery.resends(self.snd_una)).then_some(self.next_avail)
     }
 
     /// Tells the NIC when the next packet may go, if that changed (or `always`: after a
@@ -476,10 +518,11 @@ impl RdmaSender {
         if pkt.seq > self.snd_una {
             self.snd_una = pkt.seq;
             self.snd_nxt = self.snd_nxt.max(pkt.seq);
+            self.recovery.on_progress(self.snd_una);
             self.restart_rto(cx);
         }
         if pkt.kind == PacketKind::Nack {
-            self.snd_nxt = self.snd_una;
+            self.recovery.on_nack(pkt, self.snd_una, &mut self.snd_nxt, self.packets);
         }
         // The controller sees every ACK and NACK after the sequence state moved, as the
         // reference's `ReceiveAck` runs it (`rdma-hw.cc:408-457`). An ACK measures the
@@ -562,13 +605,19 @@ impl RdmaSender {
     fn only_waits(&self, rdma: &RdmaSettings) -> bool {
         let in_flight = (self.snd_nxt - self.snd_una) as u64 * rdma.mtu as u64;
         let window_stuck = !self.window.scales_with_rate && self.window.is_full(in_flight, &self.send, None);
-        rdma.rto.is_none() && (self.snd_nxt >= self.packets || window_stuck)
+        !rdma.times_out && (self.snd_nxt >= self.packets || window_stuck)
     }
 
-    /// Progress at `cx.now`: the retransmission timer (if there is one) runs `rto` from
-    /// now while a packet sent is unacknowledged, and stops otherwise.
+    /// The retransmission timeout with what is in flight now, if the sender times out.
+    fn timeout(&self, rdma: &RdmaSettings) -> Option<Ps> {
+        self.recovery.timeout(self.snd_nxt - self.snd_una, rdma.rto)
+    }
+
+    /// Progress at `cx.now`: the retransmission timer (if there is one) runs the timeout
+    /// from now while a packet sent is unacknowledged, and stops otherwise.
     fn restart_rto(&mut self, cx: &mut HostCx) {
-        let Some(rto) = cx.stacks.rdma.rto else { return };
+        let Some(rto) = self.timeout(&cx.stacks.rdma) else { return };
+        self.progress_at = cx.now;
         self.rto_at = (self.sent_max > self.snd_una).then_some(cx.now + rto);
         if let Some(at) = self.rto_at {
             cx.set_timer(at);
@@ -604,7 +653,7 @@ impl Sender for RdmaSender {
         self.cc.on_timer(&mut self.send, cx.now);
         if self.rto_at.is_some_and(|at| at <= cx.now) {
             self.timeouts += 1;
-            self.snd_nxt = self.snd_una;
+            self.recovery.on_timeout(self.snd_una, &mut self.snd_nxt);
             self.restart_rto(cx);
         }
         self.ask_for_timer(cx);
@@ -613,7 +662,8 @@ impl Sender for RdmaSender {
 
     fn pull(&mut self, cx: &mut HostCx) -> Option<Packet> {
         let rdma = &cx.stacks.rdma;
-        let seq = self.snd_nxt;
+        let resent = self.recovery.resend(self.snd_una);
+        let seq = resent.unwrap_or(self.snd_nxt);
         let size = (rdma.payload(self.bytes, seq) + rdma.data_header() as u64) as u32;
         // A stack for the switches to stamp: a slot of the side table, reused once a
         // packet before this one left the network.
@@ -622,10 +672,16 @@ impl Sender for RdmaSender {
         if seq < self.sent_max {
             self.retransmits += 1;
         }
-        self.snd_nxt += 1;
-        self.sent_max = self.sent_max.max(self.snd_nxt);
+        if resent.is_none() {
+            self.snd_nxt += 1;
+            self.sent_max = self.sent_max.max(self.snd_nxt);
+        }
         if self.rto_at.is_none() {
             self.restart_rto(cx);
+        } else if let Some(rto) = self.timeout(&cx.stacks.rdma) {
+            // More in flight may call for a longer timeout (IRN's RTO_high); the timer
+            // asked for earlier fires first and finds it not due.
+            self.rto_at = Some(self.progress_at + rto);
         }
         self.next_avail = cx.now + serialization(size as u64, self.limited(self.send.rate_bps));
         self.last_size = size;
@@ -654,6 +710,7 @@ mod tests {
     use crate::scenario::Scenario;
     use crate::transport::HostAction;
     use crate::workload::FlowKind;
+    use recovery::LossRecoveryConfig;
 
     /// A host's side of a call: the actions a flow asked for.
     struct Host {
@@ -954,5 +1011,98 @@ mod tests {
         host.call(140_000_000, |cx| flow.on_packet(&cnp, cx));
         assert_eq!(flow.tx.send.rate_bps, 50e9);
         assert_eq!(flow.outcome(&host.stacks).cnps, 1, "the sender counts the CNP it received");
+    }
+
+    /// Host `Host::new`'s stacks with IRN's selective repeat and its default timeouts
+    /// (100 us below 3 packets in flight, else 320 us).
+    fn irn_host() -> Host {
+        let mut sc = Scenario::default();
+        sc.rdma.loss_recovery = LossRecoveryConfig::of_kind("irn").expect("irn is registered");
+        let mut host = Host::new();
+        host.stacks = sc.stacks(vec![100_000_000_000; 2]);
+        host.stacks.fct_until = FctUntil::Acked;
+        host
+    }
+
+    const RTO_LOW: Ps = 100_000_000;
+    const RTO_HIGH: Ps = 320_000_000;
+
+    /// IRN, one packet lost of ten (section 3.1's example): the receiver keeps 3 to 9 and
+    /// NACKs each with the expected packet 2 and its own number as the SACK; the first
+    /// NACK has the sender resend 2, and only 2 (go-back-N would resend 2 to 9); the
+    /// later NACKs add nothing to resend; 2's arrival fills the gap and one ACK covers
+    /// all ten.
+    #[test]
+    fn irn_resends_only_the_lost_packet() {
+        let mut host = irn_host();
+        let template = Packet::template(0, 0, 7, 0);
+        let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(10_000), template, template, None, cx));
+        let sent: Vec<Packet> = (0..10).map(|i| host.call(i * 100_000, |cx| flow.pull(cx)).0.unwrap()).collect();
+        let mut replies = Vec::new();
+        for pkt in sent.iter().filter(|p| p.seq != 2) {
+            let (_, sent, _, _) = host.call(2_000_000, |cx| flow.on_packet(pkt, cx));
+            replies.extend(sent);
+        }
+        let summary: Vec<(PacketKind, u32, u32)> = replies.iter().map(|p| (p.kind, p.seq, p.sack_start)).collect();
+        let nacks: Vec<(PacketKind, u32, u32)> = (3..10).map(|s| (PacketKind::Nack, 2, s)).collect();
+        assert_eq!(summary[..2], [(PacketKind::Ack, 1, 0), (PacketKind::Ack, 2, 0)]);
+        assert_eq!(summary[2..], nacks[..]);
+        for reply in &replies[..3] {
+            host.call(3_000_000, |cx| flow.on_packet(reply, cx));
+        }
+        let resent = host.call(3_000_000, |cx| flow.pull(cx)).0.expect("the lost packet goes again");
+        assert_eq!(resent.seq, 2);
+        for reply in &replies[3..] {
+            let (_, _, paced, _) = host.call(3_100_000, |cx| flow.on_packet(reply, cx));
+            assert!(paced.iter().all(Option::is_none), "nothing else is lost: nothing to send");
+        }
+        let (_, acks, _, _) = host.call(4_000_000, |cx| flow.on_packet(&resent, cx));
+        assert_eq!(acks.iter().map(|p| (p.kind, p.seq)).collect::<Vec<_>>(), [(PacketKind::Ack, 10)]);
+        let (_, _, _, done) = host.call(5_000_000, |cx| flow.on_packet(&acks[0], cx));
+        let outcome = flow.outcome(&host.stacks);
+        assert!(done);
+        assert_eq!((outcome.retransmits, outcome.timeouts, outcome.delivered_bytes), (1, 0, 10_000));
+    }
+
+    /// IRN's two timeouts. A lost last packet, the rest acknowledged: one packet is in
+    /// flight at the last ACK, so the sender times out RTO_low after it and resends it.
+    /// Ten packets all lost: RTO_low was armed at the first send, but with three or more
+    /// in flight the deadline is RTO_high after it; the timeout resends all ten, in order.
+    #[test]
+    fn irn_times_out_low_with_few_in_flight_and_high_with_many() {
+        let template = Packet::template(0, 0, 7, 0);
+        let mut host = irn_host();
+        let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(10_000), template, template, None, cx));
+        let sent: Vec<Packet> = (0..10).map(|i| host.call(i * 100_000, |cx| flow.pull(cx)).0.unwrap()).collect();
+        let last_ack = 2_000_000;
+        for pkt in &sent[..9] {
+            let (_, acks, _, _) = host.call(1_000_000, |cx| flow.on_packet(pkt, cx));
+            host.call(last_ack, |cx| flow.on_packet(&acks[0], cx));
+        }
+        assert_eq!(*host.timers.last().unwrap(), last_ack + RTO_LOW);
+        host.call(last_ack + RTO_LOW - 1, |cx| flow.on_timer(cx));
+        assert_eq!(flow.tx.timeouts, 0);
+        host.call(last_ack + RTO_LOW, |cx| flow.on_timer(cx));
+        assert_eq!(flow.tx.timeouts, 1);
+        assert_eq!(host.call(last_ack + RTO_LOW, |cx| flow.pull(cx)).0.map(|p| p.seq), Some(9));
+
+        let mut host = irn_host();
+        let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(10_000), template, template, None, cx));
+        for i in 0..10 {
+            host.call(i * 100_000, |cx| flow.pull(cx));
+        }
+        assert_eq!(host.timers, [RTO_LOW], "armed at the first send, one packet in flight");
+        host.call(RTO_LOW, |cx| flow.on_timer(cx));
+        assert_eq!(flow.tx.timeouts, 0, "ten in flight: RTO_high applies");
+        assert_eq!(*host.timers.last().unwrap(), RTO_HIGH);
+        host.call(RTO_HIGH, |cx| flow.on_timer(cx));
+        assert_eq!(flow.tx.timeouts, 1);
+        let pulls: Vec<(u32, Vec<Option<Ps>>)> = (0..10)
+            .map(|_| host.call(RTO_HIGH, |cx| flow.pull(cx)))
+            .map(|(p, _, paced, _)| (p.unwrap().seq, paced))
+            .collect();
+        assert_eq!(pulls.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(), (0..10).collect::<Vec<_>>());
+        assert_eq!(pulls[9].1, [None], "nothing more to send after the tenth");
+        assert_eq!(flow.outcome(&host.stacks).retransmits, 10);
     }
 }
