@@ -76,6 +76,7 @@ pub struct Scoreboard {
 
 impl Scoreboard {
     /// Records the segments of block `b` of a flow of `segments` segments.
+    #[inline(always)]
     pub fn mark(&mut self, b: SackBlock, segments: u32) {
         if b.len == 0 {
             return;

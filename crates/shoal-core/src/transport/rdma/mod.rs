@@ -282,6 +282,10 @@ pub struct RdmaSender {
     cc: AnyRdmaCc,
     /// What the sender sends again after a NACK or a timeout.
     recovery: AnyLossRecovery,
+    /// The recovery may have packets to send again (a NACK or a timeout told it of
+    /// losses, and it has not said it is done): only then is it asked. Go-back-N goes
+    /// back by moving `snd_nxt` and never sets it.
+    resending: bool,
     window: InFlightCap,
     /// The sender's link rate, which the rate never exceeds.
     line_rate_bps: u64,
@@ -374,6 +378,7 @@ impl TransportKind for RdmaFlow {
             sent_max: 0,
             cc: rdma.cc.build(&rdma.cc_env(path)),
             recovery: rdma.loss_recovery.build(&()),
+            resending: false,
             window: InFlightCap { bytes: window, scales_with_rate: rdma.window_scales_with_rate },
             line_rate_bps,
             send: SendState {
@@ -432,6 +437,15 @@ impl RdmaReceiver {
     }
 }
 
+impl RdmaReceiver {
+    /// Keeps packet `seq`, which arrived beyond a gap, if the receiver keeps such packets
+    /// (selective repeat); returns whether it did.
+    #[inline(never)]
+    fn keep(&mut self, seq: u32) -> bool {
+        self.held.as_mut().map(|held| held.insert(seq)).is_some()
+    }
+}
+
 impl Receiver for RdmaReceiver {
     fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx) {
         debug_assert_eq!(pkt.kind, PacketKind::Data, "an RDMA receiver hears data");
@@ -463,7 +477,7 @@ impl Receiver for RdmaReceiver {
             }
         } else if pkt.seq > self.expected {
             let expected = self.expected;
-            if self.held.as_mut().map(|held| held.insert(pkt.seq)).is_some() {
+            if self.keep(pkt.seq) {
                 // Selective repeat: every packet beyond the gap is NACKed, with its own
                 // sequence number as the SACK.
                 let nack =
@@ -497,7 +511,7 @@ impl RdmaSender {
         let full = self.window.is_full(in_flight, &self.send, self.cc.window_rtt());
         // A packet sent again does not widen what is in flight: the window does not hold
         // it back.
-        ((self.snd_nxt < self.packets && !full) || self.recovery.resends(self.snd_una)).then_some(self.next_avail)
+        ((self.snd_nxt < self.packets && !full) || (self.resending && self.resends())).then_some(self.next_avail)
     }
 
     /// Tells the NIC when the next packet may go, if that changed (or `always`: after a
@@ -518,11 +532,10 @@ impl RdmaSender {
         if pkt.seq > self.snd_una {
             self.snd_una = pkt.seq;
             self.snd_nxt = self.snd_nxt.max(pkt.seq);
-            self.recovery.on_progress(self.snd_una);
             self.restart_rto(cx);
         }
         if pkt.kind == PacketKind::Nack {
-            self.recovery.on_nack(pkt, self.snd_una, &mut self.snd_nxt, self.packets);
+            self.resending = self.recovery.on_nack(pkt, self.snd_una, &mut self.snd_nxt, self.packets);
         }
         // The controller sees every ACK and NACK after the sequence state moved, as the
         // reference's `ReceiveAck` runs it (`rdma-hw.cc:408-457`). An ACK measures the
@@ -577,6 +590,61 @@ impl RdmaSender {
         (bps.round() as u64).clamp(1, self.line_rate_bps)
     }
 
+    /// Sends packet `seq` (a new one at `snd_nxt`, or one the recovery sends again).
+    #[inline(always)]
+    fn send(&mut self, seq: u32, cx: &mut HostCx) -> Packet {
+        let rdma = &cx.stacks.rdma;
+        let size = (rdma.payload(self.bytes, seq) + rdma.data_header() as u64) as u32;
+        // A stack for the switches to stamp: a slot of the side table, reused once a
+        // packet before this one left the network.
+        let ext = rdma.telemetry.then(|| cx.exts.insert(Ext::Telemetry(Default::default())));
+        let pkt = Packet { kind: PacketKind::Data, seq, size, timestamp: cx.now, ext, ..self.data };
+        if seq < self.sent_max {
+            self.retransmits += 1;
+        }
+        if seq == self.snd_nxt {
+            self.snd_nxt += 1;
+            self.sent_max = self.sent_max.max(self.snd_nxt);
+        }
+        if self.rto_at.is_none() {
+            self.restart_rto(cx);
+        } else {
+            self.stretch_rto(&cx.stacks.rdma);
+        }
+        self.next_avail = cx.now + serialization(size as u64, self.limited(self.send.rate_bps));
+        self.last_size = size;
+        // A byte counter's increase applies from the packet after next, as the pacing
+        // gap after this one is already set (ns3-rdma's transmit path does the same).
+        self.cc.on_send(&mut self.send, size as u64, cx.now);
+        self.tell_nic(cx, true);
+        pkt
+    }
+
+    /// More in flight may call for a longer timeout (IRN's RTO_high): the deadline moves
+    /// to that after the last progress. The timer asked for earlier fires first and finds
+    /// it not due.
+    #[inline(never)]
+    fn stretch_rto(&mut self, rdma: &RdmaSettings) {
+        if let Some(rto) = self.timeout(rdma) {
+            self.rto_at = Some(self.progress_at + rto);
+        }
+    }
+
+    /// The packet the recovery sends again now, if any; once it has none, it is not asked
+    /// again until a NACK or a timeout.
+    #[inline(never)]
+    fn resend(&mut self) -> Option<u32> {
+        let seq = self.recovery.resend(self.snd_una);
+        self.resending = seq.is_some();
+        seq
+    }
+
+    /// Whether the recovery has a packet to send again now.
+    #[inline(never)]
+    fn resends(&self) -> bool {
+        self.recovery.resends(self.snd_una)
+    }
+
     /// Every packet is acknowledged: the sender's work (and its timers) is over.
     fn sender_done(&self) -> bool {
         self.snd_una == self.packets
@@ -616,6 +684,9 @@ impl RdmaSender {
     /// Progress at `cx.now`: the retransmission timer (if there is one) runs the timeout
     /// from now while a packet sent is unacknowledged, and stops otherwise.
     fn restart_rto(&mut self, cx: &mut HostCx) {
+        if !cx.stacks.rdma.times_out {
+            return;
+        }
         let Some(rto) = self.timeout(&cx.stacks.rdma) else { return };
         self.progress_at = cx.now;
         self.rto_at = (self.sent_max > self.snd_una).then_some(cx.now + rto);
@@ -653,7 +724,7 @@ impl Sender for RdmaSender {
         self.cc.on_timer(&mut self.send, cx.now);
         if self.rto_at.is_some_and(|at| at <= cx.now) {
             self.timeouts += 1;
-            self.recovery.on_timeout(self.snd_una, &mut self.snd_nxt);
+            self.resending = self.recovery.on_timeout(self.snd_una, &mut self.snd_nxt);
             self.restart_rto(cx);
         }
         self.ask_for_timer(cx);
@@ -661,35 +732,13 @@ impl Sender for RdmaSender {
     }
 
     fn pull(&mut self, cx: &mut HostCx) -> Option<Packet> {
-        let rdma = &cx.stacks.rdma;
-        let resent = self.recovery.resend(self.snd_una);
-        let seq = resent.unwrap_or(self.snd_nxt);
-        let size = (rdma.payload(self.bytes, seq) + rdma.data_header() as u64) as u32;
-        // A stack for the switches to stamp: a slot of the side table, reused once a
-        // packet before this one left the network.
-        let ext = rdma.telemetry.then(|| cx.exts.insert(Ext::Telemetry(Default::default())));
-        let pkt = Packet { kind: PacketKind::Data, seq, size, timestamp: cx.now, ext, ..self.data };
-        if seq < self.sent_max {
-            self.retransmits += 1;
+        if self.resending {
+            if let Some(seq) = self.resend() {
+                return Some(self.send(seq, cx));
+            }
         }
-        if resent.is_none() {
-            self.snd_nxt += 1;
-            self.sent_max = self.sent_max.max(self.snd_nxt);
-        }
-        if self.rto_at.is_none() {
-            self.restart_rto(cx);
-        } else if let Some(rto) = self.timeout(&cx.stacks.rdma) {
-            // More in flight may call for a longer timeout (IRN's RTO_high); the timer
-            // asked for earlier fires first and finds it not due.
-            self.rto_at = Some(self.progress_at + rto);
-        }
-        self.next_avail = cx.now + serialization(size as u64, self.limited(self.send.rate_bps));
-        self.last_size = size;
-        // A byte counter's increase applies from the packet after next, as the pacing
-        // gap after this one is already set (ns3-rdma's transmit path does the same).
-        self.cc.on_send(&mut self.send, size as u64, cx.now);
-        self.tell_nic(cx, true);
-        Some(pkt)
+        let seq = self.snd_nxt;
+        Some(self.send(seq, cx))
     }
 
     fn outcome(&self, _stacks: &Stacks) -> Outcome {
@@ -894,6 +943,7 @@ mod tests {
         for rto in [None, Some(RTO)] {
             let mut host = Host::new();
             host.stacks.rdma.rto = rto;
+            host.stacks.rdma.times_out = rto.is_some();
             host.stacks.fct_until = FctUntil::Acked;
             let template = Packet::template(0, 0, 7, 0);
             let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(3000), template, template, None, cx));

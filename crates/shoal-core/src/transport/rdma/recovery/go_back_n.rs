@@ -39,15 +39,14 @@ impl LossRecovery for GoBackN {
         false
     }
 
-    fn on_nack(&mut self, _: &Packet, snd_una: u32, snd_nxt: &mut u32, _: u32) {
+    fn on_nack(&mut self, _: &Packet, snd_una: u32, snd_nxt: &mut u32, _: u32) -> bool {
         *snd_nxt = snd_una;
+        false
     }
 
-    #[inline(always)]
-    fn on_progress(&mut self, _: u32) {}
-
-    fn on_timeout(&mut self, snd_una: u32, snd_nxt: &mut u32) {
+    fn on_timeout(&mut self, snd_una: u32, snd_nxt: &mut u32) -> bool {
         *snd_nxt = snd_una;
+        false
     }
 
     #[inline(always)]

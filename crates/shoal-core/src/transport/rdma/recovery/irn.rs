@@ -101,49 +101,62 @@ impl LossRecoveryFacts for Irn {
 }
 
 impl Irn {
+    /// Whether the sender is in recovery with `snd_una` acknowledged: it began, and not
+    /// everything sent before it is acknowledged yet.
+    fn in_recovery(&self, snd_una: u32) -> bool {
+        self.recovery_end.is_some_and(|end| snd_una < end)
+    }
+
     /// The first lost packet at or above `snd_una` this recovery has not resent.
     fn first_lost(&self, snd_una: u32) -> Option<u32> {
-        self.recovery_end?;
+        if !self.in_recovery(snd_una) {
+            return None;
+        }
         self.sacked.first_unsacked(self.next_resend.max(snd_una), self.lost_below)
+    }
+
+    /// Enters recovery with everything up to `snd_nxt` sent, unless already in it.
+    fn recover(&mut self, snd_una: u32, snd_nxt: u32) {
+        if !self.in_recovery(snd_una) {
+            self.recovery_end = Some(snd_nxt);
+            self.next_resend = snd_una;
+        }
     }
 }
 
 impl LossRecovery for Irn {
+    #[inline(never)]
     fn resend(&mut self, snd_una: u32) -> Option<u32> {
         let lost = self.first_lost(snd_una)?;
         self.next_resend = lost + 1;
         Some(lost)
     }
 
+    #[inline(never)]
     fn resends(&self, snd_una: u32) -> bool {
         self.first_lost(snd_una).is_some()
     }
 
-    fn on_nack(&mut self, nack: &Packet, snd_una: u32, snd_nxt: &mut u32, packets: u32) {
+    #[inline(never)]
+    fn on_nack(&mut self, nack: &Packet, snd_una: u32, snd_nxt: &mut u32, packets: u32) -> bool {
         let block = SackBlock { start: nack.sack_start, len: nack.sack_len };
         // A NACK overtaken by the acknowledgement of what it reports says nothing new.
         if block.len == 0 || block.start < snd_una {
-            return;
+            return self.resends(snd_una);
         }
+        self.sacked.forget_below(snd_una);
         self.sacked.mark(block, packets);
         self.lost_below = self.lost_below.max(block.start);
-        if self.recovery_end.is_none() {
-            self.recovery_end = Some(*snd_nxt);
-            self.next_resend = snd_una;
-        }
+        self.recover(snd_una, *snd_nxt);
+        true
     }
 
-    fn on_progress(&mut self, snd_una: u32) {
-        self.sacked.forget_below(snd_una);
-        if self.recovery_end.is_some_and(|end| snd_una >= end) {
-            self.recovery_end = None;
-        }
-    }
-
-    fn on_timeout(&mut self, snd_una: u32, snd_nxt: &mut u32) {
-        self.recovery_end = Some(*snd_nxt);
+    #[inline(never)]
+    fn on_timeout(&mut self, snd_una: u32, snd_nxt: &mut u32) -> bool {
+        self.recovery_end = None;
+        self.recover(snd_una, *snd_nxt);
         self.lost_below = *snd_nxt;
-        self.next_resend = snd_una;
+        true
     }
 
     fn timeout(&self, in_flight: u32, _: Option<Ps>) -> Option<Ps> {

@@ -13,6 +13,8 @@ use crate::net::Packet;
 use crate::registry::{registry, Scheme};
 use crate::sim::Ps;
 
+/// A scheme learns of progress from the `snd_una` each call carries (it is asked only
+/// after a NACK or a timeout, so the ACKs of a connection without losses cost nothing).
 pub trait LossRecovery {
     /// The packet to send again ahead of any new one, if one is due (`snd_una`: the first
     /// unacknowledged packet). It counts as sent from then on.
@@ -21,11 +23,11 @@ pub trait LossRecovery {
     fn resends(&self, snd_una: u32) -> bool;
     /// A NACK arrived: the receiver misses packets. Its cumulative part has moved
     /// `snd_una` already; `snd_nxt` is the next new packet of a `packets`-packet message.
-    fn on_nack(&mut self, nack: &Packet, snd_una: u32, snd_nxt: &mut u32, packets: u32);
-    /// The cumulative acknowledgement moved up to `snd_una`.
-    fn on_progress(&mut self, snd_una: u32);
-    /// The retransmission timer expired with `snd_una..snd_nxt` unacknowledged.
-    fn on_timeout(&mut self, snd_una: u32, snd_nxt: &mut u32);
+    /// Returns whether the scheme may now have packets to `resend`.
+    fn on_nack(&mut self, nack: &Packet, snd_una: u32, snd_nxt: &mut u32, packets: u32) -> bool;
+    /// The retransmission timer expired with `snd_una..snd_nxt` unacknowledged. Returns
+    /// whether the scheme may now have packets to `resend`.
+    fn on_timeout(&mut self, snd_una: u32, snd_nxt: &mut u32) -> bool;
     /// How long the sender waits for progress with `in_flight` packets unacknowledged
     /// before it times out (`fixed`: `rdma.rto`), if it ever does.
     fn timeout(&self, in_flight: u32, fixed: Option<Ps>) -> Option<Ps>;
@@ -52,9 +54,8 @@ registry! {
     forward {
         mut fn resend(snd_una: u32) -> Option<u32>;
         ref fn resends(snd_una: u32) -> bool;
-        mut fn on_nack(nack: &Packet, snd_una: u32, snd_nxt: &mut u32, packets: u32);
-        mut fn on_progress(snd_una: u32);
-        mut fn on_timeout(snd_una: u32, snd_nxt: &mut u32);
+        mut fn on_nack(nack: &Packet, snd_una: u32, snd_nxt: &mut u32, packets: u32) -> bool;
+        mut fn on_timeout(snd_una: u32, snd_nxt: &mut u32) -> bool;
         ref fn timeout(in_flight: u32, fixed: Option<Ps>) -> Option<Ps>;
     }
 }
