@@ -1,8 +1,9 @@
 //! Property tests of the lossless surface (issue 30): hostile values for the keys of
-//! `[switch.flow_control]` under PFC, DSH and BFC, of `[rdma]` and of `[rdma.cc]` under
-//! every controller, on a small RDMA incast. Whatever the values: no panic; a refusal
-//! names a key of the scenario; an accepted scenario runs with its invariants held, and
-//! one that drew no warning keeps PFC's promise (no lossless packet dropped).
+//! `[switch.flow_control]` under PFC, DSH and BFC, of `[rdma]`, of `[rdma.cc]` under
+//! every controller and of `[rdma.loss_recovery]` under IRN, on a small RDMA incast.
+//! Whatever the values: no panic; a refusal names a key of the scenario; an accepted
+//! scenario runs with its invariants held, and one that drew no warning keeps PFC's
+//! promise (no lossless packet dropped).
 //!
 //! Case counts are sized for CI (a debug build: well under a minute);
 //! `SHOAL_PROPTEST_SCALE=20` multiplies them for a long run.
@@ -34,6 +35,9 @@ fn section_keys(section: &str, kind: &str) -> Vec<(String, Value)> {
             keys_of(&json!({ "switch": { "flow_control": { "kind": kind } } }), &["switch", "flow_control"])
         }
         "rdma" => keys_of(&json!({}), &["rdma"]).into_iter().filter(|(k, _)| k != "cc").collect(),
+        "loss_recovery" => {
+            keys_of(&json!({ "rdma": { "loss_recovery": { "kind": kind } } }), &["rdma", "loss_recovery"])
+        }
         _ => keys_of(&json!({ "rdma": { "cc": { "kind": kind } } }), &["rdma", "cc"]),
     };
     let unset = |names: &[&str]| names.iter().map(|n| (n.to_string(), Value::Null)).collect::<Vec<_>>();
@@ -150,7 +154,7 @@ fn lossless_scenario() -> impl Strategy<Value = Value> {
     let flow_control = prop::sample::select(vec!["pfc", "dsh", "bfc"]);
     let cc = prop::sample::select(vec!["dcqcn", "none", "timely", "dctcp", "hpcc", "powertcp", "theta_powertcp"]);
     (flow_control, cc).prop_flat_map(|(fc, cc)| {
-        let sections = vec![("flow_control", fc), ("rdma", ""), ("cc", cc)];
+        let sections = vec![("flow_control", fc), ("rdma", ""), ("cc", cc), ("loss_recovery", "irn")];
         let mutation = prop::sample::select(sections).prop_flat_map(|(section, kind)| {
             prop::sample::select(section_keys(section, kind))
                 .prop_flat_map(move |(key, default)| (Just(section), Just(key), hostile_like(&default)))
@@ -166,15 +170,22 @@ fn build(fc: &str, cc: &str, mutations: Vec<(&str, String, Value)>) -> Value {
     let mut flow_control = Map::from_iter([("kind".to_string(), json!(fc))]);
     let mut rdma = Map::new();
     let mut rdma_cc = Map::from_iter([("kind".to_string(), json!(cc))]);
+    let mut loss_recovery = None;
     for (section, key, value) in mutations {
         let table = match section {
             "flow_control" => &mut flow_control,
             "rdma" => &mut rdma,
+            "loss_recovery" => {
+                loss_recovery.get_or_insert_with(|| Map::from_iter([("kind".to_string(), json!("irn"))]))
+            }
             _ => &mut rdma_cc,
         };
         table.insert(key, value);
     }
     rdma.insert("cc".into(), Value::Object(rdma_cc));
+    if let Some(irn) = loss_recovery {
+        rdma.insert("loss_recovery".into(), Value::Object(irn));
+    }
     let mut switch = json!({
         "flow_control": flow_control,
         "ecn": { "non_ect": "pass" },

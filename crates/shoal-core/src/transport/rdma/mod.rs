@@ -275,7 +275,8 @@ pub struct RdmaSender {
     packets: u32,
     /// First packet not yet acknowledged.
     snd_una: u32,
-    /// Next packet to send.
+    /// The next new packet to send (go-back-N moves it back to resend; a recovery that
+    /// resends selectively sends its packets ahead of it).
     snd_nxt: u32,
     /// Packets ever sent once (anything below that sent again is a retransmission).
     sent_max: u32,
