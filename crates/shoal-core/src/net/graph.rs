@@ -2,7 +2,7 @@
 //! costliest route. Hosts never forward, so every search runs over the switch fabric and
 //! adds the hosts' links at the ends.
 
-use super::topology::{NetworkSpec, NodeId};
+use super::spec::{reverse, NetworkSpec, NodeId};
 use std::collections::VecDeque;
 
 /// Where each link sits: every switch's ports (link ids in port order: a switch's ports
@@ -187,7 +187,7 @@ pub fn costliest_route(net: &NetworkSpec, cost: impl Fn(u32) -> u64) -> Vec<u32>
 
 /// The link into host `h` (the other direction of its own link's cable).
 fn reverse_of(wiring: &Wiring, h: u32) -> u32 {
-    super::topology::reverse(wiring.host_link[h as usize])
+    reverse(wiring.host_link[h as usize])
 }
 
 /// For every switch, the costliest shortest way to switch `e`: (its cost, its first

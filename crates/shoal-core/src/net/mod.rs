@@ -8,6 +8,7 @@ mod graph;
 mod packet;
 pub mod pause;
 mod routing;
+mod spec;
 mod telemetry;
 mod topology;
 mod topology_file;

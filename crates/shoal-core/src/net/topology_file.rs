@@ -21,7 +21,7 @@
 //! is corrupted and dropped by the receiving end, as ns3-datacenter's receive error model
 //! (`ERROR_UNIT_PACKET` on both devices) does.
 
-use super::topology::NodeId;
+use super::spec::NodeId;
 use crate::net::config::{MAX_HOSTS, MAX_SWITCH_PORTS};
 use crate::sim::Ps;
 use crate::units::{Rate, Time};

@@ -23,7 +23,6 @@ pub use pfc::{
 use super::admission::Verdict;
 use super::mmu::{Charge, IngressAccounts, CLASSES};
 use super::queue::PortQueue;
-use super::Ports;
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::bloom::BloomFilter;
@@ -299,6 +298,32 @@ pub struct PortView<'a> {
     pub active: u64,
     /// Bit q: queue q may not send (a neighbour's pause holds it).
     pub held: u64,
+}
+
+impl<'a> PortView<'a> {
+    /// Port `port`, whose queues are `queues[first .. first + queues_per_port]`, bit q of
+    /// `active` set where queue q holds packets, as `pauses` hold it.
+    #[inline]
+    pub fn of(port: usize, queues: &'a [PortQueue], queues_per_port: usize, active: u64, pauses: &PortPauses) -> Self {
+        let first = port * queues_per_port;
+        PortView { port, queues: &queues[first..first + queues_per_port], active, held: pauses.held_queues(port) }
+    }
+}
+
+/// A switch's egress ports, as a flow control reads them on a frame or a timer.
+pub struct Ports<'a> {
+    /// The queues of every port, port after port (`queues_per_port` each).
+    pub queues: &'a [PortQueue],
+    pub queues_per_port: usize,
+    /// Bit q of `active(port)`: queue q of the port holds packets.
+    pub active: &'a dyn Fn(usize) -> u64,
+}
+
+impl<'a> Ports<'a> {
+    /// Port `port` as a scheme that steers flows sees it, held by `pauses`.
+    pub fn view(&self, port: usize, pauses: &PortPauses) -> PortView<'a> {
+        PortView::of(port, self.queues, self.queues_per_port, (self.active)(port), pauses)
+    }
 }
 
 /// What a scheme that steers flows may ask for while a packet enters or leaves.

@@ -24,7 +24,7 @@ use admission::{Admission, AdmitContext, AnyAdmission, Verdict};
 use classify::{Classifier, Classify};
 use flow_control::{
     AnyFlowControl, FlowControl, FlowControlEnv, FlowCx, IngressCx, IngressLink, Lossless, LosslessArrival, PoolState,
-    PortPauses, PortView, Steering, StepCx,
+    PortPauses, PortView, Ports, Steering, StepCx,
 };
 use load_balance::{AnyLoadBalancer, Ecmp, Egress, LoadBalancer};
 use marking::{AnyMarker, MarkContext, MarkRule, Marker, PoolEnv};
@@ -686,7 +686,9 @@ impl Switch {
             }
             return;
         }
-        let ports = Ports { queues: &self.queues, ports: &self.ports, queues_per_port: self.queues_per_port };
+        let switch_ports = &self.ports;
+        let active = |port: usize| switch_ports[port].active.mask();
+        let ports = Ports { queues: &self.queues, queues_per_port: self.queues_per_port, active: &active };
         self.flow_control.on_timer(token, &mut FlowCx { now, effects, pauses: &mut self.pauses, exts, ports });
     }
 
@@ -895,20 +897,6 @@ mod tests {
     }
 }
 
-/// A switch's egress ports, as a flow control reads them on a frame or a timer.
-pub struct Ports<'a> {
-    queues: &'a [PortQueue],
-    ports: &'a [SwitchPort],
-    queues_per_port: usize,
-}
-
-impl<'a> Ports<'a> {
-    /// Port `port` as a scheme that steers flows sees it, held by `pauses`.
-    pub fn view(&self, port: usize, pauses: &PortPauses) -> PortView<'a> {
-        port_view(self.queues, self.ports, pauses, port, self.queues_per_port)
-    }
-}
-
 /// Port `port` as a scheme that steers flows sees it: its queues are `queues[first ..
 /// first + queues_per_port]`.
 fn port_view<'a>(
@@ -918,13 +906,7 @@ fn port_view<'a>(
     port: usize,
     queues_per_port: usize,
 ) -> PortView<'a> {
-    let first = port * queues_per_port;
-    PortView {
-        port,
-        queues: &queues[first..first + queues_per_port],
-        active: ports[port].active.mask(),
-        held: pauses.held_queues(port),
-    }
+    PortView::of(port, queues, queues_per_port, ports[port].active.mask(), pauses)
 }
 
 /// The shared bytes of a pool whose queues reserve `reserved` bytes and whose ports keep
