@@ -168,7 +168,7 @@ impl Scenario {
                     s.flow_control.kind()
                 ));
             }
-            if rdma_flows && rdma.rto == Rto::None && !rdma.loss_recovery.times_out() {
+            if rdma_flows && !rdma.times_out() {
                 warnings.push(format!(
                     "{key}: links corrupt packets, and RDMA connections have no retransmission timeout \
                      (rdma.rto = \"none\", as in ns3-datacenter): one whose last packets or their ACKs are \

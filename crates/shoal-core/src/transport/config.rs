@@ -225,6 +225,11 @@ impl RdmaConfig {
         ])
     }
 
+    /// Whether senders time out: `rto` is set, or the loss recovery times out on its own.
+    pub fn times_out(&self) -> bool {
+        self.rto != Rto::None || self.loss_recovery.times_out()
+    }
+
     /// Checks the congestion control and the connection keys (the sizes: `check_sizes`).
     pub fn validate(&self, env: &CheckEnv, warnings: &mut Warnings) -> Result<(), ScenarioError> {
         self.cc.validate("rdma.cc", env, warnings)?;

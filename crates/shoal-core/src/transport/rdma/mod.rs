@@ -48,9 +48,7 @@ pub struct RdmaSettings {
     pub rto: Option<Ps>,
     /// How senders recover lost packets.
     pub loss_recovery: LossRecoveryConfig,
-    /// Whether receivers keep packets that arrive beyond a gap (from `loss_recovery`).
-    pub keeps_out_of_order: bool,
-    /// Whether senders time out: `rto` is set, or the loss recovery times out on its own.
+    /// Whether senders time out (`RdmaConfig::times_out`), read on every packet sent.
     pub times_out: bool,
     /// How a connection's window is sized when it opens.
     pub window: WindowSize,
@@ -115,8 +113,7 @@ impl RdmaSettings {
                 Rto::None => None,
                 Rto::After(t) => Some(t.0),
             },
-            keeps_out_of_order: loss_recovery.keeps_out_of_order(),
-            times_out: rto != Rto::None || loss_recovery.times_out(),
+            times_out: rdma.times_out(),
             loss_recovery,
             window,
             window_scales_with_rate,
@@ -365,7 +362,7 @@ impl TransportKind for RdmaFlow {
             bytes: spec.bytes,
             packets,
             expected: 0,
-            held: rdma.keeps_out_of_order.then(OutOfOrder::default),
+            held: rdma.loss_recovery.keeps_out_of_order().then(OutOfOrder::default),
             last_nack: None,
             last_cnp: None,
             finished_at: None,
