@@ -3,7 +3,7 @@
 //! transports recover from it.
 
 mod common;
-use common::{run, scenario, TempFile};
+use common::{refusal, run, scenario, TempFile};
 use shoal_core::Simulation;
 
 /// (packets sent, packets corrupted) of a run's counters.
@@ -207,20 +207,15 @@ fn clean_runs_list_no_corruption() {
 
 #[test]
 fn bad_error_rates_are_refused_by_key() {
-    let refused = |toml: &str| {
-        let sc = shoal_core::Scenario::from_toml(toml).unwrap();
-        let e = sc.validate().map(|_| ()).and_then(|_| Simulation::new(&sc).map(|_| ())).unwrap_err();
-        (e.path.clone(), e.message.clone())
-    };
-    let (key, message) = refused("[topology]\nerror_rate = 1.5\n");
+    let (key, message) = refusal("[topology]\nerror_rate = 1.5\n");
     assert_eq!(key, "topology.error_rate");
     assert!(message.contains("1.5 is not accepted (accepted: a probability from 0 to 1"), "{message}");
     let (key, message) =
-        refused("[topology]\nkind = \"star\"\nhosts = 3\n[[topology.lossy_links]]\nends = [0, 1]\nerror_rate = 0.1\n");
+        refusal("[topology]\nkind = \"star\"\nhosts = 3\n[[topology.lossy_links]]\nends = [0, 1]\nerror_rate = 0.1\n");
     assert_eq!(key, "topology.lossy_links");
     assert!(message.contains("[0, 1] (item 0): there is no link between host 0 and host 1"), "{message}");
     let (key, message) =
-        refused("[topology]\nkind = \"star\"\nhosts = 3\n[[topology.lossy_links]]\nends = [0, 3]\nerror_rate = -1\n");
+        refusal("[topology]\nkind = \"star\"\nhosts = 3\n[[topology.lossy_links]]\nends = [0, 3]\nerror_rate = -1\n");
     assert_eq!(key, "topology.lossy_links[0].error_rate");
     assert!(message.contains("-1 is not accepted"), "{message}");
 }

@@ -2,7 +2,7 @@
 //! it says, reordering is counted, and the transports react to it as they do to loss.
 
 mod common;
-use common::{core_links_from, run, scenario};
+use common::{core_links_from, refusal, run, scenario};
 use serde_json::Value;
 use shoal_core::Simulation;
 
@@ -169,11 +169,7 @@ fn go_back_n_pays_for_reordering() {
 
 #[test]
 fn bad_policies_are_refused_by_key() {
-    let refused = |keys: &str| {
-        let sc = shoal_core::Scenario::from_toml(&format!("[switch.load_balancing]\n{keys}\n"));
-        let e = sc.and_then(|sc| sc.validate().map(|_| ())).unwrap_err();
-        (e.path.clone(), e.message.clone())
-    };
+    let refused = |keys: &str| refusal(&format!("[switch.load_balancing]\n{keys}\n"));
     let (key, message) = refused("kind = \"conga\"");
     assert!(key.starts_with("switch.load_balancing"), "{key}");
     assert!(message.contains("\"drill\""), "{message}");

@@ -3,7 +3,7 @@
 //! nothing after; flows move to the paths left; the schedule is checked.
 
 mod common;
-use common::{run, scenario};
+use common::{refusal, run, scenario};
 use shoal_core::{Scenario, Simulation};
 
 /// A leaf-spine of 2 leaves (nodes 4, 5) and 2 spines (nodes 6, 7), 2 hosts a leaf.
@@ -89,11 +89,7 @@ fn flows_finish_across_a_spine_failure_with_and_without_pfc() {
 
 #[test]
 fn bad_outages_are_refused_by_key() {
-    let refused = |outage: &str| {
-        let sc = Scenario::from_toml(&format!("{FABRIC}[[topology.outages]]\n{outage}\n")).unwrap();
-        let e = sc.validate().map(|_| ()).and_then(|_| Simulation::new(&sc).map(|_| ())).unwrap_err();
-        (e.path.clone(), e.message.clone())
-    };
+    let refused = |outage: &str| refusal(&format!("{FABRIC}[[topology.outages]]\n{outage}\n"));
     let (key, message) = refused("link = [0, 4]\nat = \"1ms\"");
     assert_eq!(key, "topology.outages[0].link");
     assert!(message.contains("would cut host 0 off"), "{message}");

@@ -33,6 +33,15 @@ pub fn scenario(toml: &str) -> Scenario {
     sc
 }
 
+/// The key path and message of the first refusal of `toml`: as read, as validated, or
+/// as the network is built. Panics if all three accept it.
+pub fn refusal(toml: &str) -> (String, String) {
+    let e = Scenario::from_toml(toml)
+        .and_then(|sc| sc.validate().and_then(|_| Simulation::new(&sc)).map(|_| ()))
+        .expect_err("the scenario is refused");
+    (e.path.clone(), e.message.clone())
+}
+
 /// Runs to the end and checks conservation and buffer accounting.
 pub fn run(sc: &Scenario) -> Simulation {
     let mut sim = Simulation::new(sc).unwrap();
