@@ -13,7 +13,9 @@ A run directory holds:
 * ``headroom.parquet``: every ended episode of a static headroom (PFC's per ingress port
   and class) with its peak (:attr:`Result.headroom`), when some headroom was used,
 * ``occupancy.parquet``: each switch pool's time-weighted occupancy distribution
-  (:attr:`Result.occupancy`), when ``run.occupancy_cdf`` is set.
+  (:attr:`Result.occupancy`), when ``run.occupancy_cdf`` is set,
+* ``collectives.parquet``: every iteration of each collective job and its time
+  (:attr:`Result.collectives`), when a workload has ``pattern = "collective"``.
 
 The core writes a run's directory itself (tables, summary and scenario; see
 ``shoal_core::results``), so running a scenario into a directory needs neither pandas nor
@@ -161,6 +163,15 @@ class Result:
         fraction ``cdf`` of the window, exactly: no sampling; buckets are one byte wide
         below 128 B and at most 1/64 of their lower edge above. Else None."""
         return self.tables.get("occupancy")
+
+    @property
+    def collectives(self) -> pd.DataFrame | None:
+        """With a ``collective`` workload, one row per iteration of each collective job:
+        ``job iteration start_ns end_ns time_ns``. ``job`` numbers the collective
+        workloads in order (``summary["collectives"]`` holds each one's headline); an
+        iteration runs from the start of its first message to the arrival of its last
+        (``end_ns`` and ``time_ns`` are NaN for one that did not finish). Else None."""
+        return self.tables.get("collectives")
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path else ""

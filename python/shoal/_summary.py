@@ -245,6 +245,7 @@ def _summary_parts(summary: Mapping[str, Any]) -> tuple[str, list[list[str]], li
         f" · downlink utilization mean {_fmt_pct(links.get('mean'))}"
         f", max {_fmt_pct(links.get('max'))}",
         *_pfc_lines(summary.get("pfc")),
+        *_collective_lines(summary.get("collectives")),
         f"{fmt_time(_ps_to_ns(summary.get('duration_ps')))} simulated"
         f" in {_fmt_num(summary.get('wall_time_s'), '.3g')} s"
         f" ({_fmt_num(summary.get('events_per_s'), '.3g')} events/s)",
@@ -280,6 +281,28 @@ def _pfc_lines(pfc: Mapping[str, Any] | None) -> list[str]:
         + f", most paused port class {fmt_time(pfc.get('max_paused_ns'))} in all"
         f" · lossless drops {_fmt_count(pfc.get('lossless_drops'))}"
     ]
+
+
+def _collective_lines(jobs: Any) -> list[str]:
+    """Each collective job's headline: its iterations' mean and p99 time, the mean time
+    from one iteration's start to the next, and NCCL's bus bandwidth."""
+    if not isinstance(jobs, list):
+        return []
+    lines = []
+    for job in jobs:
+        if not isinstance(job, Mapping):
+            continue
+        busbw = job.get("bus_bandwidth_gbps")
+        name = f"{job.get('collective', '?')} ({job.get('workload', '?')})"
+        lines.append(
+            f"{name}: {_fmt_count(job.get('hosts'))} hosts, {fmt_size(job.get('bytes'))},"
+            f" {_fmt_count(job.get('finished'))}/{_fmt_count(job.get('iterations'))} iterations"
+            f" · time mean {fmt_time(job.get('mean_time_ns'))},"
+            f" p99 {fmt_time(job.get('p99_time_ns'))}"
+            f" · iteration {fmt_time(job.get('mean_iteration_ns'))}"
+            + ("" if busbw is None else f" · bus bandwidth {_fmt_num(busbw)} Gbps")
+        )
+    return lines
 
 
 def summary_table(summary: Mapping[str, Any]) -> Table:

@@ -19,6 +19,7 @@ from typing import Any, TypedDict
 __all__ = [
     "Summary",
     "BucketStats",
+    "CollectiveSummary",
     "CoreLink",
     "DeadlockSummary",
     "FlowCounts",
@@ -42,6 +43,8 @@ class Summary(TypedDict, total=False):
     bytes_dropped: int
     #: Congestion notifications RDMA senders received (``transport::Outcome::cnps``).
     cnps: int
+    #: Each collective job's headline, when a workload runs one.
+    collectives: list[CollectiveSummary] | None
     #: The core's counters, whole.
     counters: RunCounters
     drops: dict[str, int]
@@ -86,6 +89,34 @@ class BucketStats(TypedDict, total=False):
     p50_slowdown: float | None
     p99_fct_ns: float | None
     p99_slowdown: float | None
+
+
+class CollectiveSummary(TypedDict, total=False):
+    """A collective job's headline (``summary.json``'s ``collectives``, in job order)."""
+
+    #: NCCL's bus bandwidth at the mean time: ``bytes`` x 8 x the bus factor (2(n - 1)/n for a ring
+    #: all-reduce, (n - 1)/n for all-to-all) / the mean time; at most the host links' rate. Null for
+    #: a parameter server.
+    bus_bandwidth_gbps: float | None
+    #: ``workload.size``.
+    bytes: int
+    #: ``ring_all_reduce``, ``all_to_all`` or ``parameter_server``.
+    collective: str
+    #: Iterations whose every message arrived.
+    finished: int
+    #: Its hosts, a parameter server's server among them.
+    hosts: int
+    iterations: int
+    max_time_ns: float | None
+    #: From an iteration's start to the next one's (compute gap included), over the iterations that
+    #: have a next.
+    mean_iteration_ns: float | None
+    #: The time of a finished iteration: from its first message's start to its last one's arrival.
+    mean_time_ns: float | None
+    p50_time_ns: float | None
+    p99_time_ns: float | None
+    #: The key path of its workload.
+    workload: str
 
 
 class CoreLink(TypedDict, total=False):

@@ -286,7 +286,8 @@ def _is_metric(column: str) -> bool:
         _METRICS = set(
             flatten_summary({"fct": {b: {} for b in ("small", "medium", "large", "all")}})
         )
-    return column in _METRICS
+    # A later collective job's columns (`collective<j>_...`) are metrics as the first's are.
+    return column in _METRICS or column.removeprefix("collective").partition("_")[0].isdigit()
 
 
 _METRICS: set[str] | None = None

@@ -146,7 +146,10 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
     p99_slowdown``), then ``flows finished unfinished loss_rate switch_drop_rate packets_sent
     packets_dropped packets_reordered timeouts retransmits cnps ecn_mark_rate util_mean util_max
     util_core_mean buffer_mean_bytes buffer_p99_bytes buffer_max_bytes pfc_pause_frames
-    pfc_paused_ns lossless_drops simulated_ns events sim_wall_s``. Buffer columns are the
+    pfc_paused_ns lossless_drops simulated_ns events sim_wall_s collective_time_mean_ns
+    collective_time_p99_ns collective_iteration_mean_ns collective_bus_gbps
+    collective_finished`` (the first collective job's headline; ``collective<j>_...`` for
+    job j > 0, where there is one). Buffer columns are the
     largest over the pools; the PFC columns are empty for runs without a lossless class,
     ``packets_reordered`` for runs whose switches keep each flow on one path (ECMP).
     A missing or null part gives empty (None) columns.
@@ -199,6 +202,28 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, Any]:
             "sim_wall_s": summary.get("wall_time_s"),
         }
     )
+    row.update(_collective_columns(summary.get("collectives")))
+    return row
+
+
+_COLLECTIVE_COLUMNS = {
+    "time_mean_ns": "mean_time_ns",
+    "time_p99_ns": "p99_time_ns",
+    "iteration_mean_ns": "mean_iteration_ns",
+    "bus_gbps": "bus_bandwidth_gbps",
+    "finished": "finished",
+}
+
+
+def _collective_columns(jobs: Any) -> dict[str, Any]:
+    """The collective jobs' headline: ``collective_<stat>`` for the first job (empty
+    without one), ``collective<j>_<stat>`` for job j > 0."""
+    jobs = [j for j in jobs if isinstance(j, Mapping)] if isinstance(jobs, list) else []
+    row: dict[str, Any] = {}
+    for j, job in enumerate(jobs or [{}]):
+        prefix = "collective" if j == 0 else f"collective{j}"
+        for column, key in _COLLECTIVE_COLUMNS.items():
+            row[f"{prefix}_{column}"] = job.get(key)
     return row
 
 

@@ -24,10 +24,12 @@ GENERATED = ROOT / "python" / "shoal" / "_summary_types.py"
 
 #: TINY as is (no lossless class, so no ``pfc``; no query, so no query times), with a
 #: lossless class (``pfc``), and under BFC (a scheme section, ``bfc``, among the counters'
-#: keys); incast rounds (query times). Each with whether its summary has ``pfc``.
-RUNS: dict[str, tuple[str | dict[str, Any], list[str], bool]] = {
-    "lossy": (TINY, [], False),
-    "pfc": (TINY, ["switch.flow_control.kind=pfc"], True),
+#: keys); incast rounds (query times); a collective (``collectives``). Each with the
+#: optional parts (``OPTIONAL``) its summary has.
+OPTIONAL = {"pfc", "collectives"}
+RUNS: dict[str, tuple[str | dict[str, Any], list[str], set[str]]] = {
+    "lossy": (TINY, [], set()),
+    "pfc": (TINY, ["switch.flow_control.kind=pfc"], {"pfc"}),
     "bfc": (
         TINY,
         [
@@ -37,9 +39,10 @@ RUNS: dict[str, tuple[str | dict[str, Any], list[str], bool]] = {
             "workload.transport=rdma",
             "rdma.cc.kind=none",
         ],
-        False,
+        set(),
     ),
-    "queries": (INCAST_ROUNDS, [], False),
+    "queries": (INCAST_ROUNDS, [], set()),
+    "collectives": (TINY, ["workload.pattern=collective", "workload.size=40KB"], {"collectives"}),
 }
 
 
@@ -75,13 +78,13 @@ def test_the_generator_refuses_a_shape_it_has_no_type_for(part: dict[str, Any]) 
         generator.render(schema)
 
 
-@pytest.mark.parametrize(("scenario", "overrides", "has_pfc"), RUNS.values(), ids=list(RUNS))
+@pytest.mark.parametrize(("scenario", "overrides", "optional"), RUNS.values(), ids=list(RUNS))
 def test_a_runs_summary_has_the_keys_the_types_declare(
-    scenario: str | dict[str, Any], overrides: list[str], has_pfc: bool
+    scenario: str | dict[str, Any], overrides: list[str], optional: set[str]
 ) -> None:
     summary = shoal.run(scenario, set=overrides).summary
     declared = set(typing.get_type_hints(Summary))
-    assert set(summary) == (declared if has_pfc else declared - {"pfc"})
+    assert set(summary) == declared - (OPTIONAL - optional)
     assert set(summary["flows"]) == set(typing.get_type_hints(FlowCounts))
     assert list(_mismatches(summary, Summary, "summary")) == []
 

@@ -6,8 +6,8 @@ use crate::net::NodeId;
 use crate::observe::Deadlock;
 use crate::results::summary::{DeadlockSummary, PfcSummary, RunEnd};
 use crate::results::{
-    json, FlowTable, HeadroomTable, IngressTable, OccupancyTable, PfcEventTable, PfcPortRecord, PfcPortTable,
-    PfcTables, RunFiles, RunTables, SampleTable, Summary,
+    json, CollectiveSummary, CollectiveTable, FlowTable, HeadroomTable, IngressTable, OccupancyTable, PfcEventTable,
+    PfcPortRecord, PfcPortTable, PfcTables, RunFiles, RunTables, SampleTable, Summary,
 };
 use crate::scenario::Scenario;
 
@@ -46,6 +46,10 @@ impl RunTables {
             samples: SampleTable::from_samples(sim.samples()),
             pfc: PfcTables::of_simulation(sim).unwrap_or_default(),
             occupancy: OccupancyTable::of_simulation(sim),
+            collectives: sim
+                .collectives()
+                .map(|c| CollectiveTable::from_iterations(c.iterations()))
+                .unwrap_or_default(),
             lossless,
         }
     }
@@ -112,6 +116,10 @@ impl<'a> Summary<'a> {
         let mut summary =
             Summary::new(table, sim.run_counters(), scenario, crate::VERSION, warnings, wall_time_s, ended);
         summary.pfc = pfc;
+        if let Some(c) = sim.collectives() {
+            summary.collectives =
+                Some(c.jobs().iter().zip(c.iterations()).map(|(job, its)| CollectiveSummary::of(job, its)).collect());
+        }
         summary
     }
 }

@@ -2,6 +2,7 @@
 //! the flows' stacks, the workload's stream, the observers, and the checks that need the
 //! built network (each switch's own buffer).
 
+use super::collectives::CollectiveRun;
 use super::outages::Outages;
 use super::{link_errors, Event, Flows, Link, Simulation, ENTITY_LIMIT};
 use crate::budget::{self, RELEASE_BATCH};
@@ -16,6 +17,7 @@ use crate::switch::config::SwitchConfig;
 use crate::switch::flow_control::{FlowControlEnv, IngressLink};
 use crate::switch::Switch;
 use crate::units::Bytes;
+use crate::workload::collective::Collectives;
 use crate::workload::FlowStream;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -74,14 +76,14 @@ fn switch_buffers(
 }
 
 /// Events name their links and flows in 29 bits (`ENTITY_LIMIT`).
-fn check_entities(spec: &net::NetworkSpec, flows: &FlowStream) -> Result<(), ScenarioError> {
+fn check_entities(spec: &net::NetworkSpec, flows: &FlowStream, messages: u64) -> Result<(), ScenarioError> {
     let limit = ENTITY_LIMIT as u64;
     if spec.links.len() as u64 >= limit {
         let links = spec.links.len();
         return Err(ScenarioError::new("topology", format!("has {links} links (accepted: fewer than {limit})")));
     }
-    if flows.remaining() >= limit {
-        let flows = flows.remaining();
+    if flows.remaining() + messages >= limit {
+        let flows = flows.remaining() + messages;
         return Err(ScenarioError::new("workload", format!("makes {flows} flows (accepted: fewer than {limit})")));
     }
     Ok(())
@@ -99,8 +101,17 @@ impl Simulation {
             budget::MemoryEstimate::of(sc, &spec)?.check(&available)?;
         }
         let flows = FlowStream::new(&sc.workload, sc.run.seed, &spec)?;
-        check_entities(&spec, &flows)?;
+        let collectives = Collectives::of(&sc.workload, spec.hosts)?;
+        check_entities(&spec, &flows, collectives.as_ref().map_or(0, Collectives::messages))?;
         let mut sim = Self::with_flows(sc, &spec, &buffers, flows);
+        if let Some(collectives) = collectives {
+            sim.completing_flows += collectives.messages() as usize;
+            let first = collectives.next_due();
+            sim.collectives = Some(Box::new(CollectiveRun::new(collectives)));
+            if let Some(at) = first {
+                sim.schedule_collective_start(at);
+            }
+        }
         let outages = net::outages(&spec, &ids, &sc.topology)?;
         if !outages.is_empty() {
             sim.outages = Some(Box::new(Outages::new(&spec, &outages, sc.topology.reconvergence.0)));
@@ -292,6 +303,7 @@ impl Simulation {
             counts_reordering: sc.switch.load_balancing.splits_flows(),
             part: None,
             outages: None,
+            collectives: None,
             parallel: None,
             last_observation: 0,
             #[cfg(test)]

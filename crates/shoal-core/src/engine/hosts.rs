@@ -9,6 +9,7 @@ use crate::results::FlowRecord;
 use crate::sim::{mix64, Ps};
 use crate::switch::Drops;
 use crate::transport::{self, AnySender, HostAction, HostCx, Receiver, Sender};
+use crate::workload::FlowSpec;
 use std::sync::Arc;
 
 impl Simulation {
@@ -132,6 +133,7 @@ impl Simulation {
                 }
                 HostAction::Timer(at) => self.request_flow_timer(fi, at, false),
                 HostAction::IdleTimer(at) => self.request_flow_timer(fi, at, true),
+                HostAction::Delivered => self.on_message_arrived(fi, h),
                 HostAction::Pace { at, priority } => {
                     let hash = self.flows.get_mut(fi).sender().hash;
                     self.nics[h as usize].pace(fi, priority, hash, at);
@@ -170,6 +172,12 @@ impl Simulation {
             self.release_at = self.release_batch.max(2 * self.finished_flows.len());
         }
         let spec = self.upcoming.next().expect("a flow starts");
+        self.start_flow(spec);
+        self.schedule_next_start();
+    }
+
+    /// Starts flow `spec` now, the next in start order; returns its index.
+    pub(super) fn start_flow(&mut self, spec: FlowSpec) -> u32 {
         let fi = match &mut self.part {
             None => {
                 let fi = self.flows.started() as u32;
@@ -211,7 +219,7 @@ impl Simulation {
         };
         self.flows.start(fi, Flow { spec, sender: Some(sender), receiver, newest_arrived: (0, 0) });
         self.carry_out(fi, src, Wake::Send, actions, finished);
-        self.schedule_next_start();
+        fi
     }
 
     /// Schedules the next flow start (in a partition of a parallel run, the next of a

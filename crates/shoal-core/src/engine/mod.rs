@@ -20,6 +20,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 mod build;
+mod collectives;
 mod cut;
 mod effects;
 mod flows;
@@ -40,6 +41,8 @@ enum Event {
     Arrive(u32),
     /// The next flow in start order begins.
     FlowStart,
+    /// The collective messages due by now begin (`collectives`).
+    CollectiveStart,
     /// Step i of the outage schedule (`outages`).
     Outage(u32),
     Timer(TimerRef),
@@ -93,6 +96,7 @@ impl KeyedEvent for Event {
             Event::Timer(TimerRef { owner: Owner::Flow, id, token }) => (class::FLOW_TIMER, id, token),
             Event::FlowStart => (class::FLOW_START, 0, 0),
             Event::Outage(step) => (class::FLOW_START, 1, step),
+            Event::CollectiveStart => (class::FLOW_START, 2, 0),
         };
         debug_assert!(entity < ENTITY_LIMIT, "entities are checked against ENTITY_LIMIT when the run is built");
         class << 61 | ((entity ^ entity_mask(at)) as u64) << 32 | token as u64
@@ -110,6 +114,7 @@ impl KeyedEvent for Event {
             class::NIC_TIMER | class::NIC_WAKE => timer(Owner::Nic),
             class::FLOW_TIMER => timer(Owner::Flow),
             _ if entity == 1 => Event::Outage(key as u32),
+            _ if entity == 2 => Event::CollectiveStart,
             _ => Event::FlowStart,
         }
     }
@@ -260,6 +265,8 @@ pub struct Simulation {
     part: Option<Part>,
     /// The outage schedule, when links or switches go down during the run.
     outages: Option<Box<outages::Outages>>,
+    /// The collective jobs, when a workload runs one.
+    collectives: Option<Box<collectives::CollectiveRun>>,
     /// Partition 0 of a parallel run: the other partitions, and when it last observed.
     parallel: Option<Box<Parallel>>,
     last_observation: Ps,
@@ -436,6 +443,7 @@ impl Simulation {
             Event::TxDone(link) => self.on_tx_done(link),
             Event::Arrive(link) => self.on_arrive(link),
             Event::FlowStart => self.on_flow_start(),
+            Event::CollectiveStart => self.on_collective_start(),
             Event::Timer(TimerRef { owner: Owner::Flow, id, .. }) => self.on_flow_timer(id),
             Event::Timer(TimerRef { owner: Owner::Nic, id, token: WAKE }) => self.on_nic_wake(id),
             Event::Timer(TimerRef { owner: Owner::Nic, id, token }) => {

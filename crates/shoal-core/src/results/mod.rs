@@ -9,6 +9,7 @@
 //! a hidden temporary directory next to the target, which is renamed into place only
 //! once complete; the same results always give the same bytes.
 
+mod collectives;
 pub mod counters;
 pub(crate) mod json;
 pub mod parquet;
@@ -17,10 +18,11 @@ mod run_dir;
 pub mod schema;
 pub mod summary;
 
+pub use collectives::CollectiveTable;
 pub use pfc::{HeadroomTable, IngressTable, PfcEventTable, PfcPortRecord, PfcPortTable, PfcTables};
 use run_dir::write_atomically;
 pub use run_dir::{check_run_dir_target, FileError};
-pub use summary::Summary;
+pub use summary::{CollectiveSummary, Summary};
 
 use crate::observe::Sample;
 use crate::sim::Ps;
@@ -426,6 +428,8 @@ pub struct RunTables {
     pub samples: SampleTable,
     /// Each switch pool's occupancy distribution, when the run kept them.
     pub occupancy: OccupancyTable,
+    /// Each collective job's iterations, when a workload runs one.
+    pub collectives: CollectiveTable,
     /// The pause frames, their totals per (node, port, class), the ingress samples and
     /// the headroom episodes: made when a class is lossless (`lossless`).
     pub pfc: PfcTables,
@@ -445,6 +449,7 @@ impl RunTables {
             (("ingress", p.ingress.named_columns()), lossless && !p.ingress.is_empty()),
             (("headroom", p.headroom.named_columns()), lossless && !p.headroom.is_empty()),
             (("occupancy", self.occupancy.named_columns()), !self.occupancy.is_empty()),
+            (("collectives", self.collectives.named_columns()), !self.collectives.is_empty()),
         ]
     }
 
@@ -459,6 +464,7 @@ impl RunTables {
             flows: Arc::default(),
             samples: SampleTable::default(),
             occupancy: OccupancyTable::default(),
+            collectives: CollectiveTable::default(),
             pfc: PfcTables::default(),
             lossless: true,
         }

@@ -32,7 +32,7 @@ impl std::error::Error for FileError {
 
 /// The files a run directory holds; `summary.json` is always among them. The PFC tables
 /// are there when a class is lossless (`results::RunFiles`; Python's `store.RUN_FILES`).
-pub const RUN_FILES: [&str; 9] = [
+pub const RUN_FILES: [&str; 10] = [
     "flows.parquet",
     "queues.parquet",
     "scenario.json",
@@ -42,6 +42,7 @@ pub const RUN_FILES: [&str; 9] = [
     "ingress.parquet",
     "headroom.parquet",
     "occupancy.parquet",
+    "collectives.parquet",
 ];
 
 /// How every `summary.json` Shoal writes begins (`to_python_json` of a `Summary`).

@@ -26,6 +26,7 @@ use super::FlowTable;
 use crate::observe::PortClass;
 use crate::scenario::Scenario;
 use crate::sim::Ps;
+use crate::workload::collective::{CollectiveJob, IterationRecord};
 use crate::workload::{FlowKind, ENDLESS};
 use schemars::JsonSchema;
 use serde::ser::SerializeMap;
@@ -42,6 +43,9 @@ pub struct Summary<'a> {
     #[schemars(with = "BTreeMap<String, BucketStats>")]
     pub fct: Buckets,
     pub queries: QueryStats,
+    /// Each collective job's headline, when a workload runs one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collectives: Option<Vec<CollectiveSummary>>,
     pub packets: PacketCounts,
     pub loss_rate: Option<f64>,
     /// Switch drops per packet arriving at a switch queue, each hop counted: the loss rate
@@ -206,6 +210,64 @@ pub struct QctStats {
     pub p99_qct_ns: Option<f64>,
 }
 
+/// A collective job's headline (`summary.json`'s `collectives`, in job order).
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct CollectiveSummary {
+    /// The key path of its workload.
+    pub workload: String,
+    /// `ring_all_reduce`, `all_to_all` or `parameter_server`.
+    pub collective: String,
+    /// Its hosts, a parameter server's server among them.
+    pub hosts: usize,
+    /// `workload.size`.
+    pub bytes: u64,
+    pub iterations: u32,
+    /// Iterations whose every message arrived.
+    pub finished: usize,
+    /// The time of a finished iteration: from its first message's start to its last one's
+    /// arrival.
+    pub mean_time_ns: Option<f64>,
+    pub p50_time_ns: Option<f64>,
+    pub p99_time_ns: Option<f64>,
+    pub max_time_ns: Option<f64>,
+    /// From an iteration's start to the next one's (compute gap included), over the
+    /// iterations that have a next.
+    pub mean_iteration_ns: Option<f64>,
+    /// NCCL's bus bandwidth at the mean time: `bytes` x 8 x the bus factor (2(n - 1)/n for
+    /// a ring all-reduce, (n - 1)/n for all-to-all) / the mean time; at most the host
+    /// links' rate. Null for a parameter server.
+    pub bus_bandwidth_gbps: Option<f64>,
+}
+
+impl CollectiveSummary {
+    /// The headline of `job` from its `iterations`.
+    pub fn of(job: &CollectiveJob, iterations: &[IterationRecord]) -> CollectiveSummary {
+        let times: Vec<f64> =
+            iterations.iter().filter_map(|r| Some(r.end? as f64 / 1e3 - r.start? as f64 / 1e3)).collect();
+        let starts: Vec<f64> = iterations.iter().map_while(|r| r.start.map(|s| s as f64 / 1e3)).collect();
+        let gaps: Vec<f64> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+        let stat = |values: &[f64], f: fn(&[f64]) -> f64| (!values.is_empty()).then(|| f(values)).and_then(finite);
+        let mean_time = stat(&times, mean);
+        CollectiveSummary {
+            workload: job.workload.clone(),
+            collective: serde_json::to_value(job.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default(),
+            hosts: job.hosts.len() + usize::from(job.server.is_some()),
+            bytes: job.bytes,
+            iterations: job.iterations,
+            finished: times.len(),
+            mean_time_ns: mean_time,
+            p50_time_ns: stat(&times, |v| percentile(v, 50.0)),
+            p99_time_ns: stat(&times, |v| percentile(v, 99.0)),
+            max_time_ns: stat(&times, |v| v.iter().copied().fold(f64::NAN, f64::max)),
+            mean_iteration_ns: stat(&gaps, mean),
+            bus_bandwidth_gbps: job.bus_factor().zip(mean_time).map(|(f, t)| job.bytes as f64 * 8.0 * f / t),
+        }
+    }
+}
+
 /// Mean and maximum utilization of the host downlinks (`mean`, `max`) and of the core
 /// links (`core_mean`, `core_max`).
 #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -343,6 +405,7 @@ impl<'a> Summary<'a> {
             size_buckets_bytes: bounds.clone(),
             fct: Buckets(fct),
             queries: query_stats(flows),
+            collectives: None,
             loss_rate: rate(counters.packets.dropped as f64, counters.packets.sent as f64),
             switch_drop_rate: rate(counters.packets.switch_dropped as f64, counters.packets.switch_arrivals as f64),
             packets: counters.packets,

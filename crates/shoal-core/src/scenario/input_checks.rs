@@ -7,7 +7,7 @@
 use super::Scenario;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::net::config::TopologyKind;
-use crate::workload::config::{FanInSizes, FlowTransport, Pattern};
+use crate::workload::config::{CollectiveKind, FanInSizes, FlowTransport, Pattern};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -157,6 +157,13 @@ pub fn input_warnings(input: &Value, sc: &Scenario) -> Warnings {
             Pattern::LongLived => vec!["senders", "receivers", "receiver", "start", "transport"],
             Pattern::Udp => vec!["senders", "receivers", "receiver", "rate", "start", "stop", "pacing"],
             Pattern::Trace => vec!["trace", "transport"],
+            Pattern::Collective => {
+                let server = (w.collective == Some(CollectiveKind::ParameterServer)).then_some("receiver");
+                ["collective", "senders", "size", "repeats", "compute", "start", "transport"]
+                    .into_iter()
+                    .chain(server)
+                    .collect()
+            }
         };
         for key in given(&path) {
             if !["pattern", "priority", "priorities", "extra"].contains(&key.as_str()) && !used.contains(&key.as_str())

@@ -19,6 +19,7 @@ pub use crate::transport::config::{
 };
 use crate::transport::{RdmaSettings, Stacks};
 use crate::units::Bytes;
+use crate::workload::collective::CollectiveJob;
 pub use crate::workload::config::{
     Arrival, FanInSizes, FlowTransport, HostSet, HostSetItem, LoadOn, Pacing, Pattern, Workload,
 };
@@ -178,6 +179,9 @@ impl Scenario {
         }
         tr.validate(&env, &mut warnings)?;
         self.workload.validate_all(hosts, &self.topology, &mut warnings)?;
+        for (path, w) in self.workload_paths().filter(|(_, w)| w.pattern == Pattern::Collective) {
+            CollectiveJob::of(w, hosts as u32, &path)?;
+        }
         let endless = self
             .workloads()
             .any(|w| w.pattern == Pattern::LongLived || (w.pattern == Pattern::Udp && w.stop.is_none()));

@@ -45,6 +45,9 @@ pub enum HostAction {
     /// The flow is paced by its NIC: the NIC may `pull` its next packet, of priority
     /// `priority`, from `at` on (`None`: it has nothing to send).
     Pace { at: Option<Ps>, priority: u8 },
+    /// The receiver has come to hold every byte of the flow, whatever the completion rule
+    /// (`Stacks::fct_until`) says: what a collective's next step waits for.
+    Delivered,
 }
 
 /// Where a sender puts the packets it sends.
@@ -95,6 +98,12 @@ impl<'a> HostCx<'a> {
     #[inline]
     pub fn send(&mut self, pkt: Packet) {
         self.actions.push(HostAction::Send(pkt));
+    }
+
+    /// Tells the engine that the receiver holds every byte of the flow now
+    /// (`HostAction::Delivered`).
+    pub fn delivered(&mut self) {
+        self.actions.push(HostAction::Delivered);
     }
 
     #[inline]

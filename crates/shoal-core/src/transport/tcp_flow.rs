@@ -183,8 +183,9 @@ impl Receiver for TcpFlowReceiver {
         let was_done = self.receiver.finished_at.is_some();
         let reply = self.receiver.on_packet(&cx.stacks.tcp, pkt, self.reverse, cx.now);
         cx.send(reply);
-        if !was_done && self.receiver.finished_at.is_some() && cx.stacks.fct_until == FctUntil::Delivered {
-            cx.finished = true;
+        if !was_done && self.receiver.finished_at.is_some() {
+            cx.delivered();
+            cx.finished |= cx.stacks.fct_until == FctUntil::Delivered;
         }
     }
 

@@ -28,6 +28,23 @@ pub enum Pattern {
     LongLived,
     Udp,
     Trace,
+    /// The closed-loop traffic of distributed training (`workload.collective`).
+    Collective,
+}
+
+/// The collective a `collective` workload runs (`workload.collective`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CollectiveKind {
+    /// Ring all-reduce: n - 1 reduce-scatter steps, then n - 1 all-gather steps, in each
+    /// of which every host sends one chunk of `size` / n bytes to the next in the ring.
+    #[default]
+    RingAllReduce,
+    /// Every host sends a block of `size` / n bytes to every other.
+    AllToAll,
+    /// Every worker sends `size` bytes to the server (`receiver`), which sends `size`
+    /// bytes back to each once it has heard from all.
+    ParameterServer,
 }
 
 /// How a UDP flow keeps its rate (`workload.pacing`).
@@ -191,6 +208,13 @@ pub struct Workload {
     pub priorities: Vec<u8>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
+    /// The collective of a `collective` workload (ring all-reduce when left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collective: Option<CollectiveKind>,
+    /// The compute gap of a `collective` workload: a host starts its next iteration this
+    /// long after its part of the last one has arrived (none when left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compute: Option<Time>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extra: Vec<Workload>,
 }
@@ -235,6 +259,8 @@ impl Default for Workload {
             priority: 0,
             priorities: Vec::new(),
             trace: None,
+            collective: None,
+            compute: None,
             extra: Vec::new(),
         }
     }
@@ -258,10 +284,22 @@ impl Workload {
     /// The hosts this workload's flows can go to (it at key path `path`, on a network of
     /// `hosts` hosts): its `receivers`, or else every host (all-to-all, many-to-few,
     /// fan-in) or its `receiver` (incast, long-lived, UDP). `None` for a trace, whose file
-    /// names them. Sorted and distinct where `receivers` is set.
+    /// names them. A collective's are its hosts (`senders`, and a parameter server's
+    /// `receiver`). Sorted and distinct where `receivers` or `senders` is set.
     pub fn receiver_hosts(&self, hosts: u32, path: &str) -> Result<Option<Vec<u32>>, ScenarioError> {
         let default = match self.pattern {
             Pattern::Trace => return Ok(None),
+            Pattern::Collective => {
+                let mut all = match &self.senders {
+                    Some(set) => set.resolve(hosts as u64, &format!("{path}.senders"))?,
+                    None => (0..hosts).collect(),
+                };
+                if self.collective == Some(CollectiveKind::ParameterServer) && !all.contains(&(self.receiver as u32)) {
+                    all.push(self.receiver as u32);
+                    all.sort_unstable();
+                }
+                return Ok(Some(all));
+            }
             Pattern::AllToAll | Pattern::ManyToFew | Pattern::FanIn => (0..hosts).collect(),
             Pattern::Incast | Pattern::LongLived | Pattern::Udp => vec![self.receiver as u32],
         };
@@ -483,7 +521,8 @@ impl Workload {
                     }
                 }
             }
-            Pattern::LongLived => {}
+            // Checked where the hosts are known (`collective::CollectiveJob::of`).
+            Pattern::LongLived | Pattern::Collective => {}
             Pattern::Trace => {
                 if self.trace.is_none() {
                     return err("trace", "pattern = \"trace\" needs a trace file".into());

@@ -3,6 +3,7 @@
 //! drawn as the run reaches each flow's start.
 
 pub mod cdf;
+pub mod collective;
 pub mod config;
 mod stream;
 mod trace;
@@ -112,8 +113,15 @@ fn host_tor(net: &NetworkSpec) -> Vec<u32> {
 
 /// Generates every flow of `workload` and its extra workloads with the run's `seed`,
 /// sorted by start time, ids assigned: the whole of `FlowStream`, which a run draws from
-/// as it goes.
+/// as it goes. Refused for a collective, whose flows start as the run goes.
 pub fn generate(workload: &Workload, seed: u64, net: &NetworkSpec) -> Result<Vec<FlowSpec>, ScenarioError> {
+    if let Some((path, _)) = workload.with_paths().find(|(_, w)| w.pattern == Pattern::Collective) {
+        return Err(ScenarioError::new(
+            format!("{path}.pattern"),
+            "\"collective\" makes its flows as the run goes (each step when the data it waits for has \
+             arrived), so they cannot be listed ahead of a run; a run's flows.parquet lists them",
+        ));
+    }
     Ok(FlowStream::new(workload, seed, net)?.collect())
 }
 
@@ -272,6 +280,7 @@ pub fn planned_flows_by_workload(workload: &Workload, net: &NetworkSpec) -> Resu
                 let file = w.trace.as_deref().expect("validated: a trace pattern names its file");
                 trace::count_rows(file).map_err(|e| ScenarioError::new(format!("{path}.trace"), e))? as f64
             }
+            Pattern::Collective => collective::CollectiveJob::of(w, net.hosts, &path)?.messages() as f64,
         };
         counts.push((flow_count_key(w, &path), flows));
     }
@@ -294,6 +303,7 @@ pub fn flow_count_key(w: &Workload, path: &str) -> String {
         Pattern::Incast if w.repeats > 1 => "repeats",
         Pattern::Incast | Pattern::LongLived | Pattern::Udp => "senders",
         Pattern::Trace => "trace",
+        Pattern::Collective => "repeats",
     };
     format!("{path}.{key}")
 }

@@ -73,6 +73,12 @@ impl FlowStream {
         self.heads.iter().flatten().min_by_key(|f| f.start).map(|f| f.src)
     }
 
+    /// The next flow id, for a flow that starts beside the stream (a collective's).
+    pub fn take_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id - 1
+    }
+
     /// Flows still to come.
     pub fn remaining(&self) -> u64 {
         self.remaining
@@ -149,6 +155,8 @@ enum Draws {
     /// A trace, read whole and sorted by start (a tie keeps the file's order); its flows
     /// are of `template`'s kind and, where a row gives none, priority.
     Listed { rows: Arc<Vec<TraceRow>>, next: usize, template: FlowSpec },
+    /// A collective: its flows start as the run goes (`collective::Collectives`).
+    ClosedLoop,
 }
 
 impl Draws {
@@ -178,6 +186,7 @@ impl Draws {
                 }
                 Draws::Listed { rows: Arc::new(rows), next: 0, template }
             }
+            Pattern::Collective => Draws::ClosedLoop,
         })
     }
 }
@@ -194,6 +203,7 @@ impl Iterator for Draws {
                 *next += 1;
                 Some(flow)
             }
+            Draws::ClosedLoop => None,
         }
     }
 }

@@ -470,8 +470,11 @@ impl Receiver for RdmaReceiver {
                     Packet { timestamp: pkt.timestamp, ece, ..self.echo(PacketKind::Ack, self.expected, pkt, cx) };
                 cx.send(ack);
             }
-            if self.expected == self.packets && cx.stacks.fct_until == FctUntil::Delivered {
-                finish(&mut self.finished_at, cx);
+            if self.expected == self.packets {
+                cx.delivered();
+                if cx.stacks.fct_until == FctUntil::Delivered {
+                    finish(&mut self.finished_at, cx);
+                }
             }
         } else if pkt.seq > self.expected {
             let expected = self.expected;
@@ -790,6 +793,7 @@ mod tests {
                     HostAction::Send(p) => sent.push(p),
                     HostAction::Pace { at, .. } => paced.push(at),
                     HostAction::Timer(at) | HostAction::IdleTimer(at) => self.timers.push(at),
+                    HostAction::Delivered => {}
                 }
             }
             (out, sent, paced, finished)
