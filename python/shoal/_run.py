@@ -15,7 +15,10 @@ A run directory holds:
 * ``occupancy.parquet``: each switch pool's time-weighted occupancy distribution
   (:attr:`Result.occupancy`), when ``run.occupancy_cdf`` is set,
 * ``collectives.parquet``: every iteration of each collective job and its time
-  (:attr:`Result.collectives`), when a workload has ``pattern = "collective"``.
+  (:attr:`Result.collectives`), when a workload has ``pattern = "collective"``,
+* ``series.parquet``: the traced flows' congestion state over time
+  (:attr:`Result.series`), with ``run.series``,
+* ``trace.pcap``: a packet trace Wireshark opens, with ``run.pcap``.
 
 The core writes a run's directory itself (tables, summary and scenario; see
 ``shoal_core::results``), so running a scenario into a directory needs neither pandas nor
@@ -172,6 +175,17 @@ class Result:
         iteration runs from the start of its first message to the arrival of its last
         (``end_ns`` and ``time_ns`` are NaN for one that did not finish). Else None."""
         return self.tables.get("collectives")
+
+    @property
+    def series(self) -> pd.DataFrame | None:
+        """With ``run.series``, the congestion state of the traced flows over time, a row
+        each time it changed or an ACK measured a round trip: ``flow time_ns cwnd_bytes
+        rate_bps alpha target_rate_bps utilization rtt_ns`` (``flow`` is the flow's
+        ``id``; the window or cap on bytes in flight, the paced rate, DCQCN's or DCTCP's
+        alpha, DCQCN's target rate, HPCC's utilization or PowerTCP's normalized power, and
+        the RTT the ACK measured; NaN where the flow's transport has no such value).
+        Else None."""
+        return self.tables.get("series")
 
     def __repr__(self) -> str:
         where = f", path={str(self.path)!r}" if self.path else ""

@@ -346,7 +346,8 @@ def results_show(
 # -- shoal plot ----------------------------------------------------------------------
 
 plot_app = typer.Typer(
-    help="Draw figures of a sweep (PNG/PDF, readable in print).", no_args_is_help=True
+    help="Draw figures of a sweep or of one run (PNG/PDF, readable in print).",
+    no_args_is_help=True,
 )
 
 StoreArg = Annotated[Path, typer.Argument(help="A results store.")]
@@ -414,14 +415,18 @@ def _draw(
         data: What ``figure`` draws, from the store and the runs to plot (e.g.
             :func:`shoal.plot.sweep_flows`); the runs' table itself when None.
     """
-    from shoal.plot import save
-
     with _errors():
         db, runs = _runs(store, sweep, where)
         drawn = runs if data is None else data(db, runs)
-        fig = figure(drawn, by=_by(by, runs), title=title)
-        for path in save(fig, out):
-            console("stderr").print(f"wrote {escape(str(path))}")
+        _save(figure(drawn, by=_by(by, runs), title=title), out)
+
+
+def _save(fig: Any, out: Path) -> None:
+    """Save a figure (``--out``) and say where."""
+    from shoal.plot import save
+
+    for path in save(fig, out):
+        console("stderr").print(f"wrote {escape(str(path))}")
 
 
 @plot_app.command("fct-vs-load")
@@ -527,6 +532,57 @@ def plot_buffer_cdf(
 
     figure = partial(buffer_cdf, level=level, ports_per_pool=ports_per_pool)
     _draw(figure, store, out, by, sweep, where, title, data=sweep_samples)
+
+
+RunArg = Annotated[Path, typer.Argument(help="A run directory (shoal run --out).")]
+
+
+def _draw_run(figure: Callable[[Any], Any], run: Path, out: Path) -> None:
+    """Draw a figure of one run directory and save it: the body of the run plots."""
+    import shoal
+
+    with _errors():
+        if not (run / "summary.json").is_file():
+            fail(f"{run}: not a run directory (no summary.json; write one with shoal run --out)")
+        _save(figure(shoal.load(run)), out)
+
+
+@plot_app.command("queues")
+def plot_queues(
+    run: RunArg,
+    out: OutOpt,
+    ports: Annotated[int, typer.Option(help="The busiest ports to draw.")] = 6,
+    title: TitleOpt = None,
+) -> None:
+    """Queue length over time of a run's busiest ports (needs run.sample_interval)."""
+    from shoal.plot import queues_over_time
+
+    _draw_run(lambda r: queues_over_time(r.samples, ports=ports, title=title), run, out)
+
+
+@plot_app.command("pauses")
+def plot_pauses(run: RunArg, out: OutOpt, title: TitleOpt = None) -> None:
+    """When each port class of a run was paused by PFC (a lossless class)."""
+    from shoal.plot import pause_timeline
+
+    def figure(r: Any) -> Any:
+        end = r.summary.get("duration_ps")
+        return pause_timeline(r.pfc, end_ns=None if end is None else end / 1e3, title=title)
+
+    _draw_run(figure, run, out)
+
+
+@plot_app.command("rates")
+def plot_rates(
+    run: RunArg,
+    out: OutOpt,
+    flow: Annotated[list[int] | None, typer.Option(help="A traced flow's id (repeatable).")] = None,
+    title: TitleOpt = None,
+) -> None:
+    """Traced flows' rate or window over time (needs run.series)."""
+    from shoal.plot import flow_rates
+
+    _draw_run(lambda r: flow_rates(r.series, flows=flow, title=title), run, out)
 
 
 # -- shoal report --------------------------------------------------------------------

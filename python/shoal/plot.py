@@ -15,6 +15,15 @@ pyplot state, safe in scripts and servers); :func:`save` writes it as PNG and/or
 * :func:`loss_vs_load`: packet loss rate against load. Input: a sweep table.
 * :func:`pfc_vs_load`: PFC's paused time against load. Input: a sweep table.
 
+Figures of one run (any run directory, :func:`shoal.load`):
+
+* :func:`queues_over_time`: the busiest ports' queue lengths over time. Input: the
+  run's queue samples (``Result.samples``, ``run.sample_interval``).
+* :func:`pause_timeline`: when each port class was paused. Input: the run's PFC frames
+  (``Result.pfc``).
+* :func:`flow_rates`: traced flows' rate (or window) over time. Input: the run's time
+  series (``Result.series``, ``run.series``).
+
 ``by`` names the column(s) that make the lines (``"scheme"``, an axis key, or a list of
 them); axis columns not in ``by``, the x axis or ``seed`` must not vary (filter first),
 so no figure silently averages different configurations.
@@ -41,6 +50,10 @@ __all__ = [
     "buffer_cdf",
     "loss_vs_load",
     "pfc_vs_load",
+    "queues_over_time",
+    "pause_timeline",
+    "pause_spans",
+    "flow_rates",
     "save",
     "saved",
     "text_overlaps",
@@ -701,6 +714,135 @@ def buffer_cdf(
         ax.set_ylim(0, 1.02)
         ax.set_xlim(left=0)
         _legend(fig, ax, 0)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def queues_over_time(
+    samples: pd.DataFrame | None, *, ports: int = 6, title: str | None = None
+) -> Any:
+    """The queue length of the ``ports`` busiest switch ports (by their largest sample,
+    summed over the port's queues) over time, from a run's queue samples."""
+    if samples is None or samples.empty:
+        raise PlotError("queues_over_time: no queue samples; set run.sample_interval")
+    _need(samples, ["time_ns", "switch", "port", "bytes"], "queues_over_time")
+    per_port = samples.groupby(["switch", "port", "time_ns"], as_index=False)["bytes"].sum()
+    peaks = per_port.groupby(["switch", "port"])["bytes"].max().sort_values(ascending=False)
+    busiest = [key for key, peak in peaks.items() if peak > 0][: max(1, ports)]
+    if not busiest:
+        raise PlotError("queues_over_time: every sampled queue stayed empty")
+    scale, unit = _time_unit(per_port["time_ns"].to_numpy(dtype=float))
+    with _style():
+        fig = _figure(5.0, 2.8)
+        ax = fig.subplots()
+        for switch, port in busiest:
+            g = per_port[(per_port["switch"] == switch) & (per_port["port"] == port)]
+            x = g["time_ns"].to_numpy(dtype=float) / scale
+            ax.step(
+                x,
+                g["bytes"].to_numpy(dtype=float) / 1e3,
+                where="post",
+                label=f"switch {switch} port {port}",
+            )
+        ax.set_xlabel(f"Time ({unit})")
+        ax.set_ylabel("Queue length (KB)")
+        ax.set_ylim(bottom=0)
+        _legend(fig, ax, len(busiest), ncols=3)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def pause_spans(
+    pfc: pd.DataFrame, end_ns: float
+) -> dict[tuple[str, int, int, int], list[tuple[float, float]]]:
+    """Each (node_kind, node, port, class)'s pauses as (start, length) in ns, from its
+    frames (``Result.pfc``): from every PAUSE to the RESUME after it, or to ``end_ns``."""
+    out: dict[tuple[str, int, int, int], list[tuple[float, float]]] = {}
+    frames = pfc.sort_values("time_ns", kind="stable")
+    for key, g in frames.groupby(["node_kind", "node", "port", "class"]):
+        spans, since = [], None
+        for t, pause in zip(g["time_ns"], g["pause"], strict=True):
+            if pause and since is None:
+                since = float(t)
+            elif not pause and since is not None:
+                spans.append((since, float(t) - since))
+                since = None
+        if since is not None:
+            spans.append((since, max(end_ns - since, 0.0)))
+        if spans:
+            out[key] = spans
+    return out
+
+
+def pause_timeline(
+    pfc: pd.DataFrame | None, *, end_ns: float | None = None, title: str | None = None
+) -> Any:
+    """When each (node, port, class) was paused, one row each: from every PAUSE it
+    received to the RESUME after it (or ``end_ns``, the run's end, when none came), from
+    a run's PFC frames (``Result.pfc``). A pause that ran out without a RESUME
+    (``switch.flow_control.pause_quanta``) is drawn until the next frame."""
+    if pfc is None or pfc.empty:
+        raise PlotError("pause_timeline: no PFC frames (no class is lossless, or none paused)")
+    _need(pfc, ["time_ns", "node_kind", "node", "port", "class", "pause"], "pause_timeline")
+    last = float(end_ns if end_ns is not None else pfc["time_ns"].max())
+    rows = [
+        (f"{kind} {node} port {port} class {cls}", spans)
+        for (kind, node, port, cls), spans in pause_spans(pfc, last).items()
+    ]
+    if not rows:
+        raise PlotError("pause_timeline: no PAUSE frame among the frames")
+    scale, unit = _time_unit(np.array([last], dtype=float))
+    with _style():
+        fig = _figure(5.0, 0.6 + 0.22 * len(rows))
+        ax = fig.subplots()
+        for i, (_, spans) in enumerate(rows):
+            ax.broken_barh([(a / scale, w / scale) for a, w in spans], (i - 0.35, 0.7))
+        ax.set_yticks(range(len(rows)), [label for label, _ in rows])
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        ax.set_xlim(0, last / scale)
+        ax.set_xlabel(f"Time ({unit})")
+        ax.grid(axis="y", visible=False)
+        if title:
+            fig.suptitle(title)
+    return fig
+
+
+def flow_rates(
+    series: pd.DataFrame | None, *, flows: Sequence[int] | None = None, title: str | None = None
+) -> Any:
+    """Traced flows' sending rate over time (RDMA), or their congestion window when they
+    have no rate (TCP), from a run's time series (``Result.series``); ``flows`` picks
+    some of them by id (default: every traced flow, at most 8)."""
+    if series is None or series.empty:
+        raise PlotError("flow_rates: no time series; set run.series in the scenario")
+    _need(series, ["flow", "time_ns", "rate_bps", "cwnd_bytes"], "flow_rates")
+    ids = list(flows) if flows else sorted(series["flow"].unique())[:8]
+    missing = [f for f in ids if f not in set(series["flow"])]
+    if missing:
+        raise PlotError(f"flow_rates: flow {missing[0]} was not traced (run.series)")
+    chosen = series[series["flow"].isin(ids)]
+    rate = chosen["rate_bps"].notna().any()
+    column, scale_y, label = (
+        ("rate_bps", 1e9, "Rate (Gbps)") if rate else ("cwnd_bytes", 1e3, "Window (KB)")
+    )
+    scale, unit = _time_unit(chosen["time_ns"].to_numpy(dtype=float))
+    with _style():
+        fig = _figure(5.0, 2.8)
+        ax = fig.subplots()
+        for flow in ids:
+            g = chosen[chosen["flow"] == flow].dropna(subset=[column])
+            ax.step(
+                g["time_ns"].to_numpy(dtype=float) / scale,
+                g[column].to_numpy(dtype=float) / scale_y,
+                where="post",
+                label=f"flow {flow}",
+            )
+        ax.set_xlabel(f"Time ({unit})")
+        ax.set_ylabel(label)
+        ax.set_ylim(bottom=0)
+        _legend(fig, ax, len(ids), ncols=4)
         if title:
             fig.suptitle(title)
     return fig

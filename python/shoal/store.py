@@ -84,7 +84,7 @@ RUN_META = ("status", "error", "wall_time_s", "peak_rss_mb", "finished_at")
 #: The run tables, by name, each with its columns in order (the core's list).
 TABLES = table_schemas()
 #: Files a finished run directory may hold (besides meta.json).
-RUN_FILES = ("summary.json", "scenario.json", *(f"{name}.parquet" for name in TABLES))
+RUN_FILES = ("summary.json", "scenario.json", *(f"{name}.parquet" for name in TABLES), "trace.pcap")
 _KEY_CHARS = 20
 
 

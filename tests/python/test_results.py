@@ -310,6 +310,7 @@ def test_result_documents_every_table_and_column() -> None:
         "headroom",
         "occupancy",
         "collectives",
+        "series",
     }
     for name, columns in schemas.items():
         doc = getattr(shoal.Result, attribute.get(name, name)).__doc__

@@ -7,7 +7,7 @@ use crate::observe::Deadlock;
 use crate::results::summary::{DeadlockSummary, PfcSummary, RunEnd};
 use crate::results::{
     json, CollectiveSummary, CollectiveTable, FlowTable, HeadroomTable, IngressTable, OccupancyTable, PfcEventTable,
-    PfcPortRecord, PfcPortTable, PfcTables, RunFiles, RunTables, SampleTable, Summary,
+    PfcPortRecord, PfcPortTable, PfcTables, RunFiles, RunTables, SampleTable, SeriesTable, Summary,
 };
 use crate::scenario::Scenario;
 
@@ -27,6 +27,7 @@ impl RunFiles {
             tables: RunTables::with_flows(sim, flows),
             summary_json: summary.to_json(),
             scenario_json: json::to_python_json(scenario),
+            pcap: sim.capture_file().map(<[u8]>::to_vec),
         }
     }
 }
@@ -50,6 +51,7 @@ impl RunTables {
                 .collectives()
                 .map(|c| CollectiveTable::from_iterations(c.iterations()))
                 .unwrap_or_default(),
+            series: SeriesTable::from_rows(&sim.series_rows()),
             lossless,
         }
     }
@@ -86,6 +88,13 @@ impl<'a> Summary<'a> {
                     rdma().count()
                 ));
             }
+        }
+        if sim.capture_left_out() > 0 {
+            let max = scenario.run.pcap.as_ref().map_or(0, |p| p.max_packets);
+            warnings.push(format!(
+                "run.pcap: {} packets past max_packets = {max} were not written to trace.pcap",
+                sim.capture_left_out()
+            ));
         }
         let pfc = sim.has_lossless_classes().then(|| PfcSummary::of_simulation(sim));
         warnings.extend(pfc.iter().flat_map(|p| p.deadlocks.iter().map(|d| d.warning.clone())));

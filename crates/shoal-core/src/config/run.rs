@@ -23,10 +23,103 @@ pub struct RunConfig {
     /// whole run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub occupancy_until: Option<Time>,
+    /// The flows whose congestion state is recorded over time (`series.parquet`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<SeriesConfig>,
+    /// The packets written to a capture file (`trace.pcap`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcap: Option<PcapConfig>,
     /// How many threads the run may use. Results do not depend on it, so it is not part
     /// of the resolved scenario a run writes.
     #[serde(skip_serializing)]
     pub threads: Threads,
+}
+
+/// `[run.series]`: the flows whose congestion state is recorded over time, one row each
+/// time it changes (`series.parquet`). A flow is chosen when it is among `flows` (if
+/// given) and its size is within `min_bytes` and `max_bytes` (if given); with `sample`,
+/// that many of the flows so chosen, drawn at random with the run's seed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct SeriesConfig {
+    /// Flows by id (the flow table's `id`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_bytes: Option<Bytes>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<Bytes>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample: Option<u64>,
+    /// At most one row per flow per interval (default: every change).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Time>,
+}
+
+/// The most flows `run.series` may record: each may take a row per packet.
+pub const MAX_SERIES_FLOWS: u64 = 100_000;
+
+impl SeriesConfig {
+    fn validate(&self) -> Result<(), ScenarioError> {
+        let key = |k: &str| format!("run.series.{k}");
+        if self.flows.is_empty() && self.min_bytes.is_none() && self.max_bytes.is_none() && self.sample.is_none() {
+            return Err(ScenarioError::new(
+                "run.series",
+                "chooses no flow (accepted: flows = [ids], min_bytes, max_bytes and/or sample = N)",
+            ));
+        }
+        if let (Some(lo), Some(hi)) = (self.min_bytes, self.max_bytes) {
+            if lo > hi {
+                return Err(ScenarioError::new(
+                    key("max_bytes"),
+                    format!("{hi} is below run.series.min_bytes = {lo} (accepted: at least min_bytes)"),
+                ));
+            }
+        }
+        if let Some(n) = self.sample.filter(|&n| n == 0 || n > MAX_SERIES_FLOWS) {
+            return Err(ScenarioError::not_accepted(
+                "run.series",
+                "sample",
+                n,
+                &format!("1 to {MAX_SERIES_FLOWS} flows"),
+            ));
+        }
+        if self.flows.len() as u64 > MAX_SERIES_FLOWS {
+            return Err(ScenarioError::new(
+                key("flows"),
+                format!("lists {} flows (accepted: at most {MAX_SERIES_FLOWS})", self.flows.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether a flow of `bytes` bytes with id `id` is among the flows chosen (before
+    /// `sample` draws from them).
+    pub fn chooses(&self, id: u64, bytes: u64) -> bool {
+        (self.flows.is_empty() || self.flows.contains(&id))
+            && self.min_bytes.is_none_or(|lo| bytes >= lo.0)
+            && self.max_bytes.is_none_or(|hi| bytes <= hi.0)
+    }
+}
+
+/// `[run.pcap]`: packets written to `trace.pcap` as they arrive at the end of a link:
+/// every packet of `flows` (by id) as it reaches its host (data at the receiver, replies
+/// at the sender), and every frame over the cables `links` (by their ends' node ids), in
+/// both directions; at most `max_packets`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PcapConfig {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<u64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<[u32; 2]>,
+    pub max_packets: u64,
+}
+
+impl Default for PcapConfig {
+    fn default() -> Self {
+        PcapConfig { flows: Vec::new(), links: Vec::new(), max_packets: 100_000 }
+    }
 }
 
 /// The threads of one run (`run.threads`): a count, or `"auto"`, the cores available.
@@ -92,6 +185,8 @@ impl Default for RunConfig {
             fct_until: FctUntil::Delivered,
             occupancy_cdf: false,
             occupancy_until: None,
+            series: None,
+            pcap: None,
             threads: Threads::default(),
         }
     }
@@ -121,6 +216,17 @@ impl RunConfig {
         }
         if self.size_buckets.len() != 2 || self.size_buckets[0] >= self.size_buckets[1] {
             return err("run.size_buckets", "must be two increasing sizes, e.g. [\"100KB\", \"10MB\"]".into());
+        }
+        if let Some(series) = &self.series {
+            series.validate()?;
+        }
+        if let Some(pcap) = &self.pcap {
+            if pcap.flows.is_empty() && pcap.links.is_empty() {
+                return err("run.pcap", "captures nothing (accepted: flows = [ids] and/or links = [[a, b]])".into());
+            }
+            if pcap.max_packets == 0 {
+                return err("run.pcap.max_packets", "0 is not accepted (accepted: 1 packet or more)".into());
+            }
         }
         if endless && self.stop_time.is_none() {
             return err("run.stop_time", "is required with long_lived traffic or udp without workload.stop".into());

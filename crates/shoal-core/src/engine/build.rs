@@ -2,10 +2,13 @@
 //! the flows' stacks, the workload's stream, the observers, and the checks that need the
 //! built network (each switch's own buffer).
 
+use super::capture::Capture;
 use super::collectives::CollectiveRun;
 use super::outages::Outages;
+use super::series::Series;
 use super::{link_errors, Event, Flows, Link, Simulation, ENTITY_LIMIT};
 use crate::budget::{self, RELEASE_BATCH};
+use crate::config::run::SeriesConfig;
 use crate::config::ScenarioError;
 use crate::host::Nic;
 use crate::net::{self, Effects, ExtStore, IntFormat, NodeId, Routes};
@@ -104,6 +107,16 @@ impl Simulation {
         let collectives = Collectives::of(&sc.workload, spec.hosts)?;
         check_entities(&spec, &flows, collectives.as_ref().map_or(0, Collectives::messages))?;
         let mut sim = Self::with_flows(sc, &spec, &buffers, flows);
+        if let Some(config) = &sc.run.series {
+            // `sample` draws among the flows chosen, counted ahead of the run.
+            let chooser = Series::new(config, sc.run.seed, 0);
+            let mut candidates = sim.upcoming.clone().filter(|f| chooser.chooses(f)).count() as u64;
+            if let Some(c) = &collectives {
+                let sized = SeriesConfig { flows: Vec::new(), ..config.clone() };
+                candidates += c.count_messages(|bytes| sized.chooses(0, bytes));
+            }
+            sim.series = Some(Box::new(Series::new(config, sc.run.seed, candidates)));
+        }
         if let Some(collectives) = collectives {
             sim.completing_flows += collectives.messages() as usize;
             let first = collectives.next_due();
@@ -116,6 +129,13 @@ impl Simulation {
         if !outages.is_empty() {
             sim.outages = Some(Box::new(Outages::new(&spec, &outages, sc.topology.reconvergence.0)));
             sim.schedule_outages();
+        }
+        if let Some(config) = &sc.run.pcap {
+            let capture = Capture::new(config, &spec, &ids)?;
+            for (l, link) in sim.links.iter_mut().enumerate() {
+                link.watched |= capture.watches(l as u32);
+            }
+            sim.capture = Some(Box::new(capture));
         }
         sim.node_ids = Some(ids);
         sim.check_buffers(sc, &buffers)?;
@@ -195,7 +215,7 @@ impl Simulation {
                 delay: l.delay,
                 core: l.core,
                 crosses: false,
-                faulty: l.error_rate > 0.0,
+                watched: l.error_rate > 0.0,
                 error_threshold: link_errors::threshold(l.error_rate),
                 busy_until: 0,
                 tx_event: false,
@@ -304,6 +324,8 @@ impl Simulation {
             part: None,
             outages: None,
             collectives: None,
+            capture: None,
+            series: None,
             parallel: None,
             last_observation: 0,
             #[cfg(test)]

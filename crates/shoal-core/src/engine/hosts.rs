@@ -61,6 +61,7 @@ impl Simulation {
             let record = self.record_of(flow);
             self.released_cnps += flow.outcome(&self.stacks).cnps as u64;
             Arc::make_mut(&mut self.table).set(fi as usize, &record);
+            self.keep_series_of(fi);
             self.flows.release(fi);
         }
     }
@@ -202,6 +203,7 @@ impl Simulation {
         let mut cx = HostCx::new(self.now, &mut self.stacks, &mut actions, &mut self.exts, 0);
         let (sender, receiver) = transport::open(&spec, forward, reverse, path.as_ref(), &mut cx);
         let finished = cx.finished;
+        let sender = self.maybe_traced(&spec, sender);
         let sender = SenderEnd {
             drain_notices: sender.wants_drain_notices(),
             transport: sender,

@@ -20,6 +20,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 mod build;
+mod capture;
 mod collectives;
 mod cut;
 mod effects;
@@ -30,6 +31,7 @@ mod observers;
 mod outages;
 mod parallel;
 mod report;
+mod series;
 use flows::{Flow, Flows};
 use parallel::{Parallel, Part};
 
@@ -169,8 +171,9 @@ struct Link {
     /// In a partition of a parallel run, the link leads to another partition: its
     /// packets go there by mail (`parallel::mail`).
     crosses: bool,
-    /// The link corrupts packets (`error_threshold` is not 0) or is down (`outages`).
-    faulty: bool,
+    /// Each arrival over the link takes a look: it corrupts packets (`error_threshold` is
+    /// not 0), is down (`outages`), or is captured (`capture`).
+    watched: bool,
     delay: Ps,
     rate: LinkRate,
     tx_bytes: u64,
@@ -267,6 +270,10 @@ pub struct Simulation {
     outages: Option<Box<outages::Outages>>,
     /// The collective jobs, when a workload runs one.
     collectives: Option<Box<collectives::CollectiveRun>>,
+    /// The packets written to a capture file (`run.pcap`).
+    capture: Option<Box<capture::Capture>>,
+    /// The flows traced over time (`run.series`), when the run traces some.
+    series: Option<Box<series::Series>>,
     /// Partition 0 of a parallel run: the other partitions, and when it last observed.
     parallel: Option<Box<Parallel>>,
     last_observation: Ps,
@@ -585,8 +592,8 @@ impl Simulation {
             // that a wire that keeps emptying reuses its first, cached slots.
             None => link.wire.clear(),
         }
-        let (to, to_port, faulty) = (link.to, link.to_port as usize, link.faulty);
-        if faulty && (self.lost_to_outage(link_id, &pkt) || self.corrupted(link_id, &pkt)) {
+        let (to, to_port, watched) = (link.to, link.to_port as usize, link.watched);
+        if watched && self.lost_on_watched_link(link_id, &pkt) {
             return;
         }
         if pkt.kind == PacketKind::Control {
@@ -609,7 +616,18 @@ impl Simulation {
         }
     }
 
-    /// Whether `pkt`, arriving over the faulty link `link_id`, was corrupted on the way;
+    /// Whether `pkt`, arriving over the watched link `link_id`, was lost on the way (the
+    /// link is down, or corrupted it); if it was not, the capture may take it.
+    #[inline(never)]
+    fn lost_on_watched_link(&mut self, link_id: u32, pkt: &Packet) -> bool {
+        if self.lost_to_outage(link_id, pkt) || self.corrupted(link_id, pkt) {
+            return true;
+        }
+        self.capture(link_id, pkt);
+        false
+    }
+
+    /// Whether `pkt`, arriving over the watched link `link_id`, was corrupted on the way;
     /// if so, it is counted and gone.
     #[inline(never)]
     fn corrupted(&mut self, link_id: u32, pkt: &Packet) -> bool {

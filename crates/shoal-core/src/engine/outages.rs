@@ -89,8 +89,9 @@ impl Simulation {
                 for c in cables {
                     if self.outages.as_mut().expect("a schedule").hold(c, false) {
                         for link in [2 * c, 2 * c + 1] {
+                            let captured = self.capture.as_ref().is_some_and(|cap| cap.watches(link));
                             let l = &mut self.links[link as usize];
-                            l.faulty = l.error_threshold > 0;
+                            l.watched = l.error_threshold > 0 || captured;
                         }
                     }
                 }
@@ -107,7 +108,7 @@ impl Simulation {
     /// its ends forget the pauses the other sent.
     fn cable_down(&mut self, c: u32) {
         for link in [2 * c, 2 * c + 1] {
-            self.links[link as usize].faulty = true;
+            self.links[link as usize].watched = true;
             let (from, port) = (self.links[link as usize].from, self.links[link as usize].from_port as usize);
             if let NodeId::Switch(s) = from {
                 let mut effects = std::mem::take(&mut self.effects);

@@ -169,7 +169,7 @@ fn take_out(net: &mut NetworkSpec, down: &[bool]) {
 
 /// The cable (`links[2c]` and `links[2c + 1]`) between each pair of node ids, in order.
 /// Refused: an id that names no node, a pair with no link, a pair given twice.
-fn cables_between(net: &NetworkSpec, ids: &NodeIds, pairs: &[[u32; 2]]) -> Result<Vec<usize>, String> {
+pub(crate) fn cables_between(net: &NetworkSpec, ids: &NodeIds, pairs: &[[u32; 2]]) -> Result<Vec<usize>, String> {
     let cables: HashMap<(u32, u32), usize> = net
         .links
         .chunks(2)

@@ -16,12 +16,14 @@ pub mod parquet;
 mod pfc;
 mod run_dir;
 pub mod schema;
+mod series;
 pub mod summary;
 
 pub use collectives::CollectiveTable;
 pub use pfc::{HeadroomTable, IngressTable, PfcEventTable, PfcPortRecord, PfcPortTable, PfcTables};
 use run_dir::write_atomically;
 pub use run_dir::{check_run_dir_target, FileError};
+pub use series::SeriesTable;
 pub use summary::{CollectiveSummary, Summary};
 
 use crate::observe::Sample;
@@ -58,7 +60,7 @@ macro_rules! for_each_column {
 }
 
 /// One row of the per-flow results.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FlowRecord {
     pub id: u64,
     pub src: u32,
@@ -430,6 +432,8 @@ pub struct RunTables {
     pub occupancy: OccupancyTable,
     /// Each collective job's iterations, when a workload runs one.
     pub collectives: CollectiveTable,
+    /// The traced flows' state over time, when the run traces some (`run.series`).
+    pub series: SeriesTable,
     /// The pause frames, their totals per (node, port, class), the ingress samples and
     /// the headroom episodes: made when a class is lossless (`lossless`).
     pub pfc: PfcTables,
@@ -450,6 +454,7 @@ impl RunTables {
             (("headroom", p.headroom.named_columns()), lossless && !p.headroom.is_empty()),
             (("occupancy", self.occupancy.named_columns()), !self.occupancy.is_empty()),
             (("collectives", self.collectives.named_columns()), !self.collectives.is_empty()),
+            (("series", self.series.named_columns()), !self.series.is_empty()),
         ]
     }
 
@@ -465,6 +470,7 @@ impl RunTables {
             samples: SampleTable::default(),
             occupancy: OccupancyTable::default(),
             collectives: CollectiveTable::default(),
+            series: SeriesTable::default(),
             pfc: PfcTables::default(),
             lossless: true,
         }
@@ -477,6 +483,8 @@ pub struct RunFiles {
     /// `summary.json` and `scenario.json` (see [`json`] for their spelling).
     pub summary_json: String,
     pub scenario_json: String,
+    /// `trace.pcap`, when the run captures packets (`run.pcap`).
+    pub pcap: Option<Vec<u8>>,
 }
 
 impl RunFiles {
@@ -491,6 +499,10 @@ impl RunFiles {
             for (name, text) in [("scenario.json", &self.scenario_json), ("summary.json", &self.summary_json)] {
                 let path = dir.join(name);
                 std::fs::write(&path, text).map_err(FileError::at(&path))?;
+            }
+            if let Some(pcap) = &self.pcap {
+                let path = dir.join("trace.pcap");
+                std::fs::write(&path, pcap).map_err(FileError::at(&path))?;
             }
             Ok(())
         })

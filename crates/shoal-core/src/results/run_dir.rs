@@ -32,7 +32,7 @@ impl std::error::Error for FileError {
 
 /// The files a run directory holds; `summary.json` is always among them. The PFC tables
 /// are there when a class is lossless (`results::RunFiles`; Python's `store.RUN_FILES`).
-pub const RUN_FILES: [&str; 10] = [
+pub const RUN_FILES: [&str; 12] = [
     "flows.parquet",
     "queues.parquet",
     "scenario.json",
@@ -43,6 +43,8 @@ pub const RUN_FILES: [&str; 10] = [
     "headroom.parquet",
     "occupancy.parquet",
     "collectives.parquet",
+    "series.parquet",
+    "trace.pcap",
 ];
 
 /// How every `summary.json` Shoal writes begins (`to_python_json` of a `Summary`).

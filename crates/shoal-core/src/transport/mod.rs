@@ -14,12 +14,14 @@ pub mod rdma;
 pub mod sack;
 mod tcp;
 mod tcp_flow;
+mod traced;
 mod udp;
 
-pub use cc::CongestionControl;
+pub use cc::{CongestionControl, Probe};
 pub use rdma::{RdmaFlow, RdmaReceiver, RdmaSender, RdmaSettings};
 pub use tcp::{IdleConnection, TcpConfig, TcpReceiver, TcpSender};
 pub use tcp_flow::{TcpFlow, TcpFlowReceiver, TcpFlowSender};
+pub use traced::{SeriesRow, Traced};
 pub use udp::{UdpFlow, UdpReceiver, UdpSender, UdpSource};
 
 use crate::config::run::FctUntil;
@@ -151,6 +153,10 @@ pub trait Sender {
     fn wants_timer(&self) -> bool {
         true
     }
+    /// Its congestion state now (`run.series`).
+    fn probe(&self) -> Probe {
+        Probe::EMPTY
+    }
 }
 
 /// The receiving end of a flow, at its destination host: it hears the data and answers
@@ -253,6 +259,8 @@ macro_rules! transports {
         #[allow(clippy::large_enum_variant)]
         pub enum AnySender {
             $( $Variant(<$Kind as TransportKind>::Sender), )+
+            /// A sender of any kind whose state is recorded over time (`run.series`).
+            Traced(Box<Traced>),
         }
 
         /// Every transport's receiving end, by static dispatch.
@@ -260,7 +268,7 @@ macro_rules! transports {
             $( $Variant(<$Kind as TransportKind>::Receiver), )+
         }
 
-        crate::registry::registry!(@impl Sender for AnySender [$($Variant)+] {
+        crate::registry::registry!(@impl Sender for AnySender [$($Variant)+ Traced] {
             mut fn on_packet(pkt: &Packet, cx: &mut HostCx);
             mut fn on_timer(cx: &mut HostCx);
             mut fn on_nic_drained(cx: &mut HostCx);
@@ -268,6 +276,7 @@ macro_rules! transports {
             mut fn pull(cx: &mut HostCx) -> Option<Packet>;
             ref fn outcome(stacks: &Stacks) -> Outcome;
             ref fn wants_timer() -> bool;
+            ref fn probe() -> Probe;
         });
 
         crate::registry::registry!(@impl Receiver for AnyReceiver [$($Variant)+] {

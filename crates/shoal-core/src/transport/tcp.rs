@@ -2,7 +2,7 @@
 //! (the last one may be shorter); the receiver sends one cumulative ACK per data packet,
 //! echoing the packet's CE mark (ECE) and its send timestamp.
 
-use super::cc::{AnyCc, CcConfig, CongestionControl, Feedback, NewReno, SendState};
+use super::cc::{AnyCc, CcConfig, CongestionControl, Feedback, NewReno, Probe, SendState};
 use super::sack::{OutOfOrder, SackBlock, Scoreboard};
 use super::Outbox;
 use crate::net::{IntHop, Packet, PacketKind};
@@ -156,6 +156,13 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
+    /// Its congestion window and its controller's state (`run.series`).
+    pub fn probe(&self) -> Probe {
+        let mut p = Probe { cwnd_bytes: self.window.cwnd, ..Probe::EMPTY };
+        self.cc.probe(&mut p);
+        p
+    }
+
     /// `template` carries the flow id, destination, ECMP hash and priority of data packets.
     pub fn new(cfg: &TcpConfig, bytes: u64, template: Packet, cc: AnyCc) -> Self {
         let mss = cfg.mss as f64;

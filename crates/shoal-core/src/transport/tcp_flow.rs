@@ -4,7 +4,7 @@
 
 use super::cc;
 use super::tcp::{TcpReceiver, TcpSender};
-use super::{Framing, HostCx, Outcome, PathInfo, Receiver, Sender, Stacks, TransportKind};
+use super::{Framing, HostCx, Outcome, PathInfo, Probe, Receiver, Sender, Stacks, TransportKind};
 use crate::config::run::FctUntil;
 use crate::net::{Packet, PacketKind};
 use crate::sim::Ps;
@@ -114,6 +114,10 @@ impl TransportKind for TcpFlow {
 }
 
 impl Sender for TcpFlowSender {
+    fn probe(&self) -> Probe {
+        self.sender.probe()
+    }
+
     fn on_packet(&mut self, pkt: &Packet, cx: &mut HostCx) {
         let stacks = &mut *cx.stacks;
         let cfg = &stacks.tcp;

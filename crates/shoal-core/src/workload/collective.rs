@@ -176,6 +176,25 @@ impl CollectiveJob {
         }
     }
 
+    /// Every (host, step) of an iteration at which a host sends.
+    fn stages(&self) -> Vec<(u32, u32)> {
+        match (self.kind, self.server) {
+            (CollectiveKind::ParameterServer, Some(server)) => {
+                self.hosts.iter().map(|&w| (w, 0)).chain([(server, 1)]).collect()
+            }
+            _ => self.hosts.iter().flat_map(|&h| (0..self.steps()).map(move |s| (h, s))).collect(),
+        }
+    }
+
+    /// The sizes of the messages of one iteration.
+    fn message_sizes(&self) -> Vec<u64> {
+        let mut sends = Vec::new();
+        for (host, step) in self.stages() {
+            self.sends(host, step, &mut sends);
+        }
+        sends.into_iter().map(|(_, bytes)| bytes).collect()
+    }
+
     /// The position of `host` in the ring.
     fn position(&self, host: u32) -> usize {
         self.hosts.binary_search(&host).expect("a job's messages go between its hosts")
@@ -309,6 +328,12 @@ impl Collectives {
         self.jobs.iter().map(CollectiveJob::messages).sum()
     }
 
+    /// The messages of every job whose size `keep` accepts.
+    pub fn count_messages(&self, keep: impl Fn(u64) -> bool) -> u64 {
+        let per_job = |job: &CollectiveJob| job.message_sizes().into_iter().filter(|&b| keep(b)).count() as u64;
+        self.jobs.iter().map(|job| per_job(job) * job.iterations as u64).sum()
+    }
+
     /// When the earliest due message starts.
     pub fn next_due(&self) -> Option<Ps> {
         self.due.peek().map(|Reverse(d)| d.at)
@@ -426,6 +451,24 @@ mod tests {
         // 4003 = 4 x 1000 + 3: three chunks of 1001 bytes, one of 1000.
         assert_eq!((0..4).map(|c| job.chunk_bytes(c)).collect::<Vec<_>>(), vec![1001, 1001, 1001, 1000]);
         assert_eq!(job.messages_per_iteration(), 4 * 6);
+    }
+
+    /// An iteration's stages send as many messages as the formula counts, and a ring's
+    /// (or all-to-all's) carry `size` 2(n - 1)/n (or (n - 1)/n) times over all hosts.
+    #[test]
+    fn the_stages_of_an_iteration_send_every_message_once() {
+        for kind in [CollectiveKind::RingAllReduce, CollectiveKind::AllToAll, CollectiveKind::ParameterServer] {
+            let job = job(kind, "1-5", 5000);
+            let sizes = job.message_sizes();
+            assert_eq!(sizes.len() as u64, job.messages_per_iteration(), "{kind:?}");
+            let total: u64 = sizes.iter().sum();
+            let expected = match kind {
+                CollectiveKind::RingAllReduce => 5 * 2 * 4 * 1000,
+                CollectiveKind::AllToAll => 5 * 4 * 1000,
+                CollectiveKind::ParameterServer => 2 * 5 * 5000,
+            };
+            assert_eq!(total, expected, "{kind:?}");
+        }
     }
 
     #[test]

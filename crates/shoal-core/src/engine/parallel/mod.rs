@@ -160,11 +160,13 @@ pub struct WindowProfile {
 impl Simulation {
     /// `sc` run on up to `threads` threads: its network cut into as many partitions as it
     /// allows (`Cut`). With one, with links of no delay between partitions (no lookahead),
-    /// with outages (`topology.outages`) or with collective jobs (whose flows are numbered
-    /// as they start), it is the single simulation `new` builds.
+    /// with outages (`topology.outages`), with collective jobs (whose flows are numbered
+    /// as they start), with traced flows (`run.series`) or a capture (`run.pcap`), it is
+    /// the single simulation `new` builds.
     pub fn with_threads(sc: &Scenario, threads: usize) -> Result<Simulation, ScenarioError> {
         let mut sim = Simulation::new(sc)?;
-        if threads <= 1 || sim.outages.is_some() || sim.collectives.is_some() {
+        let serial_only = sim.outages.is_some() || sim.collectives.is_some() || sim.series.is_some();
+        if threads <= 1 || serial_only || sim.capture.is_some() {
             return Ok(sim);
         }
         let spec = net::build_with_ids(&sc.resolved()?.topology)?.0;

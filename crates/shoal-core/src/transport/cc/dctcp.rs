@@ -1,4 +1,4 @@
-use super::{CongestionControl, Feedback, SendState, TcpCcFacts};
+use super::{CongestionControl, Feedback, Probe, SendState, TcpCcFacts};
 use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
@@ -85,6 +85,10 @@ impl TcpCcFacts for Dctcp {
 }
 
 impl CongestionControl for Dctcp {
+    fn probe(&self, p: &mut Probe) {
+        p.alpha = self.alpha;
+    }
+
     fn on_ack(&mut self, s: &mut SendState, f: &Feedback) {
         self.acked += f.acked_bytes;
         if f.ece {

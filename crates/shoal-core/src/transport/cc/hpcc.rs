@@ -13,7 +13,7 @@
 
 use super::hop_records::{check_target, TelemetryLoop};
 use super::RdmaCcFacts;
-use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use super::{CongestionControl, Feedback, Probe, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::net::IntHop;
@@ -121,6 +121,10 @@ impl Hpcc {
 }
 
 impl CongestionControl for Hpcc {
+    fn probe(&self, p: &mut Probe) {
+        p.utilization = self.telemetry.u;
+    }
+
     /// Per hop, u_i = tx rate / B_i + min(q_i, previous q_i) / (B_i T); the rate is
     /// R_c / (u / eta) + rate_ai if u >= eta or `max_stage` increases in a row were made,
     /// else R_c + rate_ai (one more increase, counted at a full update).

@@ -91,6 +91,36 @@ impl SendState {
     }
 }
 
+/// What a sender knows of its congestion state now; NaN where its transport or its
+/// controller has no such value.
+#[derive(Clone, Copy, Debug)]
+pub struct Probe {
+    /// The congestion window (TCP) or the cap on bytes in flight (RDMA with a window).
+    pub cwnd_bytes: f64,
+    /// The rate of a paced sender (RDMA), bits per second.
+    pub rate_bps: f64,
+    /// DCQCN's or DCTCP's alpha: the estimate of the fraction of marked packets.
+    pub alpha: f64,
+    /// DCQCN's target rate, bits per second.
+    pub target_rate_bps: f64,
+    /// HPCC's smoothed utilization, or PowerTCP's smoothed normalized power.
+    pub utilization: f64,
+}
+
+impl Probe {
+    pub const EMPTY: Probe = Probe {
+        cwnd_bytes: f64::NAN,
+        rate_bps: f64::NAN,
+        alpha: f64::NAN,
+        target_rate_bps: f64::NAN,
+        utilization: f64::NAN,
+    };
+
+    pub(crate) fn bits(&self) -> [u64; 5] {
+        [self.cwnd_bytes, self.rate_bps, self.alpha, self.target_rate_bps, self.utilization].map(f64::to_bits)
+    }
+}
+
 /// An ACK as a controller sees it. TCP passes the ACKs that acknowledge new data outside
 /// loss recovery; RDMA passes every ACK and NACK (the reference's `RdmaHw::ReceiveAck`
 /// runs its controller on both, after moving the sequence state), `acked_bytes` then
@@ -143,6 +173,9 @@ pub trait CongestionControl: Send {
     fn window_rtt(&self) -> Option<Ps> {
         None
     }
+    /// Fills in what the controller keeps of its state (`run.series`): its alpha, target
+    /// rate or measured utilization.
+    fn probe(&self, _p: &mut Probe) {}
 }
 
 /// What the rest of Shoal must know of a TCP congestion controller beyond its
@@ -208,6 +241,7 @@ macro_rules! cc_registry {
                 ref fn next_timer() -> Option<Ps>;
                 mut fn on_timer(s: &mut SendState, now: Ps);
                 ref fn window_rtt() -> Option<Ps>;
+                ref fn probe(p: &mut Probe);
             }
         }
     };

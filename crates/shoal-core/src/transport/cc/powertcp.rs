@@ -15,7 +15,7 @@
 
 use super::hop_records::{check_target, TelemetryLoop};
 use super::RdmaCcFacts;
-use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use super::{CongestionControl, Feedback, Probe, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::net::IntHop;
@@ -130,6 +130,10 @@ impl RdmaCcFacts for PowerTcp {
 }
 
 impl CongestionControl for PowerTcp {
+    fn probe(&self, p: &mut Probe) {
+        p.utilization = self.telemetry.u;
+    }
+
     /// Per hop, Gamma_i = A_i (q_i + B_i T) / (B_i^2 T), A_i the arrival rate since the
     /// stored record; the rate is gamma (R_c / (u / eta) + rate_ai) + (1 - gamma) R_c.
     fn on_ack(&mut self, s: &mut SendState, f: &Feedback) {

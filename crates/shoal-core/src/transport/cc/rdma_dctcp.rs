@@ -3,7 +3,7 @@
 //! `rdma-hw.cc:1179-1231`, the same as the HPCC code base's). TCP's DCTCP is `dctcp.rs`.
 
 use super::RdmaCcFacts;
-use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use super::{CongestionControl, Feedback, Probe, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
 use crate::config::{ScenarioError, Warnings};
 use crate::registry::Scheme;
@@ -93,6 +93,10 @@ impl RdmaCcFacts for RdmaDctcp {
 }
 
 impl CongestionControl for RdmaDctcp {
+    fn probe(&self, p: &mut Probe) {
+        p.alpha = self.alpha;
+    }
+
     fn on_ack(&mut self, s: &mut SendState, f: &Feedback) {
         self.marked += f.ece as u32;
         let new_window = self.window_end.is_none_or(|end| f.snd_una > end);

@@ -10,7 +10,7 @@
 
 use super::hop_records::ewma;
 use super::RdmaCcFacts;
-use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use super::{CongestionControl, Feedback, Probe, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
 use crate::config::{Probability, ScenarioError, Warnings};
 use crate::registry::Scheme;
@@ -149,6 +149,10 @@ impl ThetaPowerTcp {
 }
 
 impl CongestionControl for ThetaPowerTcp {
+    fn probe(&self, p: &mut Probe) {
+        p.utilization = self.u;
+    }
+
     fn on_ack(&mut self, s: &mut SendState, f: &Feedback) {
         if self.commit_after.is_none() {
             self.committed_bps = s.line_rate_bps;

@@ -25,7 +25,7 @@
 
 pub mod recovery;
 
-use super::cc::{AnyRdmaCc, CongestionControl, Feedback, Notification, RdmaCcConfig, RdmaCcEnv, SendState};
+use super::cc::{AnyRdmaCc, CongestionControl, Feedback, Notification, Probe, RdmaCcConfig, RdmaCcEnv, SendState};
 use super::sack::OutOfOrder;
 use super::{Framing, HostCx, Outcome, PathInfo, Receiver, Sender, Stacks, TransportKind};
 use crate::config::run::FctUntil;
@@ -253,12 +253,20 @@ impl InFlightCap {
         if self.bytes == 0 {
             return false;
         }
-        let cap = match (self.scales_with_rate, window_rtt) {
+        in_flight >= self.bytes_at(s, window_rtt).unwrap_or(u64::MAX)
+    }
+
+    /// The cap at the sender's current rate, or None: no cap.
+    #[inline]
+    fn bytes_at(&self, s: &SendState, window_rtt: Option<Ps>) -> Option<u64> {
+        if self.bytes == 0 {
+            return None;
+        }
+        Some(match (self.scales_with_rate, window_rtt) {
             (true, Some(rtt)) => ((s.rate_bps * rtt as f64 / 8e12) as u64).max(1),
             (true, None) => ((self.bytes as f64 * s.rate_bps / s.line_rate_bps) as u64).max(1),
             (false, _) => self.bytes,
-        };
-        in_flight >= cap
+        })
     }
 }
 
@@ -698,6 +706,16 @@ impl RdmaSender {
 }
 
 impl Sender for RdmaSender {
+    /// Its rate, its cap on bytes in flight (if it has one), and its controller's state.
+    fn probe(&self) -> Probe {
+        let mut p = Probe { rate_bps: self.send.rate_bps, ..Probe::EMPTY };
+        if let Some(cap) = self.window.bytes_at(&self.send, self.cc.window_rtt()) {
+            p.cwnd_bytes = cap as f64;
+        }
+        self.cc.probe(&mut p);
+        p
+    }
+
     /// Once every packet is acknowledged, `on_timer` does nothing.
     fn wants_timer(&self) -> bool {
         !self.sender_done()

@@ -8,7 +8,7 @@ mod paper;
 pub use mellanox::{Mellanox, MellanoxConfig};
 pub use paper::{Paper, PaperConfig};
 
-use super::{CongestionControl, Feedback, RdmaCcEnv, SendState};
+use super::{CongestionControl, Feedback, Probe, RdmaCcEnv, SendState};
 use crate::check_env::CheckEnv;
 use crate::config::keys::{keys, split_tag};
 use crate::config::{ScenarioError, Warnings};
@@ -125,6 +125,7 @@ crate::registry::registry!(@impl CongestionControl for Dcqcn [Mellanox Paper] {
     mut fn on_send(s: &mut SendState, bytes: u64, now: Ps);
     ref fn next_timer() -> Option<Ps>;
     mut fn on_timer(s: &mut SendState, now: Ps);
+    ref fn probe(p: &mut Probe);
 });
 
 /// Refuses an EWMA gain `g` outside (0, 1].

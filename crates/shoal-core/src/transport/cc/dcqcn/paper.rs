@@ -2,7 +2,7 @@ use super::{check_gain, check_timers};
 use crate::check_env::CheckEnv;
 use crate::config::ScenarioError;
 use crate::sim::Ps;
-use crate::transport::cc::{CongestionControl, Feedback, SendState};
+use crate::transport::cc::{CongestionControl, Feedback, Probe, SendState};
 use crate::units::{Bytes, Rate, Time};
 use serde::{Deserialize, Serialize};
 
@@ -175,6 +175,11 @@ impl Paper {
 }
 
 impl CongestionControl for Paper {
+    fn probe(&self, p: &mut Probe) {
+        p.alpha = self.alpha;
+        p.target_rate_bps = self.target_bps;
+    }
+
     /// DCQCN reacts to notifications only.
     fn on_ack(&mut self, _s: &mut SendState, _f: &Feedback) {}
 
