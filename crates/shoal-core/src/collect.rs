@@ -75,7 +75,9 @@ impl<'a> Summary<'a> {
                 crate::sim::TIME_LIMIT / crate::sim::PS_PER_S
             ));
         }
-        if let Some(why) = scenario.rdma_not_lossless() {
+        // Go-back-N needs a lossless fabric; selective repeat (IRN) is meant to run lossy.
+        let go_back_n = scenario.rdma.loss_recovery.is_go_back_n();
+        if let Some(why) = scenario.rdma_not_lossless().filter(|_| go_back_n) {
             let rdma = || (0..table.len()).filter(|&i| table.kind[i] == "rdma");
             let hurt = rdma().filter(|&i| table.retransmits[i] > 0 || !table.finished(i)).count();
             let (drops, sent) = (sim.counters().total_dropped(), sim.counters().created);

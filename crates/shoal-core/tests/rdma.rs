@@ -160,7 +160,8 @@ fn a_timeout_completes_the_connections_whose_tail_was_lost() {
 /// flows lossless, and says that the unfinished connections stalled (the network came to
 /// rest), not that the run stopped early, and points to `rdma.rto`. A run cut short by
 /// its stop time says that instead; under PFC (all classes by default) there is nothing
-/// to warn of, and neither where a deep buffer drops nothing.
+/// to warn of, nor where a deep buffer drops nothing, nor under IRN, which is meant to
+/// run lossy.
 #[test]
 fn lossy_rdma_is_warned_of_and_its_stalled_connections_named() {
     let stalled_run = "[switch]\npool_size = \"100KB\"\nreserved = \"0B\"\n[workload]\npattern = \"all_to_all\"\n\
@@ -191,6 +192,9 @@ fn lossy_rdma_is_warned_of_and_its_stalled_connections_named() {
     );
     let covered = summary_warnings(&format!("{stalled_run}[switch.flow_control]\nkind = \"pfc\"\n"));
     assert!(!covered.iter().any(|w| w.contains("RDMA flows ran lossy")), "{covered:?}");
+    // IRN is meant to run lossy: its drops are no warning.
+    let irn = summary_warnings(&format!("{stalled_run}[rdma]\nloss_recovery = \"irn\"\nwindow = \"max_bdp\"\n"));
+    assert!(!irn.iter().any(|w| w.contains("RDMA flows ran lossy")), "{irn:?}");
     let deep = summary_warnings(&stalled_run.replace("100KB", "32MB").replace("load = 0.9", "load = 0.3"));
     assert!(deep.is_empty(), "{deep:?}");
 }
