@@ -92,14 +92,6 @@ impl SeriesConfig {
         }
         Ok(())
     }
-
-    /// Whether a flow of `bytes` bytes with id `id` is among the flows chosen (before
-    /// `sample` draws from them).
-    pub fn chooses(&self, id: u64, bytes: u64) -> bool {
-        (self.flows.is_empty() || self.flows.contains(&id))
-            && self.min_bytes.is_none_or(|lo| bytes >= lo.0)
-            && self.max_bytes.is_none_or(|hi| bytes <= hi.0)
-    }
 }
 
 /// `[run.pcap]`: packets written to `trace.pcap` as they arrive at the end of a link:

@@ -8,7 +8,6 @@ use super::outages::Outages;
 use super::series::Series;
 use super::{link_errors, Event, Flows, Link, Simulation, ENTITY_LIMIT};
 use crate::budget::{self, RELEASE_BATCH};
-use crate::config::run::SeriesConfig;
 use crate::config::ScenarioError;
 use crate::host::Nic;
 use crate::net::{self, Effects, ExtStore, IntFormat, NodeId, Routes};
@@ -108,14 +107,17 @@ impl Simulation {
         check_entities(&spec, &flows, collectives.as_ref().map_or(0, Collectives::messages))?;
         let mut sim = Self::with_flows(sc, &spec, &buffers, flows);
         if let Some(config) = &sc.run.series {
-            // `sample` draws among the flows chosen, counted ahead of the run.
-            let chooser = Series::new(config, sc.run.seed, 0);
-            let mut candidates = sim.upcoming.clone().filter(|f| chooser.chooses(f)).count() as u64;
-            if let Some(c) = &collectives {
-                let sized = SeriesConfig { flows: Vec::new(), ..config.clone() };
-                candidates += c.count_messages(|bytes| sized.chooses(0, bytes));
+            let mut series = Series::new(config);
+            if let Some(n) = config.sample {
+                // `sample` draws among the flows chosen, counted ahead of the run; a
+                // collective's messages get their ids as they start, so only their sizes count.
+                let mut candidates = sim.upcoming.clone().filter(|f| series.chooses(f)).count() as u64;
+                if let Some(c) = &collectives {
+                    candidates += c.count_messages(|bytes| series.chooses_size(bytes));
+                }
+                series.sample(n, sc.run.seed, candidates);
             }
-            sim.series = Some(Box::new(Series::new(config, sc.run.seed, candidates)));
+            sim.series = Some(Box::new(series));
         }
         if let Some(collectives) = collectives {
             sim.completing_flows += collectives.messages() as usize;

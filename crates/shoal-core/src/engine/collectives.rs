@@ -31,8 +31,7 @@ impl Simulation {
             return; // stale: an earlier start took its place
         }
         run.event_at = None;
-        while let Some(run) = self.collectives.as_mut().filter(|r| r.state.next_due().is_some_and(|t| t <= self.now)) {
-            let (mut spec, message) = run.state.take_due().expect("a message is due");
+        while let Some((mut spec, message)) = self.collectives.as_mut().and_then(|r| r.state.take_due(self.now)) {
             spec.id = self.upcoming.take_id();
             let fi = self.start_flow(spec);
             self.collectives.as_mut().expect("collectives").state.started(fi, message, self.now);

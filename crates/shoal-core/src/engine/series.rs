@@ -11,10 +11,12 @@ use crate::workload::FlowSpec;
 /// Which starting flows a run traces, and the rows of those already released.
 ///
 /// Invariants: `ids` and `ranks` are ascending; `chosen` counts the flows started so far
-/// that `config` chooses.
+/// that `ids` and the size bounds choose.
 pub(super) struct Series {
-    config: SeriesConfig,
+    /// The flows chosen by id; empty: any.
     ids: Vec<u64>,
+    min_bytes: u64,
+    max_bytes: u64,
     /// With `sample`: the ranks among the chosen flows, in start order, that are traced.
     ranks: Option<Vec<u64>>,
     chosen: u64,
@@ -24,31 +26,38 @@ pub(super) struct Series {
 }
 
 impl Series {
-    /// The selection of `config` for a run with `seed` whose flows, in start order, the
-    /// config chooses `candidates` of.
-    pub fn new(config: &SeriesConfig, seed: u64, candidates: u64) -> Series {
+    /// The flows `config` chooses, every one of them traced until `sample` draws.
+    pub fn new(config: &SeriesConfig) -> Series {
         let mut ids = config.flows.clone();
         ids.sort_unstable();
-        let ranks = config.sample.map(|n| {
-            let mut rng = stream(seed, "run.series", 0);
-            let draw = rand::seq::index::sample(&mut rng, candidates as usize, n.min(candidates) as usize);
-            let mut ranks: Vec<u64> = draw.into_iter().map(|r| r as u64).collect();
-            ranks.sort_unstable();
-            ranks
-        });
         Series {
-            config: SeriesConfig { flows: Vec::new(), ..config.clone() },
             ids,
-            ranks,
+            min_bytes: config.min_bytes.map_or(0, |b| b.0),
+            max_bytes: config.max_bytes.map_or(u64::MAX, |b| b.0),
+            ranks: None,
             chosen: 0,
             interval: config.interval.map_or(0, |t| t.0),
             released: Vec::new(),
         }
     }
 
-    /// Whether the config chooses flow `spec` (before `sample` draws).
+    /// Traces `n` of the `candidates` chosen flows, drawn with `seed`.
+    pub fn sample(&mut self, n: u64, seed: u64, candidates: u64) {
+        let mut rng = stream(seed, "run.series", 0);
+        let draw = rand::seq::index::sample(&mut rng, candidates as usize, n.min(candidates) as usize);
+        let mut ranks: Vec<u64> = draw.into_iter().map(|r| r as u64).collect();
+        ranks.sort_unstable();
+        self.ranks = Some(ranks);
+    }
+
+    /// Whether a flow of `bytes` bytes is within the size bounds.
+    pub fn chooses_size(&self, bytes: u64) -> bool {
+        (self.min_bytes..=self.max_bytes).contains(&bytes)
+    }
+
+    /// Whether flow `spec` is chosen (before `sample` draws).
     pub fn chooses(&self, spec: &FlowSpec) -> bool {
-        (self.ids.is_empty() || self.ids.binary_search(&spec.id).is_ok()) && self.config.chooses(spec.id, spec.bytes)
+        (self.ids.is_empty() || self.ids.binary_search(&spec.id).is_ok()) && self.chooses_size(spec.bytes)
     }
 
     /// Whether flow `spec`, starting now, is traced.

@@ -351,9 +351,12 @@ impl Collectives {
         self.sends = sends;
     }
 
-    /// Takes the earliest due message (due by now) as a flow to start, id 0: the run
-    /// numbers it.
-    pub fn take_due(&mut self) -> Option<(FlowSpec, Message)> {
+    /// Takes the earliest message due by `now` as a flow to start, id 0: the run numbers
+    /// it. None when no message is due by then.
+    pub fn take_due(&mut self, now: Ps) -> Option<(FlowSpec, Message)> {
+        if self.next_due()? > now {
+            return None;
+        }
         let Reverse(d) = self.due.pop()?;
         let job = &self.jobs[d.message.job as usize];
         let spec = FlowSpec {
@@ -500,8 +503,7 @@ mod tests {
         let mut now = 0;
         let mut in_flight = Vec::new();
         for _ in 0..8 {
-            while c.next_due().is_some_and(|t| t <= now) {
-                let (spec, m) = c.take_due().unwrap();
+            while let Some((spec, m)) = c.take_due(now) {
                 assert_eq!(spec.bytes, 1000);
                 c.started(fi, m, now);
                 in_flight.push((fi, spec.dst));

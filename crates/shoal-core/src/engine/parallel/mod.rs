@@ -165,8 +165,9 @@ impl Simulation {
     /// the single simulation `new` builds.
     pub fn with_threads(sc: &Scenario, threads: usize) -> Result<Simulation, ScenarioError> {
         let mut sim = Simulation::new(sc)?;
-        let serial_only = sim.outages.is_some() || sim.collectives.is_some() || sim.series.is_some();
-        if threads <= 1 || serial_only || sim.capture.is_some() {
+        let serial_only =
+            sim.outages.is_some() || sim.collectives.is_some() || sim.series.is_some() || sim.capture.is_some();
+        if threads <= 1 || serial_only {
             return Ok(sim);
         }
         let spec = net::build_with_ids(&sc.resolved()?.topology)?.0;
