@@ -1134,6 +1134,36 @@ mod tests {
         assert_eq!((outcome.retransmits, outcome.timeouts, outcome.delivered_bytes), (1, 0, 10_000));
     }
 
+    /// ConWeave's IRN (`resend = "unsacked"`), the same loss: the first NACK SACKs 3 and
+    /// sends the sender back to 2, from where it resends everything not SACKed by then
+    /// (2 and 4 to 9, still in flight), then nothing more.
+    #[test]
+    fn irn_as_conweave_runs_it_resends_all_it_has_not_seen_sacked() {
+        let mut host = irn_host();
+        let mut sc = Scenario::default();
+        let irn = recovery::IrnConfig { resend: recovery::IrnResend::Unsacked, ..Default::default() };
+        sc.rdma.loss_recovery = LossRecoveryConfig::Irn(irn);
+        host.stacks = sc.stacks(vec![100_000_000_000; 2]);
+        let template = Packet::template(0, 0, 7, 0);
+        let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(10_000), template, template, None, cx));
+        let sent: Vec<Packet> = (0..10).map(|i| host.call(i * 100_000, |cx| flow.pull(cx)).0.unwrap()).collect();
+        let mut replies = Vec::new();
+        for pkt in sent.iter().filter(|p| p.seq != 2) {
+            let (_, sent, _, _) = host.call(2_000_000, |cx| flow.on_packet(pkt, cx));
+            replies.extend(sent);
+        }
+        for reply in &replies[..3] {
+            host.call(3_000_000, |cx| flow.on_packet(reply, cx));
+        }
+        let mut resent = Vec::new();
+        for i in 0..7 {
+            let (pkt, _, paced, _) = host.call(3_000_000 + i, |cx| flow.pull(cx));
+            resent.push(pkt.expect("a packet to send again").seq);
+            assert_eq!(paced.iter().all(Option::is_none), i == 6, "ready for more until 9 is resent");
+        }
+        assert_eq!(resent, [2, 4, 5, 6, 7, 8, 9]);
+    }
+
     /// IRN's two timeouts. A lost last packet, the rest acknowledged: one packet is in
     /// flight at the last ACK, so the sender times out RTO_low after it and resends it.
     /// Ten packets all lost: RTO_low was armed at the first send, but with three or more

@@ -30,6 +30,7 @@ pub struct Irn {
     rto_low: Ps,
     rto_high: Ps,
     rto_low_below: u32,
+    resend: IrnResend,
     /// The packets at or above the first unacknowledged one that the receiver reported.
     sacked: Scoreboard,
     /// In recovery: the first new packet not yet sent when it began. Recovery ends once
@@ -53,11 +54,33 @@ pub struct IrnConfig {
     /// `rto_low` applies while fewer than this many packets are in flight (N = 3, the
     /// paper's).
     pub rto_low_below: u32,
+    /// Which packets a recovery sends again.
+    #[serde(skip_serializing_if = "IrnResend::is_lost")]
+    pub resend: IrnResend,
 }
 
 impl Default for IrnConfig {
     fn default() -> Self {
-        IrnConfig { rto_low: Time(100_000_000), rto_high: Time(320_000_000), rto_low_below: 3 }
+        IrnConfig { rto_low: Time(100_000_000), rto_high: Time(320_000_000), rto_low_below: 3, resend: IrnResend::Lost }
+    }
+}
+
+/// Which packets IRN's recovery sends again, ahead of new ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IrnResend {
+    /// Each packet below a SACKed one, once (the paper's, section 3.1).
+    Lost,
+    /// Every packet not SACKed that was sent before recovery began, in order from the
+    /// first unacknowledged, in flight or not: the NIC of ConWeave's and TLT's simulator
+    /// (conweave-ns3 236a801, `RdmaHw::RecoverQueue` rewinds `snd_nxt` to `snd_una` and
+    /// skips only what is SACKed as it gets there).
+    Unsacked,
+}
+
+impl IrnResend {
+    fn is_lost(&self) -> bool {
+        *self == IrnResend::Lost
     }
 }
 
@@ -70,6 +93,7 @@ impl Scheme for Irn {
             rto_low: cfg.rto_low.0,
             rto_high: cfg.rto_high.0,
             rto_low_below: cfg.rto_low_below,
+            resend: cfg.resend,
             sacked: Scoreboard::default(),
             recovery_end: None,
             lost_below: 0,
@@ -120,6 +144,9 @@ impl Irn {
         if !self.in_recovery(snd_una) {
             self.recovery_end = Some(snd_nxt);
             self.next_resend = snd_una;
+            if self.resend == IrnResend::Unsacked {
+                self.lost_below = self.lost_below.max(snd_nxt);
+            }
         }
     }
 }

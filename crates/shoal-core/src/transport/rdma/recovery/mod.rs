@@ -7,7 +7,7 @@ mod go_back_n;
 mod irn;
 
 pub use go_back_n::GoBackN;
-pub use irn::{Irn, IrnConfig};
+pub use irn::{Irn, IrnConfig, IrnResend};
 
 use crate::net::Packet;
 use crate::registry::{registry, Scheme};
