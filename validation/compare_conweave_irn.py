@@ -50,7 +50,7 @@ import sys
 import time
 from pathlib import Path
 
-from compare_n3dc_workload import bucket_stats, children_cpu_s, plot, toml_value
+from compare_n3dc_workload import bucket_misses, bucket_stats, children_cpu_s, plot, toml_value
 from compare_ns3 import UserError, ratio, run, run_guarded, sets, shoal_cmd
 
 HERE = Path(__file__).resolve().parent
@@ -96,8 +96,6 @@ MODES = {
 }
 # The reference's mode each of Shoal's runs against.
 REFERENCE_MODE = {"irn": "irn", "irn_paper": "irn", "pfc": "pfc"}
-TARGET_MEAN = 0.10
-TARGET_P99 = 0.20
 PERCENTILES = (50, 95, 99)
 
 
@@ -388,13 +386,7 @@ def compare_mode(
 def missed_targets(result: dict, shoal_fct, ref_fct) -> list[str]:
     import numpy as np
 
-    missed = []
-    for k, b in result["buckets"].items():
-        q = b["ratio"]
-        if q["mean_fct_us"] is not None and abs(q["mean_fct_us"] - 1) > TARGET_MEAN:
-            missed.append(f"{k} mean FCT ({q['mean_fct_us']:.3f})")
-        if q["p99_slowdown"] is not None and abs(q["p99_slowdown"] - 1) > TARGET_P99:
-            missed.append(f"{k} p99 slowdown ({q['p99_slowdown']:.3f})")
+    missed = bucket_misses(result["buckets"])
     for who, fct in (("ConWeave", ref_fct), ("Shoal", shoal_fct)):
         if np.isnan(fct).any():
             missed.append(f"{who} left {int(np.isnan(fct).sum())} flows unfinished")

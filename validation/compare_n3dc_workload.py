@@ -488,16 +488,23 @@ def compare(args) -> int:
     return 3 if result["missed_targets"] and args.check else 0
 
 
-def missed_targets(result: dict, shoal_fct, n3dc_fct) -> list[str]:
-    import numpy as np
-
+def bucket_misses(buckets: dict) -> list[str]:
+    """The buckets whose mean FCT ratio is off by more than TARGET_MEAN or whose p99
+    slowdown ratio by more than TARGET_P99."""
     missed = []
-    for k, b in result["buckets"].items():
+    for k, b in buckets.items():
         q = b["ratio"]
         if q["mean_fct_us"] is not None and abs(q["mean_fct_us"] - 1) > TARGET_MEAN:
             missed.append(f"{k} mean FCT ({q['mean_fct_us']:.3f})")
         if q["p99_slowdown"] is not None and abs(q["p99_slowdown"] - 1) > TARGET_P99:
             missed.append(f"{k} p99 slowdown ({q['p99_slowdown']:.3f})")
+    return missed
+
+
+def missed_targets(result: dict, shoal_fct, n3dc_fct) -> list[str]:
+    import numpy as np
+
+    missed = bucket_misses(result["buckets"])
     if result["speedup"] < TARGET_SPEEDUP:
         missed.append(f"speedup {result['speedup']:.1f}x < {TARGET_SPEEDUP:.0f}x")
     for who, fct in (("ns3-datacenter", n3dc_fct), ("Shoal", shoal_fct)):

@@ -1086,12 +1086,30 @@ mod tests {
     /// Host `Host::new`'s stacks with IRN's selective repeat and its default timeouts
     /// (100 us below 3 packets in flight, else 320 us).
     fn irn_host() -> Host {
+        irn_host_with(recovery::IrnConfig::default())
+    }
+
+    fn irn_host_with(irn: recovery::IrnConfig) -> Host {
         let mut sc = Scenario::default();
-        sc.rdma.loss_recovery = LossRecoveryConfig::of_kind("irn").expect("irn is registered");
+        sc.rdma.loss_recovery = LossRecoveryConfig::Irn(irn);
         let mut host = Host::new();
         host.stacks = sc.stacks(vec![100_000_000_000; 2]);
         host.stacks.fct_until = FctUntil::Acked;
         host
+    }
+
+    /// A 10-packet message sent whole with packet 2 lost: the connection and the
+    /// receiver's replies to the other nine, in order.
+    fn ten_sent_two_lost(host: &mut Host) -> (Ends, Vec<Packet>) {
+        let template = Packet::template(0, 0, 7, 0);
+        let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(10_000), template, template, None, cx));
+        let sent: Vec<Packet> = (0..10).map(|i| host.call(i * 100_000, |cx| flow.pull(cx)).0.unwrap()).collect();
+        let mut replies = Vec::new();
+        for pkt in sent.iter().filter(|p| p.seq != 2) {
+            let (_, sent, _, _) = host.call(2_000_000, |cx| flow.on_packet(pkt, cx));
+            replies.extend(sent);
+        }
+        (flow, replies)
     }
 
     const RTO_LOW: Ps = 100_000_000;
@@ -1105,14 +1123,7 @@ mod tests {
     #[test]
     fn irn_resends_only_the_lost_packet() {
         let mut host = irn_host();
-        let template = Packet::template(0, 0, 7, 0);
-        let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(10_000), template, template, None, cx));
-        let sent: Vec<Packet> = (0..10).map(|i| host.call(i * 100_000, |cx| flow.pull(cx)).0.unwrap()).collect();
-        let mut replies = Vec::new();
-        for pkt in sent.iter().filter(|p| p.seq != 2) {
-            let (_, sent, _, _) = host.call(2_000_000, |cx| flow.on_packet(pkt, cx));
-            replies.extend(sent);
-        }
+        let (mut flow, replies) = ten_sent_two_lost(&mut host);
         let summary: Vec<(PacketKind, u32, u32)> = replies.iter().map(|p| (p.kind, p.seq, p.sack_start)).collect();
         let nacks: Vec<(PacketKind, u32, u32)> = (3..10).map(|s| (PacketKind::Nack, 2, s)).collect();
         assert_eq!(summary[..2], [(PacketKind::Ack, 1, 0), (PacketKind::Ack, 2, 0)]);
@@ -1139,19 +1150,9 @@ mod tests {
     /// (2 and 4 to 9, still in flight), then nothing more.
     #[test]
     fn irn_as_conweave_runs_it_resends_all_it_has_not_seen_sacked() {
-        let mut host = irn_host();
-        let mut sc = Scenario::default();
         let irn = recovery::IrnConfig { resend: recovery::IrnResend::Unsacked, ..Default::default() };
-        sc.rdma.loss_recovery = LossRecoveryConfig::Irn(irn);
-        host.stacks = sc.stacks(vec![100_000_000_000; 2]);
-        let template = Packet::template(0, 0, 7, 0);
-        let (mut flow, _, _, _) = host.call(0, |cx| Ends::open(&spec(10_000), template, template, None, cx));
-        let sent: Vec<Packet> = (0..10).map(|i| host.call(i * 100_000, |cx| flow.pull(cx)).0.unwrap()).collect();
-        let mut replies = Vec::new();
-        for pkt in sent.iter().filter(|p| p.seq != 2) {
-            let (_, sent, _, _) = host.call(2_000_000, |cx| flow.on_packet(pkt, cx));
-            replies.extend(sent);
-        }
+        let mut host = irn_host_with(irn);
+        let (mut flow, replies) = ten_sent_two_lost(&mut host);
         for reply in &replies[..3] {
             host.call(3_000_000, |cx| flow.on_packet(reply, cx));
         }
